@@ -1,0 +1,66 @@
+// Writes one invocation's run of codes straight into the shared, zeroed output (CUVLE):
+// atomicOr on the first and last word, which neighbours share; plain atomic stores for
+// the words in between, which only this invocation touches.
+//
+// Codes are packed LSB-first (DEFLATE order) and must arrive bit-reversed, so that their
+// first bit is bit 0. With MSB_FIRST every output word has the bits of each byte reversed,
+// which turns the LSB-first stream into the MSB-first one (JPEG, H.264, CUVLE).
+// CPU twin: src/huffman/cuvle.rs `encode_cuvle_cpu`.
+
+@group(0) @binding(3) var<storage, read_write> output: array<atomic<u32>>;
+
+override MSB_FIRST: bool = true;
+
+struct BitWriter {
+    word: u32,   // output word the pending bits belong to
+    pending: u32,
+    fill: u32,   // pending bits, 0..31
+    first: bool, // the next flush is the invocation's first word
+}
+
+fn bitwriter_at(bit_position: u32) -> BitWriter {
+    return BitWriter(bit_position >> 5u, 0u, bit_position & 31u, true);
+}
+
+fn reverse_bits_in_bytes(x: u32) -> u32 {
+    let r = reverseBits(x);
+    return (r >> 24u) | ((r >> 8u) & 0xff00u) | ((r << 8u) & 0xff0000u) | (r << 24u);
+}
+
+fn stream_word(x: u32) -> u32 {
+    if MSB_FIRST {
+        return reverse_bits_in_bytes(x);
+    }
+    return x;
+}
+
+fn bitwriter_flush(w: ptr<function, BitWriter>) {
+    let value = stream_word((*w).pending);
+    if (*w).first {
+        atomicOr(&output[(*w).word], value);
+    } else {
+        atomicStore(&output[(*w).word], value);
+    }
+    (*w).word += 1u;
+    (*w).first = false;
+}
+
+// `code` holds `len` (1..32) bits, first bit in bit 0.
+fn bitwriter_put(w: ptr<function, BitWriter>, code: u32, len: u32) {
+    let fill = (*w).fill;
+    (*w).pending |= code << fill;
+    let total = fill + len;
+    if total >= 32u {
+        bitwriter_flush(w);
+        (*w).pending = select(0u, code >> (32u - fill), fill != 0u);
+        (*w).fill = total - 32u;
+    } else {
+        (*w).fill = total;
+    }
+}
+
+fn bitwriter_finish(w: ptr<function, BitWriter>) {
+    if (*w).fill != 0u {
+        atomicOr(&output[(*w).word], stream_word((*w).pending));
+    }
+}

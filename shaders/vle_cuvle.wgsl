@@ -1,0 +1,140 @@
+// CUVLE (Fuentes-Alventosa et al.): variable-length encoding with the code table cached
+// in workgroup memory, persistent workgroups taking block-inputs by ticket, block offsets
+// by lib/lookback.wgsl, and each invocation writing its thread-code straight into the
+// output (lib/bitwriter.wgsl). CPU twin: src/huffman/cuvle.rs `encode_cuvle_cpu`.
+//!import lookback
+//!import wg_scan
+//!import bitwriter
+
+struct CuvleParams {
+    n_bytes: u32,       // input bytes in this segment
+    n_blocks: u32,      // block-inputs in this segment
+    start_bit: u32,     // bit offset of the first code within output word `out_word_base`
+    out_word_base: u32, // first output word of this segment within the bound window
+}
+// keep in sync with src/huffman/cuvle.rs `CuvleParams`
+@group(0) @binding(0) var<uniform> params: CuvleParams;
+@group(0) @binding(1) var<storage, read> input: array<vec4<u32>>;
+// [0, 256): codes, bit-reversed (first bit in bit 0); [256, 512): lengths.
+@group(0) @binding(2) var<storage, read> code_table: array<u32, 512>;
+
+// Input words per invocation (the paper's NET): a multiple of 4, at most 32.
+override NET: u32 = 16u;
+const MAX_NET_VEC4: u32 = 8u;
+
+var<workgroup> table_code: array<u32, 256>;
+var<workgroup> table_len: array<u32, 256>;
+
+fn bytes_in_word(first_byte: u32) -> u32 {
+    if first_byte >= params.n_bytes {
+        return 0u;
+    }
+    return min(4u, params.n_bytes - first_byte);
+}
+
+fn word_bits(word: u32, valid: u32) -> u32 {
+    if valid == 4u {
+        return table_len[word & 0xffu] + table_len[(word >> 8u) & 0xffu]
+            + table_len[(word >> 16u) & 0xffu] + table_len[word >> 24u];
+    }
+    var bits = 0u;
+    for (var k = 0u; k < valid; k++) {
+        bits += table_len[(word >> (8u * k)) & 0xffu];
+    }
+    return bits;
+}
+
+// First byte of the thread-input of `lane` in `block`.
+fn thread_input_byte(block: u32, lane: u32) -> u32 {
+    return (block * WG_SIZE + lane) * NET * 4u;
+}
+
+fn thread_input_bits(block: u32, lane: u32) -> u32 {
+    let first_vec = (block * WG_SIZE + lane) * (NET / 4u);
+    let first_byte = thread_input_byte(block, lane);
+    var bits = 0u;
+    for (var v = 0u; v < NET / 4u; v++) {
+        if first_byte + v * 16u >= params.n_bytes {
+            break;
+        }
+        let q = input[first_vec + v];
+        for (var k = 0u; k < 4u; k++) {
+            bits += word_bits(q[k], bytes_in_word(first_byte + v * 16u + k * 4u));
+        }
+    }
+    return bits;
+}
+
+// The decoupled fallback: a stalled predecessor's block-code length, from its input.
+fn block_aggregate(inv: Invocation, block: u32) -> u32 {
+    return wg_exclusive_scan(inv, thread_input_bits(block, scan_lane(inv))).y;
+}
+
+fn cache_code_table(inv: Invocation) {
+    for (var i = inv.lid; i < 256u; i += WG_SIZE) {
+        table_code[i] = code_table[i];
+        table_len[i] = code_table[256u + i];
+    }
+    workgroupBarrier();
+}
+
+// reduce_then_scan, first dispatch: every block-code's length.
+@compute @workgroup_size(WG_SIZE)
+fn reduce(inv: Invocation) {
+    cache_code_table(inv);
+    for (var block = inv.wid.x; block < params.n_blocks; block += inv.nwg.x) {
+        let total = block_aggregate(inv, block);
+        if inv.lid == 0u {
+            atomicStore(&scan_state[STATE_HEADER + block], total);
+        }
+    }
+}
+
+@compute @workgroup_size(WG_SIZE)
+fn main(inv: Invocation) {
+    cache_code_table(inv);
+    let lane = scan_lane(inv);
+    loop {
+        let block = take_block(inv);
+        if block >= params.n_blocks {
+            break;
+        }
+        // Read the thread-input once, into registers, and size its thread-code.
+        let first_vec = (block * WG_SIZE + lane) * (NET / 4u);
+        let first_byte = thread_input_byte(block, lane);
+        var words: array<vec4<u32>, MAX_NET_VEC4>;
+        var bits = 0u;
+        for (var v = 0u; v < NET / 4u; v++) {
+            if first_byte + v * 16u < params.n_bytes {
+                words[v] = input[first_vec + v];
+                for (var k = 0u; k < 4u; k++) {
+                    bits += word_bits(words[v][k], bytes_in_word(first_byte + v * 16u + k * 4u));
+                }
+            }
+        }
+        let local = wg_exclusive_scan(inv, bits);
+        lookback_publish(inv, block, local.y);
+        loop {
+            let stalled = lookback_wait(inv, block);
+            if stalled == 0u {
+                break;
+            }
+            lookback_supply(inv, block_aggregate(inv, stalled - 1u));
+        }
+        let base = lookback_finish(inv, block, local.y);
+        if bits != 0u {
+            var writer = bitwriter_at(params.out_word_base * 32u + params.start_bit + base + local.x);
+            for (var v = 0u; v < NET / 4u; v++) {
+                for (var k = 0u; k < 4u; k++) {
+                    let valid = bytes_in_word(first_byte + v * 16u + k * 4u);
+                    let word = words[v][k];
+                    for (var b = 0u; b < valid; b++) {
+                        let symbol = (word >> (8u * b)) & 0xffu;
+                        bitwriter_put(&writer, table_code[symbol], table_len[symbol]);
+                    }
+                }
+            }
+            bitwriter_finish(&writer);
+        }
+    }
+}

@@ -1,0 +1,161 @@
+use std::sync::{Arc, Mutex};
+
+use super::compose::Flavour;
+use super::pipelines::PipelineCache;
+use super::pool::BufferPool;
+use crate::{Error, Result};
+
+/// How to open the GPU. The defaults follow wgpu's environment conventions:
+/// `WGPU_BACKEND`, `WGPU_ADAPTER_NAME`, `WGPU_POWER_PREF`.
+#[derive(Clone, Debug)]
+pub struct GpuOptions {
+    /// Use subgroup operations where the adapter has them (tests turn this off to prove
+    /// the workgroup-memory flavour).
+    pub allow_subgroups: bool,
+    /// Request timestamp queries where the adapter has them.
+    pub allow_timestamps: bool,
+}
+
+impl Default for GpuOptions {
+    fn default() -> Self {
+        GpuOptions { allow_subgroups: true, allow_timestamps: true }
+    }
+}
+
+/// An open GPU: device, queue, the adapter's real limits, and the caches every
+/// encoder shares. Cheap to share by reference; build once per process.
+pub struct Gpu {
+    pub device: wgpu::Device,
+    pub queue: wgpu::Queue,
+    pub info: wgpu::AdapterInfo,
+    pub limits: wgpu::Limits,
+    pub features: wgpu::Features,
+    pub(crate) flavour: Flavour,
+    pub(crate) pipelines: PipelineCache,
+    pub(crate) pool: BufferPool,
+    errors: Arc<Mutex<Vec<String>>>,
+}
+
+impl Gpu {
+    /// Open the adapter chosen by the environment, with its own limits and the features
+    /// parvlc can use (timestamp queries, subgroups).
+    pub async fn new(options: GpuOptions) -> Result<Gpu> {
+        let instance =
+            wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
+        let adapter = choose_adapter(&instance).await?;
+        let info = adapter.get_info();
+        let available = adapter.features();
+        let mut wanted = wgpu::Features::empty();
+        if options.allow_timestamps {
+            wanted |= wgpu::Features::TIMESTAMP_QUERY;
+        }
+        if options.allow_subgroups {
+            wanted |= wgpu::Features::SUBGROUP;
+        }
+        let features = available & wanted;
+        // Ask for everything the adapter has: storage bindings reach 2 GiB on NVIDIA.
+        let limits = adapter.limits();
+        let (device, queue) = adapter
+            .request_device(&wgpu::DeviceDescriptor {
+                label: Some("parvlc"),
+                required_features: features,
+                required_limits: limits.clone(),
+                ..Default::default()
+            })
+            .await
+            .map_err(|e| Error::RequestDevice(e.to_string()))?;
+        let errors = Arc::new(Mutex::new(Vec::new()));
+        let sink = errors.clone();
+        device.on_uncaptured_error(Arc::new(move |e: wgpu::Error| {
+            log::error!("wgpu: {e}");
+            if let Ok(mut v) = sink.lock() {
+                v.push(e.to_string());
+            }
+        }));
+        let flavour = if features.contains(wgpu::Features::SUBGROUP) {
+            Flavour::Subgroup
+        } else {
+            Flavour::Workgroup
+        };
+        log::info!(
+            "GPU: {} ({:?}, {:?}), {:?} flavour, max storage binding {} bytes",
+            info.name,
+            info.backend,
+            info.device_type,
+            flavour,
+            limits.max_storage_buffer_binding_size
+        );
+        Ok(Gpu {
+            device,
+            queue,
+            info,
+            limits,
+            features,
+            flavour,
+            pipelines: PipelineCache::default(),
+            pool: BufferPool::default(),
+            errors,
+        })
+    }
+
+    /// Whether kernel times from timestamp queries are available.
+    pub fn has_timestamps(&self) -> bool {
+        self.features.contains(wgpu::Features::TIMESTAMP_QUERY)
+    }
+
+    /// Which flavour of workgroup primitives the shaders are built in.
+    pub fn flavour(&self) -> Flavour {
+        self.flavour
+    }
+
+    /// One line naming the adapter, for logs and benchmark records.
+    pub fn adapter_name(&self) -> String {
+        format!("{} ({:?})", self.info.name, self.info.backend)
+    }
+
+    /// Largest storage binding, in bytes.
+    pub fn max_binding(&self) -> u64 {
+        self.limits
+            .max_storage_buffer_binding_size
+            .min(self.limits.max_buffer_size)
+    }
+
+    /// Turn wgpu's reported errors since the last check into one of ours.
+    pub(crate) fn check_errors(&self, stage: &'static str) -> Result<()> {
+        let mut errors = self.errors.lock().map_err(|_| Error::Gpu {
+            stage,
+            message: "error log poisoned".into(),
+        })?;
+        if errors.is_empty() {
+            return Ok(());
+        }
+        let message = errors.join("; ");
+        errors.clear();
+        Err(Error::Gpu { stage, message })
+    }
+}
+
+async fn choose_adapter(instance: &wgpu::Instance) -> Result<wgpu::Adapter> {
+    if let Ok(wanted) = std::env::var("WGPU_ADAPTER_NAME") {
+        let wanted = wanted.to_lowercase();
+        let adapters = instance.enumerate_adapters(wgpu::Backends::all()).await;
+        let names: Vec<String> = adapters.iter().map(|a| a.get_info().name).collect();
+        return adapters
+            .into_iter()
+            .find(|a| a.get_info().name.to_lowercase().contains(&wanted))
+            .ok_or_else(|| {
+                Error::NoAdapter(format!(
+                    " matching WGPU_ADAPTER_NAME={wanted:?} (adapters: {})",
+                    if names.is_empty() { "none".to_string() } else { names.join(", ") }
+                ))
+            });
+    }
+    instance
+        .request_adapter(&wgpu::RequestAdapterOptions {
+            power_preference: wgpu::PowerPreference::from_env()
+                .unwrap_or(wgpu::PowerPreference::HighPerformance),
+            ..Default::default()
+        })
+        .await
+        .map_err(|e| Error::NoAdapter(format!(": {e}")))
+}

@@ -1,0 +1,795 @@
+//! CPU reference coders: the serial bit writer (the CUVLE paper's CPU-VLE), a rayon
+//! parallel encoder byte-identical to it, and a table-driven MSB-first decoder.
+
+use rayon::prelude::*;
+
+use crate::error::{Error, Result};
+use crate::huffman::{BitBuf, BitOrder, CodeTable, Codebook};
+
+/// Per-call encoding tables: code lengths, and codes already in emission form
+/// (masked for MSB-first, bit-reversed for LSB-first).
+struct EncTable {
+    lens: [u32; 256],
+    codes: [u64; 256],
+}
+
+impl EncTable {
+    fn new(table: &CodeTable, order: BitOrder) -> Result<EncTable> {
+        let mut lens = [0u32; 256];
+        let mut codes = [0u64; 256];
+        for s in 0..256 {
+            let l = table.lengths[s] as u32;
+            if l > 32 {
+                return Err(Error::InvalidCodeTable(format!(
+                    "byte {s} has code length {l}, the limit is 32"
+                )));
+            }
+            let c = (table.codes[s] as u64) & ((1u64 << l) - 1);
+            lens[s] = l;
+            codes[s] = match order {
+                BitOrder::MsbFirst => c,
+                BitOrder::LsbFirst => {
+                    if l == 0 {
+                        0
+                    } else {
+                        ((c as u32).reverse_bits() >> (32 - l)) as u64
+                    }
+                }
+            };
+        }
+        Ok(EncTable { lens, codes })
+    }
+
+    /// Total code bits of `input`, or the first byte value without a code.
+    fn bits_of(&self, input: &[u8]) -> Result<u64> {
+        let mut bits = 0u64;
+        let mut missing = false;
+        for &b in input {
+            let l = self.lens[b as usize];
+            bits += l as u64;
+            missing |= l == 0;
+        }
+        if missing {
+            if let Some(&b) = input.iter().find(|&&b| self.lens[b as usize] == 0) {
+                return Err(Error::InvalidCodeTable(format!(
+                    "byte {b} (0x{b:02x}) occurs in the input but has no code"
+                )));
+            }
+        }
+        Ok(bits)
+    }
+}
+
+/// Encodes `input` into `out`, which holds exactly the whole bytes of a stream that
+/// starts `phase` (0..8) zero bits into `out[0]`. Returns the trailing partial byte
+/// (0 if the stream ends on a byte boundary).
+fn encode_into(input: &[u8], t: &EncTable, order: BitOrder, phase: u32, out: &mut [u8]) -> u8 {
+    match order {
+        BitOrder::MsbFirst => encode_msb(input, t, phase, out),
+        BitOrder::LsbFirst => encode_lsb(input, t, phase, out),
+    }
+}
+
+fn encode_msb(input: &[u8], t: &EncTable, phase: u32, out: &mut [u8]) -> u8 {
+    // `acc` holds `n` pending bits in its low bits (higher bits are stale).
+    let mut acc = 0u64;
+    let mut n = phase;
+    let mut pos = 0usize;
+    for &b in input {
+        let l = t.lens[b as usize];
+        acc = (acc << l) | t.codes[b as usize];
+        n += l;
+        if n >= 32 {
+            n -= 32;
+            let w = (acc >> n) as u32;
+            out[pos..pos + 4].copy_from_slice(&w.to_be_bytes());
+            pos += 4;
+        }
+    }
+    while n >= 8 {
+        n -= 8;
+        out[pos] = (acc >> n) as u8;
+        pos += 1;
+    }
+    if n > 0 {
+        ((acc << (8 - n)) & 0xff) as u8
+    } else {
+        0
+    }
+}
+
+fn encode_lsb(input: &[u8], t: &EncTable, phase: u32, out: &mut [u8]) -> u8 {
+    // `acc` holds `n` pending bits in its low bits, stream order from bit 0 up.
+    let mut acc = 0u64;
+    let mut n = phase;
+    let mut pos = 0usize;
+    for &b in input {
+        acc |= t.codes[b as usize] << n;
+        n += t.lens[b as usize];
+        if n >= 32 {
+            out[pos..pos + 4].copy_from_slice(&(acc as u32).to_le_bytes());
+            pos += 4;
+            acc >>= 32;
+            n -= 32;
+        }
+    }
+    while n >= 8 {
+        out[pos] = acc as u8;
+        pos += 1;
+        acc >>= 8;
+        n -= 8;
+    }
+    if n > 0 {
+        (acc & 0xff) as u8
+    } else {
+        0
+    }
+}
+
+fn check_start_bit(start_bit: u32) -> Result<()> {
+    if start_bit >= 32 {
+        return Err(Error::InvalidArgument(format!(
+            "start bit {start_bit} is outside 0..32"
+        )));
+    }
+    Ok(())
+}
+
+fn finish(mut bytes: Vec<u8>, bits: u64, tail: u8) -> BitBuf {
+    if !bits.is_multiple_of(8) {
+        if let Some(last) = bytes.last_mut() {
+            *last |= tail;
+        }
+    }
+    BitBuf { bytes, bits }
+}
+
+fn byte_len(bits: u64) -> Result<usize> {
+    usize::try_from(bits.div_ceil(8))
+        .map_err(|_| Error::TooLarge(format!("{bits} encoded bits do not fit in memory")))
+}
+
+/// Serial CPU VLE: one bit writer over the whole input. The stream starts with
+/// `start_bit` (0..32) zero bits, then each byte's code, first bit first.
+pub fn encode_serial(
+    input: &[u8],
+    table: &CodeTable,
+    order: BitOrder,
+    start_bit: u32,
+) -> Result<BitBuf> {
+    check_start_bit(start_bit)?;
+    let t = EncTable::new(table, order)?;
+    let bits = start_bit as u64 + t.bits_of(input)?;
+    let mut bytes = vec![0u8; byte_len(bits)?];
+    let first = (start_bit / 8) as usize;
+    let whole = (bits / 8) as usize;
+    let tail = encode_into(input, &t, order, start_bit % 8, &mut bytes[first..whole]);
+    Ok(finish(bytes, bits, tail))
+}
+
+/// Parallel CPU VLE on all cores (rayon), byte-identical to [`encode_serial`]: chunk
+/// bit lengths, exclusive scan, each chunk encoded straight into its own byte range
+/// at its bit phase, and the partial boundary bytes OR-merged afterwards.
+pub fn encode_parallel(
+    input: &[u8],
+    table: &CodeTable,
+    order: BitOrder,
+    start_bit: u32,
+) -> Result<BitBuf> {
+    check_start_bit(start_bit)?;
+    let threads = rayon::current_num_threads().max(1);
+    let chunk = input.len().div_ceil(threads * 8).max(1 << 16);
+    if input.len() <= chunk || threads == 1 {
+        return encode_serial(input, table, order, start_bit);
+    }
+    let t = EncTable::new(table, order)?;
+    let chunks: Vec<&[u8]> = input.chunks(chunk).collect();
+    let chunk_bits: Vec<u64> = chunks
+        .par_iter()
+        .map(|c| t.bits_of(c))
+        .collect::<Result<_>>()?;
+
+    // Exclusive scan: absolute start bit of each chunk, plus the end.
+    let mut offsets = Vec::with_capacity(chunks.len() + 1);
+    let mut acc = start_bit as u64;
+    for &b in &chunk_bits {
+        offsets.push(acc);
+        acc += b;
+    }
+    offsets.push(acc);
+    let bits = acc;
+    let mut bytes = vec![0u8; byte_len(bits)?];
+
+    // Chunk i owns the whole bytes [off_i / 8, off_{i+1} / 8).
+    let mut regions: Vec<&mut [u8]> = Vec::with_capacity(chunks.len());
+    {
+        let whole = (bits / 8) as usize;
+        let first = (start_bit / 8) as usize;
+        let mut rest = &mut bytes[first..whole];
+        for i in 0..chunks.len() {
+            let len = (offsets[i + 1] / 8 - offsets[i] / 8) as usize;
+            let (head, tail) = std::mem::take(&mut rest).split_at_mut(len);
+            regions.push(head);
+            rest = tail;
+        }
+    }
+    let tails: Vec<u8> = chunks
+        .par_iter()
+        .zip(regions.into_par_iter())
+        .enumerate()
+        .map(|(i, (c, region))| encode_into(c, &t, order, (offsets[i] % 8) as u32, region))
+        .collect();
+
+    // Merge each chunk's trailing partial byte into the byte where the next chunk starts.
+    let mut carry = 0u8;
+    for i in 0..chunks.len() {
+        let start = (offsets[i] / 8) as usize;
+        let owned = offsets[i + 1] / 8 > offsets[i] / 8;
+        if owned {
+            bytes[start] |= carry;
+            carry = tails[i];
+        } else {
+            carry |= tails[i];
+        }
+    }
+    Ok(finish(bytes, bits, carry))
+}
+
+/// Bits looked up in one step by the decoder's primary table.
+const PRIMARY_BITS: u32 = 11;
+
+/// Table-driven decoder for MSB-first canonical code streams (the native format).
+/// Symbols 0..256 decode to bytes; any other symbol is reported as corrupt data.
+#[derive(Clone, Debug)]
+pub struct Decoder {
+    /// `(symbol << 8) | len` for codes of at most `PRIMARY_BITS` bits, 0 otherwise.
+    primary: Vec<u32>,
+    /// Canonical slow path, indexed by length: first code, symbol count, and index of
+    /// the length's first symbol in `sorted`.
+    first: [u64; 33],
+    count: [u64; 33],
+    index: [usize; 33],
+    sorted: Vec<u16>,
+    max_len: u32,
+}
+
+struct Reader<'a> {
+    data: &'a [u8],
+    /// Next byte to load.
+    pos: usize,
+    /// Pending bits, left-aligned; bits below the top `n` are either zero or the true
+    /// stream bits that follow.
+    buf: u64,
+    n: u32,
+}
+
+impl<'a> Reader<'a> {
+    fn new(data: &'a [u8], start_bit: u64) -> Option<Reader<'a>> {
+        let byte = usize::try_from(start_bit / 8).ok()?;
+        if byte > data.len() || (byte == data.len() && !start_bit.is_multiple_of(8)) {
+            return None;
+        }
+        let mut r = Reader {
+            data,
+            pos: byte,
+            buf: 0,
+            n: 0,
+        };
+        r.refill();
+        let skip = (start_bit % 8) as u32;
+        r.buf <<= skip;
+        r.n -= skip;
+        Some(r)
+    }
+
+    #[inline(always)]
+    fn refill(&mut self) {
+        if let Some(w) = self.data.get(self.pos..self.pos + 8) {
+            let mut a = [0u8; 8];
+            a.copy_from_slice(w);
+            let w = u64::from_be_bytes(a);
+            self.buf |= w >> self.n;
+            let added = (63 - self.n) / 8;
+            self.pos += added as usize;
+            self.n += added * 8;
+        } else {
+            while self.n <= 56 {
+                match self.data.get(self.pos) {
+                    Some(&b) => {
+                        self.buf |= (b as u64) << (56 - self.n);
+                        self.pos += 1;
+                        self.n += 8;
+                    }
+                    None => break,
+                }
+            }
+        }
+    }
+
+    /// Bit position of the next unread bit.
+    fn bit_pos(&self) -> u64 {
+        self.pos as u64 * 8 - self.n as u64
+    }
+}
+
+fn corrupt(reason: impl Into<String>) -> Error {
+    Error::corrupt("native", reason)
+}
+
+impl Decoder {
+    /// Builds the decoding tables for `book`'s canonical code.
+    pub fn new(book: &Codebook) -> Result<Decoder> {
+        let lengths = book.lengths();
+        if lengths.len() > u16::MAX as usize {
+            return Err(Error::InvalidCodeTable(format!(
+                "{} symbols is too many to decode",
+                lengths.len()
+            )));
+        }
+        // Rebuild canonical codes from the lengths (validates them too).
+        let canon = Codebook::from_lengths(lengths)?;
+        let codes = canon.codes();
+        let max_len = canon.max_len();
+        let mut count = [0u64; 33];
+        for &l in lengths {
+            count[l as usize] += 1;
+        }
+        count[0] = 0;
+        let mut first = [0u64; 33];
+        let mut index = [0usize; 33];
+        let mut code = 0u64;
+        let mut idx = 0usize;
+        for l in 1..=32 {
+            code = (code + count[l - 1]) << 1;
+            first[l] = code;
+            index[l] = idx;
+            idx += count[l] as usize;
+        }
+        let mut sorted = vec![0u16; idx];
+        let mut fill = index;
+        for (s, &l) in lengths.iter().enumerate() {
+            if l > 0 {
+                sorted[fill[l as usize]] = s as u16;
+                fill[l as usize] += 1;
+            }
+        }
+        let mut primary = vec![0u32; 1 << PRIMARY_BITS];
+        for (s, &l) in lengths.iter().enumerate() {
+            let l = l as u32;
+            if l > 0 && l <= PRIMARY_BITS {
+                let base = (codes[s] as usize) << (PRIMARY_BITS - l);
+                let entry = ((s as u32) << 8) | l;
+                primary[base..base + (1 << (PRIMARY_BITS - l))].fill(entry);
+            }
+        }
+        Ok(Decoder {
+            primary,
+            first,
+            count,
+            index,
+            sorted,
+            max_len,
+        })
+    }
+
+    /// Decodes `out.len()` symbols starting at `start_bit`; returns the end bit.
+    fn decode_into(&self, bytes: &[u8], start_bit: u64, out: &mut [u8]) -> Result<u64> {
+        if out.is_empty() {
+            return Ok(start_bit);
+        }
+        let mut r = Reader::new(bytes, start_bit).ok_or_else(|| {
+            corrupt(format!(
+                "start bit {start_bit} is past the end of the {}-byte stream",
+                bytes.len()
+            ))
+        })?;
+        for (i, o) in out.iter_mut().enumerate() {
+            if r.n < 32 {
+                r.refill();
+            }
+            let e = self.primary[(r.buf >> (64 - PRIMARY_BITS)) as usize];
+            let (sym, len) = if e != 0 {
+                (e >> 8, e & 0xff)
+            } else {
+                self.slow(r.buf).ok_or_else(|| {
+                    corrupt(format!(
+                        "invalid code at bit {} (symbol {i} of the block)",
+                        r.bit_pos()
+                    ))
+                })?
+            };
+            if len > r.n {
+                return Err(corrupt(format!(
+                    "stream ends inside symbol {i} of the block (bit {})",
+                    r.bit_pos()
+                )));
+            }
+            if sym > 255 {
+                return Err(corrupt(format!("decoded symbol {sym} is not a byte")));
+            }
+            *o = sym as u8;
+            r.buf <<= len;
+            r.n -= len;
+        }
+        Ok(r.bit_pos())
+    }
+
+    #[inline(never)]
+    fn slow(&self, buf: u64) -> Option<(u32, u32)> {
+        for l in (PRIMARY_BITS + 1)..=self.max_len {
+            let code = buf >> (64 - l);
+            let li = l as usize;
+            if code >= self.first[li] && code - self.first[li] < self.count[li] {
+                let k = self.index[li] + (code - self.first[li]) as usize;
+                return self.sorted.get(k).map(|&s| (s as u32, l));
+            }
+        }
+        None
+    }
+
+    /// Decodes exactly `count` symbols starting at `start_bit`, appending to `out`.
+    pub fn decode(
+        &self,
+        bytes: &[u8],
+        start_bit: u64,
+        count: usize,
+        out: &mut Vec<u8>,
+    ) -> Result<()> {
+        let old = out.len();
+        out.resize(old + count, 0);
+        match self.decode_into(bytes, start_bit, &mut out[old..]) {
+            Ok(_) => Ok(()),
+            Err(e) => {
+                out.truncate(old);
+                Err(e)
+            }
+        }
+    }
+
+    /// Decodes `total_symbols` symbols in blocks of `block_symbols` (the last block
+    /// fewer), block `i` starting at `block_bit_offsets[i]`, in parallel. Blocks may not
+    /// overlap: block `i` must end at or before `block_bit_offsets[i + 1]`.
+    pub fn decode_blocks(
+        &self,
+        bytes: &[u8],
+        block_bit_offsets: &[u64],
+        block_symbols: usize,
+        total_symbols: usize,
+    ) -> Result<Vec<u8>> {
+        self.decode_blocks_ends(bytes, block_bit_offsets, block_symbols, total_symbols)
+            .map(|(out, _)| out)
+    }
+
+    /// Like [`Decoder::decode_blocks`], also returning the end bit of every block.
+    pub fn decode_blocks_ends(
+        &self,
+        bytes: &[u8],
+        block_bit_offsets: &[u64],
+        block_symbols: usize,
+        total_symbols: usize,
+    ) -> Result<(Vec<u8>, Vec<u64>)> {
+        let expected = if total_symbols == 0 {
+            0
+        } else if block_symbols == 0 {
+            return Err(corrupt("block size is 0 symbols"));
+        } else {
+            total_symbols.div_ceil(block_symbols)
+        };
+        if block_bit_offsets.len() != expected {
+            return Err(corrupt(format!(
+                "{} block offsets for {total_symbols} symbols in blocks of {block_symbols} (expected {expected})",
+                block_bit_offsets.len()
+            )));
+        }
+        let stream_bits = bytes.len() as u64 * 8;
+        for (i, w) in block_bit_offsets.windows(2).enumerate() {
+            if w[1] < w[0] {
+                return Err(corrupt(format!(
+                    "block offsets decrease at block {}",
+                    i + 1
+                )));
+            }
+        }
+        if let Some(&last) = block_bit_offsets.last() {
+            if last > stream_bits {
+                return Err(corrupt(format!(
+                    "block offset {last} is past the {stream_bits}-bit stream"
+                )));
+            }
+        }
+        let mut out = vec![0u8; total_symbols];
+        if total_symbols == 0 {
+            return Ok((out, Vec::new()));
+        }
+        let ends: Vec<u64> = out
+            .par_chunks_mut(block_symbols)
+            .zip(block_bit_offsets.par_iter())
+            .enumerate()
+            .map(|(i, (chunk, &start))| {
+                let limit = block_bit_offsets.get(i + 1).copied().unwrap_or(stream_bits);
+                let end = self.decode_into(bytes, start, chunk).map_err(|e| match e {
+                    Error::Corrupt { format, reason } => Error::Corrupt {
+                        format,
+                        reason: format!("block {i}: {reason}"),
+                    },
+                    other => other,
+                })?;
+                if end > limit {
+                    return Err(corrupt(format!(
+                        "block {i} ends at bit {end}, past the next block at {limit}"
+                    )));
+                }
+                Ok(end)
+            })
+            .collect::<Result<_>>()?;
+        Ok((out, ends))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn splitmix(state: &mut u64) -> u64 {
+        *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = *state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    fn skewed(n: usize, seed: u64) -> Vec<u8> {
+        let mut st = seed;
+        (0..n)
+            .map(|_| {
+                let r = splitmix(&mut st);
+                // Geometric-ish: many small values, occasional large.
+                (r.trailing_zeros() as u8).wrapping_mul(7) ^ ((r >> 60) as u8 & (r >> 40) as u8)
+            })
+            .collect()
+    }
+
+    fn book_for(data: &[u8], max_len: u8) -> Codebook {
+        let mut h = vec![0u64; 256];
+        for &b in data {
+            h[b as usize] += 1;
+        }
+        Codebook::from_frequencies(&h, max_len).unwrap()
+    }
+
+    /// Bit-by-bit reference writer.
+    fn reference(input: &[u8], t: &CodeTable, order: BitOrder, start: u32) -> BitBuf {
+        let mut bits: Vec<bool> = vec![false; start as usize];
+        for &b in input {
+            let l = t.lengths[b as usize];
+            for k in (0..l).rev() {
+                bits.push((t.codes[b as usize] >> k) & 1 == 1);
+            }
+        }
+        let mut bytes = vec![0u8; bits.len().div_ceil(8)];
+        for (i, &bit) in bits.iter().enumerate() {
+            if bit {
+                bytes[i / 8] |= match order {
+                    BitOrder::MsbFirst => 0x80 >> (i % 8),
+                    BitOrder::LsbFirst => 1 << (i % 8),
+                };
+            }
+        }
+        BitBuf {
+            bytes,
+            bits: bits.len() as u64,
+        }
+    }
+
+    #[test]
+    fn serial_matches_reference() {
+        let mut st = 1;
+        for n in [0usize, 1, 2, 3, 7, 100, 1000, 5000] {
+            let data = skewed(n, splitmix(&mut st));
+            for max_len in [8u8, 12, 32] {
+                let mut all = data.clone();
+                all.extend(0..=255u8); // make every byte codable
+                let table = book_for(&all, max_len.max(9)).table().unwrap();
+                for order in [BitOrder::MsbFirst, BitOrder::LsbFirst] {
+                    for start in [0u32, 1, 5, 8, 13, 31] {
+                        let a = encode_serial(&data, &table, order, start).unwrap();
+                        assert_eq!(
+                            a,
+                            reference(&data, &table, order, start),
+                            "n {n} start {start} {order:?}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn long_codes_32_bits() {
+        let lengths = [32u8; 256];
+        let book = Codebook::from_lengths(&lengths).unwrap();
+        let table = book.table().unwrap();
+        let data: Vec<u8> = (0..=255u8).cycle().take(3000).collect();
+        for order in [BitOrder::MsbFirst, BitOrder::LsbFirst] {
+            for start in [0u32, 3, 31] {
+                let a = encode_serial(&data, &table, order, start).unwrap();
+                assert_eq!(a, reference(&data, &table, order, start));
+                let b = encode_parallel(&data, &table, order, start).unwrap();
+                assert_eq!(a, b);
+            }
+        }
+        let enc = encode_serial(&data, &table, BitOrder::MsbFirst, 0).unwrap();
+        let dec = Decoder::new(&book).unwrap();
+        let mut out = Vec::new();
+        dec.decode(&enc.bytes, 0, data.len(), &mut out).unwrap();
+        assert_eq!(out, data);
+    }
+
+    #[test]
+    fn parallel_matches_serial() {
+        let mut st = 42;
+        for n in [0usize, 1, 65535, 65536, 65537, 200_000, 1 << 20, 3_000_001] {
+            let data = skewed(n, splitmix(&mut st));
+            let mut all = data.clone();
+            all.extend(0..=255u8);
+            for max_len in [10u8, 15, 32] {
+                let table = book_for(&all, max_len).table().unwrap();
+                for order in [BitOrder::MsbFirst, BitOrder::LsbFirst] {
+                    for start in [0u32, 1, 7, 9, 31] {
+                        let a = encode_serial(&data, &table, order, start).unwrap();
+                        let b = encode_parallel(&data, &table, order, start).unwrap();
+                        assert_eq!(a.bits, b.bits);
+                        assert!(
+                            a.bytes == b.bytes,
+                            "n {n} len {max_len} {order:?} start {start}"
+                        );
+                    }
+                }
+            }
+        }
+        // Tiny codes: many chunks smaller than a byte are impossible (chunk >= 64 Ki),
+        // but a 1-bit code gives chunks at every phase.
+        let data: Vec<u8> = (0..1_000_003u32)
+            .map(|_| (splitmix(&mut st) % 2) as u8)
+            .collect();
+        let table = book_for(&data, 15).table().unwrap();
+        for start in 0..32 {
+            for order in [BitOrder::MsbFirst, BitOrder::LsbFirst] {
+                assert_eq!(
+                    encode_serial(&data, &table, order, start).unwrap(),
+                    encode_parallel(&data, &table, order, start).unwrap()
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn missing_code_and_bad_start() {
+        let table = book_for(b"aaab", 15).table().unwrap();
+        let e = encode_serial(b"aac", &table, BitOrder::MsbFirst, 0).unwrap_err();
+        assert!(
+            matches!(e, Error::InvalidCodeTable(ref m) if m.contains("99")),
+            "{e}"
+        );
+        let big = vec![b'c'; 1 << 20];
+        assert!(matches!(
+            encode_parallel(&big, &table, BitOrder::LsbFirst, 0),
+            Err(Error::InvalidCodeTable(_))
+        ));
+        assert!(encode_serial(b"a", &table, BitOrder::MsbFirst, 32).is_err());
+        assert!(encode_parallel(b"a", &table, BitOrder::MsbFirst, 32).is_err());
+    }
+
+    #[test]
+    fn decode_round_trip() {
+        let mut st = 5;
+        for n in [0usize, 1, 10, 1000, 100_000] {
+            let data = skewed(n, splitmix(&mut st));
+            for max_len in [9u8, 11, 12, 15, 20, 32] {
+                let mut freq_src = data.clone();
+                freq_src.extend(0..=255u8);
+                let book = book_for(&freq_src, max_len);
+                let table = book.table().unwrap();
+                let dec = Decoder::new(&book).unwrap();
+                for start in [0u32, 3, 17] {
+                    let enc = encode_serial(&data, &table, BitOrder::MsbFirst, start).unwrap();
+                    let mut out = vec![9u8];
+                    dec.decode(&enc.bytes, start as u64, data.len(), &mut out)
+                        .unwrap();
+                    assert_eq!(&out[1..], &data[..]);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn decode_blocks_round_trip() {
+        let mut st = 77;
+        let data = skewed(1_000_000, splitmix(&mut st));
+        let book = book_for(&data, 15);
+        let table = book.table().unwrap();
+        let dec = Decoder::new(&book).unwrap();
+        for block in [1usize, 1000, 4096, 999_999, 1_000_000, 5_000_000] {
+            let mut offsets = Vec::new();
+            let mut bit = 0u64;
+            for c in data.chunks(block) {
+                offsets.push(bit);
+                bit += c
+                    .iter()
+                    .map(|&b| table.lengths[b as usize] as u64)
+                    .sum::<u64>();
+            }
+            let enc = encode_parallel(&data, &table, BitOrder::MsbFirst, 0).unwrap();
+            assert_eq!(enc.bits, bit);
+            let (out, ends) = dec
+                .decode_blocks_ends(&enc.bytes, &offsets, block, data.len())
+                .unwrap();
+            assert_eq!(out, data);
+            assert_eq!(*ends.last().unwrap(), bit);
+            // Bad offsets.
+            if offsets.len() > 2 {
+                let mut bad = offsets.clone();
+                bad.swap(1, 2);
+                assert!(matches!(
+                    dec.decode_blocks(&enc.bytes, &bad, block, data.len()),
+                    Err(Error::Corrupt {
+                        format: "native",
+                        ..
+                    })
+                ));
+            }
+            let mut bad = offsets.clone();
+            bad.push(enc.bytes.len() as u64 * 8 + 1);
+            assert!(dec
+                .decode_blocks(&enc.bytes, &bad, block, data.len())
+                .is_err());
+        }
+        assert_eq!(dec.decode_blocks(&[], &[], 0, 0).unwrap(), Vec::<u8>::new());
+        assert!(dec.decode_blocks(&[], &[0], 0, 5).is_err());
+    }
+
+    #[test]
+    fn garbage_is_an_error_not_a_panic() {
+        let mut st = 3;
+        // Incomplete code: only a few codes of 12+ bits, most bit patterns invalid.
+        let mut lengths = [0u8; 256];
+        for (i, l) in lengths.iter_mut().enumerate().take(40) {
+            *l = 13 + (i % 20) as u8;
+        }
+        let sparse = Codebook::from_lengths(&lengths).unwrap();
+        let dense = book_for(&skewed(10_000, 9), 15);
+        let all32 = Codebook::from_lengths(&[32u8; 256]).unwrap();
+        for book in [&sparse, &dense, &all32] {
+            let dec = Decoder::new(book).unwrap();
+            for n in 0..200usize {
+                let garbage: Vec<u8> = (0..n).map(|_| splitmix(&mut st) as u8).collect();
+                let mut out = Vec::new();
+                for start in [0u64, 5, n as u64 * 8, n as u64 * 8 + 3, u64::MAX] {
+                    let _ = dec.decode(&garbage, start, 1000, &mut out);
+                    out.clear();
+                }
+                // Asking for more symbols than the bits allow must fail.
+                assert!(dec.decode(&garbage, 0, n * 8 + 1, &mut out).is_err());
+                assert!(out.is_empty());
+            }
+        }
+        // Sparse canonical code: the low code values are taken, all-one bits are invalid.
+        let dec = Decoder::new(&sparse).unwrap();
+        let mut out = Vec::new();
+        let e = dec.decode(&[0xffu8; 16], 0, 1, &mut out).unwrap_err();
+        assert!(
+            matches!(
+                e,
+                Error::Corrupt {
+                    format: "native",
+                    ..
+                }
+            ),
+            "{e}"
+        );
+        // Empty code decodes nothing.
+        let empty = Decoder::new(&Codebook::from_lengths(&[0u8; 256]).unwrap()).unwrap();
+        assert!(empty.decode(&[0xff; 8], 0, 1, &mut out).is_err());
+        assert!(empty.decode(&[0xff; 8], 0, 0, &mut out).is_ok());
+    }
+}

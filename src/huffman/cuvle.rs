@@ -1,0 +1,514 @@
+//! CUVLE on the GPU (shaders/vle_cuvle.wgsl) and its CPU twin.
+//!
+//! Flow: upload the input in windows no larger than one storage binding; histogram per
+//! chunk; once the code table is known, every chunk's exact code length follows, so the
+//! encoder plans segments (each below 2^30 output bits, the look-back's value range, and
+//! within one binding) with their global bit offsets on the host and encodes them all in
+//! one command buffer, with no round trip between segments.
+
+use wgpu::util::DeviceExt;
+
+use super::histogram::{encode_histogram, total_histogram};
+use super::{BitBuf, BitOrder, CodeTable};
+use crate::gpu::{Binding, Gpu, PooledBuffer, Profiler, StageLayout, Timings};
+use crate::scan::{encode_lookback, read_state, LookbackStage, ScanConfig, STATE_BINDING, STATE_HEADER};
+use crate::{Error, Result};
+
+#[repr(C)]
+#[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
+/// keep in sync with shaders/vle_cuvle.wgsl `CuvleParams`
+pub(crate) struct CuvleParams {
+    pub n_bytes: u32,
+    pub n_blocks: u32,
+    pub start_bit: u32,
+    pub out_word_base: u32,
+}
+
+pub(crate) const LAYOUT: StageLayout = StageLayout {
+    stage: "vle_cuvle",
+    bindings: &[
+        Binding::Uniform(0),
+        Binding::ReadOnly(1),
+        Binding::ReadOnly(2),
+        Binding::ReadWrite(3),
+        Binding::ReadWrite(STATE_BINDING),
+    ],
+};
+
+/// Largest bit count one segment may produce: the look-back packs 30-bit values.
+const SEGMENT_BITS_MAX: u64 = (1 << 30) - 64;
+/// Histogram granularity (a power of two) unless segments are forced smaller.
+const DEFAULT_CHUNK_BYTES: u64 = 16 << 20;
+
+/// CUVLE tuning.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CuvleConfig {
+    /// Input words per invocation (the paper's NET): 4, 8, 16 or 32.
+    pub net: u32,
+    pub scan: ScanConfig,
+    /// Cap on the input bytes one dispatch covers (tests force many segments with it);
+    /// the device's binding limit always applies.
+    pub max_segment_bytes: Option<u64>,
+}
+
+impl Default for CuvleConfig {
+    fn default() -> Self {
+        CuvleConfig { net: 16, scan: ScanConfig::default(), max_segment_bytes: None }
+    }
+}
+
+impl CuvleConfig {
+    /// Bytes of one block-input.
+    pub fn block_bytes(&self) -> u64 {
+        self.scan.workgroup_size as u64 * self.net as u64 * 4
+    }
+
+    fn validate(&self) -> Result<()> {
+        if ![4, 8, 16, 32].contains(&self.net) {
+            return Err(Error::InvalidArgument(format!("NET must be 4, 8, 16 or 32, not {}", self.net)));
+        }
+        let wg = self.scan.workgroup_size;
+        if !wg.is_power_of_two() || !(32..=1024).contains(&wg) {
+            return Err(Error::InvalidArgument(format!("workgroup size must be a power of two in 32..=1024, not {wg}")));
+        }
+        Ok(())
+    }
+}
+
+/// The GPU's view of a code table: codes bit-reversed (first bit in bit 0), then lengths.
+pub(crate) fn gpu_table_words(table: &CodeTable) -> [u32; 512] {
+    let mut words = [0u32; 512];
+    for s in 0..256 {
+        let len = table.lengths[s] as u32;
+        words[s] = reversed_code(table.codes[s], len);
+        words[256 + s] = len;
+    }
+    words
+}
+
+fn reversed_code(code: u32, len: u32) -> u32 {
+    if len == 0 {
+        0
+    } else {
+        code.reverse_bits() >> (32 - len)
+    }
+}
+
+fn reverse_bits_in_bytes(x: u32) -> u32 {
+    x.reverse_bits().swap_bytes()
+}
+
+/// Check a code table against a table of byte counts: every byte present needs a code.
+pub fn check_table(table: &CodeTable, histogram: &[u64; 256]) -> Result<()> {
+    if let Some(s) = (0..256).find(|&s| histogram[s] > 0 && table.lengths[s] == 0) {
+        return Err(Error::InvalidCodeTable(format!("byte 0x{s:02x} occurs in the input but has no code")));
+    }
+    if let Some(s) = (0..256).find(|&s| table.lengths[s] > 32) {
+        return Err(Error::InvalidCodeTable(format!("code of byte 0x{s:02x} is {} bits; at most 32", table.lengths[s])));
+    }
+    if let Some(s) = (0..256).find(|&s| table.lengths[s] > 0 && table.lengths[s] < 32 && table.codes[s] >> table.lengths[s] != 0) {
+        return Err(Error::InvalidCodeTable(format!("code of byte 0x{s:02x} has bits above its length")));
+    }
+    Ok(())
+}
+
+/// The CPU twin of vle_cuvle: the same blocks, thread-inputs, scan and word writes
+/// (first and last word OR-ed, the ones between stored), run one invocation at a time.
+pub fn encode_cuvle_cpu(input: &[u8], table: &CodeTable, order: BitOrder, start_bit: u32, config: &CuvleConfig) -> Result<BitBuf> {
+    config.validate()?;
+    let hist = super::histogram::histogram_cpu(input, input.len().max(1));
+    check_table(table, &total_histogram(&hist))?;
+    let words_table = gpu_table_words(table);
+    let thread_bytes = config.net as usize * 4;
+    let block_bytes = config.block_bytes() as usize;
+    let bits_of = |chunk: &[u8]| chunk.iter().map(|&b| words_table[256 + b as usize]).sum::<u32>();
+    let total_bits = start_bit as u64 + input.iter().map(|&b| table.lengths[b as usize] as u64).sum::<u64>();
+    let mut out = vec![0u32; total_bits.div_ceil(32) as usize + 1];
+    let stream_word = |x: u32| if order == BitOrder::MsbFirst { reverse_bits_in_bytes(x) } else { x };
+    let mut block_base = start_bit as u64;
+    for block in input.chunks(block_bytes) {
+        let mut offset = block_base;
+        for thread in block.chunks(thread_bytes) {
+            // bitwriter_at / put / flush / finish, as in shaders/lib/bitwriter.wgsl
+            let mut word = (offset >> 5) as usize;
+            let mut fill = (offset & 31) as u32;
+            let mut pending = 0u32;
+            let mut first = true;
+            for &b in thread {
+                let code = words_table[b as usize];
+                let len = words_table[256 + b as usize];
+                pending |= code.checked_shl(fill).unwrap_or(0);
+                let total = fill + len;
+                if total >= 32 {
+                    if first {
+                        out[word] |= stream_word(pending);
+                    } else {
+                        out[word] = stream_word(pending);
+                    }
+                    word += 1;
+                    first = false;
+                    pending = if fill != 0 { code >> (32 - fill) } else { 0 };
+                    fill = total - 32;
+                } else {
+                    fill = total;
+                }
+            }
+            if fill != 0 {
+                out[word] |= stream_word(pending);
+            }
+            offset += bits_of(thread) as u64;
+        }
+        block_base = offset;
+    }
+    Ok(words_to_bitbuf(&out, total_bits))
+}
+
+fn words_to_bitbuf(words: &[u32], bits: u64) -> BitBuf {
+    let mut bytes: Vec<u8> = bytemuck::cast_slice(words).to_vec();
+    bytes.truncate(bits.div_ceil(8) as usize);
+    BitBuf { bytes, bits }
+}
+
+/// Input resident on the GPU, in windows of at most one storage binding.
+pub struct GpuInput {
+    windows: Vec<Window>,
+    n_bytes: u64,
+    chunk_bytes: u64,
+}
+
+struct Window {
+    buffer: PooledBuffer,
+    /// Byte offset of the window in the input.
+    offset: u64,
+    n_bytes: u64,
+}
+
+impl GpuInput {
+    pub fn len(&self) -> u64 {
+        self.n_bytes
+    }
+    pub fn is_empty(&self) -> bool {
+        self.n_bytes == 0
+    }
+    fn n_chunks(&self) -> usize {
+        self.n_bytes.div_ceil(self.chunk_bytes) as usize
+    }
+}
+
+/// One dispatch of the encoder.
+#[derive(Clone, Debug)]
+struct Segment {
+    window: usize,
+    /// Offset of the segment within its window (chunk-aligned).
+    window_offset: u64,
+    n_bytes: u64,
+    n_blocks: u32,
+    /// Code bits of the segment.
+    bits: u64,
+    /// Global bit position of its first code (start bit included).
+    first_bit: u64,
+}
+
+/// Where every segment goes, from the per-chunk histograms and the code table.
+#[derive(Clone, Debug)]
+pub struct Plan {
+    segments: Vec<Segment>,
+    order: BitOrder,
+    start_bit: u32,
+    /// Start bit plus all code bits.
+    pub total_bits: u64,
+    block_bytes: u64,
+}
+
+impl Plan {
+    pub fn segments(&self) -> usize {
+        self.segments.len()
+    }
+    fn n_blocks(&self) -> u64 {
+        self.segments.iter().map(|s| s.n_blocks as u64).sum()
+    }
+    fn output_bytes(&self) -> u64 {
+        self.total_bits.div_ceil(32) * 4
+    }
+}
+
+/// The encoder's result.
+#[derive(Clone, Debug)]
+pub struct Encoded {
+    pub stream: BitBuf,
+    /// Global bit offset of every block-input's code (start bit included).
+    pub block_offsets: Vec<u64>,
+    /// Input bytes per block.
+    pub block_bytes: u64,
+    /// Decoupled fallbacks taken, summed over segments.
+    pub fallbacks: u64,
+    pub segments: usize,
+    pub timings: Timings,
+}
+
+/// GPU resources of one encode in flight: read them back with [`VleEncoder::finish`].
+pub struct Pending {
+    output: PooledBuffer,
+    log: PooledBuffer,
+    profiler: Profiler,
+    plan: Plan,
+}
+
+impl Pending {
+    /// The output buffer, holding the stream as little-endian u32 words.
+    pub fn output(&self) -> &wgpu::Buffer {
+        &self.output
+    }
+}
+
+/// The CUVLE encoder on one GPU.
+pub struct VleEncoder<'g> {
+    gpu: &'g Gpu,
+    config: CuvleConfig,
+}
+
+impl<'g> VleEncoder<'g> {
+    pub fn new(gpu: &'g Gpu, config: CuvleConfig) -> Result<Self> {
+        config.validate()?;
+        Ok(VleEncoder { gpu, config })
+    }
+
+    pub fn config(&self) -> &CuvleConfig {
+        &self.config
+    }
+
+    fn chunk_bytes(&self) -> u64 {
+        let block = self.config.block_bytes();
+        let cap = self.config.max_segment_bytes.unwrap_or(u64::MAX).min(self.gpu.max_binding());
+        let mut chunk = DEFAULT_CHUNK_BYTES;
+        while chunk > cap && chunk > block {
+            chunk /= 2;
+        }
+        chunk.max(block)
+    }
+
+    /// Copy `data` to the GPU.
+    pub fn upload(&self, data: &[u8]) -> Result<GpuInput> {
+        let chunk = self.chunk_bytes();
+        let cap = self.config.max_segment_bytes.unwrap_or(u64::MAX).min(self.gpu.max_binding() - 256);
+        let window_bytes = (cap / chunk).max(1) * chunk;
+        let usage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST;
+        let mut windows = Vec::new();
+        let mut offset = 0u64;
+        while offset < data.len() as u64 {
+            let n = (data.len() as u64 - offset).min(window_bytes);
+            // vec4 loads: pad to 16 bytes; the padding is never encoded.
+            let buffer = self.gpu.pooled_buffer(n.next_multiple_of(16), usage);
+            let body = &data[offset as usize..(offset + n) as usize];
+            let whole = body.len() & !3;
+            if whole > 0 {
+                self.gpu.queue.write_buffer(&buffer, 0, &body[..whole]);
+            }
+            let mut tail = [0u8; 16];
+            tail[..body.len() - whole].copy_from_slice(&body[whole..]);
+            self.gpu.queue.write_buffer(&buffer, whole as u64, &tail);
+            windows.push(Window { buffer, offset, n_bytes: n });
+            offset += n;
+        }
+        Ok(GpuInput { windows, n_bytes: data.len() as u64, chunk_bytes: chunk })
+    }
+
+    /// Byte histogram of every chunk of the input.
+    pub async fn histograms(&self, input: &GpuInput, profiler: Option<&mut Profiler>) -> Result<Vec<[u64; 256]>> {
+        let n_chunks = input.n_chunks();
+        if n_chunks == 0 {
+            return Ok(Vec::new());
+        }
+        let hist = self.gpu.pooled_buffer(
+            n_chunks as u64 * 1024,
+            wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST,
+        );
+        let mut encoder = self.gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("parvlc.vle_histogram") });
+        encoder.clear_buffer(&hist, 0, None);
+        let mut profiler = profiler;
+        for w in &input.windows {
+            let size = w.n_bytes.next_multiple_of(16);
+            encode_histogram(
+                self.gpu,
+                &mut encoder,
+                profiler.as_deref_mut(),
+                wgpu::BufferBinding { buffer: &w.buffer, offset: 0, size: wgpu::BufferSize::new(size) },
+                w.n_bytes as u32,
+                input.chunk_bytes as u32,
+                (w.offset / input.chunk_bytes) as u32,
+                &hist,
+                self.config.scan.workgroup_size,
+            )?;
+        }
+        if let Some(p) = profiler.as_deref() {
+            p.resolve(&mut encoder);
+        }
+        self.gpu.queue.submit([encoder.finish()]);
+        let bytes = self.gpu.read_buffer(&hist, 0, n_chunks as u64 * 1024).await?;
+        let words: Vec<u32> = bytemuck::pod_collect_to_vec(&bytes);
+        Ok(words
+            .chunks_exact(256)
+            .map(|c| {
+                let mut h = [0u64; 256];
+                for (d, &s) in h.iter_mut().zip(c) {
+                    *d = s as u64;
+                }
+                h
+            })
+            .collect())
+    }
+
+    /// Plan the segments of an encode from per-chunk histograms.
+    pub fn plan(&self, input: &GpuInput, chunk_histograms: &[[u64; 256]], table: &CodeTable, order: BitOrder, start_bit: u32) -> Result<Plan> {
+        if start_bit >= 32 {
+            return Err(Error::InvalidArgument(format!("start bit {start_bit} must be below 32")));
+        }
+        if chunk_histograms.len() != input.n_chunks() {
+            return Err(Error::InvalidArgument("one histogram per input chunk expected".into()));
+        }
+        check_table(table, &total_histogram(chunk_histograms))?;
+        let block = self.config.block_bytes();
+        let chunk = input.chunk_bytes;
+        let byte_cap = self.config.max_segment_bytes.unwrap_or(u64::MAX);
+        let bits_cap = SEGMENT_BITS_MAX.min((self.gpu.max_binding() - 512) * 8);
+        let chunk_bits = |i: usize| table.encoded_bits(&chunk_histograms[i]);
+        let mut segments = Vec::new();
+        let mut first_bit = start_bit as u64;
+        for (wi, w) in input.windows.iter().enumerate() {
+            let first_chunk = (w.offset / chunk) as usize;
+            let n_chunks = w.n_bytes.div_ceil(chunk) as usize;
+            let mut c = 0;
+            while c < n_chunks {
+                let (mut bytes, mut bits, start) = (0u64, 0u64, c);
+                while c < n_chunks {
+                    let cb = chunk.min(w.n_bytes - c as u64 * chunk);
+                    let cbits = chunk_bits(first_chunk + c);
+                    if c > start && (bits + cbits + 64 > bits_cap || bytes + cb > byte_cap) {
+                        break;
+                    }
+                    bytes += cb;
+                    bits += cbits;
+                    c += 1;
+                }
+                if bits + 64 > bits_cap {
+                    return Err(Error::TooLarge(format!("one {chunk}-byte chunk needs {bits} bits, beyond one segment")));
+                }
+                let n_blocks = bytes.div_ceil(block);
+                let window_offset = start as u64 * chunk;
+                segments.push(Segment { window: wi, window_offset, n_bytes: bytes, n_blocks: n_blocks as u32, bits, first_bit });
+                first_bit += bits;
+            }
+        }
+        let total_bits = first_bit;
+        let output_bytes = total_bits.div_ceil(32) * 4 + 512;
+        if output_bytes > self.gpu.limits.max_buffer_size {
+            return Err(Error::TooLarge(format!("{output_bytes} output bytes exceed the device's largest buffer")));
+        }
+        Ok(Plan { segments, order, start_bit, total_bits, block_bytes: block })
+    }
+
+    /// Encode the planned segments into `encoder`: nothing is submitted. The table buffer
+    /// comes from [`Self::upload_table`].
+    pub fn encode_into(&self, encoder: &mut wgpu::CommandEncoder, input: &GpuInput, table: &wgpu::Buffer, plan: &Plan, profile: bool) -> Result<Pending> {
+        let gpu = self.gpu;
+        let storage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST;
+        let output = gpu.pooled_buffer(plan.output_bytes() + 512, storage);
+        encoder.clear_buffer(&output, 0, None);
+        let max_blocks = plan.segments.iter().map(|s| s.n_blocks).max().unwrap_or(0) as u64;
+        let state = gpu.pooled_buffer((STATE_HEADER as u64 + max_blocks) * 4, storage);
+        let log_bytes = (plan.segments.len() as u64 * STATE_HEADER as u64 + plan.n_blocks()) * 4;
+        let log = gpu.pooled_buffer(log_bytes, storage);
+        let mut profiler = Profiler::new(gpu, if profile { plan.segments.len() as u32 * 3 } else { 0 });
+        let msb = plan.order == BitOrder::MsbFirst;
+        let mut log_offset = 0u64;
+        for seg in &plan.segments {
+            let word = seg.first_bit / 32;
+            let window_word = word & !63; // bind at a 256-byte boundary
+            let out_word_base = (word - window_word) as u32;
+            let start_bit = (seg.first_bit % 32) as u32;
+            let words = (out_word_base as u64 * 32 + start_bit as u64 + seg.bits).div_ceil(32).max(1);
+            let params = CuvleParams { n_bytes: seg.n_bytes as u32, n_blocks: seg.n_blocks, start_bit, out_word_base };
+            let params = gpu.device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some("parvlc.vle_cuvle.params"),
+                contents: bytemuck::bytes_of(&params),
+                usage: wgpu::BufferUsages::UNIFORM,
+            });
+            let window = &input.windows[seg.window];
+            encode_lookback(
+                gpu,
+                encoder,
+                profile.then_some(&mut profiler),
+                LookbackStage {
+                    layout: &LAYOUT,
+                    label: "cuvle",
+                    constants: vec![("NET", self.config.net as f64), ("MSB_FIRST", if msb { 1.0 } else { 0.0 })],
+                    bindings: vec![
+                        (0, params.as_entire_buffer_binding()),
+                        (1, wgpu::BufferBinding { buffer: &window.buffer, offset: seg.window_offset, size: wgpu::BufferSize::new(seg.n_bytes.next_multiple_of(16)) }),
+                        (2, table.as_entire_buffer_binding()),
+                        (3, wgpu::BufferBinding { buffer: &output, offset: window_word * 4, size: wgpu::BufferSize::new(words * 4) }),
+                    ],
+                    n_blocks: seg.n_blocks,
+                },
+                &state,
+                &self.config.scan,
+            )?;
+            let seg_log = (STATE_HEADER as u64 + seg.n_blocks as u64) * 4;
+            encoder.copy_buffer_to_buffer(&state, 0, &log, log_offset, seg_log);
+            log_offset += seg_log;
+        }
+        profiler.resolve(encoder);
+        Ok(Pending { output, log, profiler, plan: plan.clone() })
+    }
+
+    /// The code table as the kernel reads it.
+    pub fn upload_table(&self, table: &CodeTable) -> wgpu::Buffer {
+        self.gpu.device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("parvlc.vle_cuvle.table"),
+            contents: bytemuck::cast_slice(&gpu_table_words(table)),
+            usage: wgpu::BufferUsages::STORAGE,
+        })
+    }
+
+    /// Read back what [`Self::encode_into`] produced, after its encoder was submitted.
+    pub async fn finish(&self, pending: Pending) -> Result<Encoded> {
+        let plan = &pending.plan;
+        let out = self.gpu.read_buffer(&pending.output, 0, plan.output_bytes()).await?;
+        let mut bytes = out;
+        bytes.truncate(plan.total_bits.div_ceil(8) as usize);
+        let log_len = (plan.segments.len() as u64 * STATE_HEADER as u64 + plan.n_blocks()) * 4;
+        let log: Vec<u32> = bytemuck::pod_collect_to_vec(&self.gpu.read_buffer(&pending.log, 0, log_len).await?);
+        let mut block_offsets = Vec::with_capacity(plan.n_blocks() as usize);
+        let mut fallbacks = 0u64;
+        let mut at = 0usize;
+        for seg in &plan.segments {
+            let n = seg.n_blocks as usize;
+            let words = &log[at..at + STATE_HEADER + n];
+            let report = read_state("vle_cuvle", self.config.scan.strategy, words, n, seg.bits)?;
+            fallbacks += report.fallbacks as u64;
+            block_offsets.extend(report.block_prefixes.iter().map(|&p| seg.first_bit + p as u64));
+            at += STATE_HEADER + n;
+        }
+        let timings = pending.profiler.timings(self.gpu).await?;
+        Ok(Encoded {
+            stream: BitBuf { bytes, bits: plan.total_bits },
+            block_offsets,
+            block_bytes: plan.block_bytes,
+            fallbacks,
+            segments: plan.segments.len(),
+            timings,
+        })
+    }
+
+    /// Everything in one call: upload, histogram, plan, encode, read back.
+    pub async fn encode(&self, data: &[u8], table: &CodeTable, order: BitOrder, start_bit: u32) -> Result<Encoded> {
+        let input = self.upload(data)?;
+        let hist = self.histograms(&input, None).await?;
+        let plan = self.plan(&input, &hist, table, order, start_bit)?;
+        let table_buf = self.upload_table(table);
+        let mut encoder = self.gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("parvlc.vle_cuvle") });
+        let pending = self.encode_into(&mut encoder, &input, &table_buf, &plan, false)?;
+        self.gpu.queue.submit([encoder.finish()]);
+        self.finish(pending).await
+    }
+}

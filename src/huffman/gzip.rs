@@ -1,0 +1,464 @@
+//! gzip output (RFC 1952) holding a single dynamic-Huffman DEFLATE block (RFC 1951)
+//! of literals followed by end-of-block.
+
+use rayon::prelude::*;
+
+use crate::error::{Error, Result};
+use crate::huffman::cpu::encode_parallel;
+use crate::huffman::{BitBuf, BitOrder, Codebook};
+
+/// The end-of-block symbol of the literal/length alphabet.
+pub const EOB: usize = 256;
+/// Symbols in the literal alphabet used here: 256 literals plus end-of-block.
+pub const LITERAL_SYMBOLS: usize = 257;
+/// DEFLATE's code length limit for literal/length codes.
+pub const MAX_LITERAL_LEN: u8 = 15;
+
+/// Order in which the code-length code lengths are stored (RFC 1951 3.2.7).
+const CL_ORDER: [usize; 19] = [
+    16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15,
+];
+
+/// Literal/EOB frequencies (257 entries) from a byte histogram; EOB occurs once.
+pub fn literal_frequencies(hist: &[u64; 256]) -> Vec<u64> {
+    let mut f = Vec::with_capacity(LITERAL_SYMBOLS);
+    f.extend_from_slice(hist);
+    f.push(1);
+    f
+}
+
+/// LSB-first bit writer (DEFLATE packing).
+struct BitWriter {
+    bytes: Vec<u8>,
+    acc: u64,
+    n: u32,
+}
+
+impl BitWriter {
+    fn new() -> BitWriter {
+        BitWriter {
+            bytes: Vec::new(),
+            acc: 0,
+            n: 0,
+        }
+    }
+
+    /// Continues a stream of `bits` bits held in `bytes`.
+    fn resume(mut bytes: Vec<u8>, bits: u64) -> BitWriter {
+        let n = (bits % 8) as u32;
+        let mut acc = 0;
+        if n != 0 {
+            acc = bytes.pop().map_or(0, |b| (b & ((1u8 << n) - 1)) as u64);
+        }
+        BitWriter { bytes, acc, n }
+    }
+
+    /// Writes the low `len` (<= 32) bits of `value`, least significant first.
+    fn bits(&mut self, value: u32, len: u32) {
+        let mask = if len >= 32 {
+            u32::MAX
+        } else {
+            (1u32 << len) - 1
+        };
+        self.acc |= ((value & mask) as u64) << self.n;
+        self.n += len;
+        while self.n >= 8 {
+            self.bytes.push(self.acc as u8);
+            self.acc >>= 8;
+            self.n -= 8;
+        }
+    }
+
+    /// Writes a Huffman code, its most significant bit first.
+    fn code(&mut self, code: u32, len: u8) {
+        if len > 0 {
+            let rev = code.reverse_bits() >> (32 - len as u32);
+            self.bits(rev, len as u32);
+        }
+    }
+
+    fn finish(mut self) -> BitBuf {
+        let bits = self.bytes.len() as u64 * 8 + self.n as u64;
+        if self.n > 0 {
+            self.bytes.push(self.acc as u8);
+        }
+        BitBuf {
+            bytes: self.bytes,
+            bits,
+        }
+    }
+}
+
+/// Run-length codes the code-length sequence with symbols 16, 17 and 18:
+/// `(symbol, extra bits value, extra bits count)`.
+fn rle_code_lengths(lengths: &[u8]) -> Vec<(u8, u32, u32)> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < lengths.len() {
+        let v = lengths[i];
+        let mut run = lengths[i..].iter().take_while(|&&l| l == v).count();
+        i += run;
+        if v == 0 {
+            while run >= 11 {
+                let r = run.min(138);
+                out.push((18, (r - 11) as u32, 7));
+                run -= r;
+            }
+            if run >= 3 {
+                out.push((17, (run - 3) as u32, 3));
+                run = 0;
+            }
+        } else {
+            out.push((v, 0, 0));
+            run -= 1;
+            while run >= 3 {
+                let r = run.min(6);
+                out.push((16, (r - 3) as u32, 2));
+                run -= r;
+            }
+        }
+        out.extend(std::iter::repeat_n((v, 0, 0), run));
+    }
+    out
+}
+
+fn check_literal_book(book: &Codebook) -> Result<()> {
+    if book.num_symbols() != LITERAL_SYMBOLS {
+        return Err(Error::InvalidCodeTable(format!(
+            "a DEFLATE literal code needs {LITERAL_SYMBOLS} symbols, this one has {}",
+            book.num_symbols()
+        )));
+    }
+    if book.max_len() > MAX_LITERAL_LEN as u32 {
+        return Err(Error::InvalidCodeTable(format!(
+            "DEFLATE codes are at most {MAX_LITERAL_LEN} bits, this one has {}-bit codes",
+            book.max_len()
+        )));
+    }
+    if book.lengths()[EOB] == 0 {
+        return Err(Error::InvalidCodeTable(
+            "the end-of-block symbol has no code".into(),
+        ));
+    }
+    let kraft: u64 = book
+        .lengths()
+        .iter()
+        .filter(|&&l| l > 0)
+        .map(|&l| 1u64 << (15 - l))
+        .sum();
+    if kraft != 1 << 15 {
+        return Err(Error::InvalidCodeTable(
+            "DEFLATE decoders reject an incomplete literal/length code".into(),
+        ));
+    }
+    Ok(())
+}
+
+/// The DEFLATE dynamic block header (LSB-first bits) for a 257-symbol literal+EOB
+/// code: BFINAL=1, BTYPE=10, HLIT, HDIST, HCLEN, the code-length code and the
+/// run-length coded literal/length and distance code lengths (one 1-bit distance code).
+pub fn deflate_block_header(book: &Codebook) -> Result<BitBuf> {
+    check_literal_book(book)?;
+    // Literal/length lengths then the single distance code's length, one sequence.
+    let mut all = book.lengths().to_vec();
+    all.push(1);
+    let rle = rle_code_lengths(&all);
+    let mut cl_freq = [0u64; 19];
+    for &(s, _, _) in &rle {
+        cl_freq[s as usize] += 1;
+    }
+    let cl_book = Codebook::from_frequencies(&cl_freq, 7)?;
+    let cl_len = cl_book.lengths();
+    let n_cl = CL_ORDER
+        .iter()
+        .rposition(|&s| cl_len[s] != 0)
+        .map_or(4, |p| (p + 1).max(4));
+
+    let mut w = BitWriter::new();
+    w.bits(1, 1); // BFINAL
+    w.bits(2, 2); // BTYPE = 10 (dynamic)
+    w.bits((LITERAL_SYMBOLS - 257) as u32, 5); // HLIT
+    w.bits(0, 5); // HDIST: one distance code
+    w.bits((n_cl - 4) as u32, 4); // HCLEN
+    for &s in &CL_ORDER[..n_cl] {
+        w.bits(cl_len[s] as u32, 3);
+    }
+    for &(s, extra, extra_len) in &rle {
+        w.code(cl_book.codes()[s as usize], cl_len[s as usize]);
+        w.bits(extra, extra_len);
+    }
+    Ok(w.finish())
+}
+
+/// Assembles a gzip member: 10-byte header, the DEFLATE block `header`, the literal
+/// `body` (LSB-first, starting with `header.bits % 8` zero bits), the end-of-block code,
+/// padding, CRC32 and ISIZE.
+pub fn assemble_gzip(
+    book: &Codebook,
+    header: &BitBuf,
+    body: &BitBuf,
+    crc32: u32,
+    isize: u64,
+) -> Result<Vec<u8>> {
+    check_literal_book(book)?;
+    let phase = header.bits % 8;
+    if header.bytes.len() as u64 != header.bits.div_ceil(8)
+        || body.bytes.len() as u64 != body.bits.div_ceil(8)
+    {
+        return Err(Error::InvalidArgument(
+            "bit buffer length does not match its bit count".into(),
+        ));
+    }
+    if body.bits < phase {
+        return Err(Error::InvalidArgument(format!(
+            "body holds {} bits, less than its {phase}-bit start offset",
+            body.bits
+        )));
+    }
+    let mut stream = Vec::with_capacity(10 + header.bytes.len() + body.bytes.len() + 16);
+    stream.extend_from_slice(&[0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 255]);
+    stream.extend_from_slice(&header.bytes);
+    if phase != 0 {
+        let first = body.bytes.first().copied().unwrap_or(0);
+        let low = (1u8 << phase) - 1;
+        if first & low != 0 {
+            return Err(Error::InvalidArgument(format!(
+                "body does not start with {phase} zero bits (encode it with start_bit = {phase})"
+            )));
+        }
+        if let Some(last) = stream.last_mut() {
+            *last |= first;
+        }
+        stream.extend_from_slice(body.bytes.get(1..).unwrap_or(&[]));
+    } else {
+        stream.extend_from_slice(&body.bytes);
+    }
+    let bits = 80 + header.bits - phase + body.bits;
+    let mut w = BitWriter::resume(stream, bits);
+    w.code(book.codes()[EOB], book.lengths()[EOB]);
+    let mut out = w.finish().bytes;
+    out.extend_from_slice(&crc32.to_le_bytes());
+    out.extend_from_slice(&(isize as u32).to_le_bytes());
+    Ok(out)
+}
+
+/// Byte histogram on all cores.
+pub fn histogram(input: &[u8]) -> [u64; 256] {
+    input
+        .par_chunks(1 << 16)
+        .fold(
+            || [0u64; 256],
+            |mut h, c| {
+                for &b in c {
+                    h[b as usize] += 1;
+                }
+                h
+            },
+        )
+        .reduce(
+            || [0u64; 256],
+            |mut a, b| {
+                for (x, y) in a.iter_mut().zip(b.iter()) {
+                    *x += y;
+                }
+                a
+            },
+        )
+}
+
+/// gzip-compresses `input` on the CPU: histogram, 15-bit limited Huffman code,
+/// parallel encode, assembly.
+pub fn compress_gzip_cpu(input: &[u8]) -> Result<Vec<u8>> {
+    let hist = histogram(input);
+    let book = Codebook::from_frequencies(&literal_frequencies(&hist), MAX_LITERAL_LEN)?;
+    let header = deflate_block_header(&book)?;
+    let body = encode_parallel(
+        input,
+        &book.table()?,
+        BitOrder::LsbFirst,
+        (header.bits % 8) as u32,
+    )?;
+    assemble_gzip(
+        &book,
+        &header,
+        &body,
+        crc32fast::hash(input),
+        input.len() as u64,
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::{Read, Write};
+
+    fn splitmix(state: &mut u64) -> u64 {
+        *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = *state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    fn flate2_decode(gz: &[u8]) -> Vec<u8> {
+        let mut out = Vec::new();
+        flate2::read::GzDecoder::new(gz)
+            .read_to_end(&mut out)
+            .unwrap();
+        out
+    }
+
+    fn gzip_tool_decode(gz: &[u8]) -> Option<Vec<u8>> {
+        let path = std::path::Path::new("/usr/bin/gzip");
+        let exe = if path.exists() {
+            path.to_path_buf()
+        } else {
+            return None;
+        };
+        let mut child = std::process::Command::new(exe)
+            .arg("-dc")
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .ok()?;
+        let mut stdin = child.stdin.take().unwrap();
+        let data = gz.to_vec();
+        let writer = std::thread::spawn(move || stdin.write_all(&data));
+        let out = child.wait_with_output().unwrap();
+        writer.join().unwrap().unwrap();
+        assert!(
+            out.status.success(),
+            "gzip -dc failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        Some(out.stdout)
+    }
+
+    fn check(input: &[u8]) {
+        let gz = compress_gzip_cpu(input).unwrap();
+        assert_eq!(flate2_decode(&gz), input, "flate2, {} bytes", input.len());
+        if let Some(out) = gzip_tool_decode(&gz) {
+            assert!(out == input, "gzip -dc, {} bytes", input.len());
+        }
+    }
+
+    #[test]
+    fn round_trips() {
+        check(b"");
+        check(b"x");
+        check(&[0u8]);
+        check(&[255u8]);
+        check(&[b'a'; 1000]);
+        check(b"hello, hello, hello world");
+        let mut st = 11;
+        let uniform: Vec<u8> = (0..300_000).map(|_| splitmix(&mut st) as u8).collect();
+        check(&uniform);
+        let skewed: Vec<u8> = (0..1_000_000)
+            .map(|_| {
+                let r = splitmix(&mut st);
+                (r.trailing_zeros() as u8).wrapping_mul(13)
+            })
+            .collect();
+        check(&skewed);
+        let all: Vec<u8> = (0..=255u8).collect();
+        check(&all);
+    }
+
+    #[test]
+    fn fifteen_bit_codes() {
+        // Fibonacci-like frequencies over 40 symbols force the 15-bit limit.
+        let mut fib = vec![1usize, 1];
+        while fib.len() < 30 {
+            let k = fib.len();
+            fib.push(fib[k - 1] + fib[k - 2]);
+        }
+        let mut input = Vec::new();
+        for (i, &f) in fib.iter().enumerate() {
+            input.extend(std::iter::repeat_n((i * 7 % 256) as u8, f.min(2_000_000)));
+        }
+        let mut st = 1;
+        // Shuffle a bit so it is not a run-only input.
+        for i in (1..input.len()).rev().step_by(3) {
+            let j = (splitmix(&mut st) % (i as u64 + 1)) as usize;
+            input.swap(i, j);
+        }
+        let hist = histogram(&input);
+        let book = Codebook::from_frequencies(&literal_frequencies(&hist), 15).unwrap();
+        assert_eq!(book.max_len(), 15);
+        check(&input);
+    }
+
+    #[test]
+    fn rle_round_trip() {
+        let mut st = 3;
+        for _ in 0..500 {
+            let n = 1 + (splitmix(&mut st) % 300) as usize;
+            let lens: Vec<u8> = (0..n)
+                .map(|_| {
+                    let r = splitmix(&mut st);
+                    if r.is_multiple_of(3) {
+                        0
+                    } else {
+                        (r % 4) as u8 * (r % 2) as u8 + 7
+                    }
+                })
+                .collect();
+            let mut back: Vec<u8> = Vec::new();
+            for (s, extra, _) in rle_code_lengths(&lens) {
+                match s {
+                    16 => {
+                        let p = *back.last().unwrap();
+                        back.extend(std::iter::repeat_n(p, extra as usize + 3));
+                    }
+                    17 => back.extend(std::iter::repeat_n(0, extra as usize + 3)),
+                    18 => back.extend(std::iter::repeat_n(0, extra as usize + 11)),
+                    v => back.push(v),
+                }
+            }
+            assert_eq!(back, lens);
+        }
+    }
+
+    #[test]
+    fn invalid_inputs() {
+        let small = Codebook::from_frequencies(&[1, 2, 3], 15).unwrap();
+        assert!(deflate_block_header(&small).is_err());
+        let deep =
+            Codebook::from_frequencies(&(0..257).map(|i| 1u64 << (i % 40)).collect::<Vec<_>>(), 32)
+                .unwrap();
+        assert!(deep.max_len() > 15);
+        assert!(deflate_block_header(&deep).is_err());
+        let mut lens = vec![9u8; 257];
+        lens[0] = 0;
+        let incomplete = Codebook::from_lengths(&lens).unwrap();
+        assert!(deflate_block_header(&incomplete).is_err());
+
+        let mut h = [0u64; 256];
+        h[1] = 5;
+        let book = Codebook::from_frequencies(&literal_frequencies(&h), 15).unwrap();
+        let header = deflate_block_header(&book).unwrap();
+        let phase = (header.bits % 8) as u32;
+        if phase != 0 {
+            let dirty = BitBuf {
+                bytes: vec![0xff],
+                bits: 8,
+            };
+            assert!(assemble_gzip(&book, &header, &dirty, 0, 2).is_err());
+        }
+        let short = BitBuf {
+            bytes: vec![0xff],
+            bits: 9,
+        };
+        assert!(assemble_gzip(&book, &header, &short, 0, 2).is_err());
+        let good = crate::huffman::cpu::encode_serial(
+            &[1, 1],
+            &book.table().unwrap(),
+            BitOrder::LsbFirst,
+            phase,
+        )
+        .unwrap();
+        let gz = assemble_gzip(&book, &header, &good, crc32fast::hash(&[1, 1]), 2).unwrap();
+        assert_eq!(flate2_decode(&gz), vec![1, 1]);
+    }
+}

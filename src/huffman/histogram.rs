@@ -1,0 +1,94 @@
+//! Byte histograms per input chunk, on the GPU (shaders/vle_histogram.wgsl) and its CPU twin.
+//! Per-chunk counts give the exact code length of every chunk once the code table is
+//! known, which is what lets the encoder plan its segments without a round trip.
+
+use wgpu::util::DeviceExt;
+
+use crate::gpu::{Binding, Gpu, Profiler, StageLayout};
+use crate::Result;
+
+#[repr(C)]
+#[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
+/// keep in sync with shaders/vle_histogram.wgsl `HistogramParams`
+pub(crate) struct HistogramParams {
+    pub n_bytes: u32,
+    pub words_per_workgroup: u32,
+    pub words_per_chunk: u32,
+    pub hist_base: u32,
+}
+
+pub(crate) const LAYOUT: StageLayout = StageLayout {
+    stage: "vle_histogram",
+    bindings: &[Binding::Uniform(0), Binding::ReadOnly(1), Binding::ReadWrite(2)],
+};
+
+/// Histogram of each `chunk_bytes` chunk of `input`: the CPU twin of vle_histogram.
+pub fn histogram_cpu(input: &[u8], chunk_bytes: usize) -> Vec<[u64; 256]> {
+    use rayon::prelude::*;
+    input
+        .par_chunks(chunk_bytes.max(1))
+        .map(|chunk| {
+            let mut h = [0u64; 256];
+            for &b in chunk {
+                h[b as usize] += 1;
+            }
+            h
+        })
+        .collect()
+}
+
+/// Sum per-chunk histograms.
+pub fn total_histogram(chunks: &[[u64; 256]]) -> [u64; 256] {
+    let mut total = [0u64; 256];
+    for h in chunks {
+        for (t, &c) in total.iter_mut().zip(h.iter()) {
+            *t += c;
+        }
+    }
+    total
+}
+
+/// Encode the histogram of one input window (`n_bytes` bytes, chunk-aligned start) into
+/// `histogram` from chunk `first_chunk` on. The histogram words must be zeroed first.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn encode_histogram(
+    gpu: &Gpu,
+    encoder: &mut wgpu::CommandEncoder,
+    profiler: Option<&mut Profiler>,
+    input: wgpu::BufferBinding<'_>,
+    n_bytes: u32,
+    chunk_bytes: u32,
+    first_chunk: u32,
+    histogram: &wgpu::Buffer,
+    workgroup_size: u32,
+) -> Result<()> {
+    if n_bytes == 0 {
+        return Ok(());
+    }
+    let n_words = n_bytes.div_ceil(4);
+    let words_per_chunk = chunk_bytes / 4;
+    // Enough workgroups to fill a large GPU, few enough for one dispatch; a power of two
+    // that divides the chunk, so no workgroup straddles two chunks.
+    let max_groups = gpu.limits.max_compute_workgroups_per_dimension.min(8192);
+    let mut words_per_workgroup = (workgroup_size * 16).min(words_per_chunk);
+    while n_words.div_ceil(words_per_workgroup) > max_groups {
+        words_per_workgroup *= 2;
+    }
+    let params = HistogramParams { n_bytes, words_per_workgroup, words_per_chunk, hist_base: first_chunk * 256 };
+    let params = gpu.device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+        label: Some("parvlc.vle_histogram.params"),
+        contents: bytemuck::bytes_of(&params),
+        usage: wgpu::BufferUsages::UNIFORM,
+    });
+    let built = gpu.pipeline(&LAYOUT, "main", &[("WG_SIZE", workgroup_size as f64)])?;
+    let bind = gpu.bind(
+        &built,
+        &[(0, params.as_entire_buffer_binding()), (1, input), (2, histogram.as_entire_buffer_binding())],
+    );
+    let timestamp_writes = profiler.and_then(|p| p.pass("histogram"));
+    let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some("parvlc.vle_histogram"), timestamp_writes });
+    pass.set_pipeline(&built.pipeline);
+    pass.set_bind_group(0, &bind, &[]);
+    pass.dispatch_workgroups(n_words.div_ceil(words_per_workgroup), 1, 1);
+    Ok(())
+}

@@ -1,0 +1,55 @@
+//! Huffman / variable-length encoding: codebook, CPU reference coders, GPU encoders
+//! and the container formats.
+
+pub mod codebook;
+pub mod cpu;
+pub mod cuvle;
+pub mod gzip;
+pub mod histogram;
+pub mod native;
+
+pub use codebook::Codebook;
+
+/// How the bit stream is packed into bytes. In both orders a code is emitted starting
+/// with its most significant bit (bit `len - 1` of the code value), as Huffman codes are.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub enum BitOrder {
+    /// Stream bit 0 is bit 7 of byte 0 (the CUVLE paper; JPEG and H.264 style).
+    MsbFirst,
+    /// Stream bit 0 is bit 0 of byte 0 (DEFLATE).
+    LsbFirst,
+}
+
+/// The 256-entry byte code table every encoder consumes (the paper's VLET).
+/// `codes[s]` holds the code of byte `s` in its low `lengths[s]` bits, first bit most
+/// significant. Length 0 means the symbol has no code; encoding it is an error the
+/// caller prevents by building the table from the input's histogram.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CodeTable {
+    pub codes: [u32; 256],
+    pub lengths: [u8; 256],
+}
+
+impl CodeTable {
+    /// Longest code in the table (0 for an empty table).
+    pub fn max_len(&self) -> u32 {
+        self.lengths.iter().copied().max().unwrap_or(0) as u32
+    }
+
+    /// Exact number of code bits for data with this byte histogram.
+    pub fn encoded_bits(&self, histogram: &[u64; 256]) -> u64 {
+        histogram
+            .iter()
+            .zip(self.lengths.iter())
+            .map(|(&n, &l)| n * l as u64)
+            .sum()
+    }
+}
+
+/// A bit stream: `bytes` holds `bits` bits packed in some [`BitOrder`], the unused tail
+/// bits of the last byte zero.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct BitBuf {
+    pub bytes: Vec<u8>,
+    pub bits: u64,
+}

@@ -1,0 +1,300 @@
+//! Device-wide exclusive scan, in three strategies (DESIGN.md): `chained` (the papers'
+//! adjacent-block synchronization), `decoupled` (look-back with fallback, the default),
+//! and `reduce_then_scan` (three dispatches, no inter-workgroup waiting).
+//! The same machinery (shaders/lib/lookback.wgsl) places CUVLE's block-codes.
+
+use wgpu::util::DeviceExt;
+
+use crate::gpu::{Binding, Gpu, Profiler, StageLayout};
+use crate::{Error, Result};
+
+/// How workgroups learn the sum of all blocks before theirs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub enum ScanStrategy {
+    Chained,
+    Decoupled,
+    ReduceThenScan,
+}
+
+impl ScanStrategy {
+    pub const ALL: [ScanStrategy; 3] =
+        [ScanStrategy::Chained, ScanStrategy::Decoupled, ScanStrategy::ReduceThenScan];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            ScanStrategy::Chained => "chained",
+            ScanStrategy::Decoupled => "decoupled",
+            ScanStrategy::ReduceThenScan => "reduce_then_scan",
+        }
+    }
+
+    /// Value of the shaders' SCAN_STRATEGY override.
+    fn shader_value(self) -> f64 {
+        match self {
+            ScanStrategy::Chained => 0.0,
+            ScanStrategy::Decoupled => 1.0,
+            ScanStrategy::ReduceThenScan => 2.0,
+        }
+    }
+}
+
+impl std::str::FromStr for ScanStrategy {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self> {
+        ScanStrategy::ALL
+            .into_iter()
+            .find(|v| v.name() == s)
+            .ok_or_else(|| Error::InvalidArgument(format!("unknown scan strategy `{s}` (chained, decoupled, reduce_then_scan)")))
+    }
+}
+
+/// Tuning shared by every stage built on the look-back.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ScanConfig {
+    pub strategy: ScanStrategy,
+    /// Decoupled: polls of a predecessor before computing its aggregate ourselves.
+    /// 0 forces the fallback for every predecessor.
+    pub spin_budget: u32,
+    /// Persistent workgroups launched (each takes blocks by ticket until none are left).
+    pub resident_workgroups: u32,
+    /// Threads per workgroup (a power of two, at most 1024).
+    pub workgroup_size: u32,
+}
+
+impl Default for ScanConfig {
+    fn default() -> Self {
+        ScanConfig {
+            strategy: ScanStrategy::Decoupled,
+            spin_budget: 64,
+            resident_workgroups: 1024,
+            workgroup_size: 256,
+        }
+    }
+}
+
+/// scan_state layout: keep in sync with shaders/lib/lookback.wgsl.
+pub(crate) const STATE_HEADER: usize = 4;
+pub(crate) const STATE_STALLED: usize = 1;
+pub(crate) const STATE_FALLBACKS: usize = 2;
+const FLAG_PREFIX: u32 = 0x8000_0000;
+pub(crate) const VALUE_MASK: u32 = 0x3fff_ffff;
+pub(crate) const STATE_BINDING: u32 = 8;
+
+/// What a finished look-back left in its state words.
+#[derive(Clone, Debug, Default)]
+pub struct ScanReport {
+    /// Workgroups that recomputed a predecessor's aggregate (decoupled fallback).
+    pub fallbacks: u32,
+    /// Exclusive prefix of every block.
+    pub block_prefixes: Vec<u32>,
+}
+
+/// Decode a state log (header + one word per block) into exclusive block prefixes,
+/// checking that the chain is complete and adds up to `expected_total`.
+pub(crate) fn read_state(
+    stage: &'static str,
+    strategy: ScanStrategy,
+    words: &[u32],
+    n_blocks: usize,
+    expected_total: u64,
+) -> Result<ScanReport> {
+    let bad = |message: String| Error::Gpu { stage, message };
+    if words.len() < STATE_HEADER + n_blocks {
+        return Err(bad("scan state truncated".into()));
+    }
+    if words[STATE_STALLED] != 0 {
+        return Err(Error::ScanStalled { stage });
+    }
+    let blocks = &words[STATE_HEADER..STATE_HEADER + n_blocks];
+    let mut prefixes = Vec::with_capacity(n_blocks);
+    let mut inclusive = 0u32;
+    match strategy {
+        // The spine leaves exclusive prefixes; they can only be checked for order here.
+        ScanStrategy::ReduceThenScan => {
+            prefixes.extend_from_slice(blocks);
+            if prefixes.windows(2).any(|w| w[0] > w[1]) || prefixes.last().is_some_and(|&p| p as u64 > expected_total) {
+                return Err(bad("block prefixes out of order".into()));
+            }
+            return Ok(ScanReport { fallbacks: words[STATE_FALLBACKS], block_prefixes: prefixes });
+        }
+        _ => {
+            for (b, &w) in blocks.iter().enumerate() {
+                if w & FLAG_PREFIX == 0 {
+                    return Err(bad(format!("block {b} never published its prefix")));
+                }
+                prefixes.push(inclusive);
+                inclusive = w & VALUE_MASK;
+            }
+        }
+    }
+    if n_blocks > 0 && inclusive as u64 != expected_total {
+        return Err(bad(format!("scan total {inclusive} != expected {expected_total}")));
+    }
+    Ok(ScanReport { fallbacks: words[STATE_FALLBACKS], block_prefixes: prefixes })
+}
+
+const SPINE: StageLayout = StageLayout {
+    stage: "scan_spine",
+    bindings: &[Binding::Uniform(0), Binding::ReadWrite(STATE_BINDING)],
+};
+
+/// A stage that places blocks with the look-back: its layout, its override constants,
+/// its bindings other than the state, and its block count.
+pub(crate) struct LookbackStage<'a> {
+    pub layout: &'static StageLayout,
+    pub label: &'static str,
+    pub constants: Vec<(&'static str, f64)>,
+    pub bindings: Vec<(u32, wgpu::BufferBinding<'a>)>,
+    pub n_blocks: u32,
+}
+
+/// Encode one look-back stage: clear the state, then one dispatch (chained, decoupled)
+/// or three (reduce_then_scan: `reduce`, the spine, `main`).
+pub(crate) fn encode_lookback(
+    gpu: &Gpu,
+    encoder: &mut wgpu::CommandEncoder,
+    profiler: Option<&mut Profiler>,
+    stage: LookbackStage<'_>,
+    state: &wgpu::Buffer,
+    config: &ScanConfig,
+) -> Result<()> {
+    let mut constants = stage.constants.clone();
+    constants.push(("SCAN_STRATEGY", config.strategy.shader_value()));
+    constants.push(("SPIN_BUDGET", config.spin_budget as f64));
+    constants.push(("WG_SIZE", config.workgroup_size as f64));
+    let state_bytes = (STATE_HEADER as u64 + stage.n_blocks as u64) * 4;
+    if state.size() < state_bytes {
+        return Err(Error::Gpu { stage: stage.layout.stage, message: "scan state buffer too small".into() });
+    }
+    encoder.clear_buffer(state, 0, Some(state_bytes.next_multiple_of(4)));
+    if stage.n_blocks == 0 {
+        return Ok(());
+    }
+    let mut bindings = stage.bindings.clone();
+    bindings.push((STATE_BINDING, state.as_entire_buffer_binding()));
+    let max_groups = gpu.limits.max_compute_workgroups_per_dimension;
+    let mut dispatches = Vec::new();
+    let main = gpu.pipeline(stage.layout, "main", &constants)?;
+    let main_bind = gpu.bind(&main, &bindings);
+    let spine_params;
+    let spine_bind;
+    let spine;
+    let reduce;
+    let reduce_bind;
+    if config.strategy == ScanStrategy::ReduceThenScan {
+        reduce = gpu.pipeline(stage.layout, "reduce", &constants)?;
+        reduce_bind = gpu.bind(&reduce, &bindings);
+        dispatches.push((&reduce.pipeline, &reduce_bind, stage.n_blocks.min(max_groups), "reduce"));
+        spine = gpu.pipeline(&SPINE, "main", &[("WG_SIZE", config.workgroup_size as f64)])?;
+        spine_params = gpu.device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("parvlc.scan_spine.params"),
+            contents: bytemuck::bytes_of(&stage.n_blocks),
+            usage: wgpu::BufferUsages::UNIFORM,
+        });
+        spine_bind = gpu.bind(
+            &spine,
+            &[(0, spine_params.as_entire_buffer_binding()), (STATE_BINDING, state.as_entire_buffer_binding())],
+        );
+        dispatches.push((&spine.pipeline, &spine_bind, 1, "spine"));
+    }
+    let groups = stage.n_blocks.min(config.resident_workgroups.max(1)).min(max_groups);
+    dispatches.push((&main.pipeline, &main_bind, groups, stage.label));
+    let mut profiler = profiler;
+    for (pipeline, bind, groups, label) in dispatches {
+        let timestamp_writes = profiler.as_deref_mut().and_then(|p| p.pass(label));
+        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: Some(label),
+            timestamp_writes,
+        });
+        pass.set_pipeline(pipeline);
+        pass.set_bind_group(0, bind, &[]);
+        pass.dispatch_workgroups(groups, 1, 1);
+    }
+    Ok(())
+}
+
+/// Exclusive scan on the CPU: the twin of shaders/scan_u32.wgsl.
+pub fn exclusive_scan_cpu(values: &[u32]) -> Vec<u32> {
+    let mut sum = 0u32;
+    values
+        .iter()
+        .map(|&v| {
+            let out = sum;
+            sum = sum.wrapping_add(v);
+            out
+        })
+        .collect()
+}
+
+#[repr(C)]
+#[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
+/// keep in sync with shaders/scan_u32.wgsl `ScanParams`
+struct ScanParams {
+    n: u32,
+    n_blocks: u32,
+}
+
+const SCAN_U32: StageLayout = StageLayout {
+    stage: "scan_u32",
+    bindings: &[
+        Binding::Uniform(0),
+        Binding::ReadOnly(1),
+        Binding::ReadWrite(2),
+        Binding::ReadWrite(STATE_BINDING),
+    ],
+};
+
+/// Elements per invocation in scan_u32.
+const SCAN_ITEMS: u32 = 8;
+
+/// Exclusive scan of `values` on the GPU. The total must stay below 2^30 (the look-back
+/// packs a flag beside each 30-bit prefix).
+pub async fn exclusive_scan(gpu: &Gpu, values: &[u32], config: &ScanConfig) -> Result<(Vec<u32>, ScanReport)> {
+    let total: u64 = values.iter().map(|&v| v as u64).sum();
+    if total > VALUE_MASK as u64 {
+        return Err(Error::TooLarge(format!("scan total {total} exceeds 2^30 - 1")));
+    }
+    let n = values.len() as u32;
+    if values.len() as u64 * 4 > gpu.max_binding() {
+        return Err(Error::TooLarge(format!("{} values exceed one storage binding", values.len())));
+    }
+    if n == 0 {
+        return Ok((Vec::new(), ScanReport::default()));
+    }
+    let block = config.workgroup_size * SCAN_ITEMS;
+    let n_blocks = n.div_ceil(block);
+    let usage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST;
+    let input = gpu.pooled_buffer(n as u64 * 4, usage);
+    gpu.queue.write_buffer(&input, 0, bytemuck::cast_slice(values));
+    let output = gpu.pooled_buffer(n as u64 * 4, usage);
+    let state = gpu.pooled_buffer((STATE_HEADER as u64 + n_blocks as u64) * 4, usage);
+    let params = gpu.device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+        label: Some("parvlc.scan_u32.params"),
+        contents: bytemuck::bytes_of(&ScanParams { n, n_blocks }),
+        usage: wgpu::BufferUsages::UNIFORM,
+    });
+    let mut encoder = gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("parvlc.scan_u32") });
+    encode_lookback(
+        gpu,
+        &mut encoder,
+        None,
+        LookbackStage {
+            layout: &SCAN_U32,
+            label: "scan_u32",
+            constants: vec![("ITEMS", SCAN_ITEMS as f64)],
+            bindings: vec![
+                (0, params.as_entire_buffer_binding()),
+                (1, input.as_entire_buffer_binding()),
+                (2, output.as_entire_buffer_binding()),
+            ],
+            n_blocks,
+        },
+        &state,
+        config,
+    )?;
+    gpu.queue.submit([encoder.finish()]);
+    let out = gpu.read_buffer(&output, 0, n as u64 * 4).await?;
+    let state_words = gpu.read_buffer(&state, 0, (STATE_HEADER as u64 + n_blocks as u64) * 4).await?;
+    let report = read_state("scan_u32", config.strategy, &bytemuck::pod_collect_to_vec::<u8, u32>(&state_words), n_blocks as usize, total)?;
+    Ok((bytemuck::pod_collect_to_vec(&out), report))
+}

@@ -1,0 +1,100 @@
+//! Deterministic synthetic data of a chosen entropy, for tests, `demo` and `bench`.
+
+/// splitmix64: small, fast, and the same on every platform.
+#[derive(Clone, Debug)]
+pub struct SplitMix64(pub u64);
+
+impl SplitMix64 {
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    /// Uniform in 0..n.
+    pub fn below(&mut self, n: u64) -> u64 {
+        ((self.next_u64() as u128 * n as u128) >> 64) as u64
+    }
+    pub fn fill(&mut self, out: &mut [u8]) {
+        for chunk in out.chunks_mut(8) {
+            let v = self.next_u64().to_le_bytes();
+            chunk.copy_from_slice(&v[..chunk.len()]);
+        }
+    }
+}
+
+/// Probabilities of a geometric distribution over 256 symbols, p_i ∝ r^i, with Shannon
+/// entropy close to `bits` (0..=8).
+fn geometric_with_entropy(bits: f64) -> Vec<f64> {
+    let entropy = |r: f64| {
+        let w: Vec<f64> = (0..256).map(|i| r.powi(i)).collect();
+        let sum: f64 = w.iter().sum();
+        -w.iter().map(|x| x / sum).filter(|&p| p > 0.0).map(|p| p * p.log2()).sum::<f64>()
+    };
+    let (mut lo, mut hi) = (1e-9f64, 1.0f64);
+    for _ in 0..100 {
+        let mid = 0.5 * (lo + hi);
+        if entropy(mid) < bits {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    let w: Vec<f64> = (0..256).map(|i| lo.powi(i)).collect();
+    let sum: f64 = w.iter().sum();
+    w.into_iter().map(|x| x / sum).collect()
+}
+
+/// `len` bytes with about `entropy_bits` bits of entropy per byte (0 gives one repeated
+/// byte, 8 uniform bytes); symbols are shuffled so the frequent ones are not 0, 1, 2...
+pub fn generate(len: usize, entropy_bits: f64, seed: u64) -> Vec<u8> {
+    let mut rng = SplitMix64(seed ^ 0x5EED_0000);
+    let mut out = vec![0u8; len];
+    if entropy_bits >= 8.0 {
+        rng.fill(&mut out);
+        return out;
+    }
+    let mut symbols: Vec<u8> = (0..=255).collect();
+    for i in (1..256).rev() {
+        symbols.swap(i, rng.below(i as u64 + 1) as usize);
+    }
+    if entropy_bits <= 0.0 {
+        out.fill(symbols[0]);
+        return out;
+    }
+    // 16-bit lookup table from the CDF: one table read per byte.
+    let p = geometric_with_entropy(entropy_bits);
+    let mut lut = vec![0u8; 1 << 16];
+    let mut acc = 0.0;
+    let mut at = 0usize;
+    for (i, &pi) in p.iter().enumerate() {
+        acc += pi;
+        let end = ((acc * 65536.0).round() as usize).min(65536);
+        lut[at..end.max(at)].fill(symbols[i]);
+        at = end.max(at);
+    }
+    lut[at..].fill(symbols[0]);
+    for chunk in out.chunks_mut(4) {
+        let r = rng.next_u64();
+        for (k, b) in chunk.iter_mut().enumerate() {
+            *b = lut[((r >> (16 * k)) & 0xffff) as usize];
+        }
+    }
+    out
+}
+
+/// Shannon entropy of a byte histogram, bits per byte.
+pub fn entropy(hist: &[u64; 256]) -> f64 {
+    let n: u64 = hist.iter().sum();
+    if n == 0 {
+        return 0.0;
+    }
+    hist.iter()
+        .filter(|&&c| c > 0)
+        .map(|&c| {
+            let p = c as f64 / n as f64;
+            -p * p.log2()
+        })
+        .sum()
+}
