@@ -158,6 +158,9 @@ pub(crate) fn encode_lookback(
     state: &wgpu::Buffer,
     config: &ScanConfig,
 ) -> Result<()> {
+    if config.strategy == ScanStrategy::Chained && gpu.info.device_type == wgpu::DeviceType::Cpu {
+        log::warn!("chained scan on a software adapter: workgroups may not make progress while others spin; prefer decoupled");
+    }
     let mut constants = stage.constants.clone();
     constants.push(("SCAN_STRATEGY", config.strategy.shader_value()));
     constants.push(("SPIN_BUDGET", config.spin_budget as f64));

@@ -28,6 +28,9 @@ override SCAN_STRATEGY: u32 = STRATEGY_DECOUPLED;
 // itself. 0 forces the fallback for every predecessor (the test of that path).
 override SPIN_BUDGET: u32 = 64u;
 // Polls before the chained strategy gives up and reports a stall instead of hanging.
+// Chained needs every running workgroup to make progress while another spins; lavapipe
+// does not give that (it leaves long loops early), so there chained stalls or its total
+// fails the host's check: an error, never wrong output. Decoupled needs no such promise.
 override CHAINED_SPIN_LIMIT: u32 = 0x4000000u;
 
 const STATE_HEADER: u32 = 4u;

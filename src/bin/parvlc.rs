@@ -1,1 +1,343 @@
-fn main(){}
+//! The parvlc command line: compress, decompress, info, demo, bench.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Instant;
+
+use clap::{Parser, Subcommand};
+use parvlc::bench::{self, BenchOptions};
+use parvlc::gpu::{Gpu, GpuOptions};
+use parvlc::huffman::compress::{compress_cpu, compress_gpu, decompress, detect_format, Compressed, Format, Stage};
+use parvlc::huffman::cuvle::CuvleConfig;
+use parvlc::huffman::native;
+use parvlc::scan::{ScanConfig, ScanStrategy};
+use parvlc::{Error, Result};
+
+#[derive(Parser)]
+#[command(name = "parvlc", version, about = "Parallel variable-length coding on any GPU")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(clap::Args, Clone)]
+struct Tuning {
+    /// Run on the CPU even when a GPU adapter is present.
+    #[arg(long)]
+    cpu: bool,
+    /// Inter-workgroup scan: chained, decoupled or reduce_then_scan.
+    #[arg(long, default_value = "decoupled")]
+    strategy: ScanStrategy,
+    /// Input words per GPU invocation (4, 8, 16, 32).
+    #[arg(long, default_value_t = 16)]
+    net: u32,
+    /// Threads per workgroup.
+    #[arg(long, default_value_t = 256)]
+    workgroup_size: u32,
+    /// Persistent workgroups launched.
+    #[arg(long, default_value_t = 1024)]
+    resident: u32,
+}
+
+impl Tuning {
+    fn config(&self) -> CuvleConfig {
+        CuvleConfig {
+            net: self.net,
+            scan: ScanConfig { strategy: self.strategy, resident_workgroups: self.resident, workgroup_size: self.workgroup_size, ..ScanConfig::default() },
+            max_segment_bytes: None,
+        }
+    }
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Compress a file (native format, or gzip that any gunzip reads).
+    Compress {
+        input: PathBuf,
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+        #[arg(short, long, default_value = "native")]
+        format: Format,
+        /// Overwrite an existing output file.
+        #[arg(long)]
+        force: bool,
+        #[command(flatten)]
+        tuning: Tuning,
+    },
+    /// Decompress a native file or any gzip file.
+    Decompress {
+        input: PathBuf,
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+        #[arg(long)]
+        force: bool,
+    },
+    /// Describe a compressed file.
+    Info { file: PathBuf },
+    /// Compress generated data of several entropies, verify the round trip, print speeds.
+    Demo {
+        /// Bytes per sample.
+        #[arg(long, default_value_t = 64 << 20)]
+        size: u64,
+        #[command(flatten)]
+        tuning: Tuning,
+    },
+    /// Benchmark: GPU kernel and wall times against the CPU baselines.
+    Bench {
+        /// Input sizes in bytes (comma separated).
+        #[arg(long, value_delimiter = ',', default_value = "1048576,16777216,268435456,1073741824")]
+        sizes: Vec<u64>,
+        /// Entropies in bits per byte.
+        #[arg(long, value_delimiter = ',', default_value = "2,4.5,7")]
+        entropies: Vec<f64>,
+        /// Scan strategies to run.
+        #[arg(long, value_delimiter = ',', default_value = "chained,decoupled,reduce_then_scan")]
+        strategies: Vec<ScanStrategy>,
+        /// Timed runs per measurement (best is kept).
+        #[arg(long, default_value_t = 5)]
+        runs: usize,
+        /// Largest input the CPU baselines run on.
+        #[arg(long, default_value_t = 1 << 30)]
+        cpu_max: u64,
+        /// Write JSON Lines here.
+        #[arg(long)]
+        json: Option<PathBuf>,
+        /// Write the synthetic inputs to this folder (for other tools) and exit.
+        #[arg(long)]
+        dump: Option<PathBuf>,
+        /// Real files to add to the inputs.
+        files: Vec<PathBuf>,
+        #[command(flatten)]
+        tuning: Tuning,
+    },
+}
+
+fn main() -> ExitCode {
+    env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn")).init();
+    match run(Cli::parse()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("parvlc: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// The GPU, or a one-line warning and None (the CPU path).
+fn open_gpu(cpu: bool) -> Option<Gpu> {
+    if cpu {
+        return None;
+    }
+    match pollster::block_on(Gpu::new(GpuOptions::default())) {
+        Ok(g) => Some(g),
+        Err(e) => {
+            eprintln!("parvlc: warning: {e}; using the CPU path");
+            None
+        }
+    }
+}
+
+fn read(path: &Path) -> Result<Vec<u8>> {
+    std::fs::read(path).map_err(|e| Error::Io { path: path.into(), source: e })
+}
+
+/// Write `data` to `path` all or nothing: a temporary file beside it, synced, renamed.
+fn write_atomically(path: &Path, data: &[u8], force: bool) -> Result<()> {
+    if path.exists() && !force {
+        return Err(Error::OutputExists(path.into()));
+    }
+    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let tmp = dir.join(format!(".{name}.parvlc-{}.tmp", std::process::id()));
+    let io = |e| Error::Io { path: tmp.clone(), source: e };
+    let result = (|| {
+        let mut f = std::fs::File::create(&tmp).map_err(io)?;
+        f.write_all(data).map_err(io)?;
+        f.sync_all().map_err(io)?;
+        std::fs::rename(&tmp, path).map_err(|e| Error::Io { path: path.into(), source: e })
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
+}
+
+const PROGRESS_THRESHOLD: u64 = 64 << 20;
+
+fn progress_bar(len: u64) -> Option<indicatif::ProgressBar> {
+    (len > PROGRESS_THRESHOLD).then(|| {
+        let bar = indicatif::ProgressBar::new(5);
+        bar.set_style(
+            indicatif::ProgressStyle::with_template("{spinner} [{bar:20}] {msg} ({elapsed})")
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+        );
+        bar.enable_steady_tick(std::time::Duration::from_millis(100));
+        bar
+    })
+}
+
+fn compress_any(gpu: Option<&Gpu>, data: &[u8], format: Format, config: &CuvleConfig) -> Result<Compressed> {
+    let bar = progress_bar(data.len() as u64);
+    let mut progress = |stage: Stage| {
+        if let Some(b) = &bar {
+            b.set_message(format!("{stage:?}"));
+            b.inc(1);
+        }
+    };
+    let out = match gpu {
+        Some(g) => pollster::block_on(compress_gpu(g, data, format, config, &mut progress)),
+        None => {
+            progress(Stage::Encode);
+            compress_cpu(data, format, config.block_bytes())
+        }
+    };
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
+    out
+}
+
+fn run(cli: Cli) -> Result<()> {
+    match cli.command {
+        Command::Compress { input, output, format, force, tuning } => {
+            let data = read(&input)?;
+            let output = output.unwrap_or_else(|| {
+                let ext = if format == Format::Gzip { "gz" } else { "pvlc" };
+                PathBuf::from(format!("{}.{ext}", input.display()))
+            });
+            if output.exists() && !force {
+                return Err(Error::OutputExists(output));
+            }
+            let gpu = open_gpu(tuning.cpu);
+            let t = Instant::now();
+            let c = compress_any(gpu.as_ref(), &data, format, &tuning.config())?;
+            write_atomically(&output, &c.bytes, force)?;
+            eprintln!(
+                "{} -> {}: {} -> {} bytes (ratio {:.3}) in {:.3} s on {}",
+                input.display(),
+                output.display(),
+                data.len(),
+                c.bytes.len(),
+                data.len() as f64 / c.bytes.len().max(1) as f64,
+                t.elapsed().as_secs_f64(),
+                gpu.as_ref().map_or("the CPU".into(), |g| g.adapter_name())
+            );
+            Ok(())
+        }
+        Command::Decompress { input, output, force } => {
+            let data = read(&input)?;
+            let output = match output {
+                Some(o) => o,
+                None => default_decompressed_name(&input)?,
+            };
+            if output.exists() && !force {
+                return Err(Error::OutputExists(output));
+            }
+            let plain = decompress(&data).map_err(|e| annotate(&input, e))?;
+            write_atomically(&output, &plain, force)
+        }
+        Command::Info { file } => {
+            let data = read(&file)?;
+            match detect_format(&data) {
+                Some(Format::Native) => println!("{}", native::info_native(&data).map_err(|e| annotate(&file, e))?),
+                Some(Format::Gzip) => {
+                    let plain = decompress(&data).map_err(|e| annotate(&file, e))?;
+                    println!("gzip: {} bytes compressed, {} bytes original (ratio {:.3})", data.len(), plain.len(), plain.len() as f64 / data.len().max(1) as f64);
+                }
+                None => return Err(Error::BadMagic { format: "parvlc native or gzip", reason: format!("{} has neither magic", file.display()) }),
+            }
+            Ok(())
+        }
+        Command::Demo { size, tuning } => demo(size, &tuning),
+        Command::Bench { sizes, entropies, strategies, runs, cpu_max, json, dump, files, tuning } => {
+            if let Some(dir) = dump {
+                std::fs::create_dir_all(&dir).map_err(|e| Error::Io { path: dir.clone(), source: e })?;
+                for (i, &e) in entropies.iter().enumerate() {
+                    for (j, &s) in sizes.iter().enumerate() {
+                        let path = dir.join(format!("synthetic-{e}b-{}.bin", bench::human(s)));
+                        let data = parvlc::testdata::generate(s as usize, e, 42 + (i * sizes.len() + j) as u64);
+                        write_atomically(&path, &data, true)?;
+                        println!("{}", path.display());
+                    }
+                }
+                return Ok(());
+            }
+            let gpu = open_gpu(tuning.cpu);
+            let options = BenchOptions { sizes, entropies, strategies, config: tuning.config(), runs, cpu_max_bytes: cpu_max, files };
+            let mut json_out = match &json {
+                Some(p) => Some(std::fs::File::create(p).map_err(|e| Error::Io { path: p.clone(), source: e })?),
+                None => None,
+            };
+            let mut printed_header = false;
+            let records = bench::run_huffman(gpu.as_ref(), &options, &mut |r| {
+                let t = bench::table(std::slice::from_ref(r));
+                let mut lines = t.lines();
+                let header = lines.next().unwrap_or_default();
+                if !printed_header {
+                    println!("{header}");
+                    printed_header = true;
+                }
+                for l in lines {
+                    println!("{l}");
+                }
+                if let Some(f) = json_out.as_mut() {
+                    if let Ok(line) = serde_json::to_string(r) {
+                        let _ = writeln!(f, "{line}");
+                    }
+                }
+            })?;
+            eprintln!("{} measurements on {}", records.len(), gpu.as_ref().map_or("the CPU".into(), |g| g.adapter_name()));
+            Ok(())
+        }
+    }
+}
+
+fn annotate(path: &Path, e: Error) -> Error {
+    match e {
+        Error::Corrupt { format, reason } => Error::Corrupt { format, reason: format!("{}: {reason}", path.display()) },
+        other => other,
+    }
+}
+
+fn default_decompressed_name(input: &Path) -> Result<PathBuf> {
+    let s = input.to_string_lossy();
+    for ext in [".pvlc", ".gz"] {
+        if let Some(stem) = s.strip_suffix(ext) {
+            if !stem.is_empty() {
+                return Ok(PathBuf::from(stem));
+            }
+        }
+    }
+    Err(Error::InvalidArgument(format!("cannot derive an output name from {s} (no .pvlc or .gz): give -o")))
+}
+
+fn demo(size: u64, tuning: &Tuning) -> Result<()> {
+    let gpu = open_gpu(tuning.cpu);
+    let config = tuning.config();
+    println!("parvlc demo on {}: {} per sample, native format, {} scan", gpu.as_ref().map_or("the CPU".into(), |g| g.adapter_name()), bench::human(size), tuning.strategy.name());
+    println!("{:>8} {:>9} {:>12} {:>12} {:>12}  round trip", "entropy", "ratio", "GB/s wall", "GB/s kernel", "segments");
+    for (i, entropy) in [0.5, 2.0, 4.5, 7.0, 8.0].into_iter().enumerate() {
+        let data = parvlc::testdata::generate(size as usize, entropy, 7 + i as u64);
+        let _ = compress_any(gpu.as_ref(), &data, Format::Native, &config)?; // warm-up
+        let t = Instant::now();
+        let c = compress_any(gpu.as_ref(), &data, Format::Native, &config)?;
+        let wall = t.elapsed().as_secs_f64();
+        let back = decompress(&c.bytes)?;
+        let ok = back == data;
+        let kernel = c.timings.total();
+        println!(
+            "{:>8.1} {:>9.3} {:>12.2} {:>12} {:>12}  {}",
+            entropy,
+            data.len() as f64 / c.bytes.len() as f64,
+            data.len() as f64 / wall / 1e9,
+            if kernel > 0.0 { format!("{:.2}", data.len() as f64 / kernel / 1e9) } else { "-".into() },
+            c.segments,
+            if ok { "ok" } else { "MISMATCH" }
+        );
+        if !ok {
+            return Err(Error::Gpu { stage: "demo", message: "round trip mismatch".into() });
+        }
+    }
+    Ok(())
+}

@@ -1,7 +1,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use super::compose::{compose, Flavour};
+use super::compose::compose;
 use super::Gpu;
 use crate::{Error, Result};
 

@@ -214,7 +214,6 @@ struct Segment {
 pub struct Plan {
     segments: Vec<Segment>,
     order: BitOrder,
-    start_bit: u32,
     /// Start bit plus all code bits.
     pub total_bits: u64,
     block_bytes: u64,
@@ -258,6 +257,11 @@ impl Pending {
     /// The output buffer, holding the stream as little-endian u32 words.
     pub fn output(&self) -> &wgpu::Buffer {
         &self.output
+    }
+
+    /// Kernel times of this encode (after submission; empty unless profiled).
+    pub async fn timings(&self, gpu: &Gpu) -> Result<Timings> {
+        self.profiler.timings(gpu).await
     }
 }
 
@@ -304,9 +308,13 @@ impl<'g> VleEncoder<'g> {
             if whole > 0 {
                 self.gpu.queue.write_buffer(&buffer, 0, &body[..whole]);
             }
-            let mut tail = [0u8; 16];
-            tail[..body.len() - whole].copy_from_slice(&body[whole..]);
-            self.gpu.queue.write_buffer(&buffer, whole as u64, &tail);
+            // The last partial word, then zeros up to the 16-byte padding.
+            let padding = (n.next_multiple_of(16) - whole as u64) as usize;
+            if padding > 0 {
+                let mut tail = [0u8; 16];
+                tail[..body.len() - whole].copy_from_slice(&body[whole..]);
+                self.gpu.queue.write_buffer(&buffer, whole as u64, &tail[..padding]);
+            }
             windows.push(Window { buffer, offset, n_bytes: n });
             offset += n;
         }
@@ -404,7 +412,7 @@ impl<'g> VleEncoder<'g> {
         if output_bytes > self.gpu.limits.max_buffer_size {
             return Err(Error::TooLarge(format!("{output_bytes} output bytes exceed the device's largest buffer")));
         }
-        Ok(Plan { segments, order, start_bit, total_bits, block_bytes: block })
+        Ok(Plan { segments, order, total_bits, block_bytes: block })
     }
 
     /// Encode the planned segments into `encoder`: nothing is submitted. The table buffer

@@ -2,6 +2,7 @@
 //! and the container formats.
 
 pub mod codebook;
+pub mod compress;
 pub mod cpu;
 pub mod cuvle;
 pub mod gzip;
