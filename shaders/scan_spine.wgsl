@@ -32,5 +32,9 @@ fn main(inv: Invocation) {
             spine_carry = carry + s.y;
         }
     }
+    let total = workgroupUniformLoad(&spine_carry);
+    if inv.lid == 0u {
+        atomicStore(&scan_state[3], total);
+    }
 }
 

@@ -43,7 +43,7 @@ fn reduce(inv: Invocation) {
 
 @compute @workgroup_size(WG_SIZE)
 fn main(inv: Invocation) {
-    loop {
+    for (var taken = 0u; taken < MAX_BLOCKS_PER_WORKGROUP; taken++) {
         let block = take_block(inv);
         if block >= params.n_blocks {
             break;

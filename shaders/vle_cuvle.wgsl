@@ -22,8 +22,30 @@ struct CuvleParams {
 override NET: u32 = 16u;
 const MAX_NET_VEC4: u32 = 8u;
 
+// PACKED: one word per symbol, code in the low bits and length in the top five (codes of
+// at most 27 bits; one workgroup-memory read per symbol when writing). Otherwise codes
+// and lengths in two tables (codes up to 32 bits).
+override PACKED: bool = true;
+const PACKED_LEN_SHIFT: u32 = 27u;
+
 var<workgroup> table_code: array<u32, 256>;
 var<workgroup> table_len: array<u32, 256>;
+
+fn code_len(symbol: u32) -> u32 {
+    if PACKED {
+        return table_code[symbol] >> PACKED_LEN_SHIFT;
+    }
+    return table_len[symbol];
+}
+
+fn put_symbol(writer: ptr<function, BitWriter>, symbol: u32) {
+    if PACKED {
+        let entry = table_code[symbol];
+        bitwriter_put(writer, entry & ((1u << PACKED_LEN_SHIFT) - 1u), entry >> PACKED_LEN_SHIFT);
+    } else {
+        bitwriter_put(writer, table_code[symbol], table_len[symbol]);
+    }
+}
 
 fn bytes_in_word(first_byte: u32) -> u32 {
     if first_byte >= params.n_bytes {
@@ -32,14 +54,18 @@ fn bytes_in_word(first_byte: u32) -> u32 {
     return min(4u, params.n_bytes - first_byte);
 }
 
+fn full_word_bits(word: u32) -> u32 {
+    return code_len(word & 0xffu) + code_len((word >> 8u) & 0xffu)
+        + code_len((word >> 16u) & 0xffu) + code_len(word >> 24u);
+}
+
 fn word_bits(word: u32, valid: u32) -> u32 {
     if valid == 4u {
-        return table_len[word & 0xffu] + table_len[(word >> 8u) & 0xffu]
-            + table_len[(word >> 16u) & 0xffu] + table_len[word >> 24u];
+        return full_word_bits(word);
     }
     var bits = 0u;
     for (var k = 0u; k < valid; k++) {
-        bits += table_len[(word >> (8u * k)) & 0xffu];
+        bits += code_len((word >> (8u * k)) & 0xffu);
     }
     return bits;
 }
@@ -72,8 +98,13 @@ fn block_aggregate(inv: Invocation, block: u32) -> u32 {
 
 fn cache_code_table(inv: Invocation) {
     for (var i = inv.lid; i < 256u; i += WG_SIZE) {
-        table_code[i] = code_table[i];
-        table_len[i] = code_table[256u + i];
+        let len = code_table[256u + i];
+        if PACKED {
+            table_code[i] = code_table[i] | (len << PACKED_LEN_SHIFT);
+        } else {
+            table_code[i] = code_table[i];
+            table_len[i] = len;
+        }
     }
     workgroupBarrier();
 }
@@ -94,21 +125,32 @@ fn reduce(inv: Invocation) {
 fn main(inv: Invocation) {
     cache_code_table(inv);
     let lane = scan_lane(inv);
-    loop {
+    for (var taken = 0u; taken < MAX_BLOCKS_PER_WORKGROUP; taken++) {
         let block = take_block(inv);
         if block >= params.n_blocks {
             break;
         }
-        // Read the thread-input once, into registers, and size its thread-code.
+        // Read the thread-input once, into registers, and size its thread-code. Whole
+        // thread-inputs (all but the last few) take the straight-line path: constant trip
+        // counts, so the words stay in registers.
         let first_vec = (block * WG_SIZE + lane) * (NET / 4u);
         let first_byte = thread_input_byte(block, lane);
+        let whole = first_byte + NET * 4u <= params.n_bytes;
         var words: array<vec4<u32>, MAX_NET_VEC4>;
         var bits = 0u;
-        for (var v = 0u; v < NET / 4u; v++) {
-            if first_byte + v * 16u < params.n_bytes {
-                words[v] = input[first_vec + v];
-                for (var k = 0u; k < 4u; k++) {
-                    bits += word_bits(words[v][k], bytes_in_word(first_byte + v * 16u + k * 4u));
+        if whole {
+            for (var v = 0u; v < NET / 4u; v++) {
+                let q = input[first_vec + v];
+                words[v] = q;
+                bits += full_word_bits(q.x) + full_word_bits(q.y) + full_word_bits(q.z) + full_word_bits(q.w);
+            }
+        } else {
+            for (var v = 0u; v < NET / 4u; v++) {
+                if first_byte + v * 16u < params.n_bytes {
+                    words[v] = input[first_vec + v];
+                    for (var k = 0u; k < 4u; k++) {
+                        bits += word_bits(words[v][k], bytes_in_word(first_byte + v * 16u + k * 4u));
+                    }
                 }
             }
         }
@@ -124,13 +166,24 @@ fn main(inv: Invocation) {
         let base = lookback_finish(inv, block, local.y);
         if bits != 0u {
             var writer = bitwriter_at(params.out_word_base * 32u + params.start_bit + base + local.x);
-            for (var v = 0u; v < NET / 4u; v++) {
-                for (var k = 0u; k < 4u; k++) {
-                    let valid = bytes_in_word(first_byte + v * 16u + k * 4u);
-                    let word = words[v][k];
-                    for (var b = 0u; b < valid; b++) {
-                        let symbol = (word >> (8u * b)) & 0xffu;
-                        bitwriter_put(&writer, table_code[symbol], table_len[symbol]);
+            if whole {
+                for (var v = 0u; v < NET / 4u; v++) {
+                    for (var k = 0u; k < 4u; k++) {
+                        let word = words[v][k];
+                        put_symbol(&writer, word & 0xffu);
+                        put_symbol(&writer, (word >> 8u) & 0xffu);
+                        put_symbol(&writer, (word >> 16u) & 0xffu);
+                        put_symbol(&writer, word >> 24u);
+                    }
+                }
+            } else {
+                for (var v = 0u; v < NET / 4u; v++) {
+                    for (var k = 0u; k < 4u; k++) {
+                        let valid = bytes_in_word(first_byte + v * 16u + k * 4u);
+                        let word = words[v][k];
+                        for (var b = 0u; b < valid; b++) {
+                            put_symbol(&writer, (word >> (8u * b)) & 0xffu);
+                        }
                     }
                 }
             }

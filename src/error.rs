@@ -10,7 +10,10 @@ pub enum Error {
     #[error("could not open the GPU device: {0}")]
     RequestDevice(String),
     #[error("GPU error in {stage}: {message}")]
-    Gpu { stage: &'static str, message: String },
+    Gpu {
+        stage: &'static str,
+        message: String,
+    },
     #[error("GPU readback failed: {0}")]
     Readback(String),
     #[error("a GPU workgroup gave up waiting on its predecessor in {stage} (spin limit reached); use the decoupled or reduce_then_scan strategy on this adapter")]
@@ -20,17 +23,28 @@ pub enum Error {
     #[error("input too large: {0}")]
     TooLarge(String),
     #[error("corrupt {format} data: {reason}")]
-    Corrupt { format: &'static str, reason: String },
+    Corrupt {
+        format: &'static str,
+        reason: String,
+    },
     #[error("not a {format} file: {reason}")]
-    BadMagic { format: &'static str, reason: String },
+    BadMagic {
+        format: &'static str,
+        reason: String,
+    },
     #[error("unsupported {format} version {version}")]
     UnsupportedVersion { format: &'static str, version: u32 },
-    #[error("checksum mismatch: expected {expected:08x}, computed {computed:08x}; the data is corrupt")]
+    #[error(
+        "checksum mismatch: expected {expected:08x}, computed {computed:08x}; the data is corrupt"
+    )]
     Checksum { expected: u32, computed: u32 },
     #[error("refusing to overwrite existing file {0} (use --force)")]
     OutputExists(PathBuf),
     #[error("{path}: {source}")]
-    Io { path: PathBuf, source: std::io::Error },
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
     #[error("{0}")]
     InvalidArgument(String),
 }
@@ -39,9 +53,15 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 impl Error {
     pub(crate) fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
-        Error::Io { path: path.into(), source }
+        Error::Io {
+            path: path.into(),
+            source,
+        }
     }
     pub(crate) fn corrupt(format: &'static str, reason: impl Into<String>) -> Self {
-        Error::Corrupt { format, reason: reason.into() }
+        Error::Corrupt {
+            format,
+            reason: reason.into(),
+        }
     }
 }

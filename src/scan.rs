@@ -17,8 +17,11 @@ pub enum ScanStrategy {
 }
 
 impl ScanStrategy {
-    pub const ALL: [ScanStrategy; 3] =
-        [ScanStrategy::Chained, ScanStrategy::Decoupled, ScanStrategy::ReduceThenScan];
+    pub const ALL: [ScanStrategy; 3] = [
+        ScanStrategy::Chained,
+        ScanStrategy::Decoupled,
+        ScanStrategy::ReduceThenScan,
+    ];
 
     pub fn name(self) -> &'static str {
         match self {
@@ -44,7 +47,11 @@ impl std::str::FromStr for ScanStrategy {
         ScanStrategy::ALL
             .into_iter()
             .find(|v| v.name() == s)
-            .ok_or_else(|| Error::InvalidArgument(format!("unknown scan strategy `{s}` (chained, decoupled, reduce_then_scan)")))
+            .ok_or_else(|| {
+                Error::InvalidArgument(format!(
+                    "unknown scan strategy `{s}` (chained, decoupled, reduce_then_scan)"
+                ))
+            })
     }
 }
 
@@ -59,6 +66,10 @@ pub struct ScanConfig {
     pub resident_workgroups: u32,
     /// Threads per workgroup (a power of two, at most 1024).
     pub workgroup_size: u32,
+    /// Blocks one workgroup takes before it exits (more workgroups are launched to cover
+    /// the rest). None: unbounded on GPUs; 8 on CPU adapters, because llvmpipe gives each
+    /// invocation 65535 loop iterations in all and then silently leaves every loop.
+    pub max_blocks_per_workgroup: Option<u32>,
 }
 
 impl Default for ScanConfig {
@@ -68,6 +79,7 @@ impl Default for ScanConfig {
             spin_budget: 64,
             resident_workgroups: 1024,
             workgroup_size: 256,
+            max_blocks_per_workgroup: None,
         }
     }
 }
@@ -76,7 +88,10 @@ impl Default for ScanConfig {
 pub(crate) const STATE_HEADER: usize = 4;
 pub(crate) const STATE_STALLED: usize = 1;
 pub(crate) const STATE_FALLBACKS: usize = 2;
+const STATE_TOTAL: usize = 3;
 const FLAG_PREFIX: u32 = 0x8000_0000;
+/// Blocks per workgroup on CPU adapters (see `ScanConfig::max_blocks_per_workgroup`).
+const CPU_ADAPTER_BLOCKS_PER_WORKGROUP: u32 = 8;
 pub(crate) const VALUE_MASK: u32 = 0x3fff_ffff;
 pub(crate) const STATE_BINDING: u32 = 8;
 
@@ -109,13 +124,24 @@ pub(crate) fn read_state(
     let mut prefixes = Vec::with_capacity(n_blocks);
     let mut inclusive = 0u32;
     match strategy {
-        // The spine leaves exclusive prefixes; they can only be checked for order here.
+        // The spine leaves exclusive prefixes and the grand total.
         ScanStrategy::ReduceThenScan => {
             prefixes.extend_from_slice(blocks);
-            if prefixes.windows(2).any(|w| w[0] > w[1]) || prefixes.last().is_some_and(|&p| p as u64 > expected_total) {
+            if n_blocks > 0 && words[STATE_TOTAL] as u64 != expected_total {
+                return Err(bad(format!(
+                    "scan total {} != expected {expected_total}",
+                    words[STATE_TOTAL]
+                )));
+            }
+            if prefixes.windows(2).any(|w| w[0] > w[1])
+                || prefixes.last().is_some_and(|&p| p as u64 > expected_total)
+            {
                 return Err(bad("block prefixes out of order".into()));
             }
-            return Ok(ScanReport { fallbacks: words[STATE_FALLBACKS], block_prefixes: prefixes });
+            return Ok(ScanReport {
+                fallbacks: words[STATE_FALLBACKS],
+                block_prefixes: prefixes,
+            });
         }
         _ => {
             for (b, &w) in blocks.iter().enumerate() {
@@ -128,9 +154,14 @@ pub(crate) fn read_state(
         }
     }
     if n_blocks > 0 && inclusive as u64 != expected_total {
-        return Err(bad(format!("scan total {inclusive} != expected {expected_total}")));
+        return Err(bad(format!(
+            "scan total {inclusive} != expected {expected_total}"
+        )));
     }
-    Ok(ScanReport { fallbacks: words[STATE_FALLBACKS], block_prefixes: prefixes })
+    Ok(ScanReport {
+        fallbacks: words[STATE_FALLBACKS],
+        block_prefixes: prefixes,
+    })
 }
 
 const SPINE: StageLayout = StageLayout {
@@ -158,8 +189,9 @@ pub(crate) fn encode_lookback(
     state: &wgpu::Buffer,
     config: &ScanConfig,
 ) -> Result<()> {
+    static CHAINED_ON_CPU: std::sync::Once = std::sync::Once::new();
     if config.strategy == ScanStrategy::Chained && gpu.info.device_type == wgpu::DeviceType::Cpu {
-        log::warn!("chained scan on a software adapter: workgroups may not make progress while others spin; prefer decoupled");
+        CHAINED_ON_CPU.call_once(|| log::warn!("chained scan on a software adapter: workgroups may not make progress while others spin; prefer decoupled"));
     }
     let mut constants = stage.constants.clone();
     constants.push(("SCAN_STRATEGY", config.strategy.shader_value()));
@@ -167,7 +199,10 @@ pub(crate) fn encode_lookback(
     constants.push(("WG_SIZE", config.workgroup_size as f64));
     let state_bytes = (STATE_HEADER as u64 + stage.n_blocks as u64) * 4;
     if state.size() < state_bytes {
-        return Err(Error::Gpu { stage: stage.layout.stage, message: "scan state buffer too small".into() });
+        return Err(Error::Gpu {
+            stage: stage.layout.stage,
+            message: "scan state buffer too small".into(),
+        });
     }
     encoder.clear_buffer(state, 0, Some(state_bytes.next_multiple_of(4)));
     if stage.n_blocks == 0 {
@@ -177,6 +212,8 @@ pub(crate) fn encode_lookback(
     bindings.push((STATE_BINDING, state.as_entire_buffer_binding()));
     let max_groups = gpu.limits.max_compute_workgroups_per_dimension;
     let mut dispatches = Vec::new();
+    let (_, blocks_per_workgroup) = main_grid(gpu, config, stage.n_blocks);
+    constants.push(("MAX_BLOCKS_PER_WORKGROUP", blocks_per_workgroup as f64));
     let main = gpu.pipeline(stage.layout, "main", &constants)?;
     let main_bind = gpu.bind(&main, &bindings);
     let spine_params;
@@ -187,20 +224,30 @@ pub(crate) fn encode_lookback(
     if config.strategy == ScanStrategy::ReduceThenScan {
         reduce = gpu.pipeline(stage.layout, "reduce", &constants)?;
         reduce_bind = gpu.bind(&reduce, &bindings);
-        dispatches.push((&reduce.pipeline, &reduce_bind, stage.n_blocks.min(max_groups), "reduce"));
+        dispatches.push((
+            &reduce.pipeline,
+            &reduce_bind,
+            stage.n_blocks.min(max_groups),
+            "reduce",
+        ));
         spine = gpu.pipeline(&SPINE, "main", &[("WG_SIZE", config.workgroup_size as f64)])?;
-        spine_params = gpu.device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some("parvlc.scan_spine.params"),
-            contents: bytemuck::bytes_of(&stage.n_blocks),
-            usage: wgpu::BufferUsages::UNIFORM,
-        });
+        spine_params = gpu
+            .device
+            .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some("parvlc.scan_spine.params"),
+                contents: bytemuck::bytes_of(&stage.n_blocks),
+                usage: wgpu::BufferUsages::UNIFORM,
+            });
         spine_bind = gpu.bind(
             &spine,
-            &[(0, spine_params.as_entire_buffer_binding()), (STATE_BINDING, state.as_entire_buffer_binding())],
+            &[
+                (0, spine_params.as_entire_buffer_binding()),
+                (STATE_BINDING, state.as_entire_buffer_binding()),
+            ],
         );
         dispatches.push((&spine.pipeline, &spine_bind, 1, "spine"));
     }
-    let groups = stage.n_blocks.min(config.resident_workgroups.max(1)).min(max_groups);
+    let (groups, _) = main_grid(gpu, config, stage.n_blocks);
     dispatches.push((&main.pipeline, &main_bind, groups, stage.label));
     let mut profiler = profiler;
     for (pipeline, bind, groups, label) in dispatches {
@@ -214,6 +261,34 @@ pub(crate) fn encode_lookback(
         pass.dispatch_workgroups(groups, 1, 1);
     }
     Ok(())
+}
+
+/// Workgroups to launch for `n_blocks` blocks, and the blocks each may take.
+fn main_grid(gpu: &Gpu, config: &ScanConfig, n_blocks: u32) -> (u32, u32) {
+    let max_groups = gpu.limits.max_compute_workgroups_per_dimension.max(1);
+    let cap = config
+        .max_blocks_per_workgroup
+        .or((gpu.info.device_type == wgpu::DeviceType::Cpu)
+            .then_some(CPU_ADAPTER_BLOCKS_PER_WORKGROUP));
+    match cap {
+        None => (
+            n_blocks
+                .min(config.resident_workgroups.max(1))
+                .min(max_groups)
+                .max(1),
+            u32::MAX,
+        ),
+        Some(cap) => {
+            // Enough workgroups that none takes more than `cap` blocks, within one dispatch.
+            let cap = cap.max(1).max(n_blocks.div_ceil(max_groups));
+            let groups = n_blocks
+                .div_ceil(cap)
+                .max(n_blocks.min(config.resident_workgroups.max(1)))
+                .min(max_groups)
+                .max(1);
+            (groups, cap)
+        }
+    }
 }
 
 /// Exclusive scan on the CPU: the twin of shaders/scan_u32.wgsl.
@@ -252,31 +327,48 @@ const SCAN_ITEMS: u32 = 8;
 
 /// Exclusive scan of `values` on the GPU. The total must stay below 2^30 (the look-back
 /// packs a flag beside each 30-bit prefix).
-pub async fn exclusive_scan(gpu: &Gpu, values: &[u32], config: &ScanConfig) -> Result<(Vec<u32>, ScanReport)> {
+pub async fn exclusive_scan(
+    gpu: &Gpu,
+    values: &[u32],
+    config: &ScanConfig,
+) -> Result<(Vec<u32>, ScanReport)> {
     let total: u64 = values.iter().map(|&v| v as u64).sum();
     if total > VALUE_MASK as u64 {
-        return Err(Error::TooLarge(format!("scan total {total} exceeds 2^30 - 1")));
+        return Err(Error::TooLarge(format!(
+            "scan total {total} exceeds 2^30 - 1"
+        )));
     }
     let n = values.len() as u32;
     if values.len() as u64 * 4 > gpu.max_binding() {
-        return Err(Error::TooLarge(format!("{} values exceed one storage binding", values.len())));
+        return Err(Error::TooLarge(format!(
+            "{} values exceed one storage binding",
+            values.len()
+        )));
     }
     if n == 0 {
         return Ok((Vec::new(), ScanReport::default()));
     }
     let block = config.workgroup_size * SCAN_ITEMS;
     let n_blocks = n.div_ceil(block);
-    let usage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST;
+    let usage =
+        wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST;
     let input = gpu.pooled_buffer(n as u64 * 4, usage);
-    gpu.queue.write_buffer(&input, 0, bytemuck::cast_slice(values));
+    gpu.queue
+        .write_buffer(&input, 0, bytemuck::cast_slice(values));
     let output = gpu.pooled_buffer(n as u64 * 4, usage);
     let state = gpu.pooled_buffer((STATE_HEADER as u64 + n_blocks as u64) * 4, usage);
-    let params = gpu.device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-        label: Some("parvlc.scan_u32.params"),
-        contents: bytemuck::bytes_of(&ScanParams { n, n_blocks }),
-        usage: wgpu::BufferUsages::UNIFORM,
-    });
-    let mut encoder = gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("parvlc.scan_u32") });
+    let params = gpu
+        .device
+        .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("parvlc.scan_u32.params"),
+            contents: bytemuck::bytes_of(&ScanParams { n, n_blocks }),
+            usage: wgpu::BufferUsages::UNIFORM,
+        });
+    let mut encoder = gpu
+        .device
+        .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+            label: Some("parvlc.scan_u32"),
+        });
     encode_lookback(
         gpu,
         &mut encoder,
@@ -297,7 +389,15 @@ pub async fn exclusive_scan(gpu: &Gpu, values: &[u32], config: &ScanConfig) -> R
     )?;
     gpu.queue.submit([encoder.finish()]);
     let out = gpu.read_buffer(&output, 0, n as u64 * 4).await?;
-    let state_words = gpu.read_buffer(&state, 0, (STATE_HEADER as u64 + n_blocks as u64) * 4).await?;
-    let report = read_state("scan_u32", config.strategy, &bytemuck::pod_collect_to_vec::<u8, u32>(&state_words), n_blocks as usize, total)?;
+    let state_words = gpu
+        .read_buffer(&state, 0, (STATE_HEADER as u64 + n_blocks as u64) * 4)
+        .await?;
+    let report = read_state(
+        "scan_u32",
+        config.strategy,
+        &bytemuck::pod_collect_to_vec::<u8, u32>(&state_words),
+        n_blocks as usize,
+        total,
+    )?;
     Ok((bytemuck::pod_collect_to_vec(&out), report))
 }

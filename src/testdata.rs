@@ -30,7 +30,11 @@ fn geometric_with_entropy(bits: f64) -> Vec<f64> {
     let entropy = |r: f64| {
         let w: Vec<f64> = (0..256).map(|i| r.powi(i)).collect();
         let sum: f64 = w.iter().sum();
-        -w.iter().map(|x| x / sum).filter(|&p| p > 0.0).map(|p| p * p.log2()).sum::<f64>()
+        -w.iter()
+            .map(|x| x / sum)
+            .filter(|&p| p > 0.0)
+            .map(|p| p * p.log2())
+            .sum::<f64>()
     };
     let (mut lo, mut hi) = (1e-9f64, 1.0f64);
     for _ in 0..100 {
@@ -78,15 +82,17 @@ pub fn generate(len: usize, entropy_bits: f64, seed: u64) -> Vec<u8> {
     // Independent streams per 1 MiB piece: deterministic, and fast for 1 GiB inputs.
     use rayon::prelude::*;
     let base = rng.next_u64();
-    out.par_chunks_mut(1 << 20).enumerate().for_each(|(i, piece)| {
-        let mut rng = SplitMix64(base ^ (i as u64).wrapping_mul(0xA24B_AED4_963E_E407));
-        for chunk in piece.chunks_mut(4) {
-            let r = rng.next_u64();
-            for (k, b) in chunk.iter_mut().enumerate() {
-                *b = lut[((r >> (16 * k)) & 0xffff) as usize];
+    out.par_chunks_mut(1 << 20)
+        .enumerate()
+        .for_each(|(i, piece)| {
+            let mut rng = SplitMix64(base ^ (i as u64).wrapping_mul(0xA24B_AED4_963E_E407));
+            for chunk in piece.chunks_mut(4) {
+                let r = rng.next_u64();
+                for (k, b) in chunk.iter_mut().enumerate() {
+                    *b = lut[((r >> (16 * k)) & 0xffff) as usize];
+                }
             }
-        }
-    });
+        });
     out
 }
 

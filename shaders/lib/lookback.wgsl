@@ -14,7 +14,8 @@
 // the stage knows how to do; that is why the loop lives in the stage.
 //
 // scan_state layout (keep in sync with src/scan.rs `ScanState`):
-//   [0] ticket counter   [1] stalled flag   [2] fallbacks taken   [3] reserved
+//   [0] ticket counter   [1] stalled flag   [2] fallbacks taken
+//   [3] reduce_then_scan: the grand total, written by scan_spine (checked by the host)
 //   [4 + b] block b: flag in the top two bits, value in the low 30 bits;
 //           reduce_then_scan: the block's exclusive prefix, written by scan_spine.
 //!import invocation
@@ -25,12 +26,15 @@ const STRATEGY_REDUCE_THEN_SCAN: u32 = 2u;
 
 override SCAN_STRATEGY: u32 = STRATEGY_DECOUPLED;
 // Polls of a predecessor's flag before the decoupled strategy computes its aggregate
-// itself. 0 forces the fallback for every predecessor (the test of that path).
+// itself. 0: never wait, and always recompute the nearest predecessor, so that every
+// block but the first takes the fallback (the test of that path).
 override SPIN_BUDGET: u32 = 64u;
+// Blocks one workgroup takes before it exits; the host launches enough workgroups.
+// Unbounded on GPUs (persistent workgroups). llvmpipe gives each invocation 65535 loop
+// iterations in all, then silently leaves every loop, so on CPU adapters it is small.
+override MAX_BLOCKS_PER_WORKGROUP: u32 = 0xffffffffu;
 // Polls before the chained strategy gives up and reports a stall instead of hanging.
-// Chained needs every running workgroup to make progress while another spins; lavapipe
-// does not give that (it leaves long loops early), so there chained stalls or its total
-// fails the host's check: an error, never wrong output. Decoupled needs no such promise.
+// Chained needs every running workgroup to make progress while another spins.
 override CHAINED_SPIN_LIMIT: u32 = 0x4000000u;
 
 const STATE_HEADER: u32 = 4u;
@@ -57,12 +61,13 @@ const LOOK_AGGREGATE: u32 = 2u;  // found an aggregate: add, look further back
 const LOOK_FALLBACK: u32 = 3u;   // predecessor not ready: compute its aggregate ourselves
 const LOOK_STALLED: u32 = 4u;    // chained wait gave up
 
-// Leader only: poll block j's slot.
-fn poll_predecessor(j: u32) -> vec2<u32> {
-    if SCAN_STRATEGY == STRATEGY_DECOUPLED && SPIN_BUDGET == 0u {
+// Leader only: poll block j's slot on behalf of `block`.
+fn poll_predecessor(block: u32, j: u32) -> vec2<u32> {
+    if SCAN_STRATEGY == STRATEGY_DECOUPLED && SPIN_BUDGET == 0u && j + 1u == block {
+        // The test of the fallback: the nearest predecessor is always recomputed.
         return vec2<u32>(LOOK_FALLBACK, 0u);
     }
-    let limit = select(CHAINED_SPIN_LIMIT, SPIN_BUDGET, SCAN_STRATEGY == STRATEGY_DECOUPLED);
+    let limit = select(CHAINED_SPIN_LIMIT, max(SPIN_BUDGET, 1u), SCAN_STRATEGY == STRATEGY_DECOUPLED);
     for (var spins = 0u; spins < limit; spins++) {
         let v = atomicLoad(&scan_state[STATE_HEADER + j]);
         if (v & FLAG_PREFIX) != 0u {
@@ -103,7 +108,7 @@ fn lookback_wait(inv: Invocation, block: u32) -> u32 {
         var next = lookback_next;
         var status = LOOK_PREFIX;
         while next != 0u {
-            let look = poll_predecessor(next - 1u);
+            let look = poll_predecessor(block, next - 1u);
             status = look.x;
             if status == LOOK_FALLBACK {
                 break;

@@ -8,14 +8,20 @@ use std::time::Instant;
 use clap::{Parser, Subcommand};
 use parvlc::bench::{self, BenchOptions};
 use parvlc::gpu::{Gpu, GpuOptions};
-use parvlc::huffman::compress::{compress_cpu, compress_gpu, decompress, detect_format, Compressed, Format, Stage};
+use parvlc::huffman::compress::{
+    compress_cpu, compress_gpu, decompress, detect_format, Compressed, Format, Stage,
+};
 use parvlc::huffman::cuvle::CuvleConfig;
 use parvlc::huffman::native;
 use parvlc::scan::{ScanConfig, ScanStrategy};
 use parvlc::{Error, Result};
 
 #[derive(Parser)]
-#[command(name = "parvlc", version, about = "Parallel variable-length coding on any GPU")]
+#[command(
+    name = "parvlc",
+    version,
+    about = "Parallel variable-length coding on any GPU"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -44,7 +50,12 @@ impl Tuning {
     fn config(&self) -> CuvleConfig {
         CuvleConfig {
             net: self.net,
-            scan: ScanConfig { strategy: self.strategy, resident_workgroups: self.resident, workgroup_size: self.workgroup_size, ..ScanConfig::default() },
+            scan: ScanConfig {
+                strategy: self.strategy,
+                resident_workgroups: self.resident,
+                workgroup_size: self.workgroup_size,
+                ..ScanConfig::default()
+            },
             max_segment_bytes: None,
         }
     }
@@ -86,13 +97,21 @@ enum Command {
     /// Benchmark: GPU kernel and wall times against the CPU baselines.
     Bench {
         /// Input sizes in bytes (comma separated).
-        #[arg(long, value_delimiter = ',', default_value = "1048576,16777216,268435456,1073741824")]
+        #[arg(
+            long,
+            value_delimiter = ',',
+            default_value = "1048576,16777216,268435456,1073741824"
+        )]
         sizes: Vec<u64>,
         /// Entropies in bits per byte.
         #[arg(long, value_delimiter = ',', default_value = "2,4.5,7")]
         entropies: Vec<f64>,
         /// Scan strategies to run.
-        #[arg(long, value_delimiter = ',', default_value = "chained,decoupled,reduce_then_scan")]
+        #[arg(
+            long,
+            value_delimiter = ',',
+            default_value = "chained,decoupled,reduce_then_scan"
+        )]
         strategies: Vec<ScanStrategy>,
         /// Timed runs per measurement (best is kept).
         #[arg(long, default_value_t = 5)]
@@ -139,7 +158,10 @@ fn open_gpu(cpu: bool) -> Option<Gpu> {
 }
 
 fn read(path: &Path) -> Result<Vec<u8>> {
-    std::fs::read(path).map_err(|e| Error::Io { path: path.into(), source: e })
+    std::fs::read(path).map_err(|e| Error::Io {
+        path: path.into(),
+        source: e,
+    })
 }
 
 /// Write `data` to `path` all or nothing: a temporary file beside it, synced, renamed.
@@ -147,15 +169,27 @@ fn write_atomically(path: &Path, data: &[u8], force: bool) -> Result<()> {
     if path.exists() && !force {
         return Err(Error::OutputExists(path.into()));
     }
-    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
     let tmp = dir.join(format!(".{name}.parvlc-{}.tmp", std::process::id()));
-    let io = |e| Error::Io { path: tmp.clone(), source: e };
+    let io = |e| Error::Io {
+        path: tmp.clone(),
+        source: e,
+    };
     let result = (|| {
         let mut f = std::fs::File::create(&tmp).map_err(io)?;
         f.write_all(data).map_err(io)?;
         f.sync_all().map_err(io)?;
-        std::fs::rename(&tmp, path).map_err(|e| Error::Io { path: path.into(), source: e })
+        std::fs::rename(&tmp, path).map_err(|e| Error::Io {
+            path: path.into(),
+            source: e,
+        })
     })();
     if result.is_err() {
         let _ = std::fs::remove_file(&tmp);
@@ -177,7 +211,12 @@ fn progress_bar(len: u64) -> Option<indicatif::ProgressBar> {
     })
 }
 
-fn compress_any(gpu: Option<&Gpu>, data: &[u8], format: Format, config: &CuvleConfig) -> Result<Compressed> {
+fn compress_any(
+    gpu: Option<&Gpu>,
+    data: &[u8],
+    format: Format,
+    config: &CuvleConfig,
+) -> Result<Compressed> {
     let bar = progress_bar(data.len() as u64);
     let mut progress = |stage: Stage| {
         if let Some(b) = &bar {
@@ -200,7 +239,13 @@ fn compress_any(gpu: Option<&Gpu>, data: &[u8], format: Format, config: &CuvleCo
 
 fn run(cli: Cli) -> Result<()> {
     match cli.command {
-        Command::Compress { input, output, format, force, tuning } => {
+        Command::Compress {
+            input,
+            output,
+            format,
+            force,
+            tuning,
+        } => {
             let data = read(&input)?;
             let output = output.unwrap_or_else(|| {
                 let ext = if format == Format::Gzip { "gz" } else { "pvlc" };
@@ -225,7 +270,11 @@ fn run(cli: Cli) -> Result<()> {
             );
             Ok(())
         }
-        Command::Decompress { input, output, force } => {
+        Command::Decompress {
+            input,
+            output,
+            force,
+        } => {
             let data = read(&input)?;
             let output = match output {
                 Some(o) => o,
@@ -240,23 +289,53 @@ fn run(cli: Cli) -> Result<()> {
         Command::Info { file } => {
             let data = read(&file)?;
             match detect_format(&data) {
-                Some(Format::Native) => println!("{}", native::info_native(&data).map_err(|e| annotate(&file, e))?),
+                Some(Format::Native) => println!(
+                    "{}",
+                    native::info_native(&data).map_err(|e| annotate(&file, e))?
+                ),
                 Some(Format::Gzip) => {
                     let plain = decompress(&data).map_err(|e| annotate(&file, e))?;
-                    println!("gzip: {} bytes compressed, {} bytes original (ratio {:.3})", data.len(), plain.len(), plain.len() as f64 / data.len().max(1) as f64);
+                    println!(
+                        "gzip: {} bytes compressed, {} bytes original (ratio {:.3})",
+                        data.len(),
+                        plain.len(),
+                        plain.len() as f64 / data.len().max(1) as f64
+                    );
                 }
-                None => return Err(Error::BadMagic { format: "parvlc native or gzip", reason: format!("{} has neither magic", file.display()) }),
+                None => {
+                    return Err(Error::BadMagic {
+                        format: "parvlc native or gzip",
+                        reason: format!("{} has neither magic", file.display()),
+                    })
+                }
             }
             Ok(())
         }
         Command::Demo { size, tuning } => demo(size, &tuning),
-        Command::Bench { sizes, entropies, strategies, runs, cpu_max, json, dump, files, tuning } => {
+        Command::Bench {
+            sizes,
+            entropies,
+            strategies,
+            runs,
+            cpu_max,
+            json,
+            dump,
+            files,
+            tuning,
+        } => {
             if let Some(dir) = dump {
-                std::fs::create_dir_all(&dir).map_err(|e| Error::Io { path: dir.clone(), source: e })?;
+                std::fs::create_dir_all(&dir).map_err(|e| Error::Io {
+                    path: dir.clone(),
+                    source: e,
+                })?;
                 for (i, &e) in entropies.iter().enumerate() {
                     for (j, &s) in sizes.iter().enumerate() {
                         let path = dir.join(format!("synthetic-{e}b-{}.bin", bench::human(s)));
-                        let data = parvlc::testdata::generate(s as usize, e, 42 + (i * sizes.len() + j) as u64);
+                        let data = parvlc::testdata::generate(
+                            s as usize,
+                            e,
+                            42 + (i * sizes.len() + j) as u64,
+                        );
                         write_atomically(&path, &data, true)?;
                         println!("{}", path.display());
                     }
@@ -264,9 +343,20 @@ fn run(cli: Cli) -> Result<()> {
                 return Ok(());
             }
             let gpu = open_gpu(tuning.cpu);
-            let options = BenchOptions { sizes, entropies, strategies, config: tuning.config(), runs, cpu_max_bytes: cpu_max, files };
+            let options = BenchOptions {
+                sizes,
+                entropies,
+                strategies,
+                config: tuning.config(),
+                runs,
+                cpu_max_bytes: cpu_max,
+                files,
+            };
             let mut json_out = match &json {
-                Some(p) => Some(std::fs::File::create(p).map_err(|e| Error::Io { path: p.clone(), source: e })?),
+                Some(p) => Some(std::fs::File::create(p).map_err(|e| Error::Io {
+                    path: p.clone(),
+                    source: e,
+                })?),
                 None => None,
             };
             let mut printed_header = false;
@@ -287,7 +377,11 @@ fn run(cli: Cli) -> Result<()> {
                     }
                 }
             })?;
-            eprintln!("{} measurements on {}", records.len(), gpu.as_ref().map_or("the CPU".into(), |g| g.adapter_name()));
+            eprintln!(
+                "{} measurements on {}",
+                records.len(),
+                gpu.as_ref().map_or("the CPU".into(), |g| g.adapter_name())
+            );
             Ok(())
         }
     }
@@ -295,7 +389,10 @@ fn run(cli: Cli) -> Result<()> {
 
 fn annotate(path: &Path, e: Error) -> Error {
     match e {
-        Error::Corrupt { format, reason } => Error::Corrupt { format, reason: format!("{}: {reason}", path.display()) },
+        Error::Corrupt { format, reason } => Error::Corrupt {
+            format,
+            reason: format!("{}: {reason}", path.display()),
+        },
         other => other,
     }
 }
@@ -309,14 +406,24 @@ fn default_decompressed_name(input: &Path) -> Result<PathBuf> {
             }
         }
     }
-    Err(Error::InvalidArgument(format!("cannot derive an output name from {s} (no .pvlc or .gz): give -o")))
+    Err(Error::InvalidArgument(format!(
+        "cannot derive an output name from {s} (no .pvlc or .gz): give -o"
+    )))
 }
 
 fn demo(size: u64, tuning: &Tuning) -> Result<()> {
     let gpu = open_gpu(tuning.cpu);
     let config = tuning.config();
-    println!("parvlc demo on {}: {} per sample, native format, {} scan", gpu.as_ref().map_or("the CPU".into(), |g| g.adapter_name()), bench::human(size), tuning.strategy.name());
-    println!("{:>8} {:>9} {:>12} {:>12} {:>12}  round trip", "entropy", "ratio", "GB/s wall", "GB/s kernel", "segments");
+    println!(
+        "parvlc demo on {}: {} per sample, native format, {} scan",
+        gpu.as_ref().map_or("the CPU".into(), |g| g.adapter_name()),
+        bench::human(size),
+        tuning.strategy.name()
+    );
+    println!(
+        "{:>8} {:>9} {:>12} {:>12} {:>12}  round trip",
+        "entropy", "ratio", "GB/s wall", "GB/s kernel", "segments"
+    );
     for (i, entropy) in [0.5, 2.0, 4.5, 7.0, 8.0].into_iter().enumerate() {
         let data = parvlc::testdata::generate(size as usize, entropy, 7 + i as u64);
         let _ = compress_any(gpu.as_ref(), &data, Format::Native, &config)?; // warm-up
@@ -331,12 +438,19 @@ fn demo(size: u64, tuning: &Tuning) -> Result<()> {
             entropy,
             data.len() as f64 / c.bytes.len() as f64,
             data.len() as f64 / wall / 1e9,
-            if kernel > 0.0 { format!("{:.2}", data.len() as f64 / kernel / 1e9) } else { "-".into() },
+            if kernel > 0.0 {
+                format!("{:.2}", data.len() as f64 / kernel / 1e9)
+            } else {
+                "-".into()
+            },
             c.segments,
             if ok { "ok" } else { "MISMATCH" }
         );
         if !ok {
-            return Err(Error::Gpu { stage: "demo", message: "round trip mismatch".into() });
+            return Err(Error::Gpu {
+                stage: "demo",
+                message: "round trip mismatch".into(),
+            });
         }
     }
     Ok(())

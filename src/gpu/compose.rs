@@ -6,7 +6,10 @@
 
 /// Every WGSL file: (import name, source). Stages are the ones with entry points.
 pub const SOURCES: &[(&str, &str)] = &[
-    ("invocation", include_str!("../../shaders/lib/invocation.wgsl")),
+    (
+        "invocation",
+        include_str!("../../shaders/lib/invocation.wgsl"),
+    ),
     (
         "invocation_subgroup",
         include_str!("../../shaders/lib/invocation_subgroup.wgsl"),
@@ -17,10 +20,16 @@ pub const SOURCES: &[(&str, &str)] = &[
         include_str!("../../shaders/lib/wg_scan_subgroup.wgsl"),
     ),
     ("lookback", include_str!("../../shaders/lib/lookback.wgsl")),
-    ("bitwriter", include_str!("../../shaders/lib/bitwriter.wgsl")),
+    (
+        "bitwriter",
+        include_str!("../../shaders/lib/bitwriter.wgsl"),
+    ),
     ("scan_u32", include_str!("../../shaders/scan_u32.wgsl")),
     ("scan_spine", include_str!("../../shaders/scan_spine.wgsl")),
-    ("vle_histogram", include_str!("../../shaders/vle_histogram.wgsl")),
+    (
+        "vle_histogram",
+        include_str!("../../shaders/vle_histogram.wgsl"),
+    ),
     ("vle_cuvle", include_str!("../../shaders/vle_cuvle.wgsl")),
 ];
 

@@ -18,7 +18,10 @@ pub struct GpuOptions {
 
 impl Default for GpuOptions {
     fn default() -> Self {
-        GpuOptions { allow_subgroups: true, allow_timestamps: true }
+        GpuOptions {
+            allow_subgroups: true,
+            allow_timestamps: true,
+        }
     }
 }
 
@@ -146,7 +149,11 @@ async fn choose_adapter(instance: &wgpu::Instance) -> Result<wgpu::Adapter> {
             .ok_or_else(|| {
                 Error::NoAdapter(format!(
                     " matching WGPU_ADAPTER_NAME={wanted:?} (adapters: {})",
-                    if names.is_empty() { "none".to_string() } else { names.join(", ") }
+                    if names.is_empty() {
+                        "none".to_string()
+                    } else {
+                        names.join(", ")
+                    }
                 ))
             });
     }

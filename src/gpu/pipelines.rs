@@ -41,7 +41,10 @@ pub(crate) struct PipelineCache {
 }
 
 fn poisoned(stage: &'static str) -> Error {
-    Error::Gpu { stage, message: "pipeline cache poisoned".into() }
+    Error::Gpu {
+        stage,
+        message: "pipeline cache poisoned".into(),
+    }
 }
 
 impl Gpu {
@@ -88,26 +91,37 @@ impl Gpu {
                 .or_insert_with(|| Arc::new(self.bind_group_layout(layout)))
                 .clone()
         };
-        let pipeline_layout = self.device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-            label: Some(&format!("parvlc.{stage}")),
-            bind_group_layouts: &[Some(&bind_layout)],
-            immediate_size: 0,
-        });
-        let pipeline = self.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-            label: Some(&format!("parvlc.{stage}.{entry}")),
-            layout: Some(&pipeline_layout),
-            module: &module,
-            entry_point: Some(entry),
-            compilation_options: wgpu::PipelineCompilationOptions {
-                constants,
-                // Every workgroup variable is written before it is read.
-                zero_initialize_workgroup_memory: false,
-            },
-            cache: None,
-        });
+        let pipeline_layout = self
+            .device
+            .create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+                label: Some(&format!("parvlc.{stage}")),
+                bind_group_layouts: &[Some(&bind_layout)],
+                immediate_size: 0,
+            });
+        let pipeline = self
+            .device
+            .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                label: Some(&format!("parvlc.{stage}.{entry}")),
+                layout: Some(&pipeline_layout),
+                module: &module,
+                entry_point: Some(entry),
+                compilation_options: wgpu::PipelineCompilationOptions {
+                    constants,
+                    // Every workgroup variable is written before it is read.
+                    zero_initialize_workgroup_memory: false,
+                },
+                cache: None,
+            });
         self.check_errors(stage)?;
-        let built = Arc::new(Built { pipeline, layout: (*bind_layout).clone() });
-        cache.built.lock().map_err(|_| poisoned(stage))?.insert(key, built.clone());
+        let built = Arc::new(Built {
+            pipeline,
+            layout: (*bind_layout).clone(),
+        });
+        cache
+            .built
+            .lock()
+            .map_err(|_| poisoned(stage))?
+            .insert(key, built.clone());
         Ok(built)
     }
 
@@ -128,19 +142,28 @@ impl Gpu {
                 wgpu::BindGroupLayoutEntry {
                     binding,
                     visibility: wgpu::ShaderStages::COMPUTE,
-                    ty: wgpu::BindingType::Buffer { ty, has_dynamic_offset: false, min_binding_size: None },
+                    ty: wgpu::BindingType::Buffer {
+                        ty,
+                        has_dynamic_offset: false,
+                        min_binding_size: None,
+                    },
                     count: None,
                 }
             })
             .collect();
-        self.device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-            label: Some(&format!("parvlc.{}", layout.stage)),
-            entries: &entries,
-        })
+        self.device
+            .create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+                label: Some(&format!("parvlc.{}", layout.stage)),
+                entries: &entries,
+            })
     }
 
     /// A bind group for `built` from (binding, buffer slice) pairs.
-    pub(crate) fn bind(&self, built: &Built, entries: &[(u32, wgpu::BufferBinding<'_>)]) -> wgpu::BindGroup {
+    pub(crate) fn bind(
+        &self,
+        built: &Built,
+        entries: &[(u32, wgpu::BufferBinding<'_>)],
+    ) -> wgpu::BindGroup {
         let entries: Vec<wgpu::BindGroupEntry> = entries
             .iter()
             .map(|(binding, b)| wgpu::BindGroupEntry {

@@ -5,15 +5,18 @@ use super::Gpu;
 
 /// Buffers are recycled by (size class, usage): repeated jobs of similar size allocate
 /// nothing after the first.
+/// Idle buffers by (size class, usage).
+type FreeLists = Arc<Mutex<HashMap<(u64, wgpu::BufferUsages), Vec<wgpu::Buffer>>>>;
+
 #[derive(Default)]
 pub(crate) struct BufferPool {
-    free: Arc<Mutex<HashMap<(u64, wgpu::BufferUsages), Vec<wgpu::Buffer>>>>,
+    free: FreeLists,
 }
 
 /// A buffer on loan from the pool; it goes back when dropped.
 pub struct PooledBuffer {
     buffer: Option<wgpu::Buffer>,
-    free: Arc<Mutex<HashMap<(u64, wgpu::BufferUsages), Vec<wgpu::Buffer>>>>,
+    free: FreeLists,
 }
 
 impl PooledBuffer {
@@ -67,7 +70,10 @@ impl Gpu {
                 mapped_at_creation: false,
             })
         });
-        PooledBuffer { buffer: Some(buffer), free }
+        PooledBuffer {
+            buffer: Some(buffer),
+            free,
+        }
     }
 
     /// Drop every idle pooled buffer.

@@ -23,7 +23,11 @@ impl Timings {
         self.passes.iter().map(|(_, s)| s).sum()
     }
     pub fn get(&self, label: &str) -> f64 {
-        self.passes.iter().filter(|(l, _)| *l == label).map(|(_, s)| s).sum()
+        self.passes
+            .iter()
+            .filter(|(l, _)| *l == label)
+            .map(|(_, s)| s)
+            .sum()
     }
 }
 
@@ -48,7 +52,12 @@ impl Profiler {
         } else {
             (None, None)
         };
-        Profiler { query_set, resolve, labels: Vec::new(), capacity }
+        Profiler {
+            query_set,
+            resolve,
+            labels: Vec::new(),
+            capacity,
+        }
     }
 
     /// Timestamp writes for the next pass, or None when the profiler is full or off.
@@ -83,7 +92,9 @@ impl Profiler {
         if self.labels.is_empty() {
             return Ok(Timings::default());
         }
-        let bytes = gpu.read_buffer(resolve, 0, self.labels.len() as u64 * 16).await?;
+        let bytes = gpu
+            .read_buffer(resolve, 0, self.labels.len() as u64 * 16)
+            .await?;
         let ticks: Vec<u64> = bytemuck::pod_collect_to_vec(&bytes);
         let period = gpu.queue.get_timestamp_period() as f64 * 1e-9;
         let mut passes: Vec<(&'static str, f64)> = Vec::new();

@@ -5,23 +5,38 @@ impl Gpu {
     /// Copy `len` bytes at `offset` of `source` back to the host. The buffer needs
     /// COPY_SRC; offset and len multiples of 4. Async: on the web it yields to the event
     /// loop; natively wgpu needs the device polled, which this does for its own submission.
-    pub async fn read_buffer(&self, source: &wgpu::Buffer, offset: u64, len: u64) -> Result<Vec<u8>> {
+    pub async fn read_buffer(
+        &self,
+        source: &wgpu::Buffer,
+        offset: u64,
+        len: u64,
+    ) -> Result<Vec<u8>> {
         if len == 0 {
             return Ok(Vec::new());
         }
-        let staging = self.pooled_buffer(len, wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST);
-        let mut encoder = self.device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
-            label: Some("parvlc.readback"),
-        });
+        let staging = self.pooled_buffer(
+            len,
+            wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+        );
+        let mut encoder = self
+            .device
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                label: Some("parvlc.readback"),
+            });
         encoder.copy_buffer_to_buffer(source, offset, &staging, 0, len);
         let submission = self.queue.submit([encoder.finish()]);
         let (sender, receiver) = futures_intrusive::channel::shared::oneshot_channel();
-        staging.slice(..len).map_async(wgpu::MapMode::Read, move |r| {
-            let _ = sender.send(r);
-        });
+        staging
+            .slice(..len)
+            .map_async(wgpu::MapMode::Read, move |r| {
+                let _ = sender.send(r);
+            });
         #[cfg(not(target_arch = "wasm32"))]
         self.device
-            .poll(wgpu::PollType::Wait { submission_index: Some(submission), timeout: None })
+            .poll(wgpu::PollType::Wait {
+                submission_index: Some(submission),
+                timeout: None,
+            })
             .map_err(|e| Error::Readback(e.to_string()))?;
         #[cfg(target_arch = "wasm32")]
         let _ = submission;

@@ -26,7 +26,9 @@ impl std::str::FromStr for Format {
         match s {
             "native" => Ok(Format::Native),
             "gzip" | "gz" => Ok(Format::Gzip),
-            _ => Err(Error::InvalidArgument(format!("unknown format `{s}` (native, gzip)"))),
+            _ => Err(Error::InvalidArgument(format!(
+                "unknown format `{s}` (native, gzip)"
+            ))),
         }
     }
 }
@@ -51,7 +53,13 @@ pub struct Compressed {
 }
 
 /// Compress on the GPU. `progress` hears each stage as it starts.
-pub async fn compress_gpu(gpu: &Gpu, data: &[u8], format: Format, config: &CuvleConfig, progress: &mut dyn FnMut(Stage)) -> Result<Compressed> {
+pub async fn compress_gpu(
+    gpu: &Gpu,
+    data: &[u8],
+    format: Format,
+    config: &CuvleConfig,
+    progress: &mut dyn FnMut(Stage),
+) -> Result<Compressed> {
     let encoder = VleEncoder::new(gpu, *config)?;
     progress(Stage::Upload);
     let input = encoder.upload(data)?;
@@ -66,21 +74,44 @@ pub async fn compress_gpu(gpu: &Gpu, data: &[u8], format: Format, config: &Cuvle
     let plan = encoder.plan(&input, &chunks, &table, order, start_bit)?;
     progress(Stage::Encode);
     let table_buf = encoder.upload_table(&table);
-    let mut command = gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("parvlc.compress") });
-    let pending = encoder.encode_into(&mut command, &input, &table_buf, &plan, gpu.has_timestamps())?;
+    let mut command = gpu
+        .device
+        .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+            label: Some("parvlc.compress"),
+        });
+    let pending = encoder.encode_into(
+        &mut command,
+        &input,
+        &table_buf,
+        &plan,
+        gpu.has_timestamps(),
+    )?;
     gpu.queue.submit([command.finish()]);
     // The checksum of the original runs on the CPU while the GPU encodes.
     let crc = crc32fast::hash(data);
     progress(Stage::Readback);
     let encoded = encoder.finish(pending).await?;
-    timings.passes.extend(encoded.timings.passes.iter().copied());
+    timings
+        .passes
+        .extend(encoded.timings.passes.iter().copied());
     timings.span += encoded.timings.span;
     progress(Stage::Container);
     let bytes = match header {
-        None => native_container(data.len() as u64, crc, &book, encoded.block_bytes, &encoded.block_offsets, &encoded.stream)?,
+        None => native_container(
+            data.len() as u64,
+            crc,
+            &book,
+            encoded.block_bytes,
+            &encoded.block_offsets,
+            &encoded.stream,
+        )?,
         Some(h) => gzip::assemble_gzip(&book, &h, &encoded.stream, crc, data.len() as u64)?,
     };
-    Ok(Compressed { bytes, timings, segments: encoded.segments })
+    Ok(Compressed {
+        bytes,
+        timings,
+        segments: encoded.segments,
+    })
 }
 
 /// Compress on all CPU cores: the path without a GPU adapter. Same output format;
@@ -98,37 +129,73 @@ pub fn compress_cpu(data: &[u8], format: Format, block_bytes: u64) -> Result<Com
             let mut at = 0u64;
             for block in data.chunks(block_bytes as usize) {
                 offsets.push(at);
-                at += block.iter().map(|&b| table.lengths[b as usize] as u64).sum::<u64>();
+                at += block
+                    .iter()
+                    .map(|&b| table.lengths[b as usize] as u64)
+                    .sum::<u64>();
             }
-            native_container(data.len() as u64, crc, &book, block_bytes, &offsets, &stream)?
+            native_container(
+                data.len() as u64,
+                crc,
+                &book,
+                block_bytes,
+                &offsets,
+                &stream,
+            )?
         }
         Some(h) => gzip::assemble_gzip(&book, &h, &stream, crc, data.len() as u64)?,
     };
-    Ok(Compressed { bytes, timings: Timings::default(), segments: 0 })
+    Ok(Compressed {
+        bytes,
+        timings: Timings::default(),
+        segments: 0,
+    })
 }
 
 /// The codebook, bit order and (gzip) DEFLATE block header for a histogram.
-fn codebook_for(format: Format, histogram: &[u64; 256]) -> Result<(Codebook, BitOrder, Option<BitBuf>)> {
+fn codebook_for(
+    format: Format,
+    histogram: &[u64; 256],
+) -> Result<(Codebook, BitOrder, Option<BitBuf>)> {
     match format {
-        Format::Native => Ok((Codebook::from_frequencies(histogram, NATIVE_MAX_CODE_LEN)?, BitOrder::MsbFirst, None)),
+        Format::Native => Ok((
+            Codebook::from_frequencies(histogram, NATIVE_MAX_CODE_LEN)?,
+            BitOrder::MsbFirst,
+            None,
+        )),
         Format::Gzip => {
-            let book = Codebook::from_frequencies(&gzip::literal_frequencies(histogram), gzip::MAX_LITERAL_LEN)?;
+            let book = Codebook::from_frequencies(
+                &gzip::literal_frequencies(histogram),
+                gzip::MAX_LITERAL_LEN,
+            )?;
             let header = gzip::deflate_block_header(&book)?;
             Ok((book, BitOrder::LsbFirst, Some(header)))
         }
     }
 }
 
-fn native_container(original_len: u64, crc32: u32, book: &Codebook, block_bytes: u64, block_offsets: &[u64], stream: &BitBuf) -> Result<Vec<u8>> {
+fn native_container(
+    original_len: u64,
+    crc32: u32,
+    book: &Codebook,
+    block_bytes: u64,
+    block_offsets: &[u64],
+    stream: &BitBuf,
+) -> Result<Vec<u8>> {
     let mut lengths = [0u8; 256];
     lengths.copy_from_slice(&book.lengths()[..256]);
     let header = native::NativeHeader {
         original_len,
         crc32,
-        block_symbols: u32::try_from(block_bytes).map_err(|_| Error::TooLarge("block size".into()))?,
+        block_symbols: u32::try_from(block_bytes)
+            .map_err(|_| Error::TooLarge("block size".into()))?,
         payload_bits: stream.bits,
         lengths,
-        block_offsets: if original_len == 0 { Vec::new() } else { block_offsets.to_vec() },
+        block_offsets: if original_len == 0 {
+            Vec::new()
+        } else {
+            block_offsets.to_vec()
+        },
     };
     let mut out = Vec::with_capacity(header.encoded_len() + stream.bytes.len());
     native::write_native(&mut out, &header, &stream.bytes).map_err(|e| Error::io("<memory>", e))?;

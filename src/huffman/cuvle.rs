@@ -11,7 +11,9 @@ use wgpu::util::DeviceExt;
 use super::histogram::{encode_histogram, total_histogram};
 use super::{BitBuf, BitOrder, CodeTable};
 use crate::gpu::{Binding, Gpu, PooledBuffer, Profiler, StageLayout, Timings};
-use crate::scan::{encode_lookback, read_state, LookbackStage, ScanConfig, STATE_BINDING, STATE_HEADER};
+use crate::scan::{
+    encode_lookback, read_state, LookbackStage, ScanConfig, STATE_BINDING, STATE_HEADER,
+};
 use crate::{Error, Result};
 
 #[repr(C)]
@@ -35,6 +37,8 @@ pub(crate) const LAYOUT: StageLayout = StageLayout {
     ],
 };
 
+/// Longest code the kernel's packed table holds (shaders/vle_cuvle.wgsl `PACKED`).
+const PACKED_MAX_LEN: u32 = 27;
 /// Largest bit count one segment may produce: the look-back packs 30-bit values.
 const SEGMENT_BITS_MAX: u64 = (1 << 30) - 64;
 /// Histogram granularity (a power of two) unless segments are forced smaller.
@@ -53,7 +57,11 @@ pub struct CuvleConfig {
 
 impl Default for CuvleConfig {
     fn default() -> Self {
-        CuvleConfig { net: 16, scan: ScanConfig::default(), max_segment_bytes: None }
+        CuvleConfig {
+            net: 16,
+            scan: ScanConfig::default(),
+            max_segment_bytes: None,
+        }
     }
 }
 
@@ -65,11 +73,16 @@ impl CuvleConfig {
 
     fn validate(&self) -> Result<()> {
         if ![4, 8, 16, 32].contains(&self.net) {
-            return Err(Error::InvalidArgument(format!("NET must be 4, 8, 16 or 32, not {}", self.net)));
+            return Err(Error::InvalidArgument(format!(
+                "NET must be 4, 8, 16 or 32, not {}",
+                self.net
+            )));
         }
         let wg = self.scan.workgroup_size;
         if !wg.is_power_of_two() || !(32..=1024).contains(&wg) {
-            return Err(Error::InvalidArgument(format!("workgroup size must be a power of two in 32..=1024, not {wg}")));
+            return Err(Error::InvalidArgument(format!(
+                "workgroup size must be a power of two in 32..=1024, not {wg}"
+            )));
         }
         Ok(())
     }
@@ -101,30 +114,60 @@ fn reverse_bits_in_bytes(x: u32) -> u32 {
 /// Check a code table against a table of byte counts: every byte present needs a code.
 pub fn check_table(table: &CodeTable, histogram: &[u64; 256]) -> Result<()> {
     if let Some(s) = (0..256).find(|&s| histogram[s] > 0 && table.lengths[s] == 0) {
-        return Err(Error::InvalidCodeTable(format!("byte 0x{s:02x} occurs in the input but has no code")));
+        return Err(Error::InvalidCodeTable(format!(
+            "byte 0x{s:02x} occurs in the input but has no code"
+        )));
     }
     if let Some(s) = (0..256).find(|&s| table.lengths[s] > 32) {
-        return Err(Error::InvalidCodeTable(format!("code of byte 0x{s:02x} is {} bits; at most 32", table.lengths[s])));
+        return Err(Error::InvalidCodeTable(format!(
+            "code of byte 0x{s:02x} is {} bits; at most 32",
+            table.lengths[s]
+        )));
     }
-    if let Some(s) = (0..256).find(|&s| table.lengths[s] > 0 && table.lengths[s] < 32 && table.codes[s] >> table.lengths[s] != 0) {
-        return Err(Error::InvalidCodeTable(format!("code of byte 0x{s:02x} has bits above its length")));
+    if let Some(s) = (0..256).find(|&s| {
+        table.lengths[s] > 0 && table.lengths[s] < 32 && table.codes[s] >> table.lengths[s] != 0
+    }) {
+        return Err(Error::InvalidCodeTable(format!(
+            "code of byte 0x{s:02x} has bits above its length"
+        )));
     }
     Ok(())
 }
 
 /// The CPU twin of vle_cuvle: the same blocks, thread-inputs, scan and word writes
 /// (first and last word OR-ed, the ones between stored), run one invocation at a time.
-pub fn encode_cuvle_cpu(input: &[u8], table: &CodeTable, order: BitOrder, start_bit: u32, config: &CuvleConfig) -> Result<BitBuf> {
+pub fn encode_cuvle_cpu(
+    input: &[u8],
+    table: &CodeTable,
+    order: BitOrder,
+    start_bit: u32,
+    config: &CuvleConfig,
+) -> Result<BitBuf> {
     config.validate()?;
     let hist = super::histogram::histogram_cpu(input, input.len().max(1));
     check_table(table, &total_histogram(&hist))?;
     let words_table = gpu_table_words(table);
     let thread_bytes = config.net as usize * 4;
     let block_bytes = config.block_bytes() as usize;
-    let bits_of = |chunk: &[u8]| chunk.iter().map(|&b| words_table[256 + b as usize]).sum::<u32>();
-    let total_bits = start_bit as u64 + input.iter().map(|&b| table.lengths[b as usize] as u64).sum::<u64>();
+    let bits_of = |chunk: &[u8]| {
+        chunk
+            .iter()
+            .map(|&b| words_table[256 + b as usize])
+            .sum::<u32>()
+    };
+    let total_bits = start_bit as u64
+        + input
+            .iter()
+            .map(|&b| table.lengths[b as usize] as u64)
+            .sum::<u64>();
     let mut out = vec![0u32; total_bits.div_ceil(32) as usize + 1];
-    let stream_word = |x: u32| if order == BitOrder::MsbFirst { reverse_bits_in_bytes(x) } else { x };
+    let stream_word = |x: u32| {
+        if order == BitOrder::MsbFirst {
+            reverse_bits_in_bytes(x)
+        } else {
+            x
+        }
+    };
     let mut block_base = start_bit as u64;
     for block in input.chunks(block_bytes) {
         let mut offset = block_base;
@@ -214,6 +257,7 @@ struct Segment {
 pub struct Plan {
     segments: Vec<Segment>,
     order: BitOrder,
+    max_len: u32,
     /// Start bit plus all code bits.
     pub total_bits: u64,
     block_bytes: u64,
@@ -283,7 +327,11 @@ impl<'g> VleEncoder<'g> {
 
     fn chunk_bytes(&self) -> u64 {
         let block = self.config.block_bytes();
-        let cap = self.config.max_segment_bytes.unwrap_or(u64::MAX).min(self.gpu.max_binding());
+        let cap = self
+            .config
+            .max_segment_bytes
+            .unwrap_or(u64::MAX)
+            .min(self.gpu.max_binding());
         let mut chunk = DEFAULT_CHUNK_BYTES;
         while chunk > cap && chunk > block {
             chunk /= 2;
@@ -294,7 +342,11 @@ impl<'g> VleEncoder<'g> {
     /// Copy `data` to the GPU.
     pub fn upload(&self, data: &[u8]) -> Result<GpuInput> {
         let chunk = self.chunk_bytes();
-        let cap = self.config.max_segment_bytes.unwrap_or(u64::MAX).min(self.gpu.max_binding() - 256);
+        let cap = self
+            .config
+            .max_segment_bytes
+            .unwrap_or(u64::MAX)
+            .min(self.gpu.max_binding() - 256);
         let window_bytes = (cap / chunk).max(1) * chunk;
         let usage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST;
         let mut windows = Vec::new();
@@ -313,25 +365,46 @@ impl<'g> VleEncoder<'g> {
             if padding > 0 {
                 let mut tail = [0u8; 16];
                 tail[..body.len() - whole].copy_from_slice(&body[whole..]);
-                self.gpu.queue.write_buffer(&buffer, whole as u64, &tail[..padding]);
+                self.gpu
+                    .queue
+                    .write_buffer(&buffer, whole as u64, &tail[..padding]);
             }
-            windows.push(Window { buffer, offset, n_bytes: n });
+            windows.push(Window {
+                buffer,
+                offset,
+                n_bytes: n,
+            });
             offset += n;
         }
-        Ok(GpuInput { windows, n_bytes: data.len() as u64, chunk_bytes: chunk })
+        Ok(GpuInput {
+            windows,
+            n_bytes: data.len() as u64,
+            chunk_bytes: chunk,
+        })
     }
 
     /// Byte histogram of every chunk of the input.
-    pub async fn histograms(&self, input: &GpuInput, profiler: Option<&mut Profiler>) -> Result<Vec<[u64; 256]>> {
+    pub async fn histograms(
+        &self,
+        input: &GpuInput,
+        profiler: Option<&mut Profiler>,
+    ) -> Result<Vec<[u64; 256]>> {
         let n_chunks = input.n_chunks();
         if n_chunks == 0 {
             return Ok(Vec::new());
         }
         let hist = self.gpu.pooled_buffer(
             n_chunks as u64 * 1024,
-            wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST,
+            wgpu::BufferUsages::STORAGE
+                | wgpu::BufferUsages::COPY_SRC
+                | wgpu::BufferUsages::COPY_DST,
         );
-        let mut encoder = self.gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("parvlc.vle_histogram") });
+        let mut encoder = self
+            .gpu
+            .device
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                label: Some("parvlc.vle_histogram"),
+            });
         encoder.clear_buffer(&hist, 0, None);
         let mut profiler = profiler;
         for w in &input.windows {
@@ -340,7 +413,11 @@ impl<'g> VleEncoder<'g> {
                 self.gpu,
                 &mut encoder,
                 profiler.as_deref_mut(),
-                wgpu::BufferBinding { buffer: &w.buffer, offset: 0, size: wgpu::BufferSize::new(size) },
+                wgpu::BufferBinding {
+                    buffer: &w.buffer,
+                    offset: 0,
+                    size: wgpu::BufferSize::new(size),
+                },
                 w.n_bytes as u32,
                 input.chunk_bytes as u32,
                 (w.offset / input.chunk_bytes) as u32,
@@ -352,7 +429,10 @@ impl<'g> VleEncoder<'g> {
             p.resolve(&mut encoder);
         }
         self.gpu.queue.submit([encoder.finish()]);
-        let bytes = self.gpu.read_buffer(&hist, 0, n_chunks as u64 * 1024).await?;
+        let bytes = self
+            .gpu
+            .read_buffer(&hist, 0, n_chunks as u64 * 1024)
+            .await?;
         let words: Vec<u32> = bytemuck::pod_collect_to_vec(&bytes);
         Ok(words
             .chunks_exact(256)
@@ -367,12 +447,23 @@ impl<'g> VleEncoder<'g> {
     }
 
     /// Plan the segments of an encode from per-chunk histograms.
-    pub fn plan(&self, input: &GpuInput, chunk_histograms: &[[u64; 256]], table: &CodeTable, order: BitOrder, start_bit: u32) -> Result<Plan> {
+    pub fn plan(
+        &self,
+        input: &GpuInput,
+        chunk_histograms: &[[u64; 256]],
+        table: &CodeTable,
+        order: BitOrder,
+        start_bit: u32,
+    ) -> Result<Plan> {
         if start_bit >= 32 {
-            return Err(Error::InvalidArgument(format!("start bit {start_bit} must be below 32")));
+            return Err(Error::InvalidArgument(format!(
+                "start bit {start_bit} must be below 32"
+            )));
         }
         if chunk_histograms.len() != input.n_chunks() {
-            return Err(Error::InvalidArgument("one histogram per input chunk expected".into()));
+            return Err(Error::InvalidArgument(
+                "one histogram per input chunk expected".into(),
+            ));
         }
         check_table(table, &total_histogram(chunk_histograms))?;
         let block = self.config.block_bytes();
@@ -399,34 +490,67 @@ impl<'g> VleEncoder<'g> {
                     c += 1;
                 }
                 if bits + 64 > bits_cap {
-                    return Err(Error::TooLarge(format!("one {chunk}-byte chunk needs {bits} bits, beyond one segment")));
+                    return Err(Error::TooLarge(format!(
+                        "one {chunk}-byte chunk needs {bits} bits, beyond one segment"
+                    )));
                 }
                 let n_blocks = bytes.div_ceil(block);
                 let window_offset = start as u64 * chunk;
-                segments.push(Segment { window: wi, window_offset, n_bytes: bytes, n_blocks: n_blocks as u32, bits, first_bit });
+                segments.push(Segment {
+                    window: wi,
+                    window_offset,
+                    n_bytes: bytes,
+                    n_blocks: n_blocks as u32,
+                    bits,
+                    first_bit,
+                });
                 first_bit += bits;
             }
         }
         let total_bits = first_bit;
         let output_bytes = total_bits.div_ceil(32) * 4 + 512;
         if output_bytes > self.gpu.limits.max_buffer_size {
-            return Err(Error::TooLarge(format!("{output_bytes} output bytes exceed the device's largest buffer")));
+            return Err(Error::TooLarge(format!(
+                "{output_bytes} output bytes exceed the device's largest buffer"
+            )));
         }
-        Ok(Plan { segments, order, total_bits, block_bytes: block })
+        Ok(Plan {
+            segments,
+            order,
+            max_len: table.max_len(),
+            total_bits,
+            block_bytes: block,
+        })
     }
 
     /// Encode the planned segments into `encoder`: nothing is submitted. The table buffer
     /// comes from [`Self::upload_table`].
-    pub fn encode_into(&self, encoder: &mut wgpu::CommandEncoder, input: &GpuInput, table: &wgpu::Buffer, plan: &Plan, profile: bool) -> Result<Pending> {
+    pub fn encode_into(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        input: &GpuInput,
+        table: &wgpu::Buffer,
+        plan: &Plan,
+        profile: bool,
+    ) -> Result<Pending> {
         let gpu = self.gpu;
-        let storage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST;
+        let storage = wgpu::BufferUsages::STORAGE
+            | wgpu::BufferUsages::COPY_SRC
+            | wgpu::BufferUsages::COPY_DST;
         let output = gpu.pooled_buffer(plan.output_bytes() + 512, storage);
         encoder.clear_buffer(&output, 0, None);
         let max_blocks = plan.segments.iter().map(|s| s.n_blocks).max().unwrap_or(0) as u64;
         let state = gpu.pooled_buffer((STATE_HEADER as u64 + max_blocks) * 4, storage);
         let log_bytes = (plan.segments.len() as u64 * STATE_HEADER as u64 + plan.n_blocks()) * 4;
         let log = gpu.pooled_buffer(log_bytes, storage);
-        let mut profiler = Profiler::new(gpu, if profile { plan.segments.len() as u32 * 3 } else { 0 });
+        let mut profiler = Profiler::new(
+            gpu,
+            if profile {
+                plan.segments.len() as u32 * 3
+            } else {
+                0
+            },
+        );
         let msb = plan.order == BitOrder::MsbFirst;
         let mut log_offset = 0u64;
         for seg in &plan.segments {
@@ -434,13 +558,22 @@ impl<'g> VleEncoder<'g> {
             let window_word = word & !63; // bind at a 256-byte boundary
             let out_word_base = (word - window_word) as u32;
             let start_bit = (seg.first_bit % 32) as u32;
-            let words = (out_word_base as u64 * 32 + start_bit as u64 + seg.bits).div_ceil(32).max(1);
-            let params = CuvleParams { n_bytes: seg.n_bytes as u32, n_blocks: seg.n_blocks, start_bit, out_word_base };
-            let params = gpu.device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                label: Some("parvlc.vle_cuvle.params"),
-                contents: bytemuck::bytes_of(&params),
-                usage: wgpu::BufferUsages::UNIFORM,
-            });
+            let words = (out_word_base as u64 * 32 + start_bit as u64 + seg.bits)
+                .div_ceil(32)
+                .max(1);
+            let params = CuvleParams {
+                n_bytes: seg.n_bytes as u32,
+                n_blocks: seg.n_blocks,
+                start_bit,
+                out_word_base,
+            };
+            let params = gpu
+                .device
+                .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                    label: Some("parvlc.vle_cuvle.params"),
+                    contents: bytemuck::bytes_of(&params),
+                    usage: wgpu::BufferUsages::UNIFORM,
+                });
             let window = &input.windows[seg.window];
             encode_lookback(
                 gpu,
@@ -449,12 +582,37 @@ impl<'g> VleEncoder<'g> {
                 LookbackStage {
                     layout: &LAYOUT,
                     label: "cuvle",
-                    constants: vec![("NET", self.config.net as f64), ("MSB_FIRST", if msb { 1.0 } else { 0.0 })],
+                    constants: vec![
+                        ("NET", self.config.net as f64),
+                        ("MSB_FIRST", if msb { 1.0 } else { 0.0 }),
+                        (
+                            "PACKED",
+                            if plan.max_len <= PACKED_MAX_LEN {
+                                1.0
+                            } else {
+                                0.0
+                            },
+                        ),
+                    ],
                     bindings: vec![
                         (0, params.as_entire_buffer_binding()),
-                        (1, wgpu::BufferBinding { buffer: &window.buffer, offset: seg.window_offset, size: wgpu::BufferSize::new(seg.n_bytes.next_multiple_of(16)) }),
+                        (
+                            1,
+                            wgpu::BufferBinding {
+                                buffer: &window.buffer,
+                                offset: seg.window_offset,
+                                size: wgpu::BufferSize::new(seg.n_bytes.next_multiple_of(16)),
+                            },
+                        ),
                         (2, table.as_entire_buffer_binding()),
-                        (3, wgpu::BufferBinding { buffer: &output, offset: window_word * 4, size: wgpu::BufferSize::new(words * 4) }),
+                        (
+                            3,
+                            wgpu::BufferBinding {
+                                buffer: &output,
+                                offset: window_word * 4,
+                                size: wgpu::BufferSize::new(words * 4),
+                            },
+                        ),
                     ],
                     n_blocks: seg.n_blocks,
                 },
@@ -466,26 +624,37 @@ impl<'g> VleEncoder<'g> {
             log_offset += seg_log;
         }
         profiler.resolve(encoder);
-        Ok(Pending { output, log, profiler, plan: plan.clone() })
+        Ok(Pending {
+            output,
+            log,
+            profiler,
+            plan: plan.clone(),
+        })
     }
 
     /// The code table as the kernel reads it.
     pub fn upload_table(&self, table: &CodeTable) -> wgpu::Buffer {
-        self.gpu.device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some("parvlc.vle_cuvle.table"),
-            contents: bytemuck::cast_slice(&gpu_table_words(table)),
-            usage: wgpu::BufferUsages::STORAGE,
-        })
+        self.gpu
+            .device
+            .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some("parvlc.vle_cuvle.table"),
+                contents: bytemuck::cast_slice(&gpu_table_words(table)),
+                usage: wgpu::BufferUsages::STORAGE,
+            })
     }
 
     /// Read back what [`Self::encode_into`] produced, after its encoder was submitted.
     pub async fn finish(&self, pending: Pending) -> Result<Encoded> {
         let plan = &pending.plan;
-        let out = self.gpu.read_buffer(&pending.output, 0, plan.output_bytes()).await?;
+        let out = self
+            .gpu
+            .read_buffer(&pending.output, 0, plan.output_bytes())
+            .await?;
         let mut bytes = out;
         bytes.truncate(plan.total_bits.div_ceil(8) as usize);
         let log_len = (plan.segments.len() as u64 * STATE_HEADER as u64 + plan.n_blocks()) * 4;
-        let log: Vec<u32> = bytemuck::pod_collect_to_vec(&self.gpu.read_buffer(&pending.log, 0, log_len).await?);
+        let log: Vec<u32> =
+            bytemuck::pod_collect_to_vec(&self.gpu.read_buffer(&pending.log, 0, log_len).await?);
         let mut block_offsets = Vec::with_capacity(plan.n_blocks() as usize);
         let mut fallbacks = 0u64;
         let mut at = 0usize;
@@ -494,12 +663,20 @@ impl<'g> VleEncoder<'g> {
             let words = &log[at..at + STATE_HEADER + n];
             let report = read_state("vle_cuvle", self.config.scan.strategy, words, n, seg.bits)?;
             fallbacks += report.fallbacks as u64;
-            block_offsets.extend(report.block_prefixes.iter().map(|&p| seg.first_bit + p as u64));
+            block_offsets.extend(
+                report
+                    .block_prefixes
+                    .iter()
+                    .map(|&p| seg.first_bit + p as u64),
+            );
             at += STATE_HEADER + n;
         }
         let timings = pending.profiler.timings(self.gpu).await?;
         Ok(Encoded {
-            stream: BitBuf { bytes, bits: plan.total_bits },
+            stream: BitBuf {
+                bytes,
+                bits: plan.total_bits,
+            },
             block_offsets,
             block_bytes: plan.block_bytes,
             fallbacks,
@@ -509,12 +686,23 @@ impl<'g> VleEncoder<'g> {
     }
 
     /// Everything in one call: upload, histogram, plan, encode, read back.
-    pub async fn encode(&self, data: &[u8], table: &CodeTable, order: BitOrder, start_bit: u32) -> Result<Encoded> {
+    pub async fn encode(
+        &self,
+        data: &[u8],
+        table: &CodeTable,
+        order: BitOrder,
+        start_bit: u32,
+    ) -> Result<Encoded> {
         let input = self.upload(data)?;
         let hist = self.histograms(&input, None).await?;
         let plan = self.plan(&input, &hist, table, order, start_bit)?;
         let table_buf = self.upload_table(table);
-        let mut encoder = self.gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("parvlc.vle_cuvle") });
+        let mut encoder = self
+            .gpu
+            .device
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                label: Some("parvlc.vle_cuvle"),
+            });
         let pending = self.encode_into(&mut encoder, &input, &table_buf, &plan, false)?;
         self.gpu.queue.submit([encoder.finish()]);
         self.finish(pending).await

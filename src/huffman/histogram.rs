@@ -19,7 +19,11 @@ pub(crate) struct HistogramParams {
 
 pub(crate) const LAYOUT: StageLayout = StageLayout {
     stage: "vle_histogram",
-    bindings: &[Binding::Uniform(0), Binding::ReadOnly(1), Binding::ReadWrite(2)],
+    bindings: &[
+        Binding::Uniform(0),
+        Binding::ReadOnly(1),
+        Binding::ReadWrite(2),
+    ],
 };
 
 /// Histogram of each `chunk_bytes` chunk of `input`: the CPU twin of vle_histogram.
@@ -74,19 +78,33 @@ pub(crate) fn encode_histogram(
     while n_words.div_ceil(words_per_workgroup) > max_groups {
         words_per_workgroup *= 2;
     }
-    let params = HistogramParams { n_bytes, words_per_workgroup, words_per_chunk, hist_base: first_chunk * 256 };
-    let params = gpu.device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-        label: Some("parvlc.vle_histogram.params"),
-        contents: bytemuck::bytes_of(&params),
-        usage: wgpu::BufferUsages::UNIFORM,
-    });
+    let params = HistogramParams {
+        n_bytes,
+        words_per_workgroup,
+        words_per_chunk,
+        hist_base: first_chunk * 256,
+    };
+    let params = gpu
+        .device
+        .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("parvlc.vle_histogram.params"),
+            contents: bytemuck::bytes_of(&params),
+            usage: wgpu::BufferUsages::UNIFORM,
+        });
     let built = gpu.pipeline(&LAYOUT, "main", &[("WG_SIZE", workgroup_size as f64)])?;
     let bind = gpu.bind(
         &built,
-        &[(0, params.as_entire_buffer_binding()), (1, input), (2, histogram.as_entire_buffer_binding())],
+        &[
+            (0, params.as_entire_buffer_binding()),
+            (1, input),
+            (2, histogram.as_entire_buffer_binding()),
+        ],
     );
     let timestamp_writes = profiler.and_then(|p| p.pass("histogram"));
-    let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some("parvlc.vle_histogram"), timestamp_writes });
+    let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+        label: Some("parvlc.vle_histogram"),
+        timestamp_writes,
+    });
     pass.set_pipeline(&built.pipeline);
     pass.set_bind_group(0, &bind, &[]);
     pass.dispatch_workgroups(n_words.div_ceil(words_per_workgroup), 1, 1);

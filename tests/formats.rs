@@ -1,0 +1,426 @@
+//! Whole-file compression on the GPU: both containers round-trip, gzip output is read
+//! by gzip(1) and flate2, the GPU bytes equal the CPU path's, and damaged files are
+//! errors that say what is wrong, never a panic or wrong data.
+mod common;
+
+use std::io::{Read, Write};
+use std::process::{Command, Stdio};
+use std::sync::{Mutex, MutexGuard};
+
+use parvlc::gpu::Gpu;
+use parvlc::huffman::compress::{
+    compress_cpu, compress_gpu, decompress, detect_format, Compressed, Format, Stage,
+};
+use parvlc::huffman::cuvle::CuvleConfig;
+use parvlc::huffman::native;
+use parvlc::scan::{ScanConfig, ScanStrategy};
+use parvlc::testdata::{generate, SplitMix64};
+use parvlc::Error;
+
+const FORMATS: [Format; 2] = [Format::Native, Format::Gzip];
+const GZIP: &str = "/usr/bin/gzip";
+
+/// The GPU tests of this binary run one at a time (lavapipe already uses every core;
+/// wgpu reports validation errors per device).
+fn serial() -> MutexGuard<'static, ()> {
+    static LOCK: Mutex<()> = Mutex::new(());
+    LOCK.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// 1 KiB blocks, so small inputs have many.
+fn small_config() -> CuvleConfig {
+    CuvleConfig {
+        net: 4,
+        scan: ScanConfig {
+            workgroup_size: 64,
+            ..ScanConfig::default()
+        },
+        max_segment_bytes: None,
+    }
+}
+
+fn gpu_compress(gpu: &Gpu, data: &[u8], format: Format, config: &CuvleConfig) -> Compressed {
+    let mut stages = Vec::new();
+    let out = pollster::block_on(compress_gpu(gpu, data, format, config, &mut |s| {
+        stages.push(s)
+    }))
+    .unwrap_or_else(|e| panic!("compress_gpu {format:?}, {} bytes: {e}", data.len()));
+    assert_eq!(
+        stages,
+        [
+            Stage::Upload,
+            Stage::Histogram,
+            Stage::Encode,
+            Stage::Readback,
+            Stage::Container
+        ],
+        "progress stages"
+    );
+    out
+}
+
+fn gzip_tool_decode(gz: &[u8]) -> Vec<u8> {
+    assert!(
+        std::path::Path::new(GZIP).exists(),
+        "{GZIP} is missing: the gzip compatibility tests need it (apt-get install gzip)"
+    );
+    let mut child = Command::new(GZIP)
+        .arg("-dc")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot run {GZIP}: {e}"));
+    let mut stdin = child.stdin.take().unwrap();
+    let data = gz.to_vec();
+    let writer = std::thread::spawn(move || stdin.write_all(&data));
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap().unwrap();
+    assert!(
+        out.status.success(),
+        "gzip -dc failed ({}): {}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out.stdout
+}
+
+fn flate2_decode(gz: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    flate2::read::GzDecoder::new(gz)
+        .read_to_end(&mut out)
+        .unwrap_or_else(|e| panic!("flate2 rejected our gzip: {e}"));
+    out
+}
+
+/// Compress on the GPU, check every reader returns the input and that the CPU path
+/// writes the same bytes.
+fn round_trip(gpu: &Gpu, data: &[u8], config: &CuvleConfig, what: &str) -> [Compressed; 2] {
+    FORMATS.map(|format| {
+        let what = format!("{what}, {format:?}, {} bytes", data.len());
+        let gpu_out = gpu_compress(gpu, data, format, config);
+        let bytes = &gpu_out.bytes;
+        assert_eq!(detect_format(bytes), Some(format), "{what}: detect_format");
+        let back = decompress(bytes).unwrap_or_else(|e| panic!("{what}: decompress: {e}"));
+        assert!(back == data, "{what}: decompress returned other data");
+        match format {
+            Format::Native => {
+                let info = native::info_native(bytes).unwrap();
+                assert!(info.contains("parvlc native"), "{what}: info: {info}");
+            }
+            Format::Gzip => {
+                assert!(
+                    flate2_decode(bytes) == data,
+                    "{what}: flate2 returned other data"
+                );
+                assert!(
+                    gzip_tool_decode(bytes) == data,
+                    "{what}: gzip -dc returned other data"
+                );
+            }
+        }
+        let cpu_out = compress_cpu(data, format, config.block_bytes())
+            .unwrap_or_else(|e| panic!("{what}: compress_cpu: {e}"));
+        if let Some(i) =
+            (0..bytes.len().min(cpu_out.bytes.len())).find(|&i| bytes[i] != cpu_out.bytes[i])
+        {
+            panic!("{what}: GPU and CPU files differ first at byte {i}");
+        }
+        assert_eq!(
+            bytes.len(),
+            cpu_out.bytes.len(),
+            "{what}: GPU and CPU file sizes"
+        );
+        gpu_out
+    })
+}
+
+#[test]
+fn round_trips() {
+    let _g = serial();
+    let gpu = common::gpu();
+    let config = small_config();
+    round_trip(gpu, b"", &config, "empty");
+    round_trip(gpu, b"x", &config, "one byte");
+    round_trip(gpu, &[0], &config, "one zero byte");
+    round_trip(gpu, &[255], &config, "one 0xff byte");
+    round_trip(gpu, &vec![b'q'; 10_000], &config, "single symbol");
+    round_trip(
+        gpu,
+        &(0..=255u8).collect::<Vec<u8>>(),
+        &config,
+        "every byte once",
+    );
+    for (i, entropy) in [0.5, 2.0, 4.5, 7.0, 8.0].into_iter().enumerate() {
+        let n = [20_000usize, 33_333, 50_001, 4096, 65_536][i];
+        round_trip(
+            gpu,
+            &generate(n, entropy, 80 + i as u64),
+            &config,
+            &format!("entropy {entropy}"),
+        );
+    }
+    let mut rng = SplitMix64(81);
+    for n in [1usize, 2, 3, 5, 1023, 1024, 1025, 3 * 1024 + 1] {
+        let mut data = vec![0u8; n];
+        rng.fill(&mut data);
+        round_trip(gpu, &data, &config, "random bytes");
+    }
+}
+
+/// Skewed enough that both length limits bind (24 bits native, 15 bits DEFLATE).
+#[test]
+fn length_limits_bind() {
+    let _g = serial();
+    let gpu = common::gpu();
+    // 26 symbols at frequencies 1, 2, 3, 5, 8, ... (about 500k bytes): an unlimited
+    // Huffman code is a chain 25 bits deep, with or without DEFLATE's end-of-block (1).
+    let mut fib = vec![1usize, 2];
+    while fib.len() < 26 {
+        let k = fib.len();
+        fib.push(fib[k - 1] + fib[k - 2]);
+    }
+    let mut data: Vec<u8> = Vec::new();
+    for (i, &f) in fib.iter().enumerate() {
+        data.extend(std::iter::repeat_n((i * 9 + 1) as u8, f));
+    }
+    let mut rng = SplitMix64(82);
+    for i in (1..data.len()).rev() {
+        data.swap(i, rng.below(i as u64 + 1) as usize);
+    }
+    let book = parvlc::huffman::Codebook::from_frequencies(
+        &parvlc::huffman::gzip::literal_frequencies(&parvlc::huffman::gzip::histogram(&data)),
+        15,
+    )
+    .unwrap();
+    assert_eq!(book.max_len(), 15, "the DEFLATE limit binds");
+    let [native_file, _] = round_trip(gpu, &data, &small_config(), "Fibonacci-skewed");
+    let (header, _) = native::parse_native(&native_file.bytes).unwrap();
+    let longest = header.lengths.iter().copied().max().unwrap();
+    assert_eq!(
+        longest,
+        parvlc::huffman::compress::NATIVE_MAX_CODE_LEN,
+        "the native limit binds"
+    );
+}
+
+#[test]
+fn many_segments_and_strategies() {
+    let _g = serial();
+    let gpu = common::gpu();
+    let data = generate(60_003, 5.0, 83);
+    for strategy in ScanStrategy::ALL {
+        let mut config = small_config();
+        config.scan.strategy = strategy;
+        config.max_segment_bytes = Some(4096);
+        for out in round_trip(
+            gpu,
+            &data,
+            &config,
+            &format!("{} segments", strategy.name()),
+        ) {
+            assert!(out.segments > 1, "{} segments", out.segments);
+        }
+    }
+    let wg = common::gpu_workgroup_flavour();
+    let config = CuvleConfig {
+        max_segment_bytes: Some(8192),
+        ..small_config()
+    };
+    round_trip(wg, &data, &config, "workgroup flavour, segments");
+    round_trip(gpu, &data, &CuvleConfig::default(), "default config");
+}
+
+/// A small multi-block native file made on the GPU.
+fn small_native(gpu: &Gpu, data: &[u8]) -> Vec<u8> {
+    let config = CuvleConfig {
+        net: 4,
+        scan: ScanConfig {
+            workgroup_size: 32,
+            ..ScanConfig::default()
+        },
+        max_segment_bytes: None,
+    };
+    gpu_compress(gpu, data, Format::Native, &config).bytes
+}
+
+fn message(e: &Error) -> String {
+    e.to_string()
+}
+
+/// `decompress` of damaged data: an error (never a panic, never data).
+fn must_fail(file: &[u8], what: &str) -> Error {
+    match std::panic::catch_unwind(|| decompress(file)) {
+        Err(_) => panic!("{what}: decompress panicked"),
+        Ok(Ok(out)) => panic!(
+            "{what}: decompress returned {} bytes instead of an error",
+            out.len()
+        ),
+        Ok(Err(e)) => e,
+    }
+}
+
+#[test]
+fn every_single_bit_flip_of_a_native_file_is_an_error() {
+    let _g = serial();
+    let gpu = common::gpu();
+    let inputs = [
+        Vec::new(),
+        vec![b'z'],
+        vec![7u8; 700],
+        generate(1500, 4.0, 84), // three 512-byte blocks
+    ];
+    for data in &inputs {
+        let file = small_native(gpu, data);
+        assert_eq!(decompress(&file).unwrap(), *data);
+        let mut flips = 0;
+        for bit in 0..file.len() * 8 {
+            let mut bad = file.clone();
+            bad[bit / 8] ^= 1 << (bit % 8);
+            let e = must_fail(
+                &bad,
+                &format!(
+                    "{} bytes, flip of bit {bit} of {}",
+                    data.len(),
+                    file.len() * 8
+                ),
+            );
+            assert!(!message(&e).is_empty());
+            flips += 1;
+        }
+        assert_eq!(flips, file.len() * 8);
+    }
+}
+
+#[test]
+fn truncated_files_are_errors() {
+    let _g = serial();
+    let gpu = common::gpu();
+    let data = generate(1500, 4.0, 85);
+    let file = small_native(gpu, &data);
+    let (header, _) = native::parse_native(&file).unwrap();
+    let header_len = header.encoded_len();
+    for cut in 0..file.len() {
+        let what = format!("native file cut to {cut} of {} bytes", file.len());
+        let e = must_fail(&file[..cut], &what);
+        let msg = message(&e);
+        if cut < native::MAGIC.len() {
+            assert!(msg.contains("not a"), "{what}: {msg}");
+        } else if cut < header_len {
+            assert!(msg.contains("truncated"), "{what}: {msg}");
+        } else {
+            // The header is whole; the payload is short.
+            assert!(
+                msg.contains("truncated")
+                    || (msg.contains("payload") && msg.contains("header says")),
+                "{what}: {msg}"
+            );
+        }
+    }
+    // Trailing bytes are an error too.
+    let mut long = file.clone();
+    long.push(0);
+    let msg = message(&must_fail(&long, "native file with a trailing byte"));
+    assert!(msg.contains("payload"), "{msg}");
+
+    for format in [Format::Gzip] {
+        let gz = gpu_compress(gpu, &data, format, &small_config()).bytes;
+        for cut in 0..gz.len() {
+            let what = format!("gzip file cut to {cut} of {} bytes", gz.len());
+            let msg = message(&must_fail(&gz[..cut], &what));
+            assert!(msg.contains("gzip"), "{what}: {msg}");
+        }
+    }
+}
+
+#[test]
+fn errors_name_the_problem() {
+    let _g = serial();
+    let gpu = common::gpu();
+    let data = generate(3000, 3.0, 86);
+    let file = small_native(gpu, &data);
+
+    // Not ours at all.
+    for junk in [
+        &b""[..],
+        b"P",
+        b"PVL",
+        b"GZIP",
+        b"hello world",
+        &[0x1f][..],
+        &[0u8; 64][..],
+    ] {
+        let e = must_fail(junk, &format!("{junk:02x?}"));
+        assert!(matches!(e, Error::BadMagic { .. }), "{junk:02x?}: {e:?}");
+        assert!(message(&e).contains("not a"), "{}", message(&e));
+    }
+    let mut v = file.clone();
+    v[0] = b'Q';
+    let e = must_fail(&v, "wrong magic");
+    assert!(message(&e).contains("not a"), "{}", message(&e));
+    assert!(matches!(
+        native::decompress_native(&v),
+        Err(Error::BadMagic { .. })
+    ));
+
+    // A version this build does not read.
+    let mut v = file.clone();
+    v[4] = native::VERSION + 1;
+    let msg = message(&must_fail(&v, "version"));
+    assert!(
+        msg.contains("unsupported") && msg.contains("version"),
+        "{msg}"
+    );
+
+    // A damaged header: its checksum says so.
+    let mut v = file.clone();
+    v[12] ^= 0x10;
+    let msg = message(&must_fail(&v, "header byte"));
+    assert!(msg.contains("checksum"), "{msg}");
+
+    // A valid header whose data checksum does not match the decoded data.
+    let (mut header, payload) = native::parse_native(&file).unwrap();
+    header.crc32 ^= 0x8000_0000;
+    let mut v = Vec::new();
+    native::write_native(&mut v, &header, payload).unwrap();
+    let e = must_fail(&v, "data checksum");
+    assert!(matches!(e, Error::Checksum { .. }), "{e:?}");
+    assert!(message(&e).contains("checksum"), "{}", message(&e));
+
+    // Payload damage: an error whatever it hits.
+    let (header, payload) = native::parse_native(&file).unwrap();
+    let start = header.encoded_len();
+    for at in [0usize, 1, payload.len() / 2, payload.len() - 1] {
+        let mut v = file.clone();
+        v[start + at] ^= 0xa5;
+        let msg = message(&must_fail(&v, &format!("payload byte {at}")));
+        assert!(
+            msg.contains("corrupt") || msg.contains("checksum"),
+            "payload byte {at}: {msg}"
+        );
+    }
+
+    // Garbage after a valid magic and version, and random files: errors, no panic.
+    let mut rng = SplitMix64(87);
+    for n in [5usize, 8, 40, 300, 400, 2000] {
+        for _ in 0..20 {
+            let mut v = vec![0u8; n];
+            rng.fill(&mut v);
+            v[..4].copy_from_slice(native::MAGIC);
+            v[4] = native::VERSION;
+            must_fail(&v, &format!("{n} random bytes after the magic"));
+            v[..2].copy_from_slice(&[0x1f, 0x8b]);
+            must_fail(&v, &format!("{n} random bytes after the gzip magic"));
+        }
+    }
+
+    // A damaged gzip body or trailer.
+    let gz = gpu_compress(gpu, &data, Format::Gzip, &small_config()).bytes;
+    let n = gz.len();
+    for at in [n - 8, n - 5, n - 1] {
+        let mut v = gz.clone();
+        v[at] ^= 0x01;
+        let msg = message(&must_fail(&v, &format!("gzip trailer byte {at}")));
+        assert!(msg.contains("gzip"), "{msg}");
+    }
+}
