@@ -26,6 +26,9 @@ const MAX_NET_VEC4: u32 = 8u;
 // at most 27 bits; one workgroup-memory read per symbol when writing). Otherwise codes
 // and lengths in two tables (codes up to 32 bits).
 override PACKED: bool = true;
+// Codes of at most 16 bits: two symbols always fit one 32-bit put, which halves the
+// per-symbol flush checks (each a branch some lane of a warp takes on almost every symbol).
+override PAIRS: bool = false;
 const PACKED_LEN_SHIFT: u32 = 27u;
 
 var<workgroup> table_code: array<u32, 256>;
@@ -165,8 +168,24 @@ fn main(inv: Invocation) {
         }
         let base = lookback_finish(inv, block, local.y);
         if bits != 0u {
-            var writer = bitwriter_at(params.out_word_base * 32u + params.start_bit + base + local.x);
-            if whole {
+            let position = params.out_word_base * 32u + params.start_bit + base + local.x;
+            var writer = bitwriter_at(position);
+            if whole && PAIRS {
+                for (var v = 0u; v < NET / 4u; v++) {
+                    for (var k = 0u; k < 4u; k++) {
+                        let word = words[v][k];
+                        let e0 = table_code[word & 0xffu];
+                        let e1 = table_code[(word >> 8u) & 0xffu];
+                        let e2 = table_code[(word >> 16u) & 0xffu];
+                        let e3 = table_code[word >> 24u];
+                        let mask = (1u << PACKED_LEN_SHIFT) - 1u;
+                        let l0 = e0 >> PACKED_LEN_SHIFT;
+                        let l2 = e2 >> PACKED_LEN_SHIFT;
+                        bitwriter_put(&writer, (e0 & mask) | ((e1 & mask) << l0), l0 + (e1 >> PACKED_LEN_SHIFT));
+                        bitwriter_put(&writer, (e2 & mask) | ((e3 & mask) << l2), l2 + (e3 >> PACKED_LEN_SHIFT));
+                    }
+                }
+            } else if whole {
                 for (var v = 0u; v < NET / 4u; v++) {
                     for (var k = 0u; k < 4u; k++) {
                         let word = words[v][k];
@@ -187,7 +206,7 @@ fn main(inv: Invocation) {
                     }
                 }
             }
-            bitwriter_finish(&writer);
+            bitwriter_finish(&writer, position >> 5u);
         }
     }
 }

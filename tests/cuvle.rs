@@ -319,7 +319,8 @@ fn entropies_and_length_limits() {
     let config = config(ScanStrategy::Decoupled, 64, 8);
     for (i, entropy) in [0.0, 0.5, 2.0, 4.5, 7.0, 8.0].into_iter().enumerate() {
         let data = generate(30_000, entropy, 10 + i as u64);
-        for max_len in [32u8, 24] {
+        // 16 and 15 take the kernel's two-symbols-per-put path (PAIRS), 24 and 32 not.
+        for max_len in [32u8, 24, 16, 15] {
             let table = table_for(&data, max_len);
             for order in ORDERS {
                 check(
@@ -908,5 +909,35 @@ fn chained_single_workgroup_is_exact_everywhere() {
         let got = pollster::block_on(enc.encode(&data, &table, order, 3))
             .unwrap_or_else(|e| panic!("chained, one workgroup, {order:?}: {e}"));
         assert_eq!(got.stream, want, "chained, one workgroup, {order:?}");
+    }
+}
+
+/// The two-symbols-per-put path (codes of at most 16 bits) with every strategy, many
+/// segments and a Fibonacci table that reaches exactly 16 bits.
+#[test]
+fn pairs_path_with_every_strategy_and_segments() {
+    let _g = serial();
+    let gpu = common::gpu();
+    let (table, data) = fibonacci_table(16);
+    assert_eq!(table.max_len(), 16);
+    for strategy in ScanStrategy::ALL {
+        let mut cfg = config(strategy, 64, 8);
+        cfg.max_segment_bytes = Some(4096);
+        for order in ORDERS {
+            check(gpu, &data, &table, order, 7, &cfg, "fibonacci 16, segments");
+        }
+    }
+    let data = generate(100_003, 6.0, 99);
+    let table = table_for(&data, 16);
+    for order in ORDERS {
+        check(
+            gpu,
+            &data,
+            &table,
+            order,
+            0,
+            &config(ScanStrategy::Decoupled, 256, 16),
+            "entropy 6, limit 16, default shape",
+        );
     }
 }

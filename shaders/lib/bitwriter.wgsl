@@ -12,14 +12,15 @@
 override MSB_FIRST: bool = true;
 
 struct BitWriter {
-    word: u32,   // output word the pending bits belong to
+    word: u32,    // output word the pending bits belong to
     pending: u32,
-    fill: u32,   // pending bits, 0..31
-    first: bool, // the next flush is the invocation's first word
+    fill: u32,    // pending bits, 0..31
+    head: u32,    // the invocation's first word, held back: its neighbour shares it
+    has_head: bool,
 }
 
 fn bitwriter_at(bit_position: u32) -> BitWriter {
-    return BitWriter(bit_position >> 5u, 0u, bit_position & 31u, true);
+    return BitWriter(bit_position >> 5u, 0u, bit_position & 31u, 0u, false);
 }
 
 fn reverse_bits_in_bytes(x: u32) -> u32 {
@@ -34,15 +35,17 @@ fn stream_word(x: u32) -> u32 {
     return x;
 }
 
+// A full word: the first one is kept in a register (written by bitwriter_finish with
+// atomicOr), the others are this invocation's alone and are stored. Keeping the head in
+// a register leaves one memory operation per flush, with no divergent choice between two.
 fn bitwriter_flush(w: ptr<function, BitWriter>) {
-    let value = stream_word((*w).pending);
-    if (*w).first {
-        atomicOr(&output[(*w).word], value);
+    if (*w).has_head {
+        atomicStore(&output[(*w).word], stream_word((*w).pending));
     } else {
-        atomicStore(&output[(*w).word], value);
+        (*w).head = (*w).pending;
+        (*w).has_head = true;
     }
     (*w).word += 1u;
-    (*w).first = false;
 }
 
 // `code` holds `len` (1..32) bits, first bit in bit 0.
@@ -59,7 +62,11 @@ fn bitwriter_put(w: ptr<function, BitWriter>, code: u32, len: u32) {
     }
 }
 
-fn bitwriter_finish(w: ptr<function, BitWriter>) {
+// Write the held-back first word and the partial last word, both shared with neighbours.
+fn bitwriter_finish(w: ptr<function, BitWriter>, first_word: u32) {
+    if (*w).has_head {
+        atomicOr(&output[first_word], stream_word((*w).head));
+    }
     if (*w).fill != 0u {
         atomicOr(&output[(*w).word], stream_word((*w).pending));
     }

@@ -37,6 +37,8 @@ pub(crate) const LAYOUT: StageLayout = StageLayout {
     ],
 };
 
+/// Longest code for which the kernel emits two symbols per put (`PAIRS`).
+const PAIRS_MAX_LEN: u32 = 16;
 /// Longest code the kernel's packed table holds (shaders/vle_cuvle.wgsl `PACKED`).
 const PACKED_MAX_LEN: u32 = 27;
 /// Largest bit count one segment may produce: the look-back packs 30-bit values.
@@ -172,29 +174,32 @@ pub fn encode_cuvle_cpu(
     for block in input.chunks(block_bytes) {
         let mut offset = block_base;
         for thread in block.chunks(thread_bytes) {
-            // bitwriter_at / put / flush / finish, as in shaders/lib/bitwriter.wgsl
-            let mut word = (offset >> 5) as usize;
+            // bitwriter_at / put / flush / finish, as in shaders/lib/bitwriter.wgsl: the
+            // first full word is held back and OR-ed at the end, like the partial last one.
+            let first_word = (offset >> 5) as usize;
+            let mut word = first_word;
             let mut fill = (offset & 31) as u32;
             let mut pending = 0u32;
-            let mut first = true;
+            let mut head = None;
             for &b in thread {
                 let code = words_table[b as usize];
                 let len = words_table[256 + b as usize];
                 pending |= code.checked_shl(fill).unwrap_or(0);
                 let total = fill + len;
                 if total >= 32 {
-                    if first {
-                        out[word] |= stream_word(pending);
-                    } else {
-                        out[word] = stream_word(pending);
+                    match head {
+                        None => head = Some(pending),
+                        Some(_) => out[word] = stream_word(pending),
                     }
                     word += 1;
-                    first = false;
                     pending = if fill != 0 { code >> (32 - fill) } else { 0 };
                     fill = total - 32;
                 } else {
                     fill = total;
                 }
+            }
+            if let Some(h) = head {
+                out[first_word] |= stream_word(h);
             }
             if fill != 0 {
                 out[word] |= stream_word(pending);
@@ -588,6 +593,14 @@ impl<'g> VleEncoder<'g> {
                         (
                             "PACKED",
                             if plan.max_len <= PACKED_MAX_LEN {
+                                1.0
+                            } else {
+                                0.0
+                            },
+                        ),
+                        (
+                            "PAIRS",
+                            if plan.max_len <= PAIRS_MAX_LEN {
                                 1.0
                             } else {
                                 0.0
