@@ -1,13 +1,17 @@
-//! The benchmark behind `parvlc bench`: GPU time from timestamp queries, wall time, and
-//! the CPU baselines, measured in the same run, printed as tables and written as JSON Lines.
+//! The benchmark behind `parvlc bench`: every encoder on the same inputs in one run, GPU
+//! time from timestamp queries, wall time, and the CPU baselines, printed as one table per
+//! input (the shape of the CUVLE paper's Tables I and II), written as JSON Lines, and
+//! plotted (throughput against entropy and against size).
 
 use std::time::Instant;
 
-use crate::gpu::{Gpu, Profiler};
-use crate::huffman::compress::{compress_cpu, Format, NATIVE_MAX_CODE_LEN};
+use crate::gpu::{Gpu, Profiler, Timings};
+use crate::huffman::bytestream::{BytestreamConfig, BytestreamEncoder};
+use crate::huffman::compress::{compress_cpu, compress_gpu, Format, NATIVE_MAX_CODE_LEN};
 use crate::huffman::cuvle::{CuvleConfig, VleEncoder};
 use crate::huffman::histogram::total_histogram;
-use crate::huffman::{cpu, BitOrder, Codebook};
+use crate::huffman::pavle::{PavleConfig, PavleEncoder};
+use crate::huffman::{cpu, BitOrder, CodeTable, Codebook};
 use crate::scan::ScanStrategy;
 use crate::{testdata, Result};
 
@@ -15,21 +19,33 @@ use crate::{testdata, Result};
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct Record {
     pub module: &'static str,
+    /// Encoder: cuvle-decoupled, pavle, bytestream, cpu-serial, ...
     pub variant: String,
+    /// What the times cover: encode (the encoder's kernels, input and table resident),
+    /// kernel (pavle without its compaction), compress (histogram, codebook and encode,
+    /// input resident), end-to-end (host to host, container included).
+    pub scope: &'static str,
     pub input: String,
     pub bytes: u64,
     pub entropy_bits: f64,
-    /// Kernel time by timestamp queries (best of the runs); null on the CPU.
+    /// GPU time by timestamp queries, best of the runs; None on the CPU.
     pub seconds_gpu: Option<f64>,
-    /// Wall time (best of the runs).
+    /// Wall time, best of the runs.
     pub seconds_wall: f64,
+    /// Input bytes over payload bytes.
     pub ratio: f64,
     pub adapter: String,
-    /// What the wall time covers.
-    pub scope: &'static str,
+    /// Against the serial CPU encoder (its wall time), on the GPU time where there is one.
+    pub speedup_vs_cpu_serial: Option<f64>,
+    /// Against pavle total (kernel + compaction, GPU time).
+    pub speedup_vs_pavle_total: Option<f64>,
 }
 
 impl Record {
+    /// The time the speedups use: GPU time where measured, else wall.
+    pub fn seconds(&self) -> f64 {
+        self.seconds_gpu.unwrap_or(self.seconds_wall)
+    }
     pub fn gbps_gpu(&self) -> Option<f64> {
         self.seconds_gpu.map(|s| self.bytes as f64 / s / 1e9)
     }
@@ -46,76 +62,110 @@ pub struct BenchOptions {
     pub strategies: Vec<ScanStrategy>,
     pub config: CuvleConfig,
     pub runs: usize,
-    /// Skip the CPU baselines above this size (they take seconds per GiB).
+    /// Skip the CPU baselines above this size.
     pub cpu_max_bytes: u64,
+    /// Also run the papers' GPU baselines (pavle, bytestream).
+    pub baselines: bool,
     pub files: Vec<std::path::PathBuf>,
 }
 
-fn best<T>(
+/// Best wall time and best GPU time over `runs` runs, after a warm-up of at least 0.3 s
+/// (pipelines, the pool, and GPU clocks, which fall while the CPU baselines run).
+fn best(
     runs: usize,
-    mut f: impl FnMut() -> Result<(f64, Option<f64>, T)>,
-) -> Result<(f64, Option<f64>, T)> {
-    // Warm-up: pipelines, the pool, and GPU clocks, which fall while the CPU baselines run.
+    mut f: impl FnMut() -> Result<(f64, Option<f64>)>,
+) -> Result<(f64, Option<f64>)> {
     let warm = Instant::now();
-    let mut out = f()?;
+    f()?;
     while warm.elapsed().as_secs_f64() < 0.3 {
-        out = f()?;
+        f()?;
     }
     let (mut wall, mut gpu) = (f64::INFINITY, None::<f64>);
     for _ in 0..runs.max(1) {
-        let (w, g, t) = f()?;
+        let (w, g) = f()?;
         wall = wall.min(w);
         gpu = match (gpu, g) {
             (Some(a), Some(b)) => Some(a.min(b)),
-            (None, b) => b,
-            (a, None) => a,
+            (a, b) => a.or(b),
         };
-        out.2 = t;
     }
-    Ok((wall, gpu, out.2))
+    Ok((wall, gpu))
 }
 
-/// Run the Huffman benchmark; `sink` receives each record as it is measured.
+/// Time one GPU job: `record` encodes into the encoder and returns something to read the
+/// timings from once the work is done.
+fn time_gpu<P>(
+    gpu: &Gpu,
+    record: impl Fn(&mut wgpu::CommandEncoder) -> Result<P>,
+    timings: impl Fn(&P) -> Result<Timings>,
+) -> Result<(f64, Timings)> {
+    let t = Instant::now();
+    let mut ce = gpu.device.create_command_encoder(&Default::default());
+    let pending = record(&mut ce)?;
+    gpu.queue.submit([ce.finish()]);
+    gpu.wait_idle()?;
+    let wall = t.elapsed().as_secs_f64();
+    Ok((wall, timings(&pending)?))
+}
+
+fn positive(s: f64) -> Option<f64> {
+    (s > 0.0).then_some(s)
+}
+
+/// The synthetic inputs, named as `--dump` writes them.
+pub fn synthetic_inputs(options: &BenchOptions) -> Vec<(String, f64, u64, u64)> {
+    let mut v = Vec::new();
+    for (i, &e) in options.entropies.iter().enumerate() {
+        for (j, &size) in options.sizes.iter().enumerate() {
+            v.push((
+                format!("synthetic-{e}b-{}", human(size)),
+                e,
+                size,
+                42 + (i * options.sizes.len() + j) as u64,
+            ));
+        }
+    }
+    v
+}
+
+/// Run the Huffman benchmark; `sink` receives each input's records as they are complete.
 pub fn run_huffman(
     gpu: Option<&Gpu>,
     options: &BenchOptions,
-    sink: &mut dyn FnMut(&Record),
+    sink: &mut dyn FnMut(&[Record]),
 ) -> Result<Vec<Record>> {
-    let mut records = Vec::new();
+    let mut all = Vec::new();
     let adapter = gpu.map_or("cpu".to_string(), |g| g.adapter_name());
     let mut inputs: Vec<(String, f64, Vec<u8>)> = Vec::new();
-    for &e in &options.entropies {
-        for &size in &options.sizes {
-            inputs.push((format!("synthetic-{e}b-{}", human(size)), e, Vec::new()));
-        }
+    let synthetic = synthetic_inputs(options);
+    for (name, e, _, _) in &synthetic {
+        inputs.push((name.clone(), *e, Vec::new()));
     }
     for path in &options.files {
         let data = std::fs::read(path).map_err(|e| crate::Error::io(path, e))?;
         let hist = crate::huffman::gzip::histogram(&data);
         inputs.push((path.display().to_string(), testdata::entropy(&hist), data));
     }
-    let synthetic = options.entropies.len() * options.sizes.len();
     for (i, (name, entropy, file_data)) in inputs.into_iter().enumerate() {
-        let data = if i < synthetic {
-            let size = options.sizes[i % options.sizes.len()];
-            testdata::generate(size as usize, entropy, 42 + i as u64)
-        } else {
-            file_data
+        let data = match synthetic.get(i) {
+            Some(&(_, e, size, seed)) => testdata::generate(size as usize, e, seed),
+            None => file_data,
         };
         let bytes = data.len() as u64;
         let hist = crate::huffman::gzip::histogram(&data);
-        let book = Codebook::from_frequencies(&hist, NATIVE_MAX_CODE_LEN)?;
-        let table = book.table()?;
+        let table = Codebook::from_frequencies(&hist, NATIVE_MAX_CODE_LEN)?.table()?;
         let payload_bits = table.encoded_bits(&hist);
         let ratio = if payload_bits == 0 {
             0.0
         } else {
             bytes as f64 * 8.0 / payload_bits as f64
         };
+        let mut records: Vec<Record> = Vec::new();
         let mut push = |variant: String, scope: &'static str, wall: f64, gpu_s: Option<f64>| {
-            let r = Record {
+            records.push(Record {
                 module: "huffman",
                 variant,
+                scope,
                 input: name.clone(),
                 bytes,
                 entropy_bits: entropy,
@@ -123,124 +173,184 @@ pub fn run_huffman(
                 seconds_wall: wall,
                 ratio,
                 adapter: adapter.clone(),
-                scope,
-            };
-            sink(&r);
-            records.push(r);
+                speedup_vs_cpu_serial: None,
+                speedup_vs_pavle_total: None,
+            })
         };
         if let Some(gpu) = gpu {
             for &strategy in &options.strategies {
+                let mut config = options.config;
+                config.scan.strategy = strategy;
                 // One failing variant (a chained stall, say) is reported, not fatal.
-                let result = (|| -> Result<()> {
-                    let mut config = options.config;
-                    config.scan.strategy = strategy;
-                    let enc = VleEncoder::new(gpu, config)?;
-                    let input = enc.upload(&data)?;
-                    gpu.wait_idle()?;
-                    let chunks = pollster::block_on(enc.histograms(&input, None))?;
-                    let plan = enc.plan(&input, &chunks, &table, BitOrder::MsbFirst, 0)?;
-                    let table_buf = enc.upload_table(&table);
-                    // Encode kernel alone, input and table resident.
-                    let (wall, kernel, _) = best(options.runs, || {
-                        let t = Instant::now();
-                        let mut ce = gpu.device.create_command_encoder(&Default::default());
-                        let pending = enc.encode_into(&mut ce, &input, &table_buf, &plan, true)?;
-                        gpu.queue.submit([ce.finish()]);
-                        gpu.wait_idle()?;
-                        let wall = t.elapsed().as_secs_f64();
-                        let timings = pollster::block_on(pending.timings(gpu))?;
-                        Ok((wall, (timings.span > 0.0).then_some(timings.span), ()))
-                    })?;
-                    push(format!("cuvle-{}", strategy.name()), "encode", wall, kernel);
-                    // Full compress with the input resident: histogram, its readback, the
-                    // codebook on the CPU, plan, encode; the stream stays on the GPU.
-                    let (wall, kernels, _) = best(options.runs, || {
-                        let t = Instant::now();
-                        let mut prof = Profiler::new(gpu, 16);
-                        let chunks = pollster::block_on(enc.histograms(&input, Some(&mut prof)))?;
-                        let book = Codebook::from_frequencies(
-                            &total_histogram(&chunks),
-                            NATIVE_MAX_CODE_LEN,
-                        )?;
-                        let table = book.table()?;
-                        let plan = enc.plan(&input, &chunks, &table, BitOrder::MsbFirst, 0)?;
-                        let table_buf = enc.upload_table(&table);
-                        let mut ce = gpu.device.create_command_encoder(&Default::default());
-                        let pending = enc.encode_into(&mut ce, &input, &table_buf, &plan, true)?;
-                        gpu.queue.submit([ce.finish()]);
-                        gpu.wait_idle()?;
-                        let wall = t.elapsed().as_secs_f64();
-                        let h = pollster::block_on(prof.timings(gpu))?;
-                        let e = pollster::block_on(pending.timings(gpu))?;
-                        Ok((wall, (e.span > 0.0).then_some(h.span + e.span), ()))
-                    })?;
-                    push(
-                        format!("cuvle-{}", strategy.name()),
-                        "compress",
-                        wall,
-                        kernels,
-                    );
-                    // End to end, host to host, native container included.
-                    let (wall, _, _) = best(options.runs.min(2), || {
-                        let t = Instant::now();
-                        let c = pollster::block_on(crate::huffman::compress::compress_gpu(
-                            gpu,
-                            &data,
-                            Format::Native,
-                            &config,
-                            &mut |_| {},
-                        ))?;
-                        Ok((t.elapsed().as_secs_f64(), None, c.bytes.len()))
-                    })?;
-                    push(
-                        format!("cuvle-{}", strategy.name()),
-                        "end-to-end",
-                        wall,
-                        None,
-                    );
-                    Ok(())
-                })();
-                if let Err(e) = result {
+                if let Err(e) = bench_cuvle(gpu, &data, &table, &config, options.runs, &mut push) {
                     eprintln!("{name}: cuvle-{}: {e}", strategy.name());
+                }
+            }
+            if options.baselines {
+                if let Err(e) = bench_baselines(gpu, &data, &table, options.runs, &mut push) {
+                    eprintln!("{name}: baselines: {e}");
                 }
             }
         }
         if bytes <= options.cpu_max_bytes {
             let runs = if bytes > (64 << 20) { 1 } else { options.runs };
-            let (wall, _, _) = best(runs, || {
+            let (wall, _) = best(runs, || {
                 let t = Instant::now();
                 cpu::encode_serial(&data, &table, BitOrder::MsbFirst, 0)?;
-                Ok((t.elapsed().as_secs_f64(), None, ()))
+                Ok((t.elapsed().as_secs_f64(), None))
             })?;
             push("cpu-serial".into(), "encode", wall, None);
-            let (wall, _, _) = best(runs, || {
+            let cores = format!("cpu-{}-threads", rayon::current_num_threads());
+            let (wall, _) = best(runs, || {
                 let t = Instant::now();
                 cpu::encode_parallel(&data, &table, BitOrder::MsbFirst, 0)?;
-                Ok((t.elapsed().as_secs_f64(), None, ()))
+                Ok((t.elapsed().as_secs_f64(), None))
             })?;
-            push(
-                format!("cpu-{}-threads", rayon::current_num_threads()),
-                "encode",
-                wall,
-                None,
-            );
-            let (wall, _, _) = best(runs.min(2), || {
+            push(cores.clone(), "encode", wall, None);
+            let (wall, _) = best(runs.min(2), || {
                 let t = Instant::now();
                 compress_cpu(&data, Format::Native, options.config.block_bytes())?;
-                Ok((t.elapsed().as_secs_f64(), None, ()))
+                Ok((t.elapsed().as_secs_f64(), None))
             })?;
-            push(
-                format!("cpu-{}-threads", rayon::current_num_threads()),
-                "end-to-end",
-                wall,
-                None,
-            );
+            push(cores, "end-to-end", wall, None);
         }
+        add_speedups(&mut records);
+        sink(&records);
+        all.extend(records);
     }
-    Ok(records)
+    Ok(all)
 }
 
-/// "1 MiB", "256 MiB", "1 GiB".
+/// Fill in the speedup columns of one input's records.
+fn add_speedups(records: &mut [Record]) {
+    let serial = records
+        .iter()
+        .find(|r| r.variant == "cpu-serial")
+        .map(|r| r.seconds_wall);
+    let pavle = records
+        .iter()
+        .find(|r| r.variant == "pavle" && r.scope == "encode")
+        .and_then(|r| r.seconds_gpu);
+    for r in records.iter_mut() {
+        if r.scope == "encode" || r.scope == "kernel" {
+            r.speedup_vs_cpu_serial = serial.map(|s| s / r.seconds());
+            r.speedup_vs_pavle_total = pavle.map(|p| p / r.seconds());
+        }
+    }
+}
+
+fn bench_cuvle(
+    gpu: &Gpu,
+    data: &[u8],
+    table: &CodeTable,
+    config: &CuvleConfig,
+    runs: usize,
+    push: &mut dyn FnMut(String, &'static str, f64, Option<f64>),
+) -> Result<()> {
+    let variant = format!("cuvle-{}", config.scan.strategy.name());
+    let enc = VleEncoder::new(gpu, *config)?;
+    let input = enc.upload(data)?;
+    gpu.wait_idle()?;
+    let chunks = pollster::block_on(enc.histograms(&input, None))?;
+    let plan = enc.plan(&input, &chunks, table, BitOrder::MsbFirst, 0)?;
+    let table_buf = enc.upload_table(table);
+    // The encoder alone, input and table resident.
+    let (wall, kernel) = best(runs, || {
+        let (wall, t) = time_gpu(
+            gpu,
+            |ce| enc.encode_into(ce, &input, &table_buf, &plan, true),
+            |p| pollster::block_on(p.timings(gpu)),
+        )?;
+        Ok((wall, positive(t.span)))
+    })?;
+    push(variant.clone(), "encode", wall, kernel);
+    // Compress with the input resident: histogram, its readback, the codebook on the
+    // CPU, plan, encode; the stream stays on the GPU (as nvCOMP's does).
+    let (wall, kernels) = best(runs, || {
+        let t = Instant::now();
+        let mut prof = Profiler::new(gpu, 16);
+        let chunks = pollster::block_on(enc.histograms(&input, Some(&mut prof)))?;
+        let table =
+            Codebook::from_frequencies(&total_histogram(&chunks), NATIVE_MAX_CODE_LEN)?.table()?;
+        let plan = enc.plan(&input, &chunks, &table, BitOrder::MsbFirst, 0)?;
+        let table_buf = enc.upload_table(&table);
+        let mut ce = gpu.device.create_command_encoder(&Default::default());
+        let pending = enc.encode_into(&mut ce, &input, &table_buf, &plan, true)?;
+        gpu.queue.submit([ce.finish()]);
+        gpu.wait_idle()?;
+        let wall = t.elapsed().as_secs_f64();
+        let h = pollster::block_on(prof.timings(gpu))?;
+        let e = pollster::block_on(pending.timings(gpu))?;
+        Ok((wall, positive(e.span).map(|s| s + h.span)))
+    })?;
+    push(variant.clone(), "compress", wall, kernels);
+    // End to end, host to host, native container included.
+    let (wall, _) = best(runs.min(2), || {
+        let t = Instant::now();
+        pollster::block_on(compress_gpu(gpu, data, Format::Native, config, &mut |_| {}))?;
+        Ok((t.elapsed().as_secs_f64(), None))
+    })?;
+    push(variant, "end-to-end", wall, None);
+    Ok(())
+}
+
+/// The papers' GPU baselines on the same input: pavle (kernel alone, and total with its
+/// compaction) and the byte-per-bit encoder. Each is reported, not fatal, when it fails
+/// (bytestream needs about 8x the output in memory).
+fn bench_baselines(
+    gpu: &Gpu,
+    data: &[u8],
+    table: &CodeTable,
+    runs: usize,
+    push: &mut dyn FnMut(String, &'static str, f64, Option<f64>),
+) -> Result<()> {
+    let pavle = (|| -> Result<()> {
+        let enc = PavleEncoder::new(gpu, PavleConfig::default())?;
+        let input = enc.upload(data)?;
+        let mut kernel_best: Option<f64> = None;
+        let (wall, total) = best(runs, || {
+            let (wall, t) = time_gpu(
+                gpu,
+                |ce| enc.encode_into(ce, &input, table, BitOrder::MsbFirst, 0, true),
+                |p| pollster::block_on(p.timings(gpu)),
+            )?;
+            let kernel = t.get("pavle");
+            kernel_best = Some(kernel_best.map_or(kernel, |k: f64| k.min(kernel)));
+            Ok((wall, positive(t.span)))
+        })?;
+        push("pavle".into(), "encode", wall, total);
+        push(
+            "pavle".into(),
+            "kernel",
+            wall,
+            kernel_best.and_then(positive),
+        );
+        Ok(())
+    })();
+    if let Err(e) = pavle {
+        eprintln!("pavle: {e}");
+    }
+    let bytestream = (|| -> Result<()> {
+        let enc = BytestreamEncoder::new(gpu, BytestreamConfig::default())?;
+        let input = enc.upload(data)?;
+        let (wall, kernels) = best(runs, || {
+            let (wall, t) = time_gpu(
+                gpu,
+                |ce| enc.encode_into(ce, &input, table, BitOrder::MsbFirst, 0, true),
+                |p| pollster::block_on(p.timings(gpu)),
+            )?;
+            Ok((wall, positive(t.span)))
+        })?;
+        push("bytestream".into(), "encode", wall, kernels);
+        Ok(())
+    })();
+    if let Err(e) = bytestream {
+        eprintln!("bytestream: {e}");
+    }
+    Ok(())
+}
+
+/// "1MiB", "256MiB", "1GiB".
 pub fn human(bytes: u64) -> String {
     if bytes >= 1 << 30 && bytes.is_multiple_of(1 << 30) {
         format!("{}GiB", bytes >> 30)
@@ -253,22 +363,153 @@ pub fn human(bytes: u64) -> String {
     }
 }
 
-/// A table of records: one row per (input, variant, scope).
+fn cell(x: Option<f64>, digits: usize) -> String {
+    x.map_or("-".into(), |v| format!("{v:.digits$}"))
+}
+
+/// One input's records as a table.
 pub fn table(records: &[Record]) -> String {
+    let Some(first) = records.first() else {
+        return String::new();
+    };
     let mut s = format!(
-        "{:<26} {:<28} {:<11} {:>12} {:>12} {:>7}\n",
-        "input", "variant", "scope", "GB/s (GPU)", "GB/s (wall)", "ratio"
+        "{} ({} bytes, {:.2} bits/byte, ratio {:.3})\n",
+        first.input, first.bytes, first.entropy_bits, first.ratio
     );
+    s.push_str(&format!(
+        "  {:<26} {:<11} {:>11} {:>11} {:>11} {:>11}\n",
+        "variant", "scope", "GB/s GPU", "GB/s wall", "x serial", "x pavle"
+    ));
     for r in records {
         s.push_str(&format!(
-            "{:<26} {:<28} {:<11} {:>12} {:>12.2} {:>7.3}\n",
-            r.input,
+            "  {:<26} {:<11} {:>11} {:>11.2} {:>11} {:>11}\n",
             r.variant,
             r.scope,
-            r.gbps_gpu().map_or("-".into(), |g| format!("{g:.2}")),
+            cell(r.gbps_gpu(), 2),
             r.gbps_wall(),
-            r.ratio
+            cell(r.speedup_vs_cpu_serial, 1),
+            cell(r.speedup_vs_pavle_total, 2)
         ));
     }
     s
+}
+
+/// Throughput against entropy (at the largest size) and against size (at the entropy
+/// nearest 4.5), one line per encoder, as an SVG file.
+pub fn plot(records: &[Record], path: &std::path::Path) -> Result<()> {
+    use plotters::prelude::*;
+    let err = |e: String| crate::Error::InvalidArgument(format!("plot {}: {e}", path.display()));
+    let rows: Vec<&Record> = records
+        .iter()
+        .filter(|r| r.scope == "encode" && r.input.starts_with("synthetic"))
+        .collect();
+    if rows.is_empty() {
+        return Err(err("no synthetic encode records to plot".into()));
+    }
+    let mut variants: Vec<&str> = Vec::new();
+    for r in &rows {
+        if !variants.contains(&r.variant.as_str()) {
+            variants.push(&r.variant);
+        }
+    }
+    let largest = rows.iter().map(|r| r.bytes).max().unwrap_or(0);
+    let mid = rows
+        .iter()
+        .map(|r| r.entropy_bits)
+        .min_by(|a, b| (a - 4.5).abs().total_cmp(&(b - 4.5).abs()))
+        .unwrap_or(4.5);
+    let gbps = |r: &Record| r.bytes as f64 / r.seconds() / 1e9;
+    let top = rows.iter().map(|r| gbps(r)).fold(0.0f64, f64::max) * 1.3;
+    let bottom = rows.iter().map(|r| gbps(r)).fold(f64::INFINITY, f64::min) / 1.3;
+    let y_range = bottom.min(top / 10.0)..top;
+    // Sizes on a log2 axis, labelled in KiB/MiB/GiB.
+    let log2 = |b: u64| (b.max(1) as f64).log2();
+    let smallest = rows.iter().map(|r| r.bytes).min().unwrap_or(1);
+    let root = SVGBackend::new(path, (1100, 480)).into_drawing_area();
+    root.fill(&WHITE).map_err(|e| err(e.to_string()))?;
+    let (left, right) = root.split_horizontally(550);
+    let adapter = rows[0].adapter.clone();
+    let mut entropy_chart = ChartBuilder::on(&left)
+        .caption(
+            format!("GB/s vs entropy, {} ({})", human(largest), adapter),
+            ("sans-serif", 15),
+        )
+        .margin(12)
+        .x_label_area_size(36)
+        .y_label_area_size(52)
+        .build_cartesian_2d(0f64..8.5f64, y_range.clone().log_scale())
+        .map_err(|e| err(e.to_string()))?;
+    entropy_chart
+        .configure_mesh()
+        .x_desc("entropy, bits per byte")
+        .y_desc("GB/s of input")
+        .draw()
+        .map_err(|e| err(e.to_string()))?;
+    let mut size_chart = ChartBuilder::on(&right)
+        .caption(format!("GB/s vs size, {mid} bits/byte"), ("sans-serif", 15))
+        .margin(12)
+        .x_label_area_size(36)
+        .y_label_area_size(52)
+        .build_cartesian_2d(
+            (log2(smallest) - 0.5)..(log2(largest) + 0.5),
+            y_range.log_scale(),
+        )
+        .map_err(|e| err(e.to_string()))?;
+    size_chart
+        .configure_mesh()
+        .x_desc("input bytes")
+        .y_desc("GB/s of input")
+        .x_label_formatter(&|v| {
+            if (v - v.round()).abs() < 0.01 {
+                human(2f64.powf(v.round()) as u64)
+            } else {
+                String::new()
+            }
+        })
+        .draw()
+        .map_err(|e| err(e.to_string()))?;
+    for (i, v) in variants.iter().enumerate() {
+        let color = Palette99::pick(i).to_rgba();
+        let mut by_entropy: Vec<(f64, f64)> = rows
+            .iter()
+            .filter(|r| r.variant == *v && r.bytes == largest)
+            .map(|r| (r.entropy_bits, gbps(r)))
+            .collect();
+        by_entropy.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let mut by_size: Vec<(f64, f64)> = rows
+            .iter()
+            .filter(|r| r.variant == *v && r.entropy_bits == mid)
+            .map(|r| (log2(r.bytes), gbps(r)))
+            .collect();
+        by_size.sort_by(|a, b| a.0.total_cmp(&b.0));
+        entropy_chart
+            .draw_series(LineSeries::new(by_entropy.clone(), color.stroke_width(2)))
+            .map_err(|e| err(e.to_string()))?
+            .label(v.to_string())
+            .legend(move |(x, y)| {
+                PathElement::new(vec![(x, y), (x + 16, y)], color.stroke_width(2))
+            });
+        entropy_chart
+            .draw_series(
+                by_entropy
+                    .iter()
+                    .map(|&p| Circle::new(p, 3, color.filled())),
+            )
+            .map_err(|e| err(e.to_string()))?;
+        size_chart
+            .draw_series(LineSeries::new(by_size.clone(), color.stroke_width(2)))
+            .map_err(|e| err(e.to_string()))?;
+        size_chart
+            .draw_series(by_size.iter().map(|&p| Circle::new(p, 3, color.filled())))
+            .map_err(|e| err(e.to_string()))?;
+    }
+    entropy_chart
+        .configure_series_labels()
+        .background_style(WHITE.mix(0.8))
+        .border_style(BLACK)
+        .position(SeriesLabelPosition::LowerLeft)
+        .draw()
+        .map_err(|e| err(e.to_string()))?;
+    root.present().map_err(|e| err(e.to_string()))?;
+    Ok(())
 }

@@ -91,7 +91,7 @@ pub(crate) const STATE_FALLBACKS: usize = 2;
 const STATE_TOTAL: usize = 3;
 const FLAG_PREFIX: u32 = 0x8000_0000;
 /// Blocks per workgroup on CPU adapters (see `ScanConfig::max_blocks_per_workgroup`).
-const CPU_ADAPTER_BLOCKS_PER_WORKGROUP: u32 = 8;
+pub(crate) const CPU_ADAPTER_BLOCKS_PER_WORKGROUP: u32 = 8;
 pub(crate) const VALUE_MASK: u32 = 0x3fff_ffff;
 pub(crate) const STATE_BINDING: u32 = 8;
 
@@ -325,6 +325,55 @@ const SCAN_U32: StageLayout = StageLayout {
 /// Elements per invocation in scan_u32.
 const SCAN_ITEMS: u32 = 8;
 
+/// Blocks (look-back state words after the header) the scan_u32 stage uses for `n` values.
+pub(crate) fn scan_u32_blocks(n: u32, config: &ScanConfig) -> u32 {
+    n.div_ceil(config.workgroup_size * SCAN_ITEMS)
+}
+
+/// Record an exclusive scan of the first `n` values of `values` into `prefixes` (the
+/// scan_u32 stage) into `encoder`; nothing is submitted. `state` holds at least
+/// `STATE_HEADER + scan_u32_blocks(n)` words; check it afterwards with [`read_state`].
+/// `label` names the scan's (last) pass for the profiler. The total must stay below 2^30.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn encode_exclusive_scan(
+    gpu: &Gpu,
+    encoder: &mut wgpu::CommandEncoder,
+    profiler: Option<&mut Profiler>,
+    label: &'static str,
+    values: wgpu::BufferBinding<'_>,
+    prefixes: wgpu::BufferBinding<'_>,
+    n: u32,
+    state: &wgpu::Buffer,
+    config: &ScanConfig,
+) -> Result<()> {
+    let n_blocks = scan_u32_blocks(n, config);
+    let params = gpu
+        .device
+        .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("parvlc.scan_u32.params"),
+            contents: bytemuck::bytes_of(&ScanParams { n, n_blocks }),
+            usage: wgpu::BufferUsages::UNIFORM,
+        });
+    encode_lookback(
+        gpu,
+        encoder,
+        profiler,
+        LookbackStage {
+            layout: &SCAN_U32,
+            label,
+            constants: vec![("ITEMS", SCAN_ITEMS as f64)],
+            bindings: vec![
+                (0, params.as_entire_buffer_binding()),
+                (1, values),
+                (2, prefixes),
+            ],
+            n_blocks,
+        },
+        state,
+        config,
+    )
+}
+
 /// Exclusive scan of `values` on the GPU. The total must stay below 2^30 (the look-back
 /// packs a flag beside each 30-bit prefix).
 pub async fn exclusive_scan(
@@ -348,8 +397,7 @@ pub async fn exclusive_scan(
     if n == 0 {
         return Ok((Vec::new(), ScanReport::default()));
     }
-    let block = config.workgroup_size * SCAN_ITEMS;
-    let n_blocks = n.div_ceil(block);
+    let n_blocks = scan_u32_blocks(n, config);
     let usage =
         wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST;
     let input = gpu.pooled_buffer(n as u64 * 4, usage);
@@ -357,33 +405,19 @@ pub async fn exclusive_scan(
         .write_buffer(&input, 0, bytemuck::cast_slice(values));
     let output = gpu.pooled_buffer(n as u64 * 4, usage);
     let state = gpu.pooled_buffer((STATE_HEADER as u64 + n_blocks as u64) * 4, usage);
-    let params = gpu
-        .device
-        .create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some("parvlc.scan_u32.params"),
-            contents: bytemuck::bytes_of(&ScanParams { n, n_blocks }),
-            usage: wgpu::BufferUsages::UNIFORM,
-        });
     let mut encoder = gpu
         .device
         .create_command_encoder(&wgpu::CommandEncoderDescriptor {
             label: Some("parvlc.scan_u32"),
         });
-    encode_lookback(
+    encode_exclusive_scan(
         gpu,
         &mut encoder,
         None,
-        LookbackStage {
-            layout: &SCAN_U32,
-            label: "scan_u32",
-            constants: vec![("ITEMS", SCAN_ITEMS as f64)],
-            bindings: vec![
-                (0, params.as_entire_buffer_binding()),
-                (1, input.as_entire_buffer_binding()),
-                (2, output.as_entire_buffer_binding()),
-            ],
-            n_blocks,
-        },
+        "scan_u32",
+        input.as_entire_buffer_binding(),
+        output.as_entire_buffer_binding(),
+        n,
         &state,
         config,
     )?;

@@ -7,6 +7,8 @@
 // which turns the LSB-first stream into the MSB-first one (JPEG, H.264, CUVLE).
 // CPU twin: src/huffman/cuvle.rs `encode_cuvle_cpu`.
 
+//!import bitpack
+
 @group(0) @binding(3) var<storage, read_write> output: array<atomic<u32>>;
 
 override MSB_FIRST: bool = true;
@@ -50,16 +52,13 @@ fn bitwriter_flush(w: ptr<function, BitWriter>) {
 
 // `code` holds `len` (1..32) bits, first bit in bit 0.
 fn bitwriter_put(w: ptr<function, BitWriter>, code: u32, len: u32) {
-    let fill = (*w).fill;
-    (*w).pending |= code << fill;
-    let total = fill + len;
-    if total >= 32u {
+    let p = pack_bits((*w).pending, (*w).fill, code, len);
+    (*w).pending = p.word;
+    if p.full {
         bitwriter_flush(w);
-        (*w).pending = select(0u, code >> (32u - fill), fill != 0u);
-        (*w).fill = total - 32u;
-    } else {
-        (*w).fill = total;
+        (*w).pending = p.carry;
     }
+    (*w).fill = p.fill;
 }
 
 // Write the held-back first word and the partial last word, both shared with neighbours.

@@ -94,25 +94,28 @@ enum Command {
         #[command(flatten)]
         tuning: Tuning,
     },
-    /// Benchmark: GPU kernel and wall times against the CPU baselines.
+    /// Benchmark every encoder on the same inputs: GPU and wall times, ratio, speedups.
     Bench {
         /// Input sizes in bytes (comma separated).
         #[arg(
             long,
             value_delimiter = ',',
-            default_value = "1048576,16777216,268435456,1073741824"
+            default_value = "262144,1048576,16777216,268435456,1073741824"
         )]
         sizes: Vec<u64>,
         /// Entropies in bits per byte.
-        #[arg(long, value_delimiter = ',', default_value = "2,4.5,7")]
+        #[arg(long, value_delimiter = ',', default_value = "0.5,2,4.5,7,8")]
         entropies: Vec<f64>,
-        /// Scan strategies to run.
+        /// Scan strategies for cuvle.
         #[arg(
             long,
             value_delimiter = ',',
-            default_value = "chained,decoupled,reduce_then_scan"
+            default_value = "decoupled,reduce_then_scan,chained"
         )]
         strategies: Vec<ScanStrategy>,
+        /// Skip the papers' GPU baselines (pavle, bytestream).
+        #[arg(long)]
+        no_baselines: bool,
         /// Timed runs per measurement (best is kept).
         #[arg(long, default_value_t = 5)]
         runs: usize,
@@ -122,6 +125,9 @@ enum Command {
         /// Write JSON Lines here.
         #[arg(long)]
         json: Option<PathBuf>,
+        /// Draw throughput against entropy and size into this SVG file.
+        #[arg(long)]
+        plot: Option<PathBuf>,
         /// Write the synthetic inputs to this folder (for other tools) and exit.
         #[arg(long)]
         dump: Option<PathBuf>,
@@ -316,33 +322,15 @@ fn run(cli: Cli) -> Result<()> {
             sizes,
             entropies,
             strategies,
+            no_baselines,
             runs,
             cpu_max,
             json,
+            plot,
             dump,
             files,
             tuning,
         } => {
-            if let Some(dir) = dump {
-                std::fs::create_dir_all(&dir).map_err(|e| Error::Io {
-                    path: dir.clone(),
-                    source: e,
-                })?;
-                for (i, &e) in entropies.iter().enumerate() {
-                    for (j, &s) in sizes.iter().enumerate() {
-                        let path = dir.join(format!("synthetic-{e}b-{}.bin", bench::human(s)));
-                        let data = parvlc::testdata::generate(
-                            s as usize,
-                            e,
-                            42 + (i * sizes.len() + j) as u64,
-                        );
-                        write_atomically(&path, &data, true)?;
-                        println!("{}", path.display());
-                    }
-                }
-                return Ok(());
-            }
-            let gpu = open_gpu(tuning.cpu);
             let options = BenchOptions {
                 sizes,
                 entropies,
@@ -350,8 +338,26 @@ fn run(cli: Cli) -> Result<()> {
                 config: tuning.config(),
                 runs,
                 cpu_max_bytes: cpu_max,
+                baselines: !no_baselines,
                 files,
             };
+            if let Some(dir) = dump {
+                std::fs::create_dir_all(&dir).map_err(|e| Error::Io {
+                    path: dir.clone(),
+                    source: e,
+                })?;
+                for (name, entropy, size, seed) in bench::synthetic_inputs(&options) {
+                    let path = dir.join(format!("{name}.bin"));
+                    write_atomically(
+                        &path,
+                        &parvlc::testdata::generate(size as usize, entropy, seed),
+                        true,
+                    )?;
+                    println!("{}", path.display());
+                }
+                return Ok(());
+            }
+            let gpu = open_gpu(tuning.cpu);
             let mut json_out = match &json {
                 Some(p) => Some(std::fs::File::create(p).map_err(|e| Error::Io {
                     path: p.clone(),
@@ -359,24 +365,20 @@ fn run(cli: Cli) -> Result<()> {
                 })?),
                 None => None,
             };
-            let mut printed_header = false;
-            let records = bench::run_huffman(gpu.as_ref(), &options, &mut |r| {
-                let t = bench::table(std::slice::from_ref(r));
-                let mut lines = t.lines();
-                let header = lines.next().unwrap_or_default();
-                if !printed_header {
-                    println!("{header}");
-                    printed_header = true;
-                }
-                for l in lines {
-                    println!("{l}");
-                }
+            let records = bench::run_huffman(gpu.as_ref(), &options, &mut |records| {
+                println!("{}", bench::table(records));
                 if let Some(f) = json_out.as_mut() {
-                    if let Ok(line) = serde_json::to_string(r) {
-                        let _ = writeln!(f, "{line}");
+                    for r in records {
+                        if let Ok(line) = serde_json::to_string(r) {
+                            let _ = writeln!(f, "{line}");
+                        }
                     }
                 }
             })?;
+            if let Some(p) = plot {
+                bench::plot(&records, &p)?;
+                eprintln!("plot: {}", p.display());
+            }
             eprintln!(
                 "{} measurements on {}",
                 records.len(),

@@ -20,6 +20,7 @@ pub const SOURCES: &[(&str, &str)] = &[
         include_str!("../../shaders/lib/wg_scan_subgroup.wgsl"),
     ),
     ("lookback", include_str!("../../shaders/lib/lookback.wgsl")),
+    ("bitpack", include_str!("../../shaders/lib/bitpack.wgsl")),
     (
         "bitwriter",
         include_str!("../../shaders/lib/bitwriter.wgsl"),
@@ -31,10 +32,31 @@ pub const SOURCES: &[(&str, &str)] = &[
         include_str!("../../shaders/vle_histogram.wgsl"),
     ),
     ("vle_cuvle", include_str!("../../shaders/vle_cuvle.wgsl")),
+    (
+        "bitwriter_wg",
+        include_str!("../../shaders/lib/bitwriter_wg.wgsl"),
+    ),
+    ("vle_pavle", include_str!("../../shaders/vle_pavle.wgsl")),
+    (
+        "vle_pavle_compact",
+        include_str!("../../shaders/vle_pavle_compact.wgsl"),
+    ),
+    (
+        "vle_bytestream",
+        include_str!("../../shaders/vle_bytestream.wgsl"),
+    ),
 ];
 
 /// The stages (files with entry points), as pipelines are labelled `parvlc.NAME`.
-pub const STAGES: &[&str] = &["scan_u32", "scan_spine", "vle_histogram", "vle_cuvle"];
+pub const STAGES: &[&str] = &[
+    "scan_u32",
+    "scan_spine",
+    "vle_histogram",
+    "vle_cuvle",
+    "vle_bytestream",
+    "vle_pavle",
+    "vle_pavle_compact",
+];
 
 /// Which flavour of the workgroup primitives a stage is composed with.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -109,10 +109,6 @@ fn reversed_code(code: u32, len: u32) -> u32 {
     }
 }
 
-fn reverse_bits_in_bytes(x: u32) -> u32 {
-    x.reverse_bits().swap_bytes()
-}
-
 /// Check a code table against a table of byte counts: every byte present needs a code.
 pub fn check_table(table: &CodeTable, histogram: &[u64; 256]) -> Result<()> {
     if let Some(s) = (0..256).find(|&s| histogram[s] > 0 && table.lengths[s] == 0) {
@@ -163,13 +159,7 @@ pub fn encode_cuvle_cpu(
             .map(|&b| table.lengths[b as usize] as u64)
             .sum::<u64>();
     let mut out = vec![0u32; total_bits.div_ceil(32) as usize + 1];
-    let stream_word = |x: u32| {
-        if order == BitOrder::MsbFirst {
-            reverse_bits_in_bytes(x)
-        } else {
-            x
-        }
-    };
+    let stream_word = |x: u32| super::stream_word(x, order);
     let mut block_base = start_bit as u64;
     for block in input.chunks(block_bytes) {
         let mut offset = block_base;
@@ -208,13 +198,7 @@ pub fn encode_cuvle_cpu(
         }
         block_base = offset;
     }
-    Ok(words_to_bitbuf(&out, total_bits))
-}
-
-fn words_to_bitbuf(words: &[u32], bits: u64) -> BitBuf {
-    let mut bytes: Vec<u8> = bytemuck::cast_slice(words).to_vec();
-    bytes.truncate(bits.div_ceil(8) as usize);
-    BitBuf { bytes, bits }
+    Ok(BitBuf::from_words(&out, total_bits))
 }
 
 /// Input resident on the GPU, in windows of at most one storage binding.

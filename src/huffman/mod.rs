@@ -1,6 +1,7 @@
 //! Huffman / variable-length encoding: codebook, CPU reference coders, GPU encoders
 //! and the container formats.
 
+pub mod bytestream;
 pub mod codebook;
 pub mod compress;
 pub mod cpu;
@@ -8,6 +9,7 @@ pub mod cuvle;
 pub mod gzip;
 pub mod histogram;
 pub mod native;
+pub mod pavle;
 
 pub use codebook::Codebook;
 
@@ -53,4 +55,22 @@ impl CodeTable {
 pub struct BitBuf {
     pub bytes: Vec<u8>,
     pub bits: u64,
+}
+
+impl BitBuf {
+    /// From little-endian u32 words (as the GPU writes them), `bits` long.
+    pub(crate) fn from_words(words: &[u32], bits: u64) -> BitBuf {
+        let mut bytes: Vec<u8> = bytemuck::cast_slice(words).to_vec();
+        bytes.truncate(bits.div_ceil(8) as usize);
+        BitBuf { bytes, bits }
+    }
+}
+
+/// An LSB-first packed word in the stream's bit order: for MSB-first, the bits of every
+/// byte reversed (twin of shaders/lib/bitwriter.wgsl `stream_word`).
+pub(crate) fn stream_word(lsb_first: u32, order: BitOrder) -> u32 {
+    match order {
+        BitOrder::LsbFirst => lsb_first,
+        BitOrder::MsbFirst => lsb_first.reverse_bits().swap_bytes(),
+    }
 }
