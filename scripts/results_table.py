@@ -10,6 +10,12 @@ def gbps(r, key):
     s = r.get(key)
     return r["bytes"] / s / 1e9 if s else None
 
+def human(b):
+    for unit, shift in (("GiB", 30), ("MiB", 20), ("KiB", 10)):
+        if b >= 1 << shift and b % (1 << shift) == 0:
+            return f"{b >> shift} {unit}"
+    return f"{b} B"
+
 def fmt(x):
     return "-" if x is None else (f"{x:,.0f}" if x >= 100 else f"{x:.1f}")
 
@@ -19,10 +25,10 @@ variants = list(dict.fromkeys(r["variant"] for r in rows))
 
 for e in entropies:
     print(f"\n**{e} bits/byte** (payload ratio {next(r['ratio'] for r in rows if r['entropy_bits'] == e):.3f}); GB/s of input, kernel (GPU timestamps) / wall\n")
-    print("| variant | scope | " + " | ".join(f"{s >> 20} MiB" for s in sizes) + " |")
+    print("| variant | scope | " + " | ".join(human(s) for s in sizes) + " |")
     print("|---|---|" + "---|" * len(sizes))
     for v in variants:
-        for scope in ["encode", "compress", "end-to-end"]:
+        for scope in ["encode", "kernel", "compress", "end-to-end"]:
             cells = []
             for s in sizes:
                 r = next((r for r in rows if r["variant"] == v and r["scope"] == scope and r["bytes"] == s and r["entropy_bits"] == e), None)

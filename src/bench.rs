@@ -16,15 +16,15 @@ use crate::scan::ScanStrategy;
 use crate::{testdata, Result};
 
 /// One measurement (one JSON line).
-#[derive(Clone, Debug, serde::Serialize)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Record {
-    pub module: &'static str,
+    pub module: String,
     /// Encoder: cuvle-decoupled, pavle, bytestream, cpu-serial, ...
     pub variant: String,
     /// What the times cover: encode (the encoder's kernels, input and table resident),
     /// kernel (pavle without its compaction), compress (histogram, codebook and encode,
     /// input resident), end-to-end (host to host, container included).
-    pub scope: &'static str,
+    pub scope: String,
     pub input: String,
     pub bytes: u64,
     pub entropy_bits: f64,
@@ -163,9 +163,9 @@ pub fn run_huffman(
         let mut records: Vec<Record> = Vec::new();
         let mut push = |variant: String, scope: &'static str, wall: f64, gpu_s: Option<f64>| {
             records.push(Record {
-                module: "huffman",
+                module: "huffman".into(),
                 variant,
-                scope,
+                scope: scope.into(),
                 input: name.clone(),
                 bytes,
                 entropy_bits: entropy,
@@ -394,6 +394,20 @@ pub fn table(records: &[Record]) -> String {
     s
 }
 
+/// Records from a JSON Lines file written by `--json`.
+pub fn read_records(path: &std::path::Path) -> Result<Vec<Record>> {
+    let text = std::fs::read_to_string(path).map_err(|e| crate::Error::io(path, e))?;
+    text.lines()
+        .filter(|l| !l.trim().is_empty())
+        .enumerate()
+        .map(|(i, l)| {
+            serde_json::from_str(l).map_err(|e| {
+                crate::Error::InvalidArgument(format!("{}:{}: {e}", path.display(), i + 1))
+            })
+        })
+        .collect()
+}
+
 /// Throughput against entropy (at the largest size) and against size (at the entropy
 /// nearest 4.5), one line per encoder, as an SVG file.
 pub fn plot(records: &[Record], path: &std::path::Path) -> Result<()> {
@@ -420,7 +434,8 @@ pub fn plot(records: &[Record], path: &std::path::Path) -> Result<()> {
         .unwrap_or(4.5);
     let gbps = |r: &Record| r.bytes as f64 / r.seconds() / 1e9;
     let top = rows.iter().map(|r| gbps(r)).fold(0.0f64, f64::max) * 1.3;
-    let bottom = rows.iter().map(|r| gbps(r)).fold(f64::INFINITY, f64::min) / 1.3;
+    // Room below the lowest line for the legend.
+    let bottom = rows.iter().map(|r| gbps(r)).fold(f64::INFINITY, f64::min) / 60.0;
     let y_range = bottom.min(top / 10.0)..top;
     // Sizes on a log2 axis, labelled in KiB/MiB/GiB.
     let log2 = |b: u64| (b.max(1) as f64).log2();

@@ -94,6 +94,12 @@ enum Command {
         #[command(flatten)]
         tuning: Tuning,
     },
+    /// Plot results written by `bench --json` (throughput against entropy and size).
+    Plot {
+        results: PathBuf,
+        #[arg(short, long)]
+        output: PathBuf,
+    },
     /// Benchmark every encoder on the same inputs: GPU and wall times, ratio, speedups.
     Bench {
         /// Input sizes in bytes (comma separated).
@@ -318,6 +324,7 @@ fn run(cli: Cli) -> Result<()> {
             Ok(())
         }
         Command::Demo { size, tuning } => demo(size, &tuning),
+        Command::Plot { results, output } => bench::plot(&bench::read_records(&results)?, &output),
         Command::Bench {
             sizes,
             entropies,
