@@ -1,4 +1,4 @@
-//! parvlc: the bit-serial heart of real codecs, run in parallel on any GPU.
+#![doc = include_str!("../README.md")]
 
 pub mod bench;
 pub mod error;
