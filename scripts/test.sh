@@ -2,13 +2,17 @@
 # The test command: installs what the tests need on a fresh Debian machine, then runs them.
 #   - mesa-vulkan-drivers: lavapipe, the software Vulkan adapter the GPU tests run on
 #   - gzip: third-party judge of our gzip output
+#   - chromium, and node/npm where missing: the browser test of web/ (WebGPU on
+#     SwiftShader through playwright-core; see web/test/browser.test.mjs)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 missing=()
-for pkg in mesa-vulkan-drivers gzip; do
+for pkg in mesa-vulkan-drivers gzip chromium; do
   dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg")
 done
+command -v node >/dev/null 2>&1 || missing+=(nodejs)
+command -v npm >/dev/null 2>&1 || missing+=(npm)
 if [ ${#missing[@]} -gt 0 ]; then
   sudo=""; [ "$(id -u)" -ne 0 ] && sudo="sudo"
   $sudo apt-get update -qq
@@ -18,3 +22,8 @@ fi
 # Mesa warns about this on headless machines; give it a private runtime dir.
 export XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-$(mktemp -d)}"
 cargo test --release "$@"
+
+# The browser demo: build web/dist/, then drive it in headless Chromium (both scenarios:
+# WebGPU on SwiftShader, and no WebGPU -> the CPU path). Screenshots: web/test/out/.
+./web/build.sh
+(cd web && npm ci --no-audit --no-fund --loglevel=error && node --test test/browser.test.mjs)

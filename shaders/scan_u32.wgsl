@@ -33,7 +33,8 @@ fn block_aggregate(inv: Invocation, block: u32) -> u32 {
 // reduce_then_scan, first dispatch: one aggregate per block.
 @compute @workgroup_size(WG_SIZE)
 fn reduce(inv: Invocation) {
-    for (var block = inv.wid.x; block < params.n_blocks; block += inv.nwg.x) {
+    let grid = workgroup_grid(inv);
+    for (var block = grid.x; block < params.n_blocks; block += grid.y) {
         let total = block_aggregate(inv, block);
         if inv.lid == 0u {
             atomicStore(&scan_state[STATE_HEADER + block], total);

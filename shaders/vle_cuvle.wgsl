@@ -116,7 +116,8 @@ fn cache_code_table(inv: Invocation) {
 @compute @workgroup_size(WG_SIZE)
 fn reduce(inv: Invocation) {
     cache_code_table(inv);
-    for (var block = inv.wid.x; block < params.n_blocks; block += inv.nwg.x) {
+    let grid = workgroup_grid(inv);
+    for (var block = grid.x; block < params.n_blocks; block += grid.y) {
         let total = block_aggregate(inv, block);
         if inv.lid == 0u {
             atomicStore(&scan_state[STATE_HEADER + block], total);

@@ -67,7 +67,8 @@ fn main(inv: Invocation) {
     }
     workgroupBarrier();
     let lane = scan_lane(inv);
-    for (var block = inv.wid.x; block < params.n_blocks; block += inv.nwg.x) {
+    let grid = workgroup_grid(inv);
+    for (var block = grid.x; block < params.n_blocks; block += grid.y) {
         // The thread-input, into registers, and the bit length of its thread-code.
         let first_word = (block * WG_SIZE + lane) * NET;
         var words: array<u32, MAX_NET>;

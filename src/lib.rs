@@ -1,5 +1,6 @@
 #![doc = include_str!("../README.md")]
 
+#[cfg(not(target_arch = "wasm32"))]
 pub mod bench;
 pub mod error;
 pub mod gpu;

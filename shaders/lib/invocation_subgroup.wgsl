@@ -18,3 +18,17 @@ struct Invocation {
 fn scan_lane(inv: Invocation) -> u32 {
     return inv.sg_id * inv.sg_size + inv.sg_lane;
 }
+
+// The workgroup's index and the number of workgroups (x), as values that browsers'
+// uniformity analysis (Tint) sees as workgroup-uniform: to it a struct parameter that
+// also holds local_invocation_index is non-uniform as a whole, so a grid-stride loop
+// bounded by `inv.wid.x` and `inv.nwg.x` may not contain a barrier. Call in uniform
+// control flow (it is a barrier).
+var<workgroup> workgroup_grid_xs: vec2<u32>;
+
+fn workgroup_grid(inv: Invocation) -> vec2<u32> {
+    if inv.lid == 0u {
+        workgroup_grid_xs = vec2<u32>(inv.wid.x, inv.nwg.x);
+    }
+    return workgroupUniformLoad(&workgroup_grid_xs);
+}

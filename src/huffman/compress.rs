@@ -52,6 +52,11 @@ pub struct Compressed {
     /// Kernel times by timestamp queries (empty on the CPU path or without the feature).
     pub timings: Timings,
     pub segments: usize,
+    /// Byte histogram of the input (from the GPU's histogram pass on the GPU path).
+    pub histogram: [u64; 256],
+    /// Code length of every symbol of the codebook used: 256 bytes, plus end-of-block
+    /// for gzip.
+    pub code_lengths: Vec<u8>,
 }
 
 /// Compress on the GPU. `progress` hears each stage as it starts.
@@ -113,6 +118,8 @@ pub async fn compress_gpu(
         bytes,
         timings,
         segments: encoded.segments,
+        histogram,
+        code_lengths: book.lengths().to_vec(),
     })
 }
 
@@ -151,6 +158,8 @@ pub fn compress_cpu(data: &[u8], format: Format, block_bytes: u64) -> Result<Com
         bytes,
         timings: Timings::default(),
         segments: 0,
+        histogram,
+        code_lengths: book.lengths().to_vec(),
     })
 }
 
