@@ -67,6 +67,22 @@ pub struct BenchOptions {
     /// Also run the papers' GPU baselines (pavle, bytestream).
     pub baselines: bool,
     pub files: Vec<std::path::PathBuf>,
+    /// The CUDA path beside the wgpu one (`--backend wgpu,cuda`): its device and the
+    /// configurations to measure (several: a tuning sweep, each its own row).
+    #[cfg(feature = "cuda")]
+    pub cuda: Option<CudaBench>,
+}
+
+/// The CUDA rows of a benchmark: rows `cuvle-cuda-<strategy>`, or, for several
+/// configurations (a tuning sweep, encode scope only),
+/// `cuvle-cuda-<strategy>-wg<threads>-net<NET>-<write>-bpsm<blocks per SM>`.
+#[cfg(feature = "cuda")]
+#[derive(Clone, Debug)]
+pub struct CudaBench {
+    pub device: std::sync::Arc<crate::cuda::CudaGpu>,
+    /// Each configuration's NET, block size, resident cap and scan settings, with its
+    /// CUDA tuning; the strategy comes from `BenchOptions::strategies`.
+    pub configs: Vec<(CuvleConfig, crate::cuda::CudaConfig)>,
 }
 
 /// Best wall time and best GPU time over `runs` runs, after a warm-up of at least 0.3 s
@@ -135,7 +151,15 @@ pub fn run_huffman(
     sink: &mut dyn FnMut(&[Record]),
 ) -> Result<Vec<Record>> {
     let mut all = Vec::new();
-    let adapter = gpu.map_or("cpu".to_string(), |g| g.adapter_name());
+    #[allow(unused_mut)]
+    let mut adapter = gpu.map_or("cpu".to_string(), |g| g.adapter_name());
+    #[cfg(feature = "cuda")]
+    if let Some(c) = &options.cuda {
+        adapter = match gpu {
+            Some(g) => format!("{} / {}", g.adapter_name(), c.device.adapter_name()),
+            None => c.device.adapter_name(),
+        };
+    }
     let mut inputs: Vec<(String, f64, Vec<u8>)> = Vec::new();
     let synthetic = synthetic_inputs(options);
     for (name, e, _, _) in &synthetic {
@@ -186,6 +210,42 @@ pub fn run_huffman(
                     eprintln!("{name}: cuvle-{}: {e}", strategy.name());
                 }
             }
+        }
+        #[cfg(feature = "cuda")]
+        if let Some(cuda) = &options.cuda {
+            for &strategy in &options.strategies {
+                for (config, tuning) in &cuda.configs {
+                    let mut config = *config;
+                    config.scan.strategy = strategy;
+                    let mut variant = format!("cuvle-cuda-{}", strategy.name());
+                    if cuda.configs.len() > 1 {
+                        variant = format!(
+                            "{variant}-wg{}-net{}-{}-bpsm{}",
+                            config.scan.workgroup_size,
+                            config.net,
+                            tuning.write.name(),
+                            tuning
+                                .blocks_per_sm
+                                .map_or("full".to_string(), |b| b.to_string())
+                        );
+                    }
+                    let r = bench_cuvle_cuda(
+                        &cuda.device,
+                        &data,
+                        &table,
+                        &config,
+                        tuning,
+                        options.runs,
+                        cuda.configs.len() > 1,
+                        &mut |scope, wall, gpu_s| push(variant.clone(), scope, wall, gpu_s),
+                    );
+                    if let Err(e) = r {
+                        eprintln!("{name}: {variant}: {e}");
+                    }
+                }
+            }
+        }
+        if let Some(gpu) = gpu {
             if options.baselines {
                 if let Err(e) = bench_baselines(gpu, &data, &table, options.runs, &mut push) {
                     eprintln!("{name}: baselines: {e}");
@@ -291,6 +351,69 @@ fn bench_cuvle(
         Ok((t.elapsed().as_secs_f64(), None))
     })?;
     push(variant, "end-to-end", wall, None);
+    Ok(())
+}
+
+/// The CUDA path on the same input, in the scopes of [`bench_cuvle`] (a tuning sweep,
+/// `encode_only`, measures the encode scope alone); kernel times by CUDA events.
+#[cfg(feature = "cuda")]
+#[allow(clippy::too_many_arguments)]
+fn bench_cuvle_cuda(
+    cuda: &crate::cuda::CudaGpu,
+    data: &[u8],
+    table: &CodeTable,
+    config: &CuvleConfig,
+    tuning: &crate::cuda::CudaConfig,
+    runs: usize,
+    encode_only: bool,
+    push: &mut dyn FnMut(&'static str, f64, Option<f64>),
+) -> Result<()> {
+    use crate::cuda::{compress_cuda, CudaVleEncoder};
+    let enc = CudaVleEncoder::with_tuning(cuda, *config, *tuning)?;
+    let input = enc.upload(data)?;
+    let (chunks, _) = enc.histograms(&input)?;
+    let plan = enc.plan(&input, &chunks, table, BitOrder::MsbFirst, 0)?;
+    let table_buf = enc.upload_table(table)?;
+    // The encoder alone, input and table resident.
+    let (wall, kernel) = best(runs, || {
+        let t = Instant::now();
+        let pending = enc.encode_planned(&input, &table_buf, &plan, true)?;
+        cuda.synchronize()?;
+        let wall = t.elapsed().as_secs_f64();
+        Ok((wall, pending.seconds()?.and_then(positive)))
+    })?;
+    push("encode", wall, kernel);
+    if encode_only {
+        return Ok(());
+    }
+    // Compress with the input resident: histogram, its readback, the codebook on the
+    // CPU, plan, encode; the stream stays on the GPU.
+    let (wall, kernels) = best(runs, || {
+        let t = Instant::now();
+        let (chunks, histogram_s) = enc.histograms(&input)?;
+        let table =
+            Codebook::from_frequencies(&total_histogram(&chunks), NATIVE_MAX_CODE_LEN)?.table()?;
+        let plan = enc.plan(&input, &chunks, &table, BitOrder::MsbFirst, 0)?;
+        let table_buf = enc.upload_table(&table)?;
+        let pending = enc.encode_planned(&input, &table_buf, &plan, true)?;
+        cuda.synchronize()?;
+        let wall = t.elapsed().as_secs_f64();
+        Ok((
+            wall,
+            pending
+                .seconds()?
+                .and_then(positive)
+                .map(|s| s + histogram_s),
+        ))
+    })?;
+    push("compress", wall, kernels);
+    // End to end, host to host, native container included.
+    let (wall, _) = best(runs.min(2), || {
+        let t = Instant::now();
+        compress_cuda(cuda, data, Format::Native, config, tuning, &mut |_| {})?;
+        Ok((t.elapsed().as_secs_f64(), None))
+    })?;
+    push("end-to-end", wall, None);
     Ok(())
 }
 

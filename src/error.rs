@@ -47,6 +47,9 @@ pub enum Error {
     },
     #[error("{0}")]
     InvalidArgument(String),
+    /// The CUDA path (`cuda` feature): no driver, no NVRTC, a failed compile or call.
+    #[error("CUDA: {0}")]
+    Cuda(String),
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;

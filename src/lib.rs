@@ -1,11 +1,15 @@
 #![doc = include_str!("../README.md")]
 
+pub mod backend;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod bench;
+#[cfg(feature = "cuda")]
+pub mod cuda;
 pub mod error;
 pub mod gpu;
 pub mod huffman;
 pub mod scan;
 pub mod testdata;
 
+pub use backend::{Backend, Engine};
 pub use error::{Error, Result};

@@ -129,3 +129,76 @@ fn missing_input_is_a_clear_error() {
     assert!(!o.status.success());
     assert!(stderr(&o).contains("nope.bin"), "{}", stderr(&o));
 }
+
+/// `--backend` picks where compress runs; every backend writes the same file. CUDA, where
+/// this build lacks the feature or the machine lacks a driver, is an error that says so
+/// and writes nothing (PARVLC_REQUIRE_CUDA=1 requires it to work).
+#[test]
+fn every_backend_writes_the_same_file() {
+    let dir = scratch("backends");
+    let data = parvlc::testdata::generate(200_000, 4.5, 8);
+    std::fs::write(dir.join("x.bin"), &data).unwrap();
+    for format in ["native", "gzip"] {
+        let mut files = Vec::new();
+        for backend in ["wgpu", "cpu", "cuda"] {
+            let out = format!("{backend}.{format}");
+            let o = parvlc(
+                &[
+                    "compress",
+                    "-f",
+                    format,
+                    "--backend",
+                    backend,
+                    "x.bin",
+                    "-o",
+                    &out,
+                ],
+                &dir,
+            );
+            if backend == "cuda" && !o.status.success() {
+                let e = stderr(&o);
+                assert!(
+                    e.contains("CUDA:")
+                        && (e.contains("without the `cuda` feature")
+                            || e.contains("no CUDA driver")
+                            || e.contains("no CUDA device")
+                            || e.contains("NVRTC")),
+                    "an unavailable CUDA backend must say why: {e}"
+                );
+                assert!(!dir.join(&out).exists(), "{out} written despite the error");
+                assert!(
+                    std::env::var("PARVLC_REQUIRE_CUDA").as_deref() != Ok("1"),
+                    "PARVLC_REQUIRE_CUDA=1 but --backend cuda failed: {e}"
+                );
+                use std::io::Write;
+                let _ = writeln!(std::io::stderr(), "skipping the CUDA CLI check: {e}");
+                continue;
+            }
+            assert!(o.status.success(), "--backend {backend}: {}", stderr(&o));
+            files.push((backend, std::fs::read(dir.join(&out)).unwrap()));
+        }
+        for (backend, bytes) in &files[1..] {
+            assert!(
+                *bytes == files[0].1,
+                "{format}: --backend {backend} wrote other bytes than --backend wgpu"
+            );
+        }
+        let o = parvlc(
+            &[
+                "decompress",
+                &format!("wgpu.{format}"),
+                "-o",
+                &format!("back.{format}"),
+            ],
+            &dir,
+        );
+        assert!(o.status.success(), "{}", stderr(&o));
+        assert_eq!(
+            std::fs::read(dir.join(format!("back.{format}"))).unwrap(),
+            data
+        );
+    }
+    let o = parvlc(&["compress", "--backend", "opencl", "x.bin"], &dir);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("unknown backend"), "{}", stderr(&o));
+}

@@ -1,6 +1,7 @@
-//! Whole-file compression on the GPU: both containers round-trip, gzip output is read
-//! by gzip(1) and flate2, the GPU bytes equal the CPU path's, and damaged files are
-//! errors that say what is wrong, never a panic or wrong data.
+//! Whole-file compression on every backend present (wgpu, CUDA, CPU): both containers
+//! round-trip, gzip output is read by gzip(1) and flate2, every backend's bytes equal the
+//! CPU path's, and damaged files are errors that say what is wrong, never a panic or
+//! wrong data.
 mod common;
 
 use std::io::{Read, Write};
@@ -93,12 +94,34 @@ fn flate2_decode(gz: &[u8]) -> Vec<u8> {
     out
 }
 
-/// Compress on the GPU, check every reader returns the input and that the CPU path
-/// writes the same bytes.
-fn round_trip(gpu: &Gpu, data: &[u8], config: &CuvleConfig, what: &str) -> [Compressed; 2] {
+/// A way to compress: a backend, or a particular GPU context.
+type CompressFn = dyn Fn(&[u8], Format, &CuvleConfig) -> Compressed;
+type Compress<'a> = &'a CompressFn;
+
+/// Every backend present (wgpu, CUDA, CPU), as a compress function and its name.
+fn backends() -> Vec<(String, Box<CompressFn>)> {
+    common::engines()
+        .into_iter()
+        .map(|engine| {
+            let f: Box<CompressFn> = Box::new(move |data, format, config| {
+                common::compress(engine, data, format, config)
+            });
+            (engine.name(), f)
+        })
+        .collect()
+}
+
+/// Compress, check every reader returns the input and that the CPU path writes the same
+/// bytes.
+fn round_trip(
+    compress: Compress,
+    data: &[u8],
+    config: &CuvleConfig,
+    what: &str,
+) -> [Compressed; 2] {
     FORMATS.map(|format| {
         let what = format!("{what}, {format:?}, {} bytes", data.len());
-        let gpu_out = gpu_compress(gpu, data, format, config);
+        let gpu_out = compress(data, format, config);
         let bytes = &gpu_out.bytes;
         assert_eq!(detect_format(bytes), Some(format), "{what}: detect_format");
         let back = decompress(bytes).unwrap_or_else(|e| panic!("{what}: decompress: {e}"));
@@ -138,33 +161,40 @@ fn round_trip(gpu: &Gpu, data: &[u8], config: &CuvleConfig, what: &str) -> [Comp
 #[test]
 fn round_trips() {
     let _g = serial();
-    let gpu = common::gpu();
-    let config = small_config();
-    round_trip(gpu, b"", &config, "empty");
-    round_trip(gpu, b"x", &config, "one byte");
-    round_trip(gpu, &[0], &config, "one zero byte");
-    round_trip(gpu, &[255], &config, "one 0xff byte");
-    round_trip(gpu, &vec![b'q'; 10_000], &config, "single symbol");
-    round_trip(
-        gpu,
-        &(0..=255u8).collect::<Vec<u8>>(),
-        &config,
-        "every byte once",
-    );
-    for (i, entropy) in [0.5, 2.0, 4.5, 7.0, 8.0].into_iter().enumerate() {
-        let n = [20_000usize, 33_333, 50_001, 4096, 65_536][i];
+    for (name, compress) in backends() {
+        let what = |w: &str| format!("{w} on {name}");
+        let config = small_config();
+        round_trip(compress.as_ref(), b"", &config, &what("empty"));
+        round_trip(compress.as_ref(), b"x", &config, &what("one byte"));
+        round_trip(compress.as_ref(), &[0], &config, &what("one zero byte"));
+        round_trip(compress.as_ref(), &[255], &config, &what("one 0xff byte"));
         round_trip(
-            gpu,
-            &generate(n, entropy, 80 + i as u64),
+            compress.as_ref(),
+            &vec![b'q'; 10_000],
             &config,
-            &format!("entropy {entropy}"),
+            &what("single symbol"),
         );
-    }
-    let mut rng = SplitMix64(81);
-    for n in [1usize, 2, 3, 5, 1023, 1024, 1025, 3 * 1024 + 1] {
-        let mut data = vec![0u8; n];
-        rng.fill(&mut data);
-        round_trip(gpu, &data, &config, "random bytes");
+        round_trip(
+            compress.as_ref(),
+            &(0..=255u8).collect::<Vec<u8>>(),
+            &config,
+            &what("every byte once"),
+        );
+        for (i, entropy) in [0.5, 2.0, 4.5, 7.0, 8.0].into_iter().enumerate() {
+            let n = [20_000usize, 33_333, 50_001, 4096, 65_536][i];
+            round_trip(
+                compress.as_ref(),
+                &generate(n, entropy, 80 + i as u64),
+                &config,
+                &what(&format!("entropy {entropy}")),
+            );
+        }
+        let mut rng = SplitMix64(81);
+        for n in [1usize, 2, 3, 5, 1023, 1024, 1025, 3 * 1024 + 1] {
+            let mut data = vec![0u8; n];
+            rng.fill(&mut data);
+            round_trip(compress.as_ref(), &data, &config, &what("random bytes"));
+        }
     }
 }
 
@@ -172,7 +202,6 @@ fn round_trips() {
 #[test]
 fn length_limits_bind() {
     let _g = serial();
-    let gpu = common::gpu();
     // 26 symbols at frequencies 1, 2, 3, 5, 8, ... (about 500k bytes): an unlimited
     // Huffman code is a chain 25 bits deep, with or without DEFLATE's end-of-block (1).
     let mut fib = vec![1usize, 2];
@@ -194,41 +223,61 @@ fn length_limits_bind() {
     )
     .unwrap();
     assert_eq!(book.max_len(), 15, "the DEFLATE limit binds");
-    let [native_file, _] = round_trip(gpu, &data, &small_config(), "Fibonacci-skewed");
-    let (header, _) = native::parse_native(&native_file.bytes).unwrap();
-    let longest = header.lengths.iter().copied().max().unwrap();
-    assert_eq!(
-        longest,
-        parvlc::huffman::compress::NATIVE_MAX_CODE_LEN,
-        "the native limit binds"
-    );
+    for (name, compress) in backends() {
+        let what = format!("Fibonacci-skewed on {name}");
+        let [native_file, _] = round_trip(compress.as_ref(), &data, &small_config(), &what);
+        let (header, _) = native::parse_native(&native_file.bytes).unwrap();
+        let longest = header.lengths.iter().copied().max().unwrap();
+        assert_eq!(
+            longest,
+            parvlc::huffman::compress::NATIVE_MAX_CODE_LEN,
+            "{what}: the native limit binds"
+        );
+    }
 }
 
 #[test]
 fn many_segments_and_strategies() {
     let _g = serial();
-    let gpu = common::gpu();
     let data = generate(60_003, 5.0, 83);
-    for strategy in ScanStrategy::ALL {
-        let mut config = small_config();
-        config.scan.strategy = strategy;
-        config.max_segment_bytes = Some(4096);
-        for out in round_trip(
-            gpu,
+    for engine in common::engines() {
+        let compress = |d: &[u8], f: Format, c: &CuvleConfig| common::compress(engine, d, f, c);
+        let name = engine.name();
+        for strategy in ScanStrategy::ALL {
+            let mut config = small_config();
+            config.scan.strategy = strategy;
+            config.max_segment_bytes = Some(4096);
+            for out in round_trip(
+                &compress,
+                &data,
+                &config,
+                &format!("{} segments on {name}", strategy.name()),
+            ) {
+                if engine.backend() != parvlc::Backend::Cpu {
+                    assert!(out.segments > 1, "{} segments on {name}", out.segments);
+                }
+            }
+        }
+        round_trip(
+            &compress,
+            &data,
+            &CuvleConfig::default(),
+            &format!("default config on {name}"),
+        );
+    }
+    if common::enabled(parvlc::Backend::Wgpu) {
+        let wg = common::gpu_workgroup_flavour();
+        let config = CuvleConfig {
+            max_segment_bytes: Some(8192),
+            ..small_config()
+        };
+        round_trip(
+            &|d: &[u8], f: Format, c: &CuvleConfig| gpu_compress(wg, d, f, c),
             &data,
             &config,
-            &format!("{} segments", strategy.name()),
-        ) {
-            assert!(out.segments > 1, "{} segments", out.segments);
-        }
+            "workgroup flavour, segments",
+        );
     }
-    let wg = common::gpu_workgroup_flavour();
-    let config = CuvleConfig {
-        max_segment_bytes: Some(8192),
-        ..small_config()
-    };
-    round_trip(wg, &data, &config, "workgroup flavour, segments");
-    round_trip(gpu, &data, &CuvleConfig::default(), "default config");
 }
 
 /// A small multi-block native file made on the GPU.

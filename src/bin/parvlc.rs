@@ -8,13 +8,11 @@ use std::time::Instant;
 use clap::{Parser, Subcommand};
 use parvlc::bench::{self, BenchOptions};
 use parvlc::gpu::{Gpu, GpuOptions};
-use parvlc::huffman::compress::{
-    compress_cpu, compress_gpu, decompress, detect_format, Compressed, Format, Stage,
-};
+use parvlc::huffman::compress::{decompress, detect_format, Compressed, Format, Stage};
 use parvlc::huffman::cuvle::CuvleConfig;
 use parvlc::huffman::native;
 use parvlc::scan::{ScanConfig, ScanStrategy};
-use parvlc::{Error, Result};
+use parvlc::{Backend, Engine, Error, Result};
 
 #[derive(Parser)]
 #[command(
@@ -29,35 +27,117 @@ struct Cli {
 
 #[derive(clap::Args, Clone)]
 struct Tuning {
-    /// Run on the CPU even when a GPU adapter is present.
+    /// Run on the CPU even when a GPU adapter is present (the same as --backend cpu).
     #[arg(long)]
     cpu: bool,
+    /// Where to run: wgpu (any GPU; the CPU, with a warning, when there is no adapter),
+    /// cuda (NVIDIA; builds with the `cuda` feature) or cpu. `bench` takes a list, e.g.
+    /// wgpu,cuda, and measures them side by side.
+    #[arg(long, value_delimiter = ',', default_value = "wgpu")]
+    backend: Vec<Backend>,
     /// Inter-workgroup scan: chained, decoupled or reduce_then_scan.
     #[arg(long, default_value = "decoupled")]
     strategy: ScanStrategy,
-    /// Input words per GPU invocation (4, 8, 16, 32).
-    #[arg(long, default_value_t = 16)]
-    net: u32,
-    /// Threads per workgroup.
-    #[arg(long, default_value_t = 256)]
-    workgroup_size: u32,
-    /// Persistent workgroups launched.
-    #[arg(long, default_value_t = 1024)]
-    resident: u32,
+    /// Input words per GPU invocation (4, 8, 16, 32). `bench` takes a list for CUDA.
+    #[arg(long, value_delimiter = ',', default_value = "16")]
+    net: Vec<u32>,
+    /// Threads per workgroup. `bench` takes a list for CUDA.
+    #[arg(long, value_delimiter = ',', default_value = "256")]
+    workgroup_size: Vec<u32>,
+    /// Persistent workgroups launched (default: 1024 on wgpu; on CUDA, as many as are
+    /// resident at once, from the occupancy API).
+    #[arg(long)]
+    resident: Option<u32>,
+    /// CUDA: how threads write their codes: warp (warp-cooperative, coalesced) or direct
+    /// (the paper's). `bench` takes a list.
+    #[cfg(feature = "cuda")]
+    #[arg(long, value_delimiter = ',', default_value = "warp")]
+    cuda_write: Vec<parvlc::cuda::CudaWrite>,
+    /// CUDA: blocks per multiprocessor, registers bounded to fit (default: as many as the
+    /// multiprocessor has threads for). `bench` takes a list.
+    #[cfg(feature = "cuda")]
+    #[arg(long, value_delimiter = ',')]
+    blocks_per_sm: Vec<u32>,
 }
 
 impl Tuning {
-    fn config(&self) -> CuvleConfig {
+    /// The configuration on `backend` (the first of each list).
+    fn config(&self, backend: Backend) -> CuvleConfig {
+        self.config_with(backend, self.net[0], self.workgroup_size[0])
+    }
+
+    fn config_with(&self, backend: Backend, net: u32, workgroup_size: u32) -> CuvleConfig {
+        let resident = self.resident.unwrap_or(match backend {
+            Backend::Cuda => u32::MAX,
+            _ => ScanConfig::default().resident_workgroups,
+        });
         CuvleConfig {
-            net: self.net,
+            net,
             scan: ScanConfig {
                 strategy: self.strategy,
-                resident_workgroups: self.resident,
-                workgroup_size: self.workgroup_size,
+                resident_workgroups: resident,
+                workgroup_size,
                 ..ScanConfig::default()
             },
             max_segment_bytes: None,
         }
+    }
+
+    /// The one backend of compress and demo.
+    fn backend(&self) -> Result<Backend> {
+        if self.cpu {
+            return Ok(Backend::Cpu);
+        }
+        match self.backend[..] {
+            [b] => Ok(b),
+            _ => Err(Error::InvalidArgument(
+                "give one --backend here (lists are for bench)".into(),
+            )),
+        }
+    }
+
+    fn single(&self) -> Result<()> {
+        let lists = [self.net.len(), self.workgroup_size.len()];
+        #[cfg(feature = "cuda")]
+        let lists = [
+            lists[0],
+            lists[1],
+            self.cuda_write.len(),
+            self.blocks_per_sm.len().max(1),
+        ];
+        if lists.iter().any(|&n| n != 1) {
+            return Err(Error::InvalidArgument(
+                "give one value of each tuning flag here (lists are for bench)".into(),
+            ));
+        }
+        Ok(())
+    }
+
+    #[cfg(feature = "cuda")]
+    fn cuda_configs(&self) -> Vec<(CuvleConfig, parvlc::cuda::CudaConfig)> {
+        let blocks: Vec<Option<u32>> = if self.blocks_per_sm.is_empty() {
+            vec![None]
+        } else {
+            self.blocks_per_sm.iter().map(|&b| Some(b)).collect()
+        };
+        let mut configs = Vec::new();
+        for &wg in &self.workgroup_size {
+            for &net in &self.net {
+                for &write in &self.cuda_write {
+                    for &blocks_per_sm in &blocks {
+                        configs.push((
+                            self.config_with(Backend::Cuda, net, wg),
+                            parvlc::cuda::CudaConfig {
+                                write,
+                                blocks_per_sm,
+                                ..Default::default()
+                            },
+                        ));
+                    }
+                }
+            }
+        }
+        configs
     }
 }
 
@@ -169,6 +249,28 @@ fn open_gpu(cpu: bool) -> Option<Gpu> {
     }
 }
 
+/// The backend of compress and demo: wgpu falls back to the CPU with one warning when
+/// there is no adapter; CUDA without a driver (or without the feature) is an error.
+fn open_engine(tuning: &Tuning) -> Result<Engine> {
+    tuning.single()?;
+    match tuning.backend()? {
+        Backend::Wgpu => Ok(match open_gpu(false) {
+            Some(g) => Engine::Wgpu(Box::new(g)),
+            None => Engine::Cpu,
+        }),
+        Backend::Cpu => Ok(Engine::Cpu),
+        Backend::Cuda => {
+            #[allow(unused_mut)]
+            let mut engine = pollster::block_on(Engine::open(Backend::Cuda))?;
+            #[cfg(feature = "cuda")]
+            if let Engine::Cuda(_, cuda_tuning) = &mut engine {
+                *cuda_tuning = tuning.cuda_configs()[0].1;
+            }
+            Ok(engine)
+        }
+    }
+}
+
 fn read(path: &Path) -> Result<Vec<u8>> {
     std::fs::read(path).map_err(|e| Error::Io {
         path: path.into(),
@@ -224,7 +326,7 @@ fn progress_bar(len: u64) -> Option<indicatif::ProgressBar> {
 }
 
 fn compress_any(
-    gpu: Option<&Gpu>,
+    engine: &Engine,
     data: &[u8],
     format: Format,
     config: &CuvleConfig,
@@ -236,13 +338,7 @@ fn compress_any(
             b.inc(1);
         }
     };
-    let out = match gpu {
-        Some(g) => pollster::block_on(compress_gpu(g, data, format, config, &mut progress)),
-        None => {
-            progress(Stage::Encode);
-            compress_cpu(data, format, config.block_bytes())
-        }
-    };
+    let out = pollster::block_on(engine.compress(data, format, config, &mut progress));
     if let Some(b) = bar {
         b.finish_and_clear();
     }
@@ -266,9 +362,9 @@ fn run(cli: Cli) -> Result<()> {
             if output.exists() && !force {
                 return Err(Error::OutputExists(output));
             }
-            let gpu = open_gpu(tuning.cpu);
+            let engine = open_engine(&tuning)?;
             let t = Instant::now();
-            let c = compress_any(gpu.as_ref(), &data, format, &tuning.config())?;
+            let c = compress_any(&engine, &data, format, &tuning.config(engine.backend()))?;
             write_atomically(&output, &c.bytes, force)?;
             eprintln!(
                 "{} -> {}: {} -> {} bytes (ratio {:.3}) in {:.3} s on {}",
@@ -278,7 +374,7 @@ fn run(cli: Cli) -> Result<()> {
                 c.bytes.len(),
                 data.len() as f64 / c.bytes.len().max(1) as f64,
                 t.elapsed().as_secs_f64(),
-                gpu.as_ref().map_or("the CPU".into(), |g| g.adapter_name())
+                engine.name()
             );
             Ok(())
         }
@@ -338,15 +434,23 @@ fn run(cli: Cli) -> Result<()> {
             files,
             tuning,
         } => {
+            let backends = if tuning.cpu {
+                vec![Backend::Cpu]
+            } else {
+                tuning.backend.clone()
+            };
+            // The GPU rows run on the first configuration; CUDA rows on every one listed.
             let options = BenchOptions {
                 sizes,
                 entropies,
                 strategies,
-                config: tuning.config(),
+                config: tuning.config(Backend::Wgpu),
                 runs,
                 cpu_max_bytes: cpu_max,
                 baselines: !no_baselines,
                 files,
+                #[cfg(feature = "cuda")]
+                cuda: None,
             };
             if let Some(dir) = dump {
                 std::fs::create_dir_all(&dir).map_err(|e| Error::Io {
@@ -364,7 +468,26 @@ fn run(cli: Cli) -> Result<()> {
                 }
                 return Ok(());
             }
-            let gpu = open_gpu(tuning.cpu);
+            let gpu = if backends.contains(&Backend::Wgpu) {
+                open_gpu(false)
+            } else {
+                None
+            };
+            #[allow(unused_mut)]
+            let mut options = options;
+            if backends.contains(&Backend::Cuda) {
+                #[cfg(feature = "cuda")]
+                {
+                    options.cuda = Some(bench::CudaBench {
+                        device: std::sync::Arc::new(parvlc::cuda::CudaGpu::new()?),
+                        configs: tuning.cuda_configs(),
+                    });
+                }
+                #[cfg(not(feature = "cuda"))]
+                return Err(pollster::block_on(Engine::open(Backend::Cuda))
+                    .err()
+                    .unwrap_or_else(|| Error::Cuda("unavailable".into())));
+            }
             let mut json_out = match &json {
                 Some(p) => Some(std::fs::File::create(p).map_err(|e| Error::Io {
                     path: p.clone(),
@@ -389,7 +512,9 @@ fn run(cli: Cli) -> Result<()> {
             eprintln!(
                 "{} measurements on {}",
                 records.len(),
-                gpu.as_ref().map_or("the CPU".into(), |g| g.adapter_name())
+                records
+                    .first()
+                    .map_or("the CPU".into(), |r| r.adapter.clone())
             );
             Ok(())
         }
@@ -421,11 +546,11 @@ fn default_decompressed_name(input: &Path) -> Result<PathBuf> {
 }
 
 fn demo(size: u64, tuning: &Tuning) -> Result<()> {
-    let gpu = open_gpu(tuning.cpu);
-    let config = tuning.config();
+    let engine = open_engine(tuning)?;
+    let config = tuning.config(engine.backend());
     println!(
         "parvlc demo on {}: {} per sample, native format, {} scan",
-        gpu.as_ref().map_or("the CPU".into(), |g| g.adapter_name()),
+        engine.name(),
         bench::human(size),
         tuning.strategy.name()
     );
@@ -435,9 +560,9 @@ fn demo(size: u64, tuning: &Tuning) -> Result<()> {
     );
     for (i, entropy) in [0.5, 2.0, 4.5, 7.0, 8.0].into_iter().enumerate() {
         let data = parvlc::testdata::generate(size as usize, entropy, 7 + i as u64);
-        let _ = compress_any(gpu.as_ref(), &data, Format::Native, &config)?; // warm-up
+        let _ = compress_any(&engine, &data, Format::Native, &config)?; // warm-up
         let t = Instant::now();
-        let c = compress_any(gpu.as_ref(), &data, Format::Native, &config)?;
+        let c = compress_any(&engine, &data, Format::Native, &config)?;
         let wall = t.elapsed().as_secs_f64();
         let back = decompress(&c.bytes)?;
         let ok = back == data;

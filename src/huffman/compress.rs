@@ -164,7 +164,7 @@ pub fn compress_cpu(data: &[u8], format: Format, block_bytes: u64) -> Result<Com
 }
 
 /// The codebook, bit order and (gzip) DEFLATE block header for a histogram.
-fn codebook_for(
+pub(crate) fn codebook_for(
     format: Format,
     histogram: &[u64; 256],
 ) -> Result<(Codebook, BitOrder, Option<BitBuf>)> {
@@ -185,7 +185,7 @@ fn codebook_for(
     }
 }
 
-fn native_container(
+pub(crate) fn native_container(
     original_len: u64,
     crc32: u32,
     book: &Codebook,

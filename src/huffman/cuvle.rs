@@ -12,7 +12,8 @@ use super::histogram::{encode_histogram, total_histogram};
 use super::{BitBuf, BitOrder, CodeTable};
 use crate::gpu::{Binding, Gpu, PooledBuffer, Profiler, StageLayout, Timings};
 use crate::scan::{
-    encode_lookback, read_state, LookbackStage, ScanConfig, STATE_BINDING, STATE_HEADER,
+    encode_lookback, read_state, LookbackStage, ScanConfig, ScanStrategy, STATE_BINDING,
+    STATE_HEADER,
 };
 use crate::{Error, Result};
 
@@ -73,7 +74,7 @@ impl CuvleConfig {
         self.scan.workgroup_size as u64 * self.net as u64 * 4
     }
 
-    fn validate(&self) -> Result<()> {
+    pub(crate) fn validate(&self) -> Result<()> {
         if ![4, 8, 16, 32].contains(&self.net) {
             return Err(Error::InvalidArgument(format!(
                 "NET must be 4, 8, 16 or 32, not {}",
@@ -229,39 +230,182 @@ impl GpuInput {
 
 /// One dispatch of the encoder.
 #[derive(Clone, Debug)]
-struct Segment {
-    window: usize,
+pub(crate) struct Segment {
+    pub window: usize,
     /// Offset of the segment within its window (chunk-aligned).
-    window_offset: u64,
-    n_bytes: u64,
-    n_blocks: u32,
+    pub window_offset: u64,
+    pub n_bytes: u64,
+    pub n_blocks: u32,
     /// Code bits of the segment.
-    bits: u64,
+    pub bits: u64,
     /// Global bit position of its first code (start bit included).
-    first_bit: u64,
+    pub first_bit: u64,
 }
 
 /// Where every segment goes, from the per-chunk histograms and the code table.
 #[derive(Clone, Debug)]
 pub struct Plan {
-    segments: Vec<Segment>,
-    order: BitOrder,
-    max_len: u32,
+    pub(crate) segments: Vec<Segment>,
+    pub(crate) order: BitOrder,
+    pub(crate) max_len: u32,
     /// Start bit plus all code bits.
     pub total_bits: u64,
-    block_bytes: u64,
+    pub(crate) block_bytes: u64,
 }
 
 impl Plan {
     pub fn segments(&self) -> usize {
         self.segments.len()
     }
-    fn n_blocks(&self) -> u64 {
+    pub(crate) fn n_blocks(&self) -> u64 {
         self.segments.iter().map(|s| s.n_blocks as u64).sum()
     }
-    fn output_bytes(&self) -> u64 {
+    pub(crate) fn output_bytes(&self) -> u64 {
         self.total_bits.div_ceil(32) * 4
     }
+    /// Whether the kernel may use its packed table (codes of at most 27 bits).
+    pub(crate) fn packed(&self) -> bool {
+        self.max_len <= PACKED_MAX_LEN
+    }
+    /// Whether the kernel may put two symbols at once (codes of at most 16 bits).
+    pub(crate) fn pairs(&self) -> bool {
+        self.max_len <= PAIRS_MAX_LEN
+    }
+    /// Words of the look-back log of every segment (state header and one word per block).
+    pub(crate) fn log_words(&self) -> u64 {
+        self.segments.len() as u64 * STATE_HEADER as u64 + self.n_blocks()
+    }
+
+    /// Block offsets and fallbacks from the look-back log of every segment, each checked
+    /// (complete chain, total equal to the segment's planned bits).
+    pub(crate) fn read_log(&self, log: &[u32], strategy: ScanStrategy) -> Result<(Vec<u64>, u64)> {
+        let mut block_offsets = Vec::with_capacity(self.n_blocks() as usize);
+        let mut fallbacks = 0u64;
+        let mut at = 0usize;
+        for seg in &self.segments {
+            let n = seg.n_blocks as usize;
+            let words = log.get(at..at + STATE_HEADER + n).ok_or(Error::Gpu {
+                stage: "vle_cuvle",
+                message: "scan log truncated".into(),
+            })?;
+            let report = read_state("vle_cuvle", strategy, words, n, seg.bits)?;
+            fallbacks += report.fallbacks as u64;
+            block_offsets.extend(
+                report
+                    .block_prefixes
+                    .iter()
+                    .map(|&p| seg.first_bit + p as u64),
+            );
+            at += STATE_HEADER + n;
+        }
+        Ok((block_offsets, fallbacks))
+    }
+}
+
+/// What the planner needs to know of a device.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct DeviceLimits {
+    /// Largest range of one buffer that one dispatch may bind, in bytes.
+    pub max_binding: u64,
+    /// Largest buffer, in bytes.
+    pub max_buffer: u64,
+}
+
+impl CuvleConfig {
+    /// Histogram granularity on a device: a power of two of at least one block, within
+    /// one binding and the segment cap.
+    pub(crate) fn chunk_bytes(&self, max_binding: u64) -> u64 {
+        let block = self.block_bytes();
+        let cap = self.max_segment_bytes.unwrap_or(u64::MAX).min(max_binding);
+        let mut chunk = DEFAULT_CHUNK_BYTES;
+        while chunk > cap && chunk > block {
+            chunk /= 2;
+        }
+        chunk.max(block)
+    }
+}
+
+/// Plan the segments of an encode: the input lies in `windows` (byte offset in the input,
+/// bytes; each starts on a chunk boundary), `chunk_histograms` holds one histogram per
+/// `chunk` bytes of the input. Segments stay within a window, below 2^30 output bits (the
+/// look-back's value range) and within one binding and the segment cap, and carry their
+/// global bit offsets, so all of them can be encoded with no round trip.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn plan_segments(
+    windows: &[(u64, u64)],
+    chunk: u64,
+    chunk_histograms: &[[u64; 256]],
+    table: &CodeTable,
+    order: BitOrder,
+    start_bit: u32,
+    config: &CuvleConfig,
+    limits: DeviceLimits,
+) -> Result<Plan> {
+    if start_bit >= 32 {
+        return Err(Error::InvalidArgument(format!(
+            "start bit {start_bit} must be below 32"
+        )));
+    }
+    let n_bytes: u64 = windows.iter().map(|w| w.1).sum();
+    if chunk_histograms.len() as u64 != n_bytes.div_ceil(chunk) {
+        return Err(Error::InvalidArgument(
+            "one histogram per input chunk expected".into(),
+        ));
+    }
+    check_table(table, &total_histogram(chunk_histograms))?;
+    let block = config.block_bytes();
+    let byte_cap = config.max_segment_bytes.unwrap_or(u64::MAX);
+    let bits_cap = SEGMENT_BITS_MAX.min(limits.max_binding.saturating_sub(512).saturating_mul(8));
+    let chunk_bits = |i: usize| table.encoded_bits(&chunk_histograms[i]);
+    let mut segments = Vec::new();
+    let mut first_bit = start_bit as u64;
+    for (wi, &(w_offset, w_bytes)) in windows.iter().enumerate() {
+        let first_chunk = (w_offset / chunk) as usize;
+        let n_chunks = w_bytes.div_ceil(chunk) as usize;
+        let mut c = 0;
+        while c < n_chunks {
+            let (mut bytes, mut bits, start) = (0u64, 0u64, c);
+            while c < n_chunks {
+                let cb = chunk.min(w_bytes - c as u64 * chunk);
+                let cbits = chunk_bits(first_chunk + c);
+                if c > start && (bits + cbits + 64 > bits_cap || bytes + cb > byte_cap) {
+                    break;
+                }
+                bytes += cb;
+                bits += cbits;
+                c += 1;
+            }
+            if bits + 64 > bits_cap {
+                return Err(Error::TooLarge(format!(
+                    "one {chunk}-byte chunk needs {bits} bits, beyond one segment"
+                )));
+            }
+            let n_blocks = bytes.div_ceil(block);
+            segments.push(Segment {
+                window: wi,
+                window_offset: start as u64 * chunk,
+                n_bytes: bytes,
+                n_blocks: n_blocks as u32,
+                bits,
+                first_bit,
+            });
+            first_bit += bits;
+        }
+    }
+    let total_bits = first_bit;
+    let output_bytes = total_bits.div_ceil(32) * 4 + 512;
+    if output_bytes > limits.max_buffer {
+        return Err(Error::TooLarge(format!(
+            "{output_bytes} output bytes exceed the device's largest buffer"
+        )));
+    }
+    Ok(Plan {
+        segments,
+        order,
+        max_len: table.max_len(),
+        total_bits,
+        block_bytes: block,
+    })
 }
 
 /// The encoder's result.
@@ -315,17 +459,7 @@ impl<'g> VleEncoder<'g> {
     }
 
     fn chunk_bytes(&self) -> u64 {
-        let block = self.config.block_bytes();
-        let cap = self
-            .config
-            .max_segment_bytes
-            .unwrap_or(u64::MAX)
-            .min(self.gpu.max_binding());
-        let mut chunk = DEFAULT_CHUNK_BYTES;
-        while chunk > cap && chunk > block {
-            chunk /= 2;
-        }
-        chunk.max(block)
+        self.config.chunk_bytes(self.gpu.max_binding())
     }
 
     /// Copy `data` to the GPU.
@@ -444,72 +578,29 @@ impl<'g> VleEncoder<'g> {
         order: BitOrder,
         start_bit: u32,
     ) -> Result<Plan> {
-        if start_bit >= 32 {
-            return Err(Error::InvalidArgument(format!(
-                "start bit {start_bit} must be below 32"
-            )));
-        }
         if chunk_histograms.len() != input.n_chunks() {
             return Err(Error::InvalidArgument(
                 "one histogram per input chunk expected".into(),
             ));
         }
-        check_table(table, &total_histogram(chunk_histograms))?;
-        let block = self.config.block_bytes();
-        let chunk = input.chunk_bytes;
-        let byte_cap = self.config.max_segment_bytes.unwrap_or(u64::MAX);
-        let bits_cap = SEGMENT_BITS_MAX.min((self.gpu.max_binding() - 512) * 8);
-        let chunk_bits = |i: usize| table.encoded_bits(&chunk_histograms[i]);
-        let mut segments = Vec::new();
-        let mut first_bit = start_bit as u64;
-        for (wi, w) in input.windows.iter().enumerate() {
-            let first_chunk = (w.offset / chunk) as usize;
-            let n_chunks = w.n_bytes.div_ceil(chunk) as usize;
-            let mut c = 0;
-            while c < n_chunks {
-                let (mut bytes, mut bits, start) = (0u64, 0u64, c);
-                while c < n_chunks {
-                    let cb = chunk.min(w.n_bytes - c as u64 * chunk);
-                    let cbits = chunk_bits(first_chunk + c);
-                    if c > start && (bits + cbits + 64 > bits_cap || bytes + cb > byte_cap) {
-                        break;
-                    }
-                    bytes += cb;
-                    bits += cbits;
-                    c += 1;
-                }
-                if bits + 64 > bits_cap {
-                    return Err(Error::TooLarge(format!(
-                        "one {chunk}-byte chunk needs {bits} bits, beyond one segment"
-                    )));
-                }
-                let n_blocks = bytes.div_ceil(block);
-                let window_offset = start as u64 * chunk;
-                segments.push(Segment {
-                    window: wi,
-                    window_offset,
-                    n_bytes: bytes,
-                    n_blocks: n_blocks as u32,
-                    bits,
-                    first_bit,
-                });
-                first_bit += bits;
-            }
-        }
-        let total_bits = first_bit;
-        let output_bytes = total_bits.div_ceil(32) * 4 + 512;
-        if output_bytes > self.gpu.limits.max_buffer_size {
-            return Err(Error::TooLarge(format!(
-                "{output_bytes} output bytes exceed the device's largest buffer"
-            )));
-        }
-        Ok(Plan {
-            segments,
+        let windows: Vec<(u64, u64)> = input
+            .windows
+            .iter()
+            .map(|w| (w.offset, w.n_bytes))
+            .collect();
+        plan_segments(
+            &windows,
+            input.chunk_bytes,
+            chunk_histograms,
+            table,
             order,
-            max_len: table.max_len(),
-            total_bits,
-            block_bytes: block,
-        })
+            start_bit,
+            &self.config,
+            DeviceLimits {
+                max_binding: self.gpu.max_binding(),
+                max_buffer: self.gpu.limits.max_buffer_size,
+            },
+        )
     }
 
     /// Encode the planned segments into `encoder`: nothing is submitted. The table buffer
@@ -530,7 +621,7 @@ impl<'g> VleEncoder<'g> {
         encoder.clear_buffer(&output, 0, None);
         let max_blocks = plan.segments.iter().map(|s| s.n_blocks).max().unwrap_or(0) as u64;
         let state = gpu.pooled_buffer((STATE_HEADER as u64 + max_blocks) * 4, storage);
-        let log_bytes = (plan.segments.len() as u64 * STATE_HEADER as u64 + plan.n_blocks()) * 4;
+        let log_bytes = plan.log_words() * 4;
         let log = gpu.pooled_buffer(log_bytes, storage);
         let mut profiler = Profiler::new(
             gpu,
@@ -574,22 +665,8 @@ impl<'g> VleEncoder<'g> {
                     constants: vec![
                         ("NET", self.config.net as f64),
                         ("MSB_FIRST", if msb { 1.0 } else { 0.0 }),
-                        (
-                            "PACKED",
-                            if plan.max_len <= PACKED_MAX_LEN {
-                                1.0
-                            } else {
-                                0.0
-                            },
-                        ),
-                        (
-                            "PAIRS",
-                            if plan.max_len <= PAIRS_MAX_LEN {
-                                1.0
-                            } else {
-                                0.0
-                            },
-                        ),
+                        ("PACKED", if plan.packed() { 1.0 } else { 0.0 }),
+                        ("PAIRS", if plan.pairs() { 1.0 } else { 0.0 }),
                     ],
                     bindings: vec![
                         (0, params.as_entire_buffer_binding()),
@@ -649,25 +726,13 @@ impl<'g> VleEncoder<'g> {
             .await?;
         let mut bytes = out;
         bytes.truncate(plan.total_bits.div_ceil(8) as usize);
-        let log_len = (plan.segments.len() as u64 * STATE_HEADER as u64 + plan.n_blocks()) * 4;
-        let log: Vec<u32> =
-            bytemuck::pod_collect_to_vec(&self.gpu.read_buffer(&pending.log, 0, log_len).await?);
-        let mut block_offsets = Vec::with_capacity(plan.n_blocks() as usize);
-        let mut fallbacks = 0u64;
-        let mut at = 0usize;
-        for seg in &plan.segments {
-            let n = seg.n_blocks as usize;
-            let words = &log[at..at + STATE_HEADER + n];
-            let report = read_state("vle_cuvle", self.config.scan.strategy, words, n, seg.bits)?;
-            fallbacks += report.fallbacks as u64;
-            block_offsets.extend(
-                report
-                    .block_prefixes
-                    .iter()
-                    .map(|&p| seg.first_bit + p as u64),
-            );
-            at += STATE_HEADER + n;
-        }
+        let log: Vec<u32> = bytemuck::pod_collect_to_vec(
+            &self
+                .gpu
+                .read_buffer(&pending.log, 0, plan.log_words() * 4)
+                .await?,
+        );
+        let (block_offsets, fallbacks) = plan.read_log(&log, self.config.scan.strategy)?;
         let timings = pending.profiler.timings(self.gpu).await?;
         Ok(Encoded {
             stream: BitBuf {

@@ -1,13 +1,40 @@
 #![allow(dead_code)]
+//! What the test suites run on. Each suite is written once and run against every backend
+//! present: wgpu (required: CI runs on lavapipe; a missing adapter fails the tests rather
+//! than skipping them, so a broken driver install cannot pass silently), CUDA (the `cuda`
+//! feature; skipped with the reason printed where the feature is off or no driver is
+//! found, unless `PARVLC_REQUIRE_CUDA=1`), and the CPU.
+//!
+//! `PARVLC_TEST_BACKENDS=cuda` (a comma list of wgpu, cuda, cpu) restricts the suites to
+//! some backends, e.g. for the compute-sanitizer runs.
+
 use std::sync::OnceLock;
 
 use parvlc::gpu::{Gpu, GpuOptions};
+use parvlc::huffman::compress::{Compressed, Format, Stage};
+use parvlc::huffman::cuvle::{CuvleConfig, Encoded, VleEncoder};
+use parvlc::huffman::{BitOrder, CodeTable};
+use parvlc::{Backend, Engine};
 
-/// One GPU per test binary. CI runs on lavapipe; a missing adapter fails the tests
-/// rather than skipping them, so a broken driver install cannot pass silently.
+/// Whether the suites run on `backend` (PARVLC_TEST_BACKENDS; all by default).
+pub fn enabled(backend: Backend) -> bool {
+    match std::env::var("PARVLC_TEST_BACKENDS") {
+        Ok(list) => list.split(',').any(|b| b.trim() == backend.name()),
+        Err(_) => true,
+    }
+}
+
+fn wgpu_engine() -> &'static Engine {
+    static ENGINE: OnceLock<Engine> = OnceLock::new();
+    ENGINE.get_or_init(|| Engine::Wgpu(Box::new(open(GpuOptions::default()))))
+}
+
+/// One GPU per test binary (the wgpu path).
 pub fn gpu() -> &'static Gpu {
-    static GPU: OnceLock<Gpu> = OnceLock::new();
-    GPU.get_or_init(|| open(GpuOptions::default()))
+    match wgpu_engine() {
+        Engine::Wgpu(g) => g,
+        _ => unreachable!("the wgpu engine holds a wgpu GPU"),
+    }
 }
 
 /// A second context with subgroups off, to prove the workgroup-memory flavour.
@@ -29,4 +56,217 @@ fn open(options: GpuOptions) -> Gpu {
             panic!("tests need a GPU adapter (lavapipe: apt-get install mesa-vulkan-drivers): {e}")
         }
     }
+}
+
+/// Why CUDA is not tested here, printed once per test binary; a failure instead where
+/// PARVLC_REQUIRE_CUDA=1 (the GPU machine, where skipping would hide a broken path).
+fn skip_cuda(reason: &str) {
+    if std::env::var("PARVLC_REQUIRE_CUDA").is_ok_and(|v| v == "1") {
+        panic!("PARVLC_REQUIRE_CUDA=1 but CUDA is unavailable: {reason}");
+    }
+    // Straight to stderr, past the test harness's capture, so the reason is always seen.
+    static SAID: std::sync::Once = std::sync::Once::new();
+    SAID.call_once(|| {
+        use std::io::Write;
+        let _ = writeln!(std::io::stderr(), "skipping the CUDA tests: {reason}");
+    });
+}
+
+#[cfg(feature = "cuda")]
+fn cuda_engine() -> Option<&'static Engine> {
+    static ENGINE: OnceLock<Option<Engine>> = OnceLock::new();
+    let engine = ENGINE
+        .get_or_init(|| {
+            let _ = env_logger::builder().is_test(true).try_init();
+            match parvlc::cuda::CudaGpu::new() {
+                Ok(c) => Some(Engine::Cuda(Box::new(c), Default::default())),
+                Err(e) => {
+                    skip_cuda(&e.to_string());
+                    None
+                }
+            }
+        })
+        .as_ref();
+    if engine.is_none() {
+        skip_cuda("no CUDA device (see above)");
+    }
+    engine
+}
+
+/// The CUDA device, where this build has the feature and a driver is found.
+#[cfg(feature = "cuda")]
+pub fn cuda() -> Option<&'static parvlc::cuda::CudaGpu> {
+    if !enabled(Backend::Cuda) {
+        return None;
+    }
+    match cuda_engine()? {
+        Engine::Cuda(c, _) => Some(c),
+        _ => None,
+    }
+}
+
+/// A GPU encoder the suites check: the wgpu path, and the CUDA path in both of its
+/// write modes.
+pub trait Vle: Sync {
+    fn name(&self) -> String;
+    /// A software adapter, where a chained wait may give up (with an error, never wrong
+    /// output): lavapipe cuts every shader loop after 65535 iterations.
+    fn software(&self) -> bool;
+    /// Whether this configuration is accepted (the encoder's constructor).
+    fn accepts(&self, config: &CuvleConfig) -> parvlc::Result<()>;
+    fn encode(
+        &self,
+        data: &[u8],
+        table: &CodeTable,
+        order: BitOrder,
+        start_bit: u32,
+        config: &CuvleConfig,
+    ) -> parvlc::Result<Encoded>;
+}
+
+impl Vle for Gpu {
+    fn name(&self) -> String {
+        format!("wgpu ({})", self.adapter_name())
+    }
+    fn software(&self) -> bool {
+        self.info.device_type == wgpu::DeviceType::Cpu
+    }
+    fn accepts(&self, config: &CuvleConfig) -> parvlc::Result<()> {
+        VleEncoder::new(self, *config).map(|_| ())
+    }
+    fn encode(
+        &self,
+        data: &[u8],
+        table: &CodeTable,
+        order: BitOrder,
+        start_bit: u32,
+        config: &CuvleConfig,
+    ) -> parvlc::Result<Encoded> {
+        pollster::block_on(VleEncoder::new(self, *config)?.encode(data, table, order, start_bit))
+    }
+}
+
+/// The CUDA encoder with one tuning.
+#[cfg(feature = "cuda")]
+pub struct CudaVle {
+    pub gpu: &'static parvlc::cuda::CudaGpu,
+    pub tuning: parvlc::cuda::CudaConfig,
+}
+
+#[cfg(feature = "cuda")]
+impl Vle for CudaVle {
+    fn name(&self) -> String {
+        format!(
+            "cuda ({}, {} write, stage {} bits/byte)",
+            self.gpu.adapter_name(),
+            self.tuning.write.name(),
+            self.tuning.stage_bits_per_byte
+        )
+    }
+    fn software(&self) -> bool {
+        false
+    }
+    fn accepts(&self, config: &CuvleConfig) -> parvlc::Result<()> {
+        parvlc::cuda::CudaVleEncoder::with_tuning(self.gpu, *config, self.tuning).map(|_| ())
+    }
+    fn encode(
+        &self,
+        data: &[u8],
+        table: &CodeTable,
+        order: BitOrder,
+        start_bit: u32,
+        config: &CuvleConfig,
+    ) -> parvlc::Result<Encoded> {
+        parvlc::cuda::CudaVleEncoder::with_tuning(self.gpu, *config, self.tuning)?
+            .encode(data, table, order, start_bit)
+    }
+}
+
+/// The CUDA encoders: warp-cooperative writes (the default) and the paper's direct ones.
+pub fn cuda_vles() -> Vec<&'static dyn Vle> {
+    #[cfg(feature = "cuda")]
+    {
+        use parvlc::cuda::{CudaConfig, CudaWrite};
+        static VLES: OnceLock<Vec<CudaVle>> = OnceLock::new();
+        let Some(gpu) = cuda() else {
+            return Vec::new();
+        };
+        VLES.get_or_init(|| {
+            [CudaWrite::Warp, CudaWrite::Direct]
+                .into_iter()
+                .map(|write| CudaVle {
+                    gpu,
+                    tuning: CudaConfig {
+                        write,
+                        ..Default::default()
+                    },
+                })
+                .collect()
+        })
+        .iter()
+        .map(|v| v as &dyn Vle)
+        .collect()
+    }
+    #[cfg(not(feature = "cuda"))]
+    {
+        if enabled(Backend::Cuda) {
+            skip_cuda("this build has no `cuda` feature (cargo test --features cuda)");
+        }
+        Vec::new()
+    }
+}
+
+/// Every GPU encoder present: wgpu, then CUDA.
+pub fn vles() -> Vec<&'static dyn Vle> {
+    let mut v: Vec<&'static dyn Vle> = Vec::new();
+    if enabled(Backend::Wgpu) {
+        v.push(gpu());
+    }
+    v.extend(cuda_vles());
+    v
+}
+
+/// Every backend present, for whole-file compression: wgpu, CUDA, the CPU.
+pub fn engines() -> Vec<&'static Engine> {
+    static CPU: Engine = Engine::Cpu;
+    let mut v: Vec<&'static Engine> = Vec::new();
+    if enabled(Backend::Wgpu) {
+        v.push(wgpu_engine());
+    }
+    #[cfg(feature = "cuda")]
+    if enabled(Backend::Cuda) {
+        v.extend(cuda_engine());
+    }
+    #[cfg(not(feature = "cuda"))]
+    let _ = cuda_vles();
+    if enabled(Backend::Cpu) {
+        v.push(&CPU);
+    }
+    v
+}
+
+/// Compress on `engine`, checking the progress stages it reports.
+pub fn compress(engine: &Engine, data: &[u8], format: Format, config: &CuvleConfig) -> Compressed {
+    let mut stages = Vec::new();
+    let out = pollster::block_on(engine.compress(data, format, config, &mut |s| stages.push(s)))
+        .unwrap_or_else(|e| {
+            panic!(
+                "compress on {} {format:?}, {} bytes: {e}",
+                engine.name(),
+                data.len()
+            )
+        });
+    let want: &[Stage] = if engine.backend() == Backend::Cpu {
+        &[Stage::Encode]
+    } else {
+        &[
+            Stage::Upload,
+            Stage::Histogram,
+            Stage::Encode,
+            Stage::Readback,
+            Stage::Container,
+        ]
+    };
+    assert_eq!(stages, want, "progress stages on {}", engine.name());
+    out
 }
