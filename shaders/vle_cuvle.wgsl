@@ -33,6 +33,7 @@ const PACKED_LEN_SHIFT: u32 = 27u;
 
 var<workgroup> table_code: array<u32, 256>;
 var<workgroup> table_len: array<u32, 256>;
+var<workgroup> block_staged: u32;
 
 fn code_len(symbol: u32) -> u32 {
     if PACKED {
@@ -168,46 +169,64 @@ fn main(inv: Invocation) {
             lookback_supply(inv, block_aggregate(inv, stalled - 1u));
         }
         let base = lookback_finish(inv, block, local.y);
-        if bits != 0u {
-            let position = params.out_word_base * 32u + params.start_bit + base + local.x;
+        let block_first_bit = params.out_word_base * 32u + params.start_bit + base;
+        let position = block_first_bit + local.x;
+        // Staged when the block's code fits the stage, the paper's direct writes otherwise:
+        // a workgroup-uniform choice (the staged path has barriers).
+        if inv.lid == 0u {
+            block_staged = u32(stage_fits(block_first_bit, local.y));
+        }
+        if workgroupUniformLoad(&block_staged) != 0u {
+            var writer = bitwriter_staged(position, block_first_bit >> 5u);
+            if bits != 0u {
+                encode_thread_input(&writer, &words, whole, first_byte);
+            }
+            let is_last = bits != 0u && local.x + bits == local.y;
+            bitwriter_stage_out(inv, &writer, is_last, block_first_bit, local.y);
+        } else if bits != 0u {
             var writer = bitwriter_at(position);
-            if whole && PAIRS {
-                for (var v = 0u; v < NET / 4u; v++) {
-                    for (var k = 0u; k < 4u; k++) {
-                        let word = words[v][k];
-                        let e0 = table_code[word & 0xffu];
-                        let e1 = table_code[(word >> 8u) & 0xffu];
-                        let e2 = table_code[(word >> 16u) & 0xffu];
-                        let e3 = table_code[word >> 24u];
-                        let mask = (1u << PACKED_LEN_SHIFT) - 1u;
-                        let l0 = e0 >> PACKED_LEN_SHIFT;
-                        let l2 = e2 >> PACKED_LEN_SHIFT;
-                        bitwriter_put(&writer, (e0 & mask) | ((e1 & mask) << l0), l0 + (e1 >> PACKED_LEN_SHIFT));
-                        bitwriter_put(&writer, (e2 & mask) | ((e3 & mask) << l2), l2 + (e3 >> PACKED_LEN_SHIFT));
-                    }
-                }
-            } else if whole {
-                for (var v = 0u; v < NET / 4u; v++) {
-                    for (var k = 0u; k < 4u; k++) {
-                        let word = words[v][k];
-                        put_symbol(&writer, word & 0xffu);
-                        put_symbol(&writer, (word >> 8u) & 0xffu);
-                        put_symbol(&writer, (word >> 16u) & 0xffu);
-                        put_symbol(&writer, word >> 24u);
-                    }
-                }
-            } else {
-                for (var v = 0u; v < NET / 4u; v++) {
-                    for (var k = 0u; k < 4u; k++) {
-                        let valid = bytes_in_word(first_byte + v * 16u + k * 4u);
-                        let word = words[v][k];
-                        for (var b = 0u; b < valid; b++) {
-                            put_symbol(&writer, (word >> (8u * b)) & 0xffu);
-                        }
-                    }
+            encode_thread_input(&writer, &words, whole, first_byte);
+            bitwriter_finish(&writer, position >> 5u);
+        }
+    }
+}
+
+// Put every symbol of the thread-input (held in `words`) into `writer`.
+fn encode_thread_input(writer: ptr<function, BitWriter>, words: ptr<function, array<vec4<u32>, MAX_NET_VEC4>>, whole: bool, first_byte: u32) {
+    if whole && PAIRS {
+        for (var v = 0u; v < NET / 4u; v++) {
+            for (var k = 0u; k < 4u; k++) {
+                let word = (*words)[v][k];
+                let e0 = table_code[word & 0xffu];
+                let e1 = table_code[(word >> 8u) & 0xffu];
+                let e2 = table_code[(word >> 16u) & 0xffu];
+                let e3 = table_code[word >> 24u];
+                let mask = (1u << PACKED_LEN_SHIFT) - 1u;
+                let l0 = e0 >> PACKED_LEN_SHIFT;
+                let l2 = e2 >> PACKED_LEN_SHIFT;
+                bitwriter_put(writer, (e0 & mask) | ((e1 & mask) << l0), l0 + (e1 >> PACKED_LEN_SHIFT));
+                bitwriter_put(writer, (e2 & mask) | ((e3 & mask) << l2), l2 + (e3 >> PACKED_LEN_SHIFT));
+            }
+        }
+    } else if whole {
+        for (var v = 0u; v < NET / 4u; v++) {
+            for (var k = 0u; k < 4u; k++) {
+                let word = (*words)[v][k];
+                put_symbol(writer, word & 0xffu);
+                put_symbol(writer, (word >> 8u) & 0xffu);
+                put_symbol(writer, (word >> 16u) & 0xffu);
+                put_symbol(writer, word >> 24u);
+            }
+        }
+    } else {
+        for (var v = 0u; v < NET / 4u; v++) {
+            for (var k = 0u; k < 4u; k++) {
+                let valid = bytes_in_word(first_byte + v * 16u + k * 4u);
+                let word = (*words)[v][k];
+                for (var b = 0u; b < valid; b++) {
+                    put_symbol(writer, (word >> (8u * b)) & 0xffu);
                 }
             }
-            bitwriter_finish(&writer, position >> 5u);
         }
     }
 }

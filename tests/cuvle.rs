@@ -35,6 +35,7 @@ fn config(strategy: ScanStrategy, workgroup_size: u32, net: u32) -> CuvleConfig 
             ..ScanConfig::default()
         },
         max_segment_bytes: None,
+        stage_words: None,
     }
 }
 
@@ -269,6 +270,7 @@ fn many_segments() {
             for (i, order) in ORDERS.into_iter().enumerate() {
                 let config = CuvleConfig {
                     max_segment_bytes: Some(2048),
+                    stage_words: None,
                     ..config(strategy, 64, 4)
                 };
                 let what = "segments";
@@ -285,6 +287,7 @@ fn many_segments() {
         for cap in [3000u64, 1024, 100, 1] {
             let config = CuvleConfig {
                 max_segment_bytes: Some(cap),
+                stage_words: None,
                 ..config(ScanStrategy::Decoupled, 64, 4)
             };
             for order in ORDERS {
@@ -300,6 +303,7 @@ fn many_segments() {
         let random = generate(20_000, 8.0, 4);
         let config = CuvleConfig {
             max_segment_bytes: Some(4096),
+            stage_words: None,
             ..config(ScanStrategy::Decoupled, 64, 8)
         };
         for order in ORDERS {
@@ -371,6 +375,7 @@ fn adversarial_tables() {
         let config = config(ScanStrategy::Decoupled, 64, 4);
         let multi = CuvleConfig {
             max_segment_bytes: Some(2048),
+            stage_words: None,
             ..config
         };
         let uniform = generate(20_000, 8.0, 22);
@@ -598,6 +603,7 @@ fn workgroup_memory_flavour() {
             check(gpu, &data, &table, order, 31, &config, "workgroup flavour");
             let multi = CuvleConfig {
                 max_segment_bytes: Some(8192),
+                stage_words: None,
                 ..config
             };
             check(
@@ -816,6 +822,7 @@ fn invalid_tables_and_arguments() {
         let config = config(ScanStrategy::Decoupled, 64, 4);
         let multi = CuvleConfig {
             max_segment_bytes: Some(2048),
+            stage_words: None,
             ..config
         };
         let data = generate(10_001, 5.0, 70);
@@ -1115,5 +1122,33 @@ fn cuda_large_input_spans_segments() {
         };
         let got = check(&vle, &data, &table, BitOrder::LsbFirst, 3, &cfg, "160 MiB").unwrap();
         assert!(got.segments > 1, "{} segments", got.segments);
+    }
+}
+
+/// The block stage (staged writes, coalesced copy-out) and the paper's direct writes: the
+/// stage off, a stage that some blocks outgrow (both paths in one encode), and the
+/// adapter's default, all bit-exact.
+#[test]
+fn staged_and_direct_writes() {
+    let _g = serial();
+    let gpu = common::gpu();
+    let data = generate(200_003, 6.5, 41);
+    let table = table_for(&data, 16);
+    for stage_words in [Some(0), Some(1024), None] {
+        let mut cfg = config(ScanStrategy::Decoupled, 256, 16);
+        cfg.stage_words = stage_words;
+        for order in ORDERS {
+            for start_bit in [0, 13] {
+                check(
+                    gpu,
+                    &data,
+                    &table,
+                    order,
+                    start_bit,
+                    &cfg,
+                    &format!("stage {stage_words:?}"),
+                );
+            }
+        }
     }
 }

@@ -37,6 +37,7 @@ fn small_config() -> CuvleConfig {
             ..ScanConfig::default()
         },
         max_segment_bytes: None,
+        stage_words: None,
     }
 }
 
@@ -269,6 +270,7 @@ fn many_segments_and_strategies() {
         let wg = common::gpu_workgroup_flavour();
         let config = CuvleConfig {
             max_segment_bytes: Some(8192),
+            stage_words: None,
             ..small_config()
         };
         round_trip(
@@ -289,6 +291,7 @@ fn small_native(gpu: &Gpu, data: &[u8]) -> Vec<u8> {
             ..ScanConfig::default()
         },
         max_segment_bytes: None,
+        stage_words: None,
     };
     gpu_compress(gpu, data, Format::Native, &config).bytes
 }

@@ -48,6 +48,10 @@ struct Tuning {
     /// resident at once, from the occupancy API).
     #[arg(long)]
     resident: Option<u32>,
+    /// wgpu: words of the block stage in workgroup memory (0: the paper's direct writes;
+    /// default: as much as the adapter allows).
+    #[arg(long)]
+    stage_words: Option<u32>,
     /// CUDA: how threads write their codes: warp (warp-cooperative, coalesced) or direct
     /// (the paper's). `bench` takes a list.
     #[cfg(feature = "cuda")]
@@ -80,6 +84,7 @@ impl Tuning {
                 ..ScanConfig::default()
             },
             max_segment_bytes: None,
+            stage_words: self.stage_words,
         }
     }
 
