@@ -12,12 +12,12 @@ use cudarc::driver::{
 
 use super::{driver_error, CudaGpu};
 use crate::gpu::Timings;
-use crate::huffman::compress::{codebook_for, native_container, Compressed, Format, Stage};
+use crate::huffman::compress::{codebook_for, package, Compressed, Format, Stage};
 use crate::huffman::cuvle::{
     gpu_table_words, plan_segments, CuvleConfig, DeviceLimits, Encoded, Plan,
 };
 use crate::huffman::histogram::total_histogram;
-use crate::huffman::{gzip, BitBuf, BitOrder, CodeTable};
+use crate::huffman::{BitBuf, BitOrder, CodeTable};
 use crate::scan::{ScanStrategy, STATE_HEADER};
 use crate::{Error, Result};
 
@@ -671,27 +671,14 @@ pub fn compress_cuda(
         timings.passes.push(("histogram", histogram_seconds));
         timings.span += histogram_seconds;
     }
-    timings
-        .passes
-        .extend(encoded.timings.passes.iter().copied());
-    timings.span += encoded.timings.span;
     progress(Stage::Container);
-    let bytes = match header {
-        None => native_container(
-            data.len() as u64,
-            crc,
-            &book,
-            encoded.block_bytes,
-            &encoded.block_offsets,
-            &encoded.stream,
-        )?,
-        Some(h) => gzip::assemble_gzip(&book, &h, &encoded.stream, crc, data.len() as u64)?,
-    };
-    Ok(Compressed {
-        bytes,
-        timings,
-        segments: encoded.segments,
+    package(
+        data.len() as u64,
+        crc,
+        book,
+        header,
         histogram,
-        code_lengths: book.lengths().to_vec(),
-    })
+        &encoded,
+        timings,
+    )
 }

@@ -7,9 +7,11 @@ mod pipelines;
 mod pool;
 mod profiler;
 mod readback;
+mod upload;
 
 pub use compose::Flavour;
 pub use context::{Gpu, GpuOptions};
 pub use pipelines::{Binding, StageLayout};
 pub use pool::PooledBuffer;
 pub use profiler::{Profiler, Timings};
+pub(crate) use upload::Window;

@@ -35,6 +35,7 @@ use wgpu::util::DeviceExt;
 use super::cuvle::{check_table, gpu_table_words};
 use super::histogram::{histogram_cpu, total_histogram};
 use super::{BitBuf, BitOrder, CodeTable};
+use crate::gpu::Window;
 use crate::gpu::{Binding, Gpu, PooledBuffer, Profiler, StageLayout, Timings};
 use crate::scan::{
     encode_exclusive_scan, exclusive_scan_cpu, read_state, scan_u32_blocks, ScanConfig,
@@ -381,13 +382,6 @@ pub struct BytestreamInput {
     chunk_histograms: Vec<[u64; 256]>,
 }
 
-struct Window {
-    buffer: PooledBuffer,
-    /// Byte offset of the window in the input.
-    offset: u64,
-    n_bytes: u64,
-}
-
 impl BytestreamInput {
     pub fn len(&self) -> u64 {
         self.n_bytes
@@ -469,34 +463,7 @@ impl<'g> BytestreamEncoder<'g> {
     pub fn upload(&self, data: &[u8]) -> Result<BytestreamInput> {
         let chunk = self.limits.chunk_bytes();
         let window_bytes = ((self.gpu.max_binding() - 256) / chunk).max(1) * chunk;
-        let usage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST;
-        let mut windows = Vec::new();
-        let mut offset = 0u64;
-        while offset < data.len() as u64 {
-            let n = (data.len() as u64 - offset).min(window_bytes);
-            // Whole words; the padding is never encoded.
-            let padded = n.next_multiple_of(16);
-            let buffer = self.gpu.pooled_buffer(padded, usage);
-            let body = &data[offset as usize..(offset + n) as usize];
-            let whole = body.len() & !3;
-            if whole > 0 {
-                self.gpu.queue.write_buffer(&buffer, 0, &body[..whole]);
-            }
-            let padding = (padded - whole as u64) as usize;
-            if padding > 0 {
-                let mut tail = [0u8; 16];
-                tail[..body.len() - whole].copy_from_slice(&body[whole..]);
-                self.gpu
-                    .queue
-                    .write_buffer(&buffer, whole as u64, &tail[..padding]);
-            }
-            windows.push(Window {
-                buffer,
-                offset,
-                n_bytes: n,
-            });
-            offset += n;
-        }
+        let windows = self.gpu.upload_windows(data, window_bytes);
         Ok(BytestreamInput {
             windows,
             n_bytes: data.len() as u64,

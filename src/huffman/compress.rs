@@ -1,7 +1,7 @@
 //! Whole-file compression: histogram, codebook, encode, container; on the GPU (CUVLE)
 //! or, without an adapter, on all CPU cores. Decompression runs on the CPU.
 
-use super::cuvle::{CuvleConfig, VleEncoder};
+use super::cuvle::{CuvleConfig, Encoded, VleEncoder};
 use super::histogram::total_histogram;
 use super::{cpu, gzip, native, BitBuf, BitOrder, Codebook};
 use crate::gpu::{Gpu, Profiler, Timings};
@@ -73,7 +73,7 @@ pub async fn compress_gpu(
     progress(Stage::Histogram);
     let mut profiler = Profiler::new(gpu, 64);
     let chunks = encoder.histograms(&input, Some(&mut profiler)).await?;
-    let mut timings = profiler.timings(gpu).await?;
+    let timings = profiler.timings(gpu).await?;
     let histogram = total_histogram(&chunks);
     let (book, order, header) = codebook_for(format, &histogram)?;
     let table = book.table()?;
@@ -98,21 +98,43 @@ pub async fn compress_gpu(
     let crc = crc32fast::hash(data);
     progress(Stage::Readback);
     let encoded = encoder.finish(pending).await?;
+    progress(Stage::Container);
+    package(
+        data.len() as u64,
+        crc,
+        book,
+        header,
+        histogram,
+        &encoded,
+        timings,
+    )
+}
+
+/// The container around a GPU-encoded stream, and the result: the last step of every
+/// GPU path (wgpu and CUDA). `timings` holds the passes before the encode.
+pub(crate) fn package(
+    original_len: u64,
+    crc: u32,
+    book: Codebook,
+    header: Option<BitBuf>,
+    histogram: [u64; 256],
+    encoded: &Encoded,
+    mut timings: Timings,
+) -> Result<Compressed> {
     timings
         .passes
         .extend(encoded.timings.passes.iter().copied());
     timings.span += encoded.timings.span;
-    progress(Stage::Container);
     let bytes = match header {
         None => native_container(
-            data.len() as u64,
+            original_len,
             crc,
             &book,
             encoded.block_bytes,
             &encoded.block_offsets,
             &encoded.stream,
         )?,
-        Some(h) => gzip::assemble_gzip(&book, &h, &encoded.stream, crc, data.len() as u64)?,
+        Some(h) => gzip::assemble_gzip(&book, &h, &encoded.stream, crc, original_len)?,
     };
     Ok(Compressed {
         bytes,

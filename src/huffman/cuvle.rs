@@ -10,6 +10,7 @@ use wgpu::util::DeviceExt;
 
 use super::histogram::{encode_histogram, total_histogram};
 use super::{BitBuf, BitOrder, CodeTable};
+use crate::gpu::Window;
 use crate::gpu::{Binding, Gpu, PooledBuffer, Profiler, StageLayout, Timings};
 use crate::scan::{
     encode_lookback, read_state, LookbackStage, ScanConfig, ScanStrategy, STATE_BINDING,
@@ -219,13 +220,6 @@ pub struct GpuInput {
     windows: Vec<Window>,
     n_bytes: u64,
     chunk_bytes: u64,
-}
-
-struct Window {
-    buffer: PooledBuffer,
-    /// Byte offset of the window in the input.
-    offset: u64,
-    n_bytes: u64,
 }
 
 impl GpuInput {
@@ -516,34 +510,7 @@ impl<'g> VleEncoder<'g> {
             .unwrap_or(u64::MAX)
             .min(self.gpu.max_binding() - 256);
         let window_bytes = (cap / chunk).max(1) * chunk;
-        let usage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST;
-        let mut windows = Vec::new();
-        let mut offset = 0u64;
-        while offset < data.len() as u64 {
-            let n = (data.len() as u64 - offset).min(window_bytes);
-            // vec4 loads: pad to 16 bytes; the padding is never encoded.
-            let buffer = self.gpu.pooled_buffer(n.next_multiple_of(16), usage);
-            let body = &data[offset as usize..(offset + n) as usize];
-            let whole = body.len() & !3;
-            if whole > 0 {
-                self.gpu.queue.write_buffer(&buffer, 0, &body[..whole]);
-            }
-            // The last partial word, then zeros up to the 16-byte padding.
-            let padding = (n.next_multiple_of(16) - whole as u64) as usize;
-            if padding > 0 {
-                let mut tail = [0u8; 16];
-                tail[..body.len() - whole].copy_from_slice(&body[whole..]);
-                self.gpu
-                    .queue
-                    .write_buffer(&buffer, whole as u64, &tail[..padding]);
-            }
-            windows.push(Window {
-                buffer,
-                offset,
-                n_bytes: n,
-            });
-            offset += n;
-        }
+        let windows = self.gpu.upload_windows(data, window_bytes);
         Ok(GpuInput {
             windows,
             n_bytes: data.len() as u64,

@@ -58,6 +58,7 @@ use wgpu::util::DeviceExt;
 use super::cuvle::{check_table, gpu_table_words};
 use super::histogram::{histogram_cpu, total_histogram};
 use super::{BitBuf, BitOrder, CodeTable};
+use crate::gpu::Window;
 use crate::gpu::{Binding, Flavour, Gpu, PooledBuffer, Profiler, StageLayout, Timings};
 use crate::scan::{
     encode_exclusive_scan, read_state, scan_u32_blocks, ScanConfig,
@@ -306,13 +307,6 @@ pub struct PavleInput {
     histograms: Vec<[u64; 256]>,
 }
 
-struct Window {
-    buffer: PooledBuffer,
-    /// Byte offset of the window in the input.
-    offset: u64,
-    n_bytes: u64,
-}
-
 impl PavleInput {
     pub fn len(&self) -> u64 {
         self.n_bytes
@@ -478,34 +472,7 @@ impl<'g> PavleEncoder<'g> {
             .min(self.gpu.max_binding() - 256)
             .min(SEGMENT_BYTES_MAX);
         let window_bytes = (cap / chunk).max(1) * chunk;
-        let usage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST;
-        let mut windows = Vec::new();
-        let mut offset = 0u64;
-        while offset < data.len() as u64 {
-            let n = (data.len() as u64 - offset).min(window_bytes);
-            // Padded to 16 bytes with zeros; the padding is never encoded.
-            let padded = n.next_multiple_of(16);
-            let buffer = self.gpu.pooled_buffer(padded, usage);
-            let body = &data[offset as usize..(offset + n) as usize];
-            let whole = body.len() & !3;
-            if whole > 0 {
-                self.gpu.queue.write_buffer(&buffer, 0, &body[..whole]);
-            }
-            let padding = (padded - whole as u64) as usize;
-            if padding > 0 {
-                let mut tail = [0u8; 16];
-                tail[..body.len() - whole].copy_from_slice(&body[whole..]);
-                self.gpu
-                    .queue
-                    .write_buffer(&buffer, whole as u64, &tail[..padding]);
-            }
-            windows.push(Window {
-                buffer,
-                offset,
-                n_bytes: n,
-            });
-            offset += n;
-        }
+        let windows = self.gpu.upload_windows(data, window_bytes);
         Ok(PavleInput {
             windows,
             n_bytes: data.len() as u64,
