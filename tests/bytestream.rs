@@ -1,27 +1,18 @@
 //! The byte-per-bit encoder (`BytestreamEncoder`) against the serial CPU coder and its CPU
 //! twin (`encode_bytestream_cpu`), bit for bit, and stage by stage against the CPU stages.
 mod common;
-
-use std::sync::{Mutex, MutexGuard};
+use common::{assert_same_bits, serial, table_for};
 
 use parvlc::gpu::Gpu;
 use parvlc::huffman::bytestream::{
     bytestream_stages_cpu, encode_bytestream_cpu, BytestreamConfig, BytestreamEncoder,
 };
-use parvlc::huffman::histogram::{histogram_cpu, total_histogram};
-use parvlc::huffman::{cpu, BitBuf, BitOrder, CodeTable, Codebook};
+use parvlc::huffman::{cpu, BitOrder, CodeTable, Codebook};
 use parvlc::scan::{ScanConfig, ScanStrategy};
 use parvlc::testdata::{generate, SplitMix64};
 use parvlc::Error;
 
 const ORDERS: [BitOrder; 2] = [BitOrder::MsbFirst, BitOrder::LsbFirst];
-
-/// One GPU test at a time: lavapipe already uses every core, and wgpu reports validation
-/// errors per device.
-fn serial() -> MutexGuard<'static, ()> {
-    static LOCK: Mutex<()> = Mutex::new(());
-    LOCK.lock().unwrap_or_else(|e| e.into_inner())
-}
 
 /// 64 threads per workgroup (256 symbols), so small inputs already span many workgroups.
 fn config(max_segment_bytes: Option<u64>) -> BytestreamConfig {
@@ -32,30 +23,6 @@ fn config(max_segment_bytes: Option<u64>) -> BytestreamConfig {
         },
         max_segment_bytes,
         max_device_bytes: None,
-    }
-}
-
-fn table_for(data: &[u8], max_len: u8) -> CodeTable {
-    let hist = total_histogram(&histogram_cpu(data, data.len().max(1)));
-    Codebook::from_frequencies(&hist, max_len)
-        .unwrap()
-        .table()
-        .unwrap()
-}
-
-fn same_bits(got: &BitBuf, want: &BitBuf, what: &str) {
-    assert_eq!(
-        (got.bits, got.bytes.len()),
-        (want.bits, want.bytes.len()),
-        "{what}: bits and bytes"
-    );
-    if let Some(i) = (0..want.bytes.len()).find(|&i| got.bytes[i] != want.bytes[i]) {
-        panic!(
-            "{what}: first difference in byte {i} of {}: got {:08b} want {:08b}",
-            want.bytes.len(),
-            got.bytes[i],
-            want.bytes[i]
-        );
     }
 }
 
@@ -79,7 +46,7 @@ fn check(
     let want = cpu::encode_serial(data, table, order, start_bit).unwrap();
     let twin = encode_bytestream_cpu(data, table, order, start_bit, config)
         .unwrap_or_else(|e| panic!("{what}: CPU twin: {e}"));
-    same_bits(&twin, &want, &format!("{what}: CPU twin vs encode_serial"));
+    assert_same_bits(&twin, &want, &format!("{what}: CPU twin vs encode_serial"));
 
     let encoder = BytestreamEncoder::new(gpu, *config).unwrap();
     let input = encoder.upload(data).unwrap();
@@ -94,7 +61,7 @@ fn check(
     gpu.queue.submit([enc.finish()]);
     let got = pollster::block_on(encoder.finish(pending))
         .unwrap_or_else(|e| panic!("{what}: GPU encode: {e}"));
-    same_bits(&got, &want, &format!("{what}: GPU vs encode_serial"));
+    assert_same_bits(&got, &want, &format!("{what}: GPU vs encode_serial"));
     segments
 }
 
@@ -121,7 +88,7 @@ fn orders_and_start_bits() {
     let encoder = BytestreamEncoder::new(gpu, config(None)).unwrap();
     for order in ORDERS {
         let got = pollster::block_on(encoder.encode(&data, &table, order, 7)).unwrap();
-        same_bits(
+        assert_same_bits(
             &got,
             &cpu::encode_serial(&data, &table, order, 7).unwrap(),
             "encode",
@@ -346,8 +313,8 @@ fn stage_by_stage() {
             assert_eq!(got.lengths, want.lengths, "{what}: lengths");
             assert_eq!(got.prefixes, want.prefixes, "{what}: prefixes");
             assert_eq!(got.bit_bytes, want.bit_bytes, "{what}: bit-bytes");
-            same_bits(&got.stream, &want.stream, &format!("{what}: stream"));
-            same_bits(
+            assert_same_bits(&got.stream, &want.stream, &format!("{what}: stream"));
+            assert_same_bits(
                 &want.stream,
                 &cpu::encode_serial(&data, &table, order, start).unwrap(),
                 &format!("{what}: CPU stages vs encode_serial"),
@@ -523,7 +490,7 @@ fn profiled_passes() {
         );
     }
     let got = pollster::block_on(encoder.finish(pending)).unwrap();
-    same_bits(
+    assert_same_bits(
         &got,
         &cpu::encode_serial(&data, &table, BitOrder::MsbFirst, 0).unwrap(),
         "profiled",
@@ -587,7 +554,7 @@ fn large_inputs() {
                 let got = pollster::block_on(encoder.finish(pending))
                     .unwrap_or_else(|e| panic!("{mib} MiB: {e}"));
                 let wall = t.elapsed().as_secs_f64();
-                same_bits(
+                assert_same_bits(
                     &got,
                     &want,
                     &format!("{mib} MiB, segment cap {max_segment_bytes:?}"),

@@ -3,26 +3,16 @@
 //! coder and the CPU twin (`encode_cuvle_cpu`), bit for bit, along every axis of its
 //! configuration.
 mod common;
-
-use std::sync::{Mutex, MutexGuard};
+use common::{same_bits, serial, table_for};
 
 use common::Vle;
 use parvlc::huffman::cuvle::{encode_cuvle_cpu, CuvleConfig, Encoded};
-use parvlc::huffman::histogram::{histogram_cpu, total_histogram};
-use parvlc::huffman::{cpu, BitBuf, BitOrder, CodeTable, Codebook};
+use parvlc::huffman::{cpu, BitOrder, CodeTable, Codebook};
 use parvlc::scan::{ScanConfig, ScanStrategy};
 use parvlc::testdata::{generate, SplitMix64};
 use parvlc::{Backend, Error};
 
 const ORDERS: [BitOrder; 2] = [BitOrder::MsbFirst, BitOrder::LsbFirst];
-
-/// The GPU tests of this binary run one at a time: lavapipe already uses every core,
-/// and wgpu reports validation errors per device, so one test's error could otherwise
-/// surface in another test's readback.
-fn serial() -> MutexGuard<'static, ()> {
-    static LOCK: Mutex<()> = Mutex::new(());
-    LOCK.lock().unwrap_or_else(|e| e.into_inner())
-}
 
 /// A small configuration: `workgroup_size` threads of `net` words, so small inputs
 /// already have many blocks.
@@ -36,41 +26,6 @@ fn config(strategy: ScanStrategy, workgroup_size: u32, net: u32) -> CuvleConfig 
         },
         max_segment_bytes: None,
         stage_words: None,
-    }
-}
-
-fn histogram(data: &[u8]) -> [u64; 256] {
-    total_histogram(&histogram_cpu(data, data.len().max(1)))
-}
-
-/// The optimal code for `data`'s own histogram, no code longer than `max_len`.
-fn table_for(data: &[u8], max_len: u8) -> CodeTable {
-    Codebook::from_frequencies(&histogram(data), max_len)
-        .unwrap()
-        .table()
-        .unwrap()
-}
-
-fn same_bits(got: &BitBuf, want: &BitBuf, what: &str) -> Result<(), String> {
-    if got.bits != want.bits || got.bytes.len() != want.bytes.len() {
-        return Err(format!(
-            "{what}: {} bits in {} bytes, expected {} bits in {} bytes",
-            got.bits,
-            got.bytes.len(),
-            want.bits,
-            want.bytes.len()
-        ));
-    }
-    match (0..want.bytes.len()).find(|&i| got.bytes[i] != want.bytes[i]) {
-        None => Ok(()),
-        Some(i) => Err(format!(
-            "{what}: first difference in byte {i} of {} (stream bits {}..{}): got {:08b} want {:08b}",
-            want.bytes.len(),
-            i * 8,
-            i * 8 + 8,
-            got.bytes[i],
-            want.bytes[i]
-        )),
     }
 }
 

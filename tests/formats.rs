@@ -3,10 +3,10 @@
 //! CPU path's, and damaged files are errors that say what is wrong, never a panic or
 //! wrong data.
 mod common;
+use common::serial;
 
 use std::io::{Read, Write};
 use std::process::{Command, Stdio};
-use std::sync::{Mutex, MutexGuard};
 
 use parvlc::gpu::Gpu;
 use parvlc::huffman::compress::{
@@ -20,13 +20,6 @@ use parvlc::Error;
 
 const FORMATS: [Format; 2] = [Format::Native, Format::Gzip];
 const GZIP: &str = "/usr/bin/gzip";
-
-/// The GPU tests of this binary run one at a time (lavapipe already uses every core;
-/// wgpu reports validation errors per device).
-fn serial() -> MutexGuard<'static, ()> {
-    static LOCK: Mutex<()> = Mutex::new(());
-    LOCK.lock().unwrap_or_else(|e| e.into_inner())
-}
 
 /// 1 KiB blocks, so small inputs have many.
 fn small_config() -> CuvleConfig {

@@ -3,43 +3,22 @@
 //! entropies, length limits, segments, adversarial tables, both shader flavours, and the
 //! tables PAVLE cannot serve.
 mod common;
-
-use std::sync::{Mutex, MutexGuard};
+use common::{assert_same_bits, serial, table_for};
 
 use parvlc::gpu::Gpu;
-use parvlc::huffman::histogram::{histogram_cpu, total_histogram};
 use parvlc::huffman::pavle::{encode_pavle_cpu, PavleConfig, PavleEncoder};
-use parvlc::huffman::{cpu, BitBuf, BitOrder, CodeTable, Codebook};
+use parvlc::huffman::{cpu, BitOrder, CodeTable, Codebook};
 use parvlc::testdata::{generate, SplitMix64};
 use parvlc::Error;
 
 const ORDERS: [BitOrder; 2] = [BitOrder::MsbFirst, BitOrder::LsbFirst];
 const STARTS: [u32; 3] = [0, 5, 31];
 
-/// The GPU tests of this binary run one at a time (lavapipe already uses every core, and
-/// wgpu reports validation errors per device).
-fn serial() -> MutexGuard<'static, ()> {
-    static LOCK: Mutex<()> = Mutex::new(());
-    LOCK.lock().unwrap_or_else(|e| e.into_inner())
-}
-
 fn config(workgroup_size: u32, net: u32) -> PavleConfig {
     PavleConfig {
         net,
         workgroup_size,
     }
-}
-
-fn histogram(data: &[u8]) -> [u64; 256] {
-    total_histogram(&histogram_cpu(data, data.len().max(1)))
-}
-
-/// The optimal code for `data`'s own histogram, no code longer than `max_len`.
-fn table_for(data: &[u8], max_len: u8) -> CodeTable {
-    Codebook::from_frequencies(&histogram(data), max_len)
-        .unwrap()
-        .table()
-        .unwrap()
 }
 
 /// A complete code whose longest code is `max_len` bits: symbols 0..max_len get lengths
@@ -51,27 +30,6 @@ fn staircase(max_len: u8) -> CodeTable {
     }
     lengths[max_len as usize] = max_len;
     Codebook::from_lengths(&lengths).unwrap().table().unwrap()
-}
-
-fn same_bits(got: &BitBuf, want: &BitBuf, what: &str) {
-    assert!(
-        got.bits == want.bits && got.bytes.len() == want.bytes.len(),
-        "{what}: {} bits in {} bytes, expected {} bits in {} bytes",
-        got.bits,
-        got.bytes.len(),
-        want.bits,
-        want.bytes.len()
-    );
-    if let Some(i) = (0..want.bytes.len()).find(|&i| got.bytes[i] != want.bytes[i]) {
-        panic!(
-            "{what}: first difference in byte {i} of {} (stream bits {}..{}): got {:08b} want {:08b}",
-            want.bytes.len(),
-            i * 8,
-            i * 8 + 8,
-            got.bytes[i],
-            want.bytes[i]
-        );
-    }
 }
 
 /// Encode on the GPU (through `encode_into` + `finish`) and check it against
@@ -97,7 +55,7 @@ fn check(
         .unwrap_or_else(|e| panic!("{what}: encode_serial: {e}"));
     let twin = encode_pavle_cpu(data, table, order, start_bit, config)
         .unwrap_or_else(|e| panic!("{what}: encode_pavle_cpu: {e}"));
-    same_bits(&twin, &want, &format!("{what}: CPU twin vs encode_serial"));
+    assert_same_bits(&twin, &want, &format!("{what}: CPU twin vs encode_serial"));
 
     let mut encoder = PavleEncoder::new(gpu, *config).unwrap();
     if let Some(cap) = segment_cap {
@@ -115,7 +73,7 @@ fn check(
     assert_eq!(pending.bits(), want.bits, "{what}: planned bits");
     let got = pollster::block_on(encoder.finish(pending))
         .unwrap_or_else(|e| panic!("{what}: GPU encode failed: {e}"));
-    same_bits(&got, &want, &format!("{what}: GPU vs encode_serial"));
+    assert_same_bits(&got, &want, &format!("{what}: GPU vs encode_serial"));
     segments
 }
 
@@ -416,7 +374,7 @@ fn tables_it_cannot_serve() {
         for order in ORDERS {
             let want = cpu::encode_serial(&short, &too_long, order, 3).unwrap();
             let got = pollster::block_on(encoder.encode(&short, &too_long, order, 3)).unwrap();
-            same_bits(&got, &want, "longest code not in use");
+            assert_same_bits(&got, &want, "longest code not in use");
         }
         // The longest code it claims to serve.
         let at_limit = staircase(served as u8);
@@ -436,7 +394,7 @@ fn tables_it_cannot_serve() {
             .map(|_| rng.below(served as u64 + 2) as u8)
             .collect();
         for order in ORDERS {
-            same_bits(
+            assert_same_bits(
                 &encode_pavle_cpu(&data, &too_long, order, 9, &config).unwrap(),
                 &cpu::encode_serial(&data, &too_long, order, 9).unwrap(),
                 "CPU twin, long codes",
@@ -560,7 +518,7 @@ fn profiled_encode_into() {
             );
         }
         let got = pollster::block_on(encoder.finish(pending)).unwrap();
-        same_bits(
+        assert_same_bits(
             &got,
             &cpu::encode_serial(&data, &table, order, 7).unwrap(),
             "profiled",
@@ -625,7 +583,7 @@ fn cpu_twin_matches_serial() {
         };
         let order = ORDERS[rng.below(2) as usize];
         let start = rng.below(32) as u32;
-        same_bits(
+        assert_same_bits(
             &encode_pavle_cpu(&data, &table, order, start, &config).unwrap(),
             &cpu::encode_serial(&data, &table, order, start).unwrap(),
             &format!("twin round {round}"),

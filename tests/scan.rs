@@ -1,8 +1,7 @@
 //! Device-wide exclusive scan (`parvlc::scan::exclusive_scan`) against its CPU twin,
 //! for every strategy, at the sizes where blocks begin and end.
 mod common;
-
-use std::sync::{Mutex, MutexGuard};
+use common::serial;
 
 use parvlc::gpu::Gpu;
 use parvlc::scan::{exclusive_scan, exclusive_scan_cpu, ScanConfig, ScanReport, ScanStrategy};
@@ -12,14 +11,6 @@ use parvlc::Error;
 /// Elements per invocation in shaders/scan_u32.wgsl (one block = workgroup_size * 8).
 const ITEMS: usize = 8;
 const LIMIT: u64 = 1 << 30;
-
-/// The GPU tests of this binary run one at a time: lavapipe is using every core
-/// already, and wgpu reports validation errors per device, so one test's error could
-/// otherwise surface in another's readback.
-fn serial() -> MutexGuard<'static, ()> {
-    static LOCK: Mutex<()> = Mutex::new(());
-    LOCK.lock().unwrap_or_else(|e| e.into_inner())
-}
 
 /// `n` random values whose total stays below 2^30: each below (2^30 - 1) / n + 1, with
 /// a sprinkling of zeros and of the per-value maximum.

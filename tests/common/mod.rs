@@ -270,3 +270,57 @@ pub fn compress(engine: &Engine, data: &[u8], format: Format, config: &CuvleConf
     assert_eq!(stages, want, "progress stages on {}", engine.name());
     out
 }
+
+/// GPU tests in one binary run one at a time: lavapipe has two cores, and timing-free
+/// tests are still easier to read alone. A failed test must not poison the others.
+pub fn serial() -> std::sync::MutexGuard<'static, ()> {
+    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    LOCK.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+pub fn histogram(data: &[u8]) -> [u64; 256] {
+    use parvlc::huffman::histogram::{histogram_cpu, total_histogram};
+    total_histogram(&histogram_cpu(data, data.len().max(1)))
+}
+
+/// The optimal code for `data`'s own histogram, no code longer than `max_len`.
+pub fn table_for(data: &[u8], max_len: u8) -> parvlc::huffman::CodeTable {
+    parvlc::huffman::Codebook::from_frequencies(&histogram(data), max_len)
+        .unwrap()
+        .table()
+        .unwrap()
+}
+
+/// Bit-for-bit comparison of two streams, naming the first difference.
+pub fn same_bits(
+    got: &parvlc::huffman::BitBuf,
+    want: &parvlc::huffman::BitBuf,
+    what: &str,
+) -> Result<(), String> {
+    if got.bits != want.bits || got.bytes.len() != want.bytes.len() {
+        return Err(format!(
+            "{what}: {} bits in {} bytes, expected {} bits in {} bytes",
+            got.bits,
+            got.bytes.len(),
+            want.bits,
+            want.bytes.len()
+        ));
+    }
+    match (0..want.bytes.len()).find(|&i| got.bytes[i] != want.bytes[i]) {
+        None => Ok(()),
+        Some(i) => Err(format!(
+            "{what}: first difference in byte {i} of {} (stream bits {}..{}): got {:08b} want {:08b}",
+            want.bytes.len(),
+            i * 8,
+            i * 8 + 8,
+            got.bytes[i],
+            want.bytes[i]
+        )),
+    }
+}
+
+pub fn assert_same_bits(got: &parvlc::huffman::BitBuf, want: &parvlc::huffman::BitBuf, what: &str) {
+    if let Err(e) = same_bits(got, want, what) {
+        panic!("{e}");
+    }
+}
