@@ -1,0 +1,447 @@
+//! CPU reference CAVLC for the residual blocks of 4:2:0 Baseline (Rec. ITU-T H.264
+//! clause 7.3.5.3.2 residual_block_cavlc, clause 9.2), and a decoder for checking it.
+
+use super::tables::{self, CoeffTokenTable, Vlc};
+use super::CavlcError;
+use crate::huffman::BitBuf;
+
+/// MSB-first bit writer (the H.264 bit order: the first bit is bit 7 of byte 0).
+#[derive(Clone, Debug, Default)]
+pub struct BitWriter {
+    bytes: Vec<u8>,
+    bits: u64,
+}
+
+impl BitWriter {
+    pub fn new() -> BitWriter {
+        BitWriter::default()
+    }
+    /// Append the low `len` bits of `value`, most significant first (`len` <= 32).
+    pub fn put(&mut self, value: u32, len: u32) {
+        assert!(len <= 32, "BitWriter::put: len {len} > 32");
+        for i in (0..len).rev() {
+            let bit = (value >> i) & 1;
+            let pos = (self.bits % 8) as u32;
+            if pos == 0 {
+                self.bytes.push(0);
+            }
+            if bit != 0 {
+                *self.bytes.last_mut().unwrap() |= 0x80 >> pos;
+            }
+            self.bits += 1;
+        }
+    }
+    pub fn put_vlc(&mut self, vlc: Vlc) {
+        self.put(vlc.code as u32, vlc.len as u32);
+    }
+    /// Bits written so far.
+    pub fn bit_len(&self) -> u64 {
+        self.bits
+    }
+    /// The written bits as a string of '0' and '1'.
+    pub fn to_bit_string(&self) -> String {
+        (0..self.bits)
+            .map(|i| {
+                if self.bytes[(i / 8) as usize] & (0x80 >> (i % 8)) != 0 {
+                    '1'
+                } else {
+                    '0'
+                }
+            })
+            .collect()
+    }
+    /// The bytes, MSB-first, the unused tail bits of the last byte zero.
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.bytes
+    }
+    /// As the crate's bit-stream type ([`crate::huffman::BitOrder::MsbFirst`] packing).
+    pub fn into_bitbuf(self) -> BitBuf {
+        BitBuf {
+            bytes: self.bytes,
+            bits: self.bits,
+        }
+    }
+}
+
+/// MSB-first bit reader over `bytes` holding `bits` bits.
+#[derive(Clone, Debug)]
+pub struct BitReader<'a> {
+    bytes: &'a [u8],
+    bits: u64,
+    pos: u64,
+}
+
+impl<'a> BitReader<'a> {
+    pub fn new(bytes: &'a [u8], bits: u64) -> BitReader<'a> {
+        let bits = bits.min(bytes.len() as u64 * 8);
+        BitReader {
+            bytes,
+            bits,
+            pos: 0,
+        }
+    }
+    /// Bits consumed so far.
+    pub fn position(&self) -> u64 {
+        self.pos
+    }
+    pub fn bit(&mut self) -> Result<u32, CavlcError> {
+        if self.pos >= self.bits {
+            return Err(CavlcError::Corrupt("bit stream ends inside a block".into()));
+        }
+        let b = (self.bytes[(self.pos / 8) as usize] >> (7 - self.pos % 8)) & 1;
+        self.pos += 1;
+        Ok(b as u32)
+    }
+    pub fn read(&mut self, len: u32) -> Result<u32, CavlcError> {
+        let mut v = 0;
+        for _ in 0..len {
+            v = (v << 1) | self.bit()?;
+        }
+        Ok(v)
+    }
+    /// Read one codeword of `codes` (a prefix-free list); its index.
+    fn read_vlc<I: IntoIterator<Item = (usize, Vlc)> + Clone>(
+        &mut self,
+        codes: I,
+        what: &str,
+    ) -> Result<usize, CavlcError> {
+        let (mut code, mut len) = (0u32, 0u8);
+        while len < 16 {
+            code = (code << 1) | self.bit()?;
+            len += 1;
+            if let Some((i, _)) = codes
+                .clone()
+                .into_iter()
+                .find(|(_, c)| c.len == len && c.code as u32 == code)
+            {
+                return Ok(i);
+            }
+        }
+        Err(CavlcError::Corrupt(format!("no {what} codeword matches")))
+    }
+}
+
+/// The residual block kinds of 4:2:0 Baseline (clause 7.3.5.3).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BlockKind {
+    /// Intra16x16DCLevel: 16 coefficients.
+    Intra16x16DC,
+    /// Intra16x16ACLevel: 15 coefficients.
+    Intra16x16AC,
+    /// LumaLevel4x4: 16 coefficients.
+    Luma4x4,
+    /// ChromaDCLevel (4:2:0): 4 coefficients, nC = -1.
+    ChromaDC,
+    /// ChromaACLevel: 15 coefficients.
+    ChromaAC,
+}
+
+impl BlockKind {
+    pub const ALL: [BlockKind; 5] = [
+        BlockKind::Intra16x16DC,
+        BlockKind::Intra16x16AC,
+        BlockKind::Luma4x4,
+        BlockKind::ChromaDC,
+        BlockKind::ChromaAC,
+    ];
+    /// maxNumCoeff.
+    pub fn max_coeffs(self) -> usize {
+        match self {
+            BlockKind::Intra16x16DC | BlockKind::Luma4x4 => 16,
+            BlockKind::Intra16x16AC | BlockKind::ChromaAC => 15,
+            BlockKind::ChromaDC => 4,
+        }
+    }
+    /// The coeff_token table for this kind and `nc` (chroma DC must have nC = -1, the
+    /// others nC >= 0).
+    fn table(self, nc: i32) -> Result<CoeffTokenTable, CavlcError> {
+        let ok = if self == BlockKind::ChromaDC {
+            nc == -1
+        } else {
+            nc >= 0
+        };
+        match CoeffTokenTable::for_nc(nc) {
+            Some(t) if ok => Ok(t),
+            _ => Err(CavlcError::InvalidArgument(format!(
+                "nC {nc} is not valid for a {self:?} block (chroma DC takes -1, others >= 0)"
+            ))),
+        }
+    }
+}
+
+/// nC from the TotalCoeff of the left (`n_a`) and upper (`n_b`) neighbouring blocks, when
+/// available (clause 9.2.1): both: (nA + nB + 1) >> 1; one: that one; none: 0.
+pub fn nc_from_neighbours(n_a: Option<u8>, n_b: Option<u8>) -> i32 {
+    match (n_a, n_b) {
+        (Some(a), Some(b)) => (a as i32 + b as i32 + 1) >> 1,
+        (Some(a), None) => a as i32,
+        (None, Some(b)) => b as i32,
+        (None, None) => 0,
+    }
+}
+
+/// Largest level_prefix that Baseline (and Main, Extended) allow (clause 9.2.2.1).
+pub const MAX_LEVEL_PREFIX: u32 = 15;
+
+/// Encode one residual block (`coeffs` in scan order, exactly `kind.max_coeffs()` long)
+/// with nC `nc` (-1 for chroma DC); returns TotalCoeff (the block's nA/nB for its
+/// neighbours). On error nothing has been written to `out`.
+///
+/// A level whose level_prefix would exceed 15 gives [`CavlcError::LevelTooLarge`]: the
+/// caller should requantize the block (coarser QP); no bits are produced for it.
+pub fn encode_residual_block(
+    coeffs: &[i32],
+    kind: BlockKind,
+    nc: i32,
+    out: &mut BitWriter,
+) -> Result<u8, CavlcError> {
+    let max = kind.max_coeffs();
+    if coeffs.len() != max {
+        return Err(CavlcError::InvalidArgument(format!(
+            "a {kind:?} block has {max} coefficients, got {}",
+            coeffs.len()
+        )));
+    }
+    let table = kind.table(nc)?;
+    // Build into a scratch writer so that an error leaves `out` untouched.
+    let mut w = BitWriter::new();
+
+    // Nonzero coefficients in reverse scan order, with the zeros run before each.
+    let mut levels = [0i32; 16];
+    let mut runs = [0u8; 16];
+    let mut total_coeff = 0usize;
+    let mut last = None;
+    for (i, &c) in coeffs.iter().enumerate() {
+        if c != 0 {
+            last = Some(i);
+        }
+    }
+    let total_zeros = match last {
+        None => {
+            w.put_vlc(tables::coeff_token(table, 0, 0).unwrap());
+            out.append(&w);
+            return Ok(0);
+        }
+        Some(last) => {
+            let mut run = 0u8;
+            for i in (0..=last).rev() {
+                if coeffs[i] != 0 {
+                    levels[total_coeff] = coeffs[i];
+                    if total_coeff > 0 {
+                        runs[total_coeff - 1] = run;
+                    }
+                    total_coeff += 1;
+                    run = 0;
+                } else {
+                    run += 1;
+                }
+            }
+            runs[total_coeff - 1] = run;
+            last + 1 - total_coeff
+        }
+    };
+    let levels = &levels[..total_coeff];
+    let runs = &runs[..total_coeff];
+
+    let mut trailing_ones = 0usize;
+    while trailing_ones < total_coeff.min(3) && levels[trailing_ones].abs() == 1 {
+        trailing_ones += 1;
+    }
+
+    w.put_vlc(tables::coeff_token(table, trailing_ones as u8, total_coeff as u8).unwrap());
+    for &l in &levels[..trailing_ones] {
+        w.put((l < 0) as u32, 1);
+    }
+
+    let mut suffix_length: u32 = if total_coeff > 10 && trailing_ones < 3 {
+        1
+    } else {
+        0
+    };
+    for (i, &level) in levels.iter().enumerate().skip(trailing_ones) {
+        let magnitude = level.unsigned_abs() as u64;
+        // levelCode: 2|l| - 2 for positive, 2|l| - 1 for negative.
+        let mut level_code: u64 = 2 * magnitude - if level > 0 { 2 } else { 1 };
+        if i == trailing_ones && trailing_ones < 3 {
+            // The first level after fewer than 3 trailing ones cannot be +-1.
+            level_code -= 2;
+        }
+        let too_large = || CavlcError::LevelTooLarge {
+            kind,
+            index: i,
+            level,
+            suffix_length,
+        };
+        if suffix_length == 0 {
+            if level_code < 14 {
+                w.put(1, level_code as u32 + 1);
+            } else if level_code < 30 {
+                w.put(1, 15);
+                w.put(level_code as u32 - 14, 4);
+            } else {
+                let suffix = level_code - 30;
+                if suffix >= 1 << 12 {
+                    return Err(too_large());
+                }
+                w.put(1, 16);
+                w.put(suffix as u32, 12);
+            }
+        } else {
+            let escape = 15u64 << suffix_length;
+            if level_code < escape {
+                w.put(1, (level_code >> suffix_length) as u32 + 1);
+                w.put(
+                    (level_code & ((1 << suffix_length) - 1)) as u32,
+                    suffix_length,
+                );
+            } else {
+                let suffix = level_code - escape;
+                if suffix >= 1 << 12 {
+                    return Err(too_large());
+                }
+                w.put(1, 16);
+                w.put(suffix as u32, 12);
+            }
+        }
+        if suffix_length == 0 {
+            suffix_length = 1;
+        }
+        if magnitude > (3 << (suffix_length - 1)) && suffix_length < 6 {
+            suffix_length += 1;
+        }
+    }
+
+    if total_coeff < max {
+        let chroma_dc = kind == BlockKind::ChromaDC;
+        w.put_vlc(tables::total_zeros(chroma_dc, total_coeff as u8, total_zeros as u8).unwrap());
+    }
+    let mut zeros_left = total_zeros as u8;
+    for &run in &runs[..total_coeff - 1] {
+        if zeros_left == 0 {
+            break;
+        }
+        w.put_vlc(tables::run_before(zeros_left, run).unwrap());
+        zeros_left -= run;
+    }
+    out.append(&w);
+    Ok(total_coeff as u8)
+}
+
+impl BitWriter {
+    fn append(&mut self, other: &BitWriter) {
+        for i in 0..other.bits {
+            let b = (other.bytes[(i / 8) as usize] >> (7 - i % 8)) & 1;
+            self.put(b as u32, 1);
+        }
+    }
+}
+
+/// Decode one residual block written by [`encode_residual_block`] (or any conforming
+/// encoder): the `kind.max_coeffs()` coefficients in scan order.
+pub fn decode_residual_block(
+    r: &mut BitReader<'_>,
+    kind: BlockKind,
+    nc: i32,
+) -> Result<Vec<i32>, CavlcError> {
+    let max = kind.max_coeffs();
+    let table = kind.table(nc)?;
+    let mut tokens = Vec::new();
+    for tc in 0..=table.max_total_coeff() {
+        for t1 in 0..=tc.min(3) {
+            tokens.push((tc, t1, tables::coeff_token(table, t1, tc).unwrap()));
+        }
+    }
+    let i = r.read_vlc(
+        tokens.iter().enumerate().map(|(i, t)| (i, t.2)),
+        "coeff_token",
+    )?;
+    let (total_coeff, trailing_ones) = (tokens[i].0 as usize, tokens[i].1 as usize);
+    let mut out = vec![0i32; max];
+    if total_coeff == 0 {
+        return Ok(out);
+    }
+    if total_coeff > max {
+        return Err(CavlcError::Corrupt(format!(
+            "TotalCoeff {total_coeff} > {max} in a {kind:?} block"
+        )));
+    }
+    let mut levels = vec![0i32; total_coeff];
+    for l in levels.iter_mut().take(trailing_ones) {
+        *l = 1 - 2 * r.bit()? as i32;
+    }
+    let mut suffix_length: u32 = if total_coeff > 10 && trailing_ones < 3 {
+        1
+    } else {
+        0
+    };
+    for (i, slot) in levels.iter_mut().enumerate().skip(trailing_ones) {
+        let mut prefix = 0u32;
+        while r.bit()? == 0 {
+            prefix += 1;
+            if prefix > MAX_LEVEL_PREFIX {
+                return Err(CavlcError::Corrupt(format!(
+                    "level_prefix > {MAX_LEVEL_PREFIX}"
+                )));
+            }
+        }
+        let suffix_size = if prefix == 14 && suffix_length == 0 {
+            4
+        } else if prefix >= 15 {
+            prefix - 3
+        } else {
+            suffix_length
+        };
+        let suffix = r.read(suffix_size)? as i64;
+        let mut level_code = ((prefix.min(15) as i64) << suffix_length) + suffix;
+        if prefix >= 15 && suffix_length == 0 {
+            level_code += 15;
+        }
+        if i == trailing_ones && trailing_ones < 3 {
+            level_code += 2;
+        }
+        let level = if level_code % 2 == 0 {
+            (level_code + 2) >> 1
+        } else {
+            (-level_code - 1) >> 1
+        };
+        *slot = level as i32;
+        if suffix_length == 0 {
+            suffix_length = 1;
+        }
+        if level.unsigned_abs() > (3 << (suffix_length - 1)) && suffix_length < 6 {
+            suffix_length += 1;
+        }
+    }
+    let mut zeros_left = if total_coeff < max {
+        let chroma_dc = kind == BlockKind::ChromaDC;
+        let codes = tables::total_zeros_table(chroma_dc, total_coeff as u8).unwrap();
+        r.read_vlc(codes.iter().copied().enumerate(), "total_zeros")?
+    } else {
+        0
+    };
+    if total_coeff + zeros_left > max {
+        return Err(CavlcError::Corrupt("total_zeros too large".into()));
+    }
+    let mut pos = total_coeff + zeros_left; // one past the last nonzero coefficient
+    for (i, &level) in levels.iter().enumerate() {
+        let run = if zeros_left > 0 && i + 1 < total_coeff {
+            let zl = zeros_left as u8;
+            let n = zeros_left.min(14) + 1;
+            let codes = (0..n).map(|run| (run, tables::run_before(zl, run as u8).unwrap()));
+            let run = r.read_vlc(codes, "run_before")?;
+            if run > zeros_left {
+                return Err(CavlcError::Corrupt("run_before > zerosLeft".into()));
+            }
+            run
+        } else if i + 1 == total_coeff {
+            zeros_left
+        } else {
+            0
+        };
+        pos -= 1;
+        out[pos] = level;
+        pos -= run;
+        zeros_left -= run;
+    }
+    Ok(out)
+}
