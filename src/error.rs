@@ -47,6 +47,19 @@ pub enum Error {
     },
     #[error("{0}")]
     InvalidArgument(String),
+    /// A CAVLC level needs level_prefix > 15, which Baseline (and Main, Extended) forbid:
+    /// the caller should requantize the block with a coarser QP. No bits were written.
+    #[error(
+        "CAVLC: level {level} at position {index} (reverse scan order) of a {kind:?} block \
+         needs level_prefix > 15 (suffixLength {suffix_length}); requantize the block"
+    )]
+    CavlcLevelTooLarge {
+        kind: crate::cavlc::BlockKind,
+        /// Index among the block's nonzero coefficients, in reverse scan order.
+        index: usize,
+        level: i32,
+        suffix_length: u32,
+    },
     /// The CUDA path (`cuda` feature): no driver, no NVRTC, a failed compile or call.
     #[error("CUDA: {0}")]
     Cuda(String),

@@ -2,8 +2,8 @@
 //! clause 7.3.5.3.2 residual_block_cavlc, clause 9.2), and a decoder for checking it.
 
 use super::tables::{self, CoeffTokenTable, Vlc};
-use super::CavlcError;
 use crate::huffman::BitBuf;
+use crate::{Error, Result};
 
 /// MSB-first bit writer (the H.264 bit order: the first bit is bit 7 of byte 0).
 #[derive(Clone, Debug, Default)]
@@ -84,15 +84,15 @@ impl<'a> BitReader<'a> {
     pub fn position(&self) -> u64 {
         self.pos
     }
-    pub fn bit(&mut self) -> Result<u32, CavlcError> {
+    pub fn bit(&mut self) -> Result<u32> {
         if self.pos >= self.bits {
-            return Err(CavlcError::Corrupt("bit stream ends inside a block".into()));
+            return Err(corrupt("bit stream ends inside a block".into()));
         }
         let b = (self.bytes[(self.pos / 8) as usize] >> (7 - self.pos % 8)) & 1;
         self.pos += 1;
         Ok(b as u32)
     }
-    pub fn read(&mut self, len: u32) -> Result<u32, CavlcError> {
+    pub fn read(&mut self, len: u32) -> Result<u32> {
         let mut v = 0;
         for _ in 0..len {
             v = (v << 1) | self.bit()?;
@@ -104,7 +104,7 @@ impl<'a> BitReader<'a> {
         &mut self,
         codes: I,
         what: &str,
-    ) -> Result<usize, CavlcError> {
+    ) -> Result<usize> {
         let (mut code, mut len) = (0u32, 0u8);
         while len < 16 {
             code = (code << 1) | self.bit()?;
@@ -117,7 +117,7 @@ impl<'a> BitReader<'a> {
                 return Ok(i);
             }
         }
-        Err(CavlcError::Corrupt(format!("no {what} codeword matches")))
+        Err(corrupt(format!("no {what} codeword matches")))
     }
 }
 
@@ -154,7 +154,7 @@ impl BlockKind {
     }
     /// The coeff_token table for this kind and `nc` (chroma DC must have nC = -1, the
     /// others nC >= 0).
-    fn table(self, nc: i32) -> Result<CoeffTokenTable, CavlcError> {
+    fn table(self, nc: i32) -> Result<CoeffTokenTable> {
         let ok = if self == BlockKind::ChromaDC {
             nc == -1
         } else {
@@ -162,7 +162,7 @@ impl BlockKind {
         };
         match CoeffTokenTable::for_nc(nc) {
             Some(t) if ok => Ok(t),
-            _ => Err(CavlcError::InvalidArgument(format!(
+            _ => Err(invalid(format!(
                 "nC {nc} is not valid for a {self:?} block (chroma DC takes -1, others >= 0)"
             ))),
         }
@@ -187,17 +187,17 @@ pub const MAX_LEVEL_PREFIX: u32 = 15;
 /// with nC `nc` (-1 for chroma DC); returns TotalCoeff (the block's nA/nB for its
 /// neighbours). On error nothing has been written to `out`.
 ///
-/// A level whose level_prefix would exceed 15 gives [`CavlcError::LevelTooLarge`]: the
+/// A level whose level_prefix would exceed 15 gives [`Error::CavlcLevelTooLarge`]: the
 /// caller should requantize the block (coarser QP); no bits are produced for it.
 pub fn encode_residual_block(
     coeffs: &[i32],
     kind: BlockKind,
     nc: i32,
     out: &mut BitWriter,
-) -> Result<u8, CavlcError> {
+) -> Result<u8> {
     let max = kind.max_coeffs();
     if coeffs.len() != max {
-        return Err(CavlcError::InvalidArgument(format!(
+        return Err(invalid(format!(
             "a {kind:?} block has {max} coefficients, got {}",
             coeffs.len()
         )));
@@ -266,7 +266,7 @@ pub fn encode_residual_block(
             // The first level after fewer than 3 trailing ones cannot be +-1.
             level_code -= 2;
         }
-        let too_large = || CavlcError::LevelTooLarge {
+        let too_large = || Error::CavlcLevelTooLarge {
             kind,
             index: i,
             level,
@@ -338,11 +338,7 @@ impl BitWriter {
 
 /// Decode one residual block written by [`encode_residual_block`] (or any conforming
 /// encoder): the `kind.max_coeffs()` coefficients in scan order.
-pub fn decode_residual_block(
-    r: &mut BitReader<'_>,
-    kind: BlockKind,
-    nc: i32,
-) -> Result<Vec<i32>, CavlcError> {
+pub fn decode_residual_block(r: &mut BitReader<'_>, kind: BlockKind, nc: i32) -> Result<Vec<i32>> {
     let max = kind.max_coeffs();
     let table = kind.table(nc)?;
     let mut tokens = Vec::new();
@@ -361,7 +357,7 @@ pub fn decode_residual_block(
         return Ok(out);
     }
     if total_coeff > max {
-        return Err(CavlcError::Corrupt(format!(
+        return Err(corrupt(format!(
             "TotalCoeff {total_coeff} > {max} in a {kind:?} block"
         )));
     }
@@ -379,9 +375,7 @@ pub fn decode_residual_block(
         while r.bit()? == 0 {
             prefix += 1;
             if prefix > MAX_LEVEL_PREFIX {
-                return Err(CavlcError::Corrupt(format!(
-                    "level_prefix > {MAX_LEVEL_PREFIX}"
-                )));
+                return Err(corrupt(format!("level_prefix > {MAX_LEVEL_PREFIX}")));
             }
         }
         let suffix_size = if prefix == 14 && suffix_length == 0 {
@@ -420,7 +414,7 @@ pub fn decode_residual_block(
         0
     };
     if total_coeff + zeros_left > max {
-        return Err(CavlcError::Corrupt("total_zeros too large".into()));
+        return Err(corrupt("total_zeros too large".into()));
     }
     let mut pos = total_coeff + zeros_left; // one past the last nonzero coefficient
     for (i, &level) in levels.iter().enumerate() {
@@ -430,7 +424,7 @@ pub fn decode_residual_block(
             let codes = (0..n).map(|run| (run, tables::run_before(zl, run as u8).unwrap()));
             let run = r.read_vlc(codes, "run_before")?;
             if run > zeros_left {
-                return Err(CavlcError::Corrupt("run_before > zerosLeft".into()));
+                return Err(corrupt("run_before > zerosLeft".into()));
             }
             run
         } else if i + 1 == total_coeff {
@@ -444,4 +438,12 @@ pub fn decode_residual_block(
         zeros_left -= run;
     }
     Ok(out)
+}
+
+fn invalid(message: String) -> Error {
+    Error::InvalidArgument(format!("CAVLC: {message}"))
+}
+
+fn corrupt(reason: String) -> Error {
+    Error::corrupt("CAVLC", reason)
 }
