@@ -34,6 +34,7 @@ use wgpu::util::DeviceExt;
 
 use super::cuvle::{check_table, gpu_table_words};
 use super::histogram::{histogram_cpu, total_histogram};
+use super::segments::{group_chunks, Segment, SegmentCaps};
 use super::{BitBuf, BitOrder, CodeTable};
 use crate::gpu::Window;
 use crate::gpu::{Binding, Gpu, PooledBuffer, Profiler, StageLayout, Timings};
@@ -119,6 +120,15 @@ struct SegmentLimits {
 }
 
 impl SegmentLimits {
+    /// As the shared planner takes them (bytestream has no blocks: n_blocks counts chunks).
+    fn caps(&self, chunk: u64) -> SegmentCaps {
+        SegmentCaps {
+            bytes: self.bytes,
+            bits: self.bits,
+            block_bytes: chunk,
+        }
+    }
+
     /// From the configuration and the largest storage binding (u64::MAX: no device).
     fn new(config: &BytestreamConfig, max_binding: u64) -> SegmentLimits {
         let requested = config
@@ -142,23 +152,7 @@ impl SegmentLimits {
     }
 }
 
-/// One scan's worth of the input.
-#[derive(Clone, Debug)]
-struct Segment {
-    window: usize,
-    /// Offset of the segment within its window (chunk-aligned).
-    window_offset: u64,
-    n_bytes: u64,
-    /// Code bits of the segment.
-    bits: u64,
-    /// Global bit position of its first code (start bit included).
-    first_bit: u64,
-}
-
 impl Segment {
-    fn phase(&self) -> u32 {
-        (self.first_bit % 32) as u32
-    }
     /// Output words the segment touches (also its bit-byte words / 8).
     fn n_words(&self) -> u64 {
         (self.phase() as u64 + self.bits).div_ceil(32)
@@ -167,53 +161,6 @@ impl Segment {
     fn symbol_slots(&self) -> u64 {
         self.n_bytes.next_multiple_of(4)
     }
-}
-
-/// Segments of whole chunks, in input order, from per-chunk histograms. `windows` are
-/// (offset, bytes) of chunk-aligned input windows; a segment never straddles two.
-fn plan_segments(
-    windows: &[(u64, u64)],
-    chunk: u64,
-    chunk_histograms: &[[u64; 256]],
-    table: &CodeTable,
-    start_bit: u32,
-    limits: SegmentLimits,
-) -> Result<Vec<Segment>> {
-    let mut segments = Vec::new();
-    let mut first_bit = start_bit as u64;
-    for (wi, &(offset, n_bytes)) in windows.iter().enumerate() {
-        let first_chunk = (offset / chunk) as usize;
-        let n_chunks = n_bytes.div_ceil(chunk) as usize;
-        let mut c = 0;
-        while c < n_chunks {
-            let (mut bytes, mut bits, start) = (0u64, 0u64, c);
-            while c < n_chunks {
-                let cb = chunk.min(n_bytes - c as u64 * chunk);
-                let cbits = table.encoded_bits(&chunk_histograms[first_chunk + c]);
-                if c > start && (bits + cbits > limits.bits || bytes + cb > limits.bytes) {
-                    break;
-                }
-                bytes += cb;
-                bits += cbits;
-                c += 1;
-            }
-            if bits > limits.bits {
-                return Err(Error::TooLarge(format!(
-                    "one {chunk}-byte chunk needs {bits} code bits; one segment holds at most {}",
-                    limits.bits
-                )));
-            }
-            segments.push(Segment {
-                window: wi,
-                window_offset: start as u64 * chunk,
-                n_bytes: bytes,
-                bits,
-                first_bit,
-            });
-            first_bit += bits;
-        }
-    }
-    Ok(segments)
 }
 
 fn slice(buffer: &wgpu::Buffer, offset: u64, size: u64) -> wgpu::BufferBinding<'_> {
@@ -342,13 +289,13 @@ pub fn encode_bytestream_cpu(
     let chunk = limits.chunk_bytes();
     let hist = histogram_cpu(input, chunk as usize);
     check_table(table, &total_histogram(&hist))?;
-    let segments = plan_segments(
+    let segments = group_chunks(
         &[(0, input.len() as u64)],
         chunk,
         &hist,
         table,
         start_bit,
-        limits,
+        limits.caps(chunk),
     )?;
     let total_bits = start_bit as u64 + segments.iter().map(|s| s.bits).sum::<u64>();
     let mut out = vec![0u32; total_bits.div_ceil(32) as usize];
@@ -490,13 +437,13 @@ impl<'g> BytestreamEncoder<'g> {
             .iter()
             .map(|w| (w.offset, w.n_bytes))
             .collect();
-        plan_segments(
+        group_chunks(
             &windows,
             input.chunk_bytes,
             &input.chunk_histograms,
             table,
             start_bit,
-            self.limits,
+            self.limits.caps(input.chunk_bytes),
         )
     }
 

@@ -9,6 +9,8 @@
 use wgpu::util::DeviceExt;
 
 use super::histogram::{encode_histogram, total_histogram};
+pub(crate) use super::segments::Segment;
+use super::segments::{group_chunks, SegmentCaps};
 use super::{BitBuf, BitOrder, CodeTable};
 use crate::gpu::Window;
 use crate::gpu::{Binding, Gpu, PooledBuffer, Profiler, StageLayout, Timings};
@@ -234,20 +236,6 @@ impl GpuInput {
     }
 }
 
-/// One dispatch of the encoder.
-#[derive(Clone, Debug)]
-pub(crate) struct Segment {
-    pub window: usize,
-    /// Offset of the segment within its window (chunk-aligned).
-    pub window_offset: u64,
-    pub n_bytes: u64,
-    pub n_blocks: u32,
-    /// Code bits of the segment.
-    pub bits: u64,
-    /// Global bit position of its first code (start bit included).
-    pub first_bit: u64,
-}
-
 /// Where every segment goes, from the per-chunk histograms and the code table.
 #[derive(Clone, Debug)]
 pub struct Plan {
@@ -362,43 +350,21 @@ pub(crate) fn plan_segments(
     let block = config.block_bytes();
     let byte_cap = config.max_segment_bytes.unwrap_or(u64::MAX);
     let bits_cap = SEGMENT_BITS_MAX.min(limits.max_binding.saturating_sub(512).saturating_mul(8));
-    let chunk_bits = |i: usize| table.encoded_bits(&chunk_histograms[i]);
-    let mut segments = Vec::new();
-    let mut first_bit = start_bit as u64;
-    for (wi, &(w_offset, w_bytes)) in windows.iter().enumerate() {
-        let first_chunk = (w_offset / chunk) as usize;
-        let n_chunks = w_bytes.div_ceil(chunk) as usize;
-        let mut c = 0;
-        while c < n_chunks {
-            let (mut bytes, mut bits, start) = (0u64, 0u64, c);
-            while c < n_chunks {
-                let cb = chunk.min(w_bytes - c as u64 * chunk);
-                let cbits = chunk_bits(first_chunk + c);
-                if c > start && (bits + cbits + 64 > bits_cap || bytes + cb > byte_cap) {
-                    break;
-                }
-                bytes += cb;
-                bits += cbits;
-                c += 1;
-            }
-            if bits + 64 > bits_cap {
-                return Err(Error::TooLarge(format!(
-                    "one {chunk}-byte chunk needs {bits} bits, beyond one segment"
-                )));
-            }
-            let n_blocks = bytes.div_ceil(block);
-            segments.push(Segment {
-                window: wi,
-                window_offset: start as u64 * chunk,
-                n_bytes: bytes,
-                n_blocks: n_blocks as u32,
-                bits,
-                first_bit,
-            });
-            first_bit += bits;
-        }
-    }
-    let total_bits = first_bit;
+    // 64 bits of headroom below the look-back's range, as the shader's positions add
+    // the start bit and the word base.
+    let segments = group_chunks(
+        windows,
+        chunk,
+        chunk_histograms,
+        table,
+        start_bit,
+        SegmentCaps {
+            bytes: byte_cap,
+            bits: bits_cap.saturating_sub(64),
+            block_bytes: block,
+        },
+    )?;
+    let total_bits = start_bit as u64 + segments.iter().map(|s| s.bits).sum::<u64>();
     let output_bytes = total_bits.div_ceil(32) * 4 + 512;
     if output_bytes > limits.max_buffer {
         return Err(Error::TooLarge(format!(

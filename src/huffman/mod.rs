@@ -10,6 +10,7 @@ pub mod gzip;
 pub mod histogram;
 pub mod native;
 pub mod pavle;
+pub(crate) mod segments;
 
 pub use codebook::Codebook;
 

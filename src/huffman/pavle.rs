@@ -57,6 +57,7 @@ use wgpu::util::DeviceExt;
 
 use super::cuvle::{check_table, gpu_table_words};
 use super::histogram::{histogram_cpu, total_histogram};
+use super::segments::{group_chunks, Segment, SegmentCaps};
 use super::{BitBuf, BitOrder, CodeTable};
 use crate::gpu::Window;
 use crate::gpu::{Binding, Flavour, Gpu, PooledBuffer, Profiler, StageLayout, Timings};
@@ -320,20 +321,6 @@ impl PavleInput {
     }
 }
 
-/// One segment: both passes over a run of whole chunks of one window.
-#[derive(Clone, Debug)]
-struct Segment {
-    window: usize,
-    /// Offset of the segment within its window (chunk-aligned).
-    window_offset: u64,
-    n_bytes: u64,
-    n_blocks: u32,
-    /// Code bits of the segment.
-    bits: u64,
-    /// Global bit position of its first code (start bit included).
-    first_bit: u64,
-}
-
 #[derive(Clone, Debug)]
 struct Plan {
     segments: Vec<Segment>,
@@ -522,40 +509,34 @@ impl<'g> PavleEncoder<'g> {
             .min(blocks_cap.max(1) * block);
         let bits_cap = SEGMENT_BITS_MAX.min((max_binding - 512) * 8);
         let chunk = input.chunk_bytes;
-        let mut segments = Vec::new();
-        let mut first_bit = start_bit as u64;
-        for (wi, w) in input.windows.iter().enumerate() {
-            let first_chunk = (w.offset / chunk) as usize;
-            let n_chunks = w.n_bytes.div_ceil(chunk) as usize;
-            let mut c = 0;
-            while c < n_chunks {
-                let (mut bytes, mut bits, start) = (0u64, 0u64, c);
-                while c < n_chunks {
-                    let cb = chunk.min(w.n_bytes - c as u64 * chunk);
-                    let cbits = table.encoded_bits(&input.histograms[first_chunk + c]);
-                    if c > start && (bits + cbits > bits_cap || bytes + cb > byte_cap) {
-                        break;
-                    }
-                    bytes += cb;
-                    bits += cbits;
-                    c += 1;
-                }
-                if bits > bits_cap || bytes.div_ceil(block) * slot_words as u64 * 4 > max_binding {
-                    return Err(Error::TooLarge(format!(
-                        "one {chunk}-byte chunk needs {bits} bits, beyond one segment"
-                    )));
-                }
-                segments.push(Segment {
-                    window: wi,
-                    window_offset: start as u64 * chunk,
-                    n_bytes: bytes,
-                    n_blocks: bytes.div_ceil(block) as u32,
-                    bits,
-                    first_bit,
-                });
-                first_bit += bits;
-            }
+        let windows: Vec<(u64, u64)> = input
+            .windows
+            .iter()
+            .map(|w| (w.offset, w.n_bytes))
+            .collect();
+        let segments = group_chunks(
+            &windows,
+            chunk,
+            &input.histograms,
+            table,
+            start_bit,
+            SegmentCaps {
+                bytes: byte_cap,
+                bits: bits_cap,
+                block_bytes: block,
+            },
+        )?;
+        // One chunk alone may still need more slots than a binding holds.
+        if let Some(s) = segments
+            .iter()
+            .find(|s| s.n_blocks as u64 * slot_words as u64 * 4 > max_binding)
+        {
+            return Err(Error::TooLarge(format!(
+                "one {chunk}-byte chunk needs {} block slots of {slot_words} words, beyond one binding",
+                s.n_blocks
+            )));
         }
+        let first_bit = start_bit as u64 + segments.iter().map(|s| s.bits).sum::<u64>();
         let output_bytes = first_bit.div_ceil(32) * 4 + 512;
         if output_bytes > self.gpu.limits.max_buffer_size {
             return Err(Error::TooLarge(format!(
