@@ -2,13 +2,15 @@
 # The test command: installs what the tests need on a fresh Debian machine, then runs them.
 #   - mesa-vulkan-drivers: lavapipe, the software Vulkan adapter the GPU tests run on
 #   - gzip: third-party judge of our gzip output
+#   - ffmpeg: third-party judge of our H.264 streams (decodes with -err_detect explode)
+#   - libopenjp2-tools: opj_decompress / opj_dump, third-party judges of our JPEG 2000 codestreams
 #   - chromium, and node/npm where missing: the browser test of web/ (WebGPU on
 #     SwiftShader through playwright-core; see web/test/browser.test.mjs)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 missing=()
-for pkg in mesa-vulkan-drivers gzip chromium; do
+for pkg in mesa-vulkan-drivers gzip chromium ffmpeg libopenjp2-tools; do
   dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg")
 done
 command -v node >/dev/null 2>&1 || missing+=(nodejs)
