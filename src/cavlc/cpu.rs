@@ -328,7 +328,8 @@ pub fn encode_residual_block(
 }
 
 impl BitWriter {
-    fn append(&mut self, other: &BitWriter) {
+    /// Append all of `other`'s bits.
+    pub fn append(&mut self, other: &BitWriter) {
         for i in 0..other.bits {
             let b = (other.bytes[(i / 8) as usize] >> (7 - i % 8)) & 1;
             self.put(b as u32, 1);

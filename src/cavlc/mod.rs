@@ -1,7 +1,9 @@
 //! H.264 CAVLC (Rec. ITU-T H.264 clause 9.2): the code tables ([`tables`]) and a CPU
-//! reference encoder and decoder for the residual blocks of 4:2:0 Baseline ([`cpu`]).
+//! reference encoder and decoder for the residual blocks of 4:2:0 Baseline ([`cpu`]), and
+//! a frame's CAVLC input with the CPU reference for a slice's `slice_data()` ([`frame`]).
 
 pub mod cpu;
+pub mod frame;
 pub mod tables;
 
 pub use cpu::{
