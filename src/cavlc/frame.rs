@@ -244,7 +244,7 @@ pub fn block_nc(frame: &Frame, tc: &[u8], mb: usize, blk: usize) -> i32 {
     let w = frame.width_mbs as usize;
     let slice = frame.mbs[mb].slice;
     let available = |n: usize| frame.mbs[n].slice == slice;
-    let left_mb = (mb % w > 0 && available(mb - 1)).then(|| mb - 1);
+    let left_mb = (!mb.is_multiple_of(w) && available(mb - 1)).then(|| mb - 1);
     let up_mb = (mb >= w && available(mb - w)).then(|| mb - w);
     let (side, base) = if blk < CHROMA_BLOCK0 {
         (4, 0)
