@@ -3,6 +3,7 @@
 pub mod backend;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod bench;
+pub mod bitstuff;
 pub mod cavlc;
 #[cfg(feature = "cuda")]
 pub mod cuda;
