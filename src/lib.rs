@@ -10,6 +10,7 @@ pub mod cuda;
 pub mod error;
 pub mod gpu;
 pub mod huffman;
+pub mod j2k;
 pub mod scan;
 pub mod testdata;
 
