@@ -1,4 +1,389 @@
 //! JPEG 2000 Part 1 lossless encoding in fast mode (selective arithmetic coding bypass).
+//!
+//! The pipeline: image -> components (DC level shift, RCT for RGB) -> reversible 5/3 DWT
+//! -> code-blocks (one flat batch for the whole image) -> tier-1 (a [`Tier1Engine`]: the
+//! CPU reference, or a GPU engine that codes the whole batch at once) -> tier-2 (packets)
+//! -> codestream. One tile, one quality layer, LRCP, maximum precincts.
+//!
+//! `bypass_from: Some(5)` is Part 1's bypass style (code-block style 0x01), `None` codes
+//! every pass with the MQ coder (style 0). Other values are Part 2's variable bypass
+//! point, which the COD style byte cannot say: Part 1 decoders such as OpenJPEG will not
+//! decode those streams correctly.
 
+pub mod codestream;
+pub mod dwt;
+pub mod image;
 pub mod mq;
+pub mod partition;
+pub mod rct;
 pub mod tier1;
+pub mod tier2;
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+
+use rayon::prelude::*;
+
+pub use image::Image;
+use tier1::{BandOrientation, CodeBlockCoded, Tier1Options};
+
+use crate::{Error, Result};
+
+/// One code-block of the batch: `width * height` coefficients (row-major) at `offset`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CodeBlockJob {
+    pub offset: usize,
+    pub width: usize,
+    pub height: usize,
+    pub band: BandOrientation,
+}
+
+/// Every code-block of an image, coefficients back to back (one upload for a GPU).
+#[derive(Clone, Debug, Default)]
+pub struct CodeBlockBatch {
+    pub coeffs: Vec<i32>,
+    pub jobs: Vec<CodeBlockJob>,
+}
+
+impl CodeBlockBatch {
+    /// The coefficients of job `i`.
+    pub fn coeffs_of(&self, i: usize) -> &[i32] {
+        let j = &self.jobs[i];
+        &self.coeffs[j.offset..j.offset + j.width * j.height]
+    }
+}
+
+/// The future a [`Tier1Engine`] returns.
+pub type Tier1Future<'a> = Pin<Box<dyn Future<Output = Result<Vec<CodeBlockCoded>>> + 'a>>;
+
+/// Tier-1 over a whole image's code-blocks: one [`CodeBlockCoded`] per job, in order,
+/// each exactly what [`tier1::encode_code_block`] returns for that job.
+pub trait Tier1Engine: Send + Sync {
+    /// Where it runs, for messages.
+    fn name(&self) -> String;
+    fn encode_batch<'a>(
+        &'a self,
+        batch: &'a CodeBlockBatch,
+        opts: &'a Tier1Options,
+    ) -> Tier1Future<'a>;
+}
+
+/// The CPU reference, on all cores.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct CpuTier1;
+
+impl Tier1Engine for CpuTier1 {
+    fn name(&self) -> String {
+        "the CPU".into()
+    }
+
+    fn encode_batch<'a>(
+        &'a self,
+        batch: &'a CodeBlockBatch,
+        opts: &'a Tier1Options,
+    ) -> Tier1Future<'a> {
+        Box::pin(async move {
+            (0..batch.jobs.len())
+                .into_par_iter()
+                .map(|i| {
+                    let j = &batch.jobs[i];
+                    tier1::encode_code_block(batch.coeffs_of(i), j.width, j.height, j.band, opts)
+                })
+                .collect()
+        })
+    }
+}
+
+/// How to encode.
+#[derive(Clone)]
+pub struct EncoderConfig {
+    /// DWT levels (default 5); reduced to floor(log2(min(width, height))), the most
+    /// OpenJPEG accepts, on smaller images.
+    pub levels: u32,
+    /// Code-block width and height: 64 (default) or 32 (or another power of two from 4).
+    pub cblk: u32,
+    /// Bit-plane from which SPP and MRP are coded raw: Some(5) (default) is Part 1's
+    /// bypass style; None codes every pass with the MQ coder.
+    pub bypass_from: Option<u32>,
+    /// Tier-1: [`CpuTier1`] by default.
+    pub engine: Arc<dyn Tier1Engine>,
+}
+
+impl Default for EncoderConfig {
+    fn default() -> Self {
+        EncoderConfig {
+            levels: 5,
+            cblk: 64,
+            bypass_from: Some(5),
+            engine: Arc::new(CpuTier1),
+        }
+    }
+}
+
+impl std::fmt::Debug for EncoderConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("EncoderConfig")
+            .field("levels", &self.levels)
+            .field("cblk", &self.cblk)
+            .field("bypass_from", &self.bypass_from)
+            .field("engine", &self.engine.name())
+            .finish()
+    }
+}
+
+/// Pipeline steps, for progress reports.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stage {
+    Transform,
+    Tier1,
+    Tier2,
+}
+
+/// Most decomposition levels for a `width` x `height` tile that OpenJPEG accepts: it
+/// needs `2^levels <= min(width, height)`.
+pub fn max_levels(width: u32, height: u32) -> u32 {
+    31 - width.min(height).max(1).leading_zeros()
+}
+
+/// Encode `image` losslessly into a JPEG 2000 codestream (.j2k).
+pub async fn encode(image: &Image, config: &EncoderConfig) -> Result<Vec<u8>> {
+    encode_with_progress(image, config, &mut |_| {}).await
+}
+
+/// [`encode`], calling `progress` as each step starts.
+pub async fn encode_with_progress(
+    image: &Image,
+    config: &EncoderConfig,
+    progress: &mut dyn FnMut(Stage),
+) -> Result<Vec<u8>> {
+    if config.levels > 32 {
+        return Err(Error::InvalidArgument(format!(
+            "{} DWT levels: JPEG 2000 allows at most 32",
+            config.levels
+        )));
+    }
+    if !config.cblk.is_power_of_two() || !(4..=64).contains(&config.cblk) {
+        return Err(Error::InvalidArgument(format!(
+            "code-block size {}: use 64 or 32 (a power of two from 4 to 64)",
+            config.cblk
+        )));
+    }
+    if config.bypass_from.is_some_and(|k| k < 2) {
+        return Err(Error::InvalidArgument(
+            "bypass from bit-plane 0 or 1: the first bit-plane has only a cleanup pass; use 2 or more (5 is Part 1's)".into(),
+        ));
+    }
+    // Re-check the image: its fields are public.
+    let image = &Image::new(
+        image.width,
+        image.height,
+        image.components,
+        image.bit_depth,
+        image.samples.clone(),
+    )?;
+    let levels = config.levels.min(max_levels(image.width, image.height));
+    if levels < config.levels {
+        log::info!(
+            "{}x{} image: {} DWT levels instead of {} (OpenJPEG needs 2^levels <= the smaller side)",
+            image.width,
+            image.height,
+            levels,
+            config.levels
+        );
+    }
+    let (w, h) = (image.width as usize, image.height as usize);
+
+    progress(Stage::Transform);
+    let mut planes = rct::forward(image);
+    planes
+        .par_iter_mut()
+        .for_each(|p| dwt::forward_2d(p, w, h, levels));
+    let layout = partition::layout(w, h, image.components, levels, config.cblk as usize);
+    let batch = gather(&layout, &planes, w);
+    drop(planes);
+
+    progress(Stage::Tier1);
+    let opts = Tier1Options {
+        bypass_from: config.bypass_from,
+    };
+    let coded = config.engine.encode_batch(&batch, &opts).await?;
+    if coded.len() != batch.jobs.len() {
+        return Err(tier1_error(format!(
+            "{} code-blocks coded for {} jobs",
+            coded.len(),
+            batch.jobs.len()
+        )));
+    }
+
+    progress(Stage::Tier2);
+    // Guard bits: enough that Mb = G + epsilon_b - 1 covers every block's bit-planes
+    // (the RCT's chroma and the wavelet's gain can exceed the nominal range); 2 at least.
+    let epsilon = |band: usize| image.bit_depth + layout.bands[band].orientation.gain_bits();
+    let mut guard_bits = 2;
+    for (place, c) in layout.blocks.iter().zip(&coded) {
+        guard_bits = guard_bits.max((c.num_bitplanes + 1).saturating_sub(epsilon(place.band)));
+    }
+    if guard_bits > 7 {
+        return Err(Error::InvalidArgument(format!(
+            "coefficients need {guard_bits} guard bits, more than the 7 JPEG 2000 can signal"
+        )));
+    }
+    let mut headers = Vec::with_capacity(coded.len());
+    for (place, c) in layout.blocks.iter().zip(&coded) {
+        let mb = guard_bits + epsilon(place.band) - 1;
+        headers.push(block_header(c, mb, config.bypass_from)?);
+    }
+    let mut tile = Vec::new();
+    for packet in &layout.packets {
+        let bands: Vec<(usize, usize, Vec<&tier2::BlockHeader>)> = packet
+            .bands
+            .iter()
+            .map(|b| {
+                (
+                    b.grid_w,
+                    b.grid_h,
+                    b.blocks.iter().map(|&i| &headers[i]).collect(),
+                )
+            })
+            .collect();
+        tile.extend_from_slice(&tier2::packet_header(&bands)?);
+        for b in &packet.bands {
+            for &i in &b.blocks {
+                let len = coded[i].passes.last().map_or(0, |p| p.end as usize);
+                tile.extend_from_slice(&coded[i].data[..len]);
+            }
+        }
+    }
+    let exponents: Vec<u32> = (0..layout.bands.len()).map(epsilon).collect();
+    let header = codestream::Header {
+        width: image.width,
+        height: image.height,
+        components: image.components,
+        bit_depth: image.bit_depth,
+        levels,
+        cblk_exp: config.cblk.trailing_zeros(),
+        cblk_style: config.bypass_from.is_some() as u8,
+        guard_bits,
+    };
+    codestream::write(&header, &exponents, &tile)
+}
+
+fn band_orientation(o: dwt::Orientation) -> BandOrientation {
+    match o {
+        dwt::Orientation::LL => BandOrientation::LL,
+        dwt::Orientation::HL => BandOrientation::HL,
+        dwt::Orientation::LH => BandOrientation::LH,
+        dwt::Orientation::HH => BandOrientation::HH,
+    }
+}
+
+/// Copy every code-block's coefficients out of the transformed planes, in layout order.
+fn gather(layout: &partition::Layout, planes: &[Vec<i32>], stride: usize) -> CodeBlockBatch {
+    let mut batch = CodeBlockBatch::default();
+    for (i, b) in layout.blocks.iter().enumerate() {
+        let offset = batch.coeffs.len();
+        let plane = &planes[b.component as usize];
+        for y in b.y0..b.y0 + b.height {
+            batch
+                .coeffs
+                .extend_from_slice(&plane[y * stride + b.x0..y * stride + b.x0 + b.width]);
+        }
+        batch.jobs.push(CodeBlockJob {
+            offset,
+            width: b.width,
+            height: b.height,
+            band: band_orientation(layout.orientation(i)),
+        });
+    }
+    batch
+}
+
+fn tier1_error(reason: String) -> Error {
+    Error::corrupt("tier-1 output", reason)
+}
+
+/// Whether pass `i` (0-based) of `n` ends a codeword segment: the last pass, and with
+/// bypass from bit-plane k, the cleanup pass before the first raw pass and from there on
+/// every raw MRP and every cleanup (what a Part 1 decoder expects for k = 5).
+fn ends_segment(i: usize, n: usize, bypass_from: Option<u32>) -> bool {
+    if i + 1 == n {
+        return true;
+    }
+    match bypass_from {
+        // Pass index of the first raw SPP: 1 + 3 * (k - 2).
+        Some(k) => {
+            let first_raw = 3 * k as usize - 5;
+            i + 1 >= first_raw && (i + 1 - first_raw) % 3 != 1
+        }
+        None => false,
+    }
+}
+
+/// The tier-2 view of a coded block, checked for consistency first.
+fn block_header(c: &CodeBlockCoded, mb: u32, bypass_from: Option<u32>) -> Result<tier2::BlockHeader> {
+    let n = c.passes.len();
+    let want = if c.num_bitplanes == 0 {
+        0
+    } else {
+        3 * c.num_bitplanes as usize - 2
+    };
+    if n != want {
+        return Err(tier1_error(format!(
+            "{n} passes for {} bit-planes",
+            c.num_bitplanes
+        )));
+    }
+    if c.num_bitplanes > mb {
+        return Err(tier1_error(format!(
+            "{} bit-planes exceed Mb = {mb}",
+            c.num_bitplanes
+        )));
+    }
+    let mut segments = Vec::new();
+    let (mut start_pass, mut start_byte) = (0usize, 0u32);
+    for (i, p) in c.passes.iter().enumerate() {
+        let ends = ends_segment(i, n, bypass_from);
+        if p.terminated != ends || p.end < start_byte || p.end as usize > c.data.len() {
+            return Err(tier1_error(format!(
+                "pass {i} of {n}: end {} (data {} bytes), terminated {} (expected {ends})",
+                p.end,
+                c.data.len(),
+                p.terminated
+            )));
+        }
+        if ends {
+            segments.push(((i + 1 - start_pass) as u32, p.end - start_byte));
+            (start_pass, start_byte) = (i + 1, p.end);
+        }
+    }
+    Ok(tier2::BlockHeader {
+        passes: n as u32,
+        zero_bitplanes: mb - c.num_bitplanes,
+        segments,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn segment_ends_match_part1_bypass() {
+        let ends: Vec<usize> = (0..19).filter(|&i| ends_segment(i, 19, Some(5))).collect();
+        assert_eq!(ends, vec![9, 11, 12, 14, 15, 17, 18]);
+        let ends: Vec<usize> = (0..7).filter(|&i| ends_segment(i, 7, Some(2))).collect();
+        assert_eq!(ends, vec![0, 2, 3, 5, 6]);
+        let ends: Vec<usize> = (0..19).filter(|&i| ends_segment(i, 19, None)).collect();
+        assert_eq!(ends, vec![18]);
+        assert_eq!((0..7).filter(|&i| ends_segment(i, 7, Some(5))).count(), 1);
+    }
+
+    #[test]
+    fn max_levels_follows_the_smaller_side() {
+        assert_eq!(max_levels(1, 1), 0);
+        assert_eq!(max_levels(3, 5), 1);
+        assert_eq!(max_levels(67, 33), 5);
+        assert_eq!(max_levels(64, 1000), 6);
+    }
+}
