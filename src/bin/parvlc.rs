@@ -171,6 +171,30 @@ enum Command {
     },
     /// Describe a compressed file.
     Info { file: PathBuf },
+    /// Encode a PGM/PPM (P5/P6) or PNG image losslessly into a JPEG 2000 codestream
+    /// (reversible 5/3, one tile, one layer, LRCP, selective arithmetic coding bypass).
+    J2k {
+        input: PathBuf,
+        #[arg(short, long)]
+        output: PathBuf,
+        /// DWT levels (reduced on images too small for them, as OpenJPEG requires).
+        #[arg(long, default_value_t = 5)]
+        levels: u32,
+        /// Code-block width and height: 64 or 32.
+        #[arg(long, default_value_t = 64)]
+        cblk: u32,
+        /// Bit-plane from which SPP and MRP are coded raw: 5 is JPEG 2000 Part 1's bypass
+        /// style; `none` codes every pass with the MQ coder. Other values are Part 2's
+        /// variable bypass point, which Part 1 decoders (OpenJPEG) do not decode correctly.
+        #[arg(long, default_value = "5")]
+        bypass_from: BypassFrom,
+        /// Run tier-1 on the CPU.
+        #[arg(long)]
+        cpu: bool,
+        /// Overwrite an existing output file.
+        #[arg(long)]
+        force: bool,
+    },
     /// Compress generated data of several entropies, verify the round trip, print speeds.
     Demo {
         /// Bytes per sample.
@@ -424,6 +448,15 @@ fn run(cli: Cli) -> Result<()> {
             }
             Ok(())
         }
+        Command::J2k {
+            input,
+            output,
+            levels,
+            cblk,
+            bypass_from,
+            cpu,
+            force,
+        } => j2k_encode(&input, &output, levels, cblk, bypass_from.0, cpu, force),
         Command::Demo { size, tuning } => demo(size, &tuning),
         Command::Plot { results, output } => bench::plot(&bench::read_records(&results)?, &output),
         Command::Bench {
@@ -524,6 +557,101 @@ fn run(cli: Cli) -> Result<()> {
             Ok(())
         }
     }
+}
+
+/// `--bypass-from`: a bit-plane number or `none`.
+#[derive(Clone, Copy, Debug)]
+struct BypassFrom(Option<u32>);
+
+impl std::str::FromStr for BypassFrom {
+    type Err = String;
+    fn from_str(s: &str) -> std::result::Result<Self, String> {
+        if s.eq_ignore_ascii_case("none") {
+            return Ok(BypassFrom(None));
+        }
+        s.parse()
+            .map(|k| BypassFrom(Some(k)))
+            .map_err(|_| format!("`{s}`: give a bit-plane number (5 for Part 1) or none"))
+    }
+}
+
+/// Images with more samples than this show progress.
+const J2K_PROGRESS_SAMPLES: u64 = 4 << 20;
+
+/// The tier-1 engine of `parvlc j2k`.
+fn j2k_engine(cpu: bool) -> std::sync::Arc<dyn parvlc::j2k::Tier1Engine> {
+    if !cpu {
+        log::info!("no GPU tier-1 in this build: tier-1 runs on the CPU");
+    }
+    std::sync::Arc::new(parvlc::j2k::CpuTier1)
+}
+
+fn j2k_encode(
+    input: &Path,
+    output: &Path,
+    levels: u32,
+    cblk: u32,
+    bypass_from: Option<u32>,
+    cpu: bool,
+    force: bool,
+) -> Result<()> {
+    use parvlc::j2k::{self, EncoderConfig, Image, Stage};
+    if output.exists() && !force {
+        return Err(Error::OutputExists(output.into()));
+    }
+    if cblk != 64 && cblk != 32 {
+        return Err(Error::InvalidArgument(format!(
+            "--cblk {cblk}: use 64 or 32"
+        )));
+    }
+    if bypass_from.is_some_and(|k| k != 5) {
+        log::warn!(
+            "--bypass-from {}: a Part 2 bypass point; Part 1 decoders (OpenJPEG) will not decode this stream correctly",
+            bypass_from.unwrap_or(5)
+        );
+    }
+    let image = Image::read(input)?;
+    let config = EncoderConfig {
+        levels,
+        cblk,
+        bypass_from,
+        engine: j2k_engine(cpu),
+    };
+    let samples = image.samples.len() as u64;
+    let bar = if samples > J2K_PROGRESS_SAMPLES {
+        progress_bar(u64::MAX).inspect(|b| b.set_length(3))
+    } else {
+        None
+    };
+    let mut progress = |stage: Stage| {
+        if let Some(b) = &bar {
+            b.set_message(format!("{stage:?}"));
+            b.inc(1);
+        }
+    };
+    let t = Instant::now();
+    let cs = pollster::block_on(j2k::encode_with_progress(&image, &config, &mut progress));
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
+    let cs = cs?;
+    write_atomically(output, &cs, force)?;
+    let raw = samples * image.bit_depth.div_ceil(8) as u64;
+    eprintln!(
+        "{} -> {}: {}x{}, {} component(s), {} bits, {} -> {} bytes (ratio {:.3}) in {:.3} s, tier-1 on {}",
+        input.display(),
+        output.display(),
+        image.width,
+        image.height,
+        image.components,
+        image.bit_depth,
+        raw,
+        cs.len(),
+        raw as f64 / cs.len().max(1) as f64,
+        t.elapsed().as_secs_f64(),
+        config.engine.name()
+    );
+    Ok(())
 }
 
 fn annotate(path: &Path, e: Error) -> Error {

@@ -154,6 +154,11 @@ fn read_pnm(data: &[u8], components: u32) -> Result<Image> {
                 _ => break,
             }
         }
+        if pos >= data.len() {
+            return Err(corrupt(format!(
+                "header ends before the {name} (truncated file)"
+            )));
+        }
         if pos == start {
             return Err(corrupt(format!("no whitespace before the {name}")));
         }
@@ -162,11 +167,7 @@ fn read_pnm(data: &[u8], components: u32) -> Result<Image> {
             .take_while(|b| b.is_ascii_digit())
             .count();
         if digits == 0 {
-            return Err(corrupt(if pos >= data.len() {
-                format!("header ends before the {name} (truncated file)")
-            } else {
-                format!("{name} is not a decimal number")
-            }));
+            return Err(corrupt(format!("{name} is not a decimal number")));
         }
         let text = std::str::from_utf8(&data[pos..pos + digits]).unwrap_or("");
         fields[i] = text
@@ -305,10 +306,13 @@ mod tests {
 
     #[test]
     fn bad_pnms_are_clear_errors() {
-        let cases: [(&[u8], &str); 7] = [
+        let cases: [(&[u8], &str); 10] = [
             (b"P5\n0 4\n255\n", "zero-sized"),
             (b"P6\n4 4\n255\n\x00\x01", "truncated"),
             (b"P5\n4 4\n", "truncated"),
+            (b"P5\n4", "truncated"),
+            (b"P5\n4 x\n255\n", "height is not a decimal"),
+            (b"P5 4 4 255", "truncated"),
             (b"P5\n4 4\n70000\n", "maxval"),
             (b"P2\n1 1\n255\n0\n", "P5 and P6"),
             (b"GIF89a", "neither"),

@@ -386,4 +386,38 @@ mod tests {
         assert_eq!(max_levels(67, 33), 5);
         assert_eq!(max_levels(64, 1000), 6);
     }
+
+    #[test]
+    fn bad_images_and_configs_are_clear_errors() {
+        let run = |img: &Image, config: &EncoderConfig| {
+            pollster::block_on(encode(img, config))
+                .unwrap_err()
+                .to_string()
+        };
+        let ok = Image::new(4, 4, 1, 8, vec![0; 16]).unwrap();
+        let mut zero = ok.clone();
+        (zero.width, zero.samples) = (0, vec![]);
+        assert!(run(&zero, &EncoderConfig::default()).contains("zero-sized"));
+        let mut short = ok.clone();
+        short.samples.pop();
+        assert!(run(&short, &EncoderConfig::default()).contains("needs 16 samples"));
+        let mut deep = ok.clone();
+        deep.samples[3] = 256;
+        assert!(run(&deep, &EncoderConfig::default()).contains("at most 255"));
+        let two = Image {
+            components: 2,
+            samples: vec![0; 32],
+            ..ok.clone()
+        };
+        assert!(run(&two, &EncoderConfig::default()).contains("only grey (1) and RGB (3)"));
+        for (config, want) in [
+            (EncoderConfig { cblk: 48, ..Default::default() }, "code-block size 48"),
+            (EncoderConfig { cblk: 128, ..Default::default() }, "code-block size 128"),
+            (EncoderConfig { bypass_from: Some(1), ..Default::default() }, "bypass from"),
+            (EncoderConfig { levels: 33, ..Default::default() }, "at most 32"),
+        ] {
+            assert!(run(&ok, &config).contains(want), "{config:?}");
+        }
+        assert!(pollster::block_on(encode(&ok, &EncoderConfig::default())).is_ok());
+    }
 }
