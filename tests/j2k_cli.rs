@@ -71,7 +71,18 @@ fn pgm_ppm_and_png_round_trip_through_openjpeg() {
     let rgb = gradient(33, 20, 3, 16);
     std::fs::write(dir.join("c.ppm"), rgb.to_pnm()).unwrap();
     let o = parvlc(
-        &["j2k", "c.ppm", "-o", "c.j2k", "--levels", "1", "--cblk", "32", "--bypass-from", "none"],
+        &[
+            "j2k",
+            "c.ppm",
+            "-o",
+            "c.j2k",
+            "--levels",
+            "1",
+            "--cblk",
+            "32",
+            "--bypass-from",
+            "none",
+        ],
         &dir,
     );
     assert!(o.status.success(), "{}", stderr(&o));
@@ -96,7 +107,11 @@ fn pgm_ppm_and_png_round_trip_through_openjpeg() {
     std::fs::write(dir.join("keep.j2k"), b"keep me").unwrap();
     let o = parvlc(&["j2k", "g.pgm", "-o", "keep.j2k"], &dir);
     assert!(!o.status.success());
-    assert!(stderr(&o).contains("refusing to overwrite"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("refusing to overwrite"),
+        "{}",
+        stderr(&o)
+    );
     assert_eq!(std::fs::read(dir.join("keep.j2k")).unwrap(), b"keep me");
     let o = parvlc(&["j2k", "g.pgm", "-o", "keep.j2k", "--force"], &dir);
     assert!(o.status.success(), "{}", stderr(&o));
@@ -111,26 +126,52 @@ fn bad_inputs_are_clear_errors_and_leave_nothing_behind() {
         let mut enc = png::Encoder::new(&mut rgba, 2, 2);
         enc.set_color(png::ColorType::Rgba);
         enc.set_depth(png::BitDepth::Eight);
-        enc.write_header().unwrap().write_image_data(&[9; 16]).unwrap();
+        enc.write_header()
+            .unwrap()
+            .write_image_data(&[9; 16])
+            .unwrap();
     }
     let full_png = {
         let mut v = Vec::new();
         {
             let mut enc = png::Encoder::new(&mut v, 16, 16);
             enc.set_color(png::ColorType::Grayscale);
-            enc.write_header().unwrap().write_image_data(&[3; 256]).unwrap();
+            enc.write_header()
+                .unwrap()
+                .write_image_data(&[3; 256])
+                .unwrap();
         }
         v
     };
     let cases: Vec<(&str, Vec<u8>, &str)> = vec![
-        ("ascii.pgm", b"P2\n2 2\n255\n1 2 3 4\n".to_vec(), "only binary P5 and P6"),
-        ("pam.pgm", b"P7\nWIDTH 1\n".to_vec(), "only binary P5 and P6"),
-        ("gif.png", b"GIF89a....".to_vec(), "neither P5, P6 nor the PNG signature"),
-        ("empty.pgm", Vec::new(), "neither P5, P6 nor the PNG signature"),
+        (
+            "ascii.pgm",
+            b"P2\n2 2\n255\n1 2 3 4\n".to_vec(),
+            "only binary P5 and P6",
+        ),
+        (
+            "pam.pgm",
+            b"P7\nWIDTH 1\n".to_vec(),
+            "only binary P5 and P6",
+        ),
+        (
+            "gif.png",
+            b"GIF89a....".to_vec(),
+            "neither P5, P6 nor the PNG signature",
+        ),
+        (
+            "empty.pgm",
+            Vec::new(),
+            "neither P5, P6 nor the PNG signature",
+        ),
         ("alpha.png", rgba, "alpha"),
         ("zero.pgm", b"P5\n0 10\n255\n".to_vec(), "zero-sized"),
         ("zero.ppm", b"P6\n10 0\n255\n".to_vec(), "zero-sized"),
-        ("cut.ppm", b"P6\n4 4\n255\n\x01\x02\x03".to_vec(), "truncated"),
+        (
+            "cut.ppm",
+            b"P6\n4 4\n255\n\x01\x02\x03".to_vec(),
+            "truncated",
+        ),
         ("cut-header.pgm", b"P5\n4".to_vec(), "truncated"),
         ("cut.png", full_png[..full_png.len() - 30].to_vec(), "PNG"),
     ];
@@ -147,8 +188,14 @@ fn bad_inputs_are_clear_errors_and_leave_nothing_behind() {
     // Missing input, bad flags: errors, no output.
     for (args, want) in [
         (vec!["j2k", "nope.pgm", "-o", "out.j2k"], "nope.pgm"),
-        (vec!["j2k", "ascii.pgm", "-o", "out.j2k", "--cblk", "48"], "use 64 or 32"),
-        (vec!["j2k", "ascii.pgm", "-o", "out.j2k", "--bypass-from", "x"], "none"),
+        (
+            vec!["j2k", "ascii.pgm", "-o", "out.j2k", "--cblk", "48"],
+            "use 64 or 32",
+        ),
+        (
+            vec!["j2k", "ascii.pgm", "-o", "out.j2k", "--bypass-from", "x"],
+            "none",
+        ),
     ] {
         let o = parvlc(&args, &dir);
         assert!(!o.status.success());

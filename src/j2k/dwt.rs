@@ -257,7 +257,16 @@ mod tests {
 
     #[test]
     fn round_trip_any_size_and_levels() {
-        for (w, h) in [(1, 1), (1, 7), (9, 1), (2, 2), (3, 5), (17, 33), (67, 33), (64, 64)] {
+        for (w, h) in [
+            (1, 1),
+            (1, 7),
+            (9, 1),
+            (2, 2),
+            (3, 5),
+            (17, 33),
+            (67, 33),
+            (64, 64),
+        ] {
             for levels in [0, 1, 2, 5, 8] {
                 let orig = noise(w * h, (w * 131 + h) as u64, 40000);
                 let mut d = orig.clone();
@@ -279,7 +288,11 @@ mod tests {
         for b in subbands(w, h, 3) {
             for y in b.y0..b.y0 + b.height {
                 for x in b.x0..b.x0 + b.width {
-                    let want = if b.orientation == Orientation::LL { -5 } else { 0 };
+                    let want = if b.orientation == Orientation::LL {
+                        -5
+                    } else {
+                        0
+                    };
                     assert_eq!(d[y * w + x], want, "{b:?}");
                 }
             }
@@ -291,7 +304,17 @@ mod tests {
         let bands = subbands(67, 33, 2);
         let dims: Vec<_> = bands
             .iter()
-            .map(|b| (b.orientation, b.level, b.resolution, b.x0, b.y0, b.width, b.height))
+            .map(|b| {
+                (
+                    b.orientation,
+                    b.level,
+                    b.resolution,
+                    b.x0,
+                    b.y0,
+                    b.width,
+                    b.height,
+                )
+            })
             .collect();
         use Orientation::*;
         assert_eq!(

@@ -177,7 +177,11 @@ fn read_pnm(data: &[u8], components: u32) -> Result<Image> {
     }
     match data.get(pos) {
         Some(b) if b.is_ascii_whitespace() => pos += 1,
-        None => return Err(corrupt("file ends after the maxval (truncated file)".into())),
+        None => {
+            return Err(corrupt(
+                "file ends after the maxval (truncated file)".into(),
+            ))
+        }
         Some(_) => return Err(corrupt("no whitespace after the maxval".into())),
     }
     let [width, height, maxval] = fields;
@@ -245,8 +249,7 @@ fn read_png(data: &[u8]) -> Result<Image> {
         png::ColorType::Rgb => 3,
         png::ColorType::GrayscaleAlpha | png::ColorType::Rgba => {
             return Err(Error::InvalidArgument(
-                "PNG has an alpha channel; alpha is not supported: flatten the image first"
-                    .into(),
+                "PNG has an alpha channel; alpha is not supported: flatten the image first".into(),
             ))
         }
         png::ColorType::Indexed => {
@@ -256,9 +259,9 @@ fn read_png(data: &[u8]) -> Result<Image> {
         }
     };
     let bits = depth as u32;
-    let size = reader.output_buffer_size().ok_or_else(|| {
-        Error::TooLarge(format!("{width}x{height} PNG does not fit in memory"))
-    })?;
+    let size = reader
+        .output_buffer_size()
+        .ok_or_else(|| Error::TooLarge(format!("{width}x{height} PNG does not fit in memory")))?;
     let mut buf = vec![0u8; size];
     let frame = reader.next_frame(&mut buf).map_err(png_err)?;
     let (width, height) = (frame.width, frame.height);
@@ -324,7 +327,13 @@ mod tests {
         }
     }
 
-    fn png_bytes(w: u32, h: u32, color: png::ColorType, depth: png::BitDepth, raw: &[u8]) -> Vec<u8> {
+    fn png_bytes(
+        w: u32,
+        h: u32,
+        color: png::ColorType,
+        depth: png::BitDepth,
+        raw: &[u8],
+    ) -> Vec<u8> {
         let mut out = Vec::new();
         {
             let mut enc = png::Encoder::new(&mut out, w, h);
@@ -342,15 +351,42 @@ mod tests {
     #[test]
     fn png_kinds() {
         use png::{BitDepth as D, ColorType as C};
-        let img = Image::from_bytes(&png_bytes(2, 1, C::Rgb, D::Sixteen, &[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12])).unwrap();
+        let img = Image::from_bytes(&png_bytes(
+            2,
+            1,
+            C::Rgb,
+            D::Sixteen,
+            &[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12],
+        ))
+        .unwrap();
         assert_eq!((img.components, img.bit_depth), (3, 16));
-        assert_eq!(img.samples, vec![0x0102, 0x0304, 0x0506, 0x0708, 0x090a, 0x0b0c]);
-        let img = Image::from_bytes(&png_bytes(3, 1, C::Grayscale, D::Eight, &[0, 128, 255])).unwrap();
-        assert_eq!((img.components, img.bit_depth, img.samples.clone()), (1, 8, vec![0, 128, 255]));
-        let img = Image::from_bytes(&png_bytes(5, 1, C::Grayscale, D::Two, &[0b00011011, 0b11000000])).unwrap();
-        assert_eq!((img.bit_depth, img.samples.clone()), (2, vec![0, 1, 2, 3, 3]));
+        assert_eq!(
+            img.samples,
+            vec![0x0102, 0x0304, 0x0506, 0x0708, 0x090a, 0x0b0c]
+        );
+        let img =
+            Image::from_bytes(&png_bytes(3, 1, C::Grayscale, D::Eight, &[0, 128, 255])).unwrap();
+        assert_eq!(
+            (img.components, img.bit_depth, img.samples.clone()),
+            (1, 8, vec![0, 128, 255])
+        );
+        let img = Image::from_bytes(&png_bytes(
+            5,
+            1,
+            C::Grayscale,
+            D::Two,
+            &[0b00011011, 0b11000000],
+        ))
+        .unwrap();
+        assert_eq!(
+            (img.bit_depth, img.samples.clone()),
+            (2, vec![0, 1, 2, 3, 3])
+        );
         let img = Image::from_bytes(&png_bytes(2, 1, C::Indexed, D::Eight, &[1, 0])).unwrap();
-        assert_eq!((img.components, img.bit_depth, img.samples.clone()), (3, 8, vec![40, 50, 60, 10, 20, 30]));
+        assert_eq!(
+            (img.components, img.bit_depth, img.samples.clone()),
+            (3, 8, vec![40, 50, 60, 10, 20, 30])
+        );
         let e = Image::from_bytes(&png_bytes(1, 1, C::Rgba, D::Eight, &[1, 2, 3, 4])).unwrap_err();
         assert!(e.to_string().contains("alpha"), "{e}");
         let full = png_bytes(8, 8, C::Grayscale, D::Eight, &[7; 64]);

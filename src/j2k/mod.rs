@@ -321,7 +321,11 @@ fn ends_segment(i: usize, n: usize, bypass_from: Option<u32>) -> bool {
 }
 
 /// The tier-2 view of a coded block, checked for consistency first.
-fn block_header(c: &CodeBlockCoded, mb: u32, bypass_from: Option<u32>) -> Result<tier2::BlockHeader> {
+fn block_header(
+    c: &CodeBlockCoded,
+    mb: u32,
+    bypass_from: Option<u32>,
+) -> Result<tier2::BlockHeader> {
     let n = c.passes.len();
     let want = if c.num_bitplanes == 0 {
         0
@@ -411,10 +415,34 @@ mod tests {
         };
         assert!(run(&two, &EncoderConfig::default()).contains("only grey (1) and RGB (3)"));
         for (config, want) in [
-            (EncoderConfig { cblk: 48, ..Default::default() }, "code-block size 48"),
-            (EncoderConfig { cblk: 128, ..Default::default() }, "code-block size 128"),
-            (EncoderConfig { bypass_from: Some(1), ..Default::default() }, "bypass from"),
-            (EncoderConfig { levels: 33, ..Default::default() }, "at most 32"),
+            (
+                EncoderConfig {
+                    cblk: 48,
+                    ..Default::default()
+                },
+                "code-block size 48",
+            ),
+            (
+                EncoderConfig {
+                    cblk: 128,
+                    ..Default::default()
+                },
+                "code-block size 128",
+            ),
+            (
+                EncoderConfig {
+                    bypass_from: Some(1),
+                    ..Default::default()
+                },
+                "bypass from",
+            ),
+            (
+                EncoderConfig {
+                    levels: 33,
+                    ..Default::default()
+                },
+                "at most 32",
+            ),
         ] {
             assert!(run(&ok, &config).contains(want), "{config:?}");
         }

@@ -137,7 +137,12 @@ mod tests {
 
     #[test]
     fn blocks_tile_every_band_exactly_once() {
-        for (w, h, levels, cblk) in [(67, 33, 1, 32), (129, 65, 5, 64), (1, 1, 0, 64), (200, 3, 1, 32)] {
+        for (w, h, levels, cblk) in [
+            (67, 33, 1, 32),
+            (129, 65, 5, 64),
+            (1, 1, 0, 64),
+            (200, 3, 1, 32),
+        ] {
             let l = layout(w, h, 3, levels, cblk);
             let mut cover = vec![0u8; w * h * 3];
             for b in &l.blocks {
@@ -151,7 +156,11 @@ mod tests {
             assert!(cover.iter().all(|&c| c == 1), "{w}x{h}");
             // One precinct per resolution and component at these sizes; LRCP order.
             assert_eq!(l.packets.len(), (levels as usize + 1) * 3);
-            let order: Vec<_> = l.packets.iter().map(|p| (p.resolution, p.component)).collect();
+            let order: Vec<_> = l
+                .packets
+                .iter()
+                .map(|p| (p.resolution, p.component))
+                .collect();
             let mut sorted = order.clone();
             sorted.sort();
             assert_eq!(order, sorted);
@@ -186,7 +195,12 @@ mod tests {
         let l = layout(40000, 1, 1, 1, 64);
         let r1: Vec<_> = l.packets.iter().filter(|p| p.resolution == 1).collect();
         assert_eq!(r1.len(), 2);
-        let hl_in = |p: &Packet| p.bands.iter().find(|b| l.bands[b.band].orientation == Orientation::HL).map(|b| b.grid_w);
+        let hl_in = |p: &Packet| {
+            p.bands
+                .iter()
+                .find(|b| l.bands[b.band].orientation == Orientation::HL)
+                .map(|b| b.grid_w)
+        };
         assert_eq!(hl_in(r1[0]), Some(16384 / 64));
         assert_eq!(hl_in(r1[1]), Some((20000 - 16384usize).div_ceil(64)));
     }

@@ -62,7 +62,9 @@ mod tests {
             let max = (1u32 << depth) - 1;
             let samples: Vec<u16> = (0..300)
                 .map(|i| {
-                    state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                    state = state
+                        .wrapping_mul(6364136223846793005)
+                        .wrapping_add(1442695040888963407);
                     match i % 5 {
                         0 => 0,
                         1 => max as u16,
