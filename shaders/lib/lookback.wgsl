@@ -149,3 +149,26 @@ fn lookback_finish(inv: Invocation, block: u32, aggregate: u32) -> u32 {
     }
     return workgroupUniformLoad(&lookback_prefix);
 }
+
+// Published words beside the look-back (CAVLC's neighbour TotalCoeffs): a workgroup
+// stores a word with FLAG_PREFIX set once its value is final; a later ticket polls it.
+// Returns the word, or 0 when it was not published within SPIN_BUDGET polls (never
+// waited for when SPIN_BUDGET is 0): the caller then recomputes the value from its
+// input (the decoupled fallback) and counts that with lookback_count_fallback.
+fn lookback_poll_word(index: u32) -> u32 {
+    for (var spins = 0u; spins < SPIN_BUDGET; spins++) {
+        let v = atomicLoad(&scan_state[index]);
+        if (v & FLAG_PREFIX) != 0u {
+            return v;
+        }
+    }
+    return 0u;
+}
+
+fn lookback_publish_word(index: u32, value: u32) {
+    atomicStore(&scan_state[index], FLAG_PREFIX | value);
+}
+
+fn lookback_count_fallback() {
+    atomicAdd(&scan_state[2], 1u);
+}

@@ -45,6 +45,36 @@ pub const SOURCES: &[(&str, &str)] = &[
         "vle_bytestream",
         include_str!("../../shaders/vle_bytestream.wgsl"),
     ),
+    (
+        "cavlc_frame",
+        include_str!("../../shaders/lib/cavlc_frame.wgsl"),
+    ),
+    (
+        "cavlc_block",
+        include_str!("../../shaders/lib/cavlc_block.wgsl"),
+    ),
+    ("cavlc_nbr", include_str!("../../shaders/lib/cavlc_nbr.wgsl")),
+    (
+        "cavlc_nbr_subgroup",
+        include_str!("../../shaders/lib/cavlc_nbr_subgroup.wgsl"),
+    ),
+    (
+        "cavlc_cavlcu",
+        include_str!("../../shaders/cavlc_cavlcu.wgsl"),
+    ),
+    ("cavlc_pack", include_str!("../../shaders/cavlc_pack.wgsl")),
+    (
+        "cavlc_su_forward",
+        include_str!("../../shaders/cavlc_su_forward.wgsl"),
+    ),
+    (
+        "cavlc_su_backward",
+        include_str!("../../shaders/cavlc_su_backward.wgsl"),
+    ),
+    (
+        "cavlc_su_code",
+        include_str!("../../shaders/cavlc_su_code.wgsl"),
+    ),
 ];
 
 /// The stages (files with entry points), as pipelines are labelled `parvlc.NAME`.
@@ -56,6 +86,11 @@ pub const STAGES: &[&str] = &[
     "vle_bytestream",
     "vle_pavle",
     "vle_pavle_compact",
+    "cavlc_cavlcu",
+    "cavlc_pack",
+    "cavlc_su_forward",
+    "cavlc_su_backward",
+    "cavlc_su_code",
 ];
 
 /// Which flavour of the workgroup primitives a stage is composed with.
@@ -79,6 +114,7 @@ fn resolve(name: &str, flavour: Flavour) -> &str {
     match (flavour, name) {
         (Flavour::Subgroup, "invocation") => "invocation_subgroup",
         (Flavour::Subgroup, "wg_scan") => "wg_scan_subgroup",
+        (Flavour::Subgroup, "cavlc_nbr") => "cavlc_nbr_subgroup",
         _ => name,
     }
 }

@@ -1,0 +1,490 @@
+//! CAVLC on the GPU: one frame's `slice_data()` in three variants ([`GpuVariant`]) that
+//! share the packing stage.
+//!
+//! - `cavlcu` (shaders/cavlc_cavlcu.wgsl, [`super::cavlcu`]): the CAVLCU paper's single
+//!   kernel, nC across workgroups through ticket-ordered published words with a bounded
+//!   spin and a recomputing fallback;
+//! - `recompute`: the same kernel, every neighbour outside the workgroup recomputed from
+//!   its levels, no waiting;
+//! - `su` ([`super::su`]): the paper's baseline (Su et al.): forward scan, backward scan,
+//!   coding, three kernels with their intermediates in global memory.
+//!
+//! Each writes every block's code and length into 27 slots per macroblock; then
+//! `cavlc_pack` ([`super::pack`]) writes the macroblock headers and the codes in bitstream
+//! order at offsets from the crate's look-back scan. Slices follow each other in that one
+//! stream; the host cuts it at every slice's first macroblock (whose offset the pack
+//! stage records) and returns each slice starting at bit 0 of its own bytes.
+
+use wgpu::util::DeviceExt;
+
+use super::cavlcu::{self, MB_SLOTS, SLOT_WORDS};
+use super::frame::{encode_slice_data, total_coeffs, Frame, MbHeader, MB_LEVELS};
+use super::pack;
+use super::su;
+use super::tables::{self, CoeffTokenTable};
+use super::BitWriter;
+use crate::gpu::{Gpu, PooledBuffer, Profiler, Timings};
+use crate::scan::{ScanConfig, STATE_HEADER};
+use crate::{Error, Result};
+
+/// Which GPU CAVLC stage codes the blocks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub enum GpuVariant {
+    Cavlcu,
+    Recompute,
+    Su,
+}
+
+impl GpuVariant {
+    pub const ALL: [GpuVariant; 3] = [GpuVariant::Cavlcu, GpuVariant::Recompute, GpuVariant::Su];
+    pub fn name(self) -> &'static str {
+        match self {
+            GpuVariant::Cavlcu => "cavlcu",
+            GpuVariant::Recompute => "recompute",
+            GpuVariant::Su => "su",
+        }
+    }
+    /// The profiler labels of its passes (packing not included).
+    pub fn labels(self) -> &'static [&'static str] {
+        match self {
+            GpuVariant::Cavlcu => &["cavlcu"],
+            GpuVariant::Recompute => &["recompute"],
+            GpuVariant::Su => &["su_forward", "su_backward", "su_code"],
+        }
+    }
+}
+
+impl std::str::FromStr for GpuVariant {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self> {
+        GpuVariant::ALL
+            .into_iter()
+            .find(|v| v.name() == s)
+            .ok_or_else(|| {
+                Error::InvalidArgument(format!(
+                    "unknown CAVLC GPU variant `{s}` (cavlcu, recompute, su)"
+                ))
+            })
+    }
+}
+
+/// Tuning of the GPU stages.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CavlcConfig {
+    /// Macroblocks per cavlcu workgroup (the paper's REG_SIZE), 1..=16.
+    pub reg_size: u32,
+    /// cavlcu: polls of a neighbour's published word before recomputing it; 0 forces
+    /// the fallback for every neighbour in an earlier region.
+    pub spin_budget: u32,
+    /// The packing stage's look-back (strategy, spin budget, workgroup size: 32
+    /// invocations per macroblock).
+    pub pack_scan: ScanConfig,
+}
+
+impl Default for CavlcConfig {
+    fn default() -> Self {
+        CavlcConfig {
+            reg_size: 8,
+            spin_budget: 64,
+            pack_scan: ScanConfig::default(),
+        }
+    }
+}
+
+/// keep in sync with shaders/lib/cavlc_frame.wgsl `CavlcParams`
+#[repr(C)]
+#[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
+pub(crate) struct CavlcParams {
+    pub width_mbs: u32,
+    pub n_mbs: u32,
+    pub n_groups: u32,
+    pub pad: u32,
+}
+
+/// Table words as the shaders read them (`len << 16 | code`); keep in sync with the
+/// `*_BASE` constants of shaders/lib/cavlc_frame.wgsl.
+pub fn table_words() -> Vec<u32> {
+    let entry = |v: Option<tables::Vlc>| v.map_or(0, |v| ((v.len as u32) << 16) | v.code as u32);
+    let mut t = Vec::with_capacity(677);
+    for table in [
+        CoeffTokenTable::Nc0to1,
+        CoeffTokenTable::Nc2to3,
+        CoeffTokenTable::Nc4to7,
+        CoeffTokenTable::ChromaDc,
+    ] {
+        for tc in 0..=16u8 {
+            for t1 in 0..4u8 {
+                t.push(entry(tables::coeff_token(table, t1, tc)));
+            }
+        }
+    }
+    debug_assert_eq!(t.len(), 272);
+    for tc in 1..=15u8 {
+        for tz in 0..16u8 {
+            t.push(entry(tables::total_zeros(false, tc, tz)));
+        }
+    }
+    for tc in 1..=3u8 {
+        for tz in 0..4u8 {
+            t.push(entry(tables::total_zeros(true, tc, tz)));
+        }
+    }
+    debug_assert_eq!(t.len(), 524);
+    // Row 7 stands for every zerosLeft > 6 (the same codes; 14 admits every run).
+    for zl in [1, 2, 3, 4, 5, 6, 14u8] {
+        for run in 0..15u8 {
+            t.push(entry(tables::run_before(zl, run)));
+        }
+    }
+    debug_assert_eq!(t.len(), 629);
+    for cbp in 0..48 {
+        t.push(super::frame::intra_cbp_code_num(cbp));
+    }
+    t
+}
+
+/// Bits a macroblock may take at most: its header (under 128) and 27 full slots.
+pub(crate) const MB_MAX_BITS: u64 = 128 + (MB_SLOTS * SLOT_WORDS * 32) as u64;
+
+/// A frame resident on the GPU.
+pub struct GpuFrame {
+    width_mbs: u32,
+    n_mbs: u32,
+    headers: PooledBuffer,
+    levels: PooledBuffer,
+    /// First macroblock of every slice.
+    slice_starts: Vec<usize>,
+}
+
+impl GpuFrame {
+    pub fn mb_count(&self) -> usize {
+        self.n_mbs as usize
+    }
+}
+
+/// The buffers a stage binds.
+pub(crate) struct FrameBuffers<'a> {
+    pub n_mbs: u32,
+    pub n_groups: u32,
+    pub params: &'a wgpu::Buffer,
+    pub headers: &'a wgpu::Buffer,
+    pub levels: &'a wgpu::Buffer,
+    pub tables: &'a wgpu::Buffer,
+    pub enc_words: &'a wgpu::Buffer,
+    pub enc_lens: &'a wgpu::Buffer,
+    pub state: &'a wgpu::Buffer,
+    pub status: &'a wgpu::Buffer,
+}
+
+/// GPU work in flight: read it back with [`CavlcGpu::finish`] or
+/// [`CavlcGpu::read_slots`] once the encoder was submitted.
+pub struct Pending {
+    n_mbs: u32,
+    enc_words: PooledBuffer,
+    enc_lens: PooledBuffer,
+    status: PooledBuffer,
+    state: PooledBuffer,
+    packed: Option<pack::Packed>,
+    profiler: Profiler,
+    slice_starts: Vec<usize>,
+    variant: GpuVariant,
+    _intermediates: Vec<PooledBuffer>,
+}
+
+impl Pending {
+    /// Kernel times (after submission; empty unless profiled).
+    pub async fn timings(&self, gpu: &Gpu) -> Result<Timings> {
+        self.profiler.timings(gpu).await
+    }
+}
+
+/// A frame's coded slices and what the GPU reported.
+#[derive(Clone, Debug, Default)]
+pub struct Encoded {
+    /// Per slice: the MSB-first bytes of its slice_data() and its length in bits.
+    pub slices: Vec<(Vec<u8>, u64)>,
+    /// cavlcu: neighbours recomputed because their word was not published in time.
+    pub fallbacks: u32,
+    /// Bit offset of every macroblock in the frame's one stream (slices back to back).
+    pub mb_offsets: Vec<u32>,
+}
+
+/// The GPU CAVLC encoder: tables uploaded and pipelines built once.
+pub struct CavlcGpu {
+    config: CavlcConfig,
+    tables: wgpu::Buffer,
+}
+
+impl CavlcGpu {
+    pub fn new(gpu: &Gpu) -> Result<Self> {
+        Self::with_config(gpu, CavlcConfig::default())
+    }
+
+    pub fn with_config(gpu: &Gpu, config: CavlcConfig) -> Result<Self> {
+        if !(1..=16).contains(&config.reg_size) {
+            return Err(Error::InvalidArgument(format!(
+                "CAVLC: REG_SIZE must be 1..=16 macroblocks, not {}",
+                config.reg_size
+            )));
+        }
+        let wg = config.pack_scan.workgroup_size;
+        if !wg.is_power_of_two() || !(32..=1024).contains(&wg) {
+            return Err(Error::InvalidArgument(format!(
+                "CAVLC: pack workgroup size must be a power of two in 32..=1024, not {wg}"
+            )));
+        }
+        let tables = gpu
+            .device
+            .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some("parvlc.cavlc.tables"),
+                contents: bytemuck::cast_slice(&table_words()),
+                usage: wgpu::BufferUsages::STORAGE,
+            });
+        let me = CavlcGpu { config, tables };
+        // Build every pipeline now, so that no encode pays for it.
+        let frame = Frame::new(1, 1);
+        let input = me.upload(gpu, &frame)?;
+        let mut encoder = gpu.device.create_command_encoder(&Default::default());
+        for variant in GpuVariant::ALL {
+            me.encode_into(gpu, &mut encoder, &input, variant, true, false)?;
+        }
+        gpu.check_errors("cavlc")?;
+        Ok(me)
+    }
+
+    pub fn config(&self) -> &CavlcConfig {
+        &self.config
+    }
+
+    /// Validate `frame` and copy it to the GPU.
+    pub fn upload(&self, gpu: &Gpu, frame: &Frame) -> Result<GpuFrame> {
+        frame.validate()?;
+        let n_mbs = frame.mb_count();
+        let worst = n_mbs as u64 * MB_MAX_BITS;
+        if worst >= crate::scan::VALUE_MASK as u64 {
+            return Err(Error::TooLarge(format!(
+                "CAVLC: {n_mbs} macroblocks may need {worst} bits; the GPU packer places at most 2^30 - 1"
+            )));
+        }
+        let slot_bytes = (n_mbs * MB_SLOTS * SLOT_WORDS * 4) as u64;
+        if slot_bytes > gpu.max_binding() {
+            return Err(Error::TooLarge(format!(
+                "CAVLC: {n_mbs} macroblocks need {slot_bytes} bytes of block codes, more than one storage binding"
+            )));
+        }
+        let usage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST;
+        let headers = gpu.pooled_buffer((n_mbs * std::mem::size_of::<MbHeader>()) as u64, usage);
+        gpu.queue
+            .write_buffer(&headers, 0, bytemuck::cast_slice(&frame.mbs));
+        let levels = gpu.pooled_buffer((n_mbs * MB_LEVELS * 2) as u64, usage);
+        gpu.queue
+            .write_buffer(&levels, 0, bytemuck::cast_slice(&frame.levels));
+        Ok(GpuFrame {
+            width_mbs: frame.width_mbs,
+            n_mbs: n_mbs as u32,
+            headers,
+            levels,
+            slice_starts: frame.slices().iter().map(|r| r.start).collect(),
+        })
+    }
+
+    fn params(&self, gpu: &Gpu, input: &GpuFrame, n_groups: u32) -> wgpu::Buffer {
+        gpu.device
+            .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some("parvlc.cavlc.params"),
+                contents: bytemuck::bytes_of(&CavlcParams {
+                    width_mbs: input.width_mbs,
+                    n_mbs: input.n_mbs,
+                    n_groups,
+                    pad: 0,
+                }),
+                usage: wgpu::BufferUsages::UNIFORM,
+            })
+    }
+
+    /// Record the CAVLC stage of `variant` (and, with `pack`, the packing) into
+    /// `encoder`; nothing is submitted. With `profile`, every pass is timed.
+    pub fn encode_into(
+        &self,
+        gpu: &Gpu,
+        encoder: &mut wgpu::CommandEncoder,
+        input: &GpuFrame,
+        variant: GpuVariant,
+        pack: bool,
+        profile: bool,
+    ) -> Result<Pending> {
+        let n_mbs = input.n_mbs;
+        let storage = wgpu::BufferUsages::STORAGE
+            | wgpu::BufferUsages::COPY_SRC
+            | wgpu::BufferUsages::COPY_DST;
+        let n_slots = n_mbs as u64 * MB_SLOTS as u64;
+        let enc_words = gpu.pooled_buffer(n_slots * SLOT_WORDS as u64 * 4, storage);
+        let enc_lens = gpu.pooled_buffer(n_slots * 4, storage);
+        let status = gpu.pooled_buffer(16, storage);
+        encoder.clear_buffer(&status, 0, Some(16));
+        let state = gpu.pooled_buffer((STATE_HEADER as u64 + 4 * n_mbs as u64) * 4, storage);
+        let mut profiler = Profiler::new(gpu, if profile { 4 } else { 0 });
+        let reg = self.config.reg_size;
+        let n_regions = n_mbs.div_ceil(reg);
+        let params = self.params(gpu, input, n_regions);
+        let bufs = FrameBuffers {
+            n_mbs,
+            n_groups: n_regions,
+            params: &params,
+            headers: &input.headers,
+            levels: &input.levels,
+            tables: &self.tables,
+            enc_words: &enc_words,
+            enc_lens: &enc_lens,
+            state: &state,
+            status: &status,
+        };
+        let mut intermediates = Vec::new();
+        match variant {
+            GpuVariant::Cavlcu | GpuVariant::Recompute => cavlcu::encode_cavlcu(
+                gpu,
+                encoder,
+                profile.then_some(&mut profiler),
+                &bufs,
+                reg,
+                self.config.spin_budget,
+                variant == GpuVariant::Recompute,
+            )?,
+            GpuVariant::Su => {
+                intermediates = su::encode_su(
+                    gpu,
+                    encoder,
+                    if profile { Some(&mut profiler) } else { None },
+                    &bufs,
+                )?
+            }
+        }
+        let packed = if pack {
+            let pack_groups = n_mbs.div_ceil(self.config.pack_scan.workgroup_size / 32);
+            let pack_params = self.params(gpu, input, pack_groups);
+            Some(pack::encode_pack(
+                gpu,
+                encoder,
+                if profile { Some(&mut profiler) } else { None },
+                &FrameBuffers {
+                    n_groups: pack_groups,
+                    params: &pack_params,
+                    ..bufs
+                },
+                &self.config.pack_scan,
+            )?)
+        } else {
+            None
+        };
+        profiler.resolve(encoder);
+        Ok(Pending {
+            n_mbs,
+            enc_words,
+            enc_lens,
+            status,
+            state,
+            packed,
+            profiler,
+            slice_starts: input.slice_starts.clone(),
+            variant,
+            _intermediates: intermediates,
+        })
+    }
+
+    /// The error for a frame whose levels the GPU flagged: the CPU reference names the
+    /// block (it fails on the same level).
+    fn level_error(frame: &Frame) -> Error {
+        let tc = total_coeffs(frame);
+        for r in frame.slices() {
+            if let Err(e) = encode_slice_data(frame, &tc, r, &mut BitWriter::new()) {
+                return e;
+            }
+        }
+        Error::Gpu {
+            stage: "cavlc",
+            message: "the GPU flagged a level too large to code, the CPU reference did not"
+                .into(),
+        }
+    }
+
+    async fn check_status(&self, gpu: &Gpu, pending: &Pending, frame: &Frame) -> Result<()> {
+        let status: Vec<u32> =
+            bytemuck::pod_collect_to_vec(&gpu.read_buffer(&pending.status, 0, 16).await?);
+        if status[0] != 0 {
+            return Err(Self::level_error(frame));
+        }
+        Ok(())
+    }
+
+    /// Every slot's code and length as the CAVLC stage left them (twin:
+    /// [`cavlcu::block_codes_cpu`]). `frame` is the one encoded (for error reports).
+    pub async fn read_slots(
+        &self,
+        gpu: &Gpu,
+        pending: &Pending,
+        frame: &Frame,
+    ) -> Result<cavlcu::SlotCodes> {
+        self.check_status(gpu, pending, frame).await?;
+        let n = pending.n_mbs as u64 * MB_SLOTS as u64;
+        let lens = bytemuck::pod_collect_to_vec(&gpu.read_buffer(&pending.enc_lens, 0, n * 4).await?);
+        let words = bytemuck::pod_collect_to_vec(
+            &gpu.read_buffer(&pending.enc_words, 0, n * SLOT_WORDS as u64 * 4)
+                .await?,
+        );
+        Ok(cavlcu::SlotCodes { lens, words })
+    }
+
+    /// Neighbours cavlcu recomputed (its fallback); 0 for the other variants.
+    pub async fn fallbacks(&self, gpu: &Gpu, pending: &Pending) -> Result<u32> {
+        if pending.variant != GpuVariant::Cavlcu {
+            return Ok(0);
+        }
+        let w: Vec<u32> = bytemuck::pod_collect_to_vec(&gpu.read_buffer(&pending.state, 0, 16).await?);
+        Ok(w[2])
+    }
+
+    /// Read back the packed slices (the encoder must have packed).
+    pub async fn finish(&self, gpu: &Gpu, pending: Pending, frame: &Frame) -> Result<Encoded> {
+        self.check_status(gpu, &pending, frame).await?;
+        let fallbacks = self.fallbacks(gpu, &pending).await?;
+        let packed = pending.packed.as_ref().ok_or_else(|| {
+            Error::InvalidArgument("CAVLC: finish needs an encode with packing".into())
+        })?;
+        let (slices, mb_offsets) =
+            pack::read_packed(gpu, packed, &pending.slice_starts, &self.config.pack_scan).await?;
+        Ok(Encoded {
+            slices,
+            fallbacks,
+            mb_offsets,
+        })
+    }
+
+    /// Code a frame: per slice, the bytes and bit count of its slice_data(), exactly as
+    /// [`encode_slice_data`] writes them into a fresh [`BitWriter`].
+    pub async fn encode_frame(
+        &self,
+        gpu: &Gpu,
+        frame: &Frame,
+        variant: GpuVariant,
+    ) -> Result<Vec<(Vec<u8>, u64)>> {
+        Ok(self.encode_frame_report(gpu, frame, variant).await?.slices)
+    }
+
+    /// [`Self::encode_frame`] with what the GPU reported.
+    pub async fn encode_frame_report(
+        &self,
+        gpu: &Gpu,
+        frame: &Frame,
+        variant: GpuVariant,
+    ) -> Result<Encoded> {
+        let input = self.upload(gpu, frame)?;
+        let mut encoder = gpu
+            .device
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                label: Some("parvlc.cavlc"),
+            });
+        let pending = self.encode_into(gpu, &mut encoder, &input, variant, true, false)?;
+        gpu.queue.submit([encoder.finish()]);
+        self.finish(gpu, pending, frame).await
+    }
+}

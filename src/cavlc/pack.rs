@@ -1,0 +1,305 @@
+//! Packing on the GPU (shaders/cavlc_pack.wgsl): macroblock headers and block codes in
+//! bitstream order at offsets from the look-back scan, and its CPU twin ([`pack_cpu`]).
+
+use super::cavlcu::{SlotCodes, MB_SLOTS};
+use super::frame::{intra_cbp_code_num, Frame, MbHeader};
+use super::gpu::{FrameBuffers, MB_MAX_BITS};
+use crate::gpu::{Binding, Gpu, PooledBuffer, Profiler, StageLayout};
+use crate::scan::{
+    encode_lookback, read_state, LookbackStage, ScanConfig, ScanStrategy, STATE_BINDING,
+    STATE_HEADER, VALUE_MASK,
+};
+use crate::{Error, Result};
+
+pub(crate) const LAYOUT: StageLayout = StageLayout {
+    stage: "cavlc_pack",
+    bindings: &[
+        Binding::Uniform(0),
+        Binding::ReadOnly(1),
+        Binding::ReadWrite(3),
+        Binding::ReadOnly(4),
+        Binding::ReadOnly(5),
+        Binding::ReadOnly(6),
+        Binding::ReadWrite(7),
+        Binding::ReadWrite(STATE_BINDING),
+    ],
+};
+
+/// A packed frame on the GPU.
+pub(crate) struct Packed {
+    output: PooledBuffer,
+    mb_offsets: PooledBuffer,
+    state: PooledBuffer,
+    n_blocks: u32,
+    n_mbs: u32,
+}
+
+/// Record the packing stage (its look-back state and output are its own).
+pub(crate) fn encode_pack(
+    gpu: &Gpu,
+    encoder: &mut wgpu::CommandEncoder,
+    profiler: Option<&mut Profiler>,
+    bufs: &FrameBuffers<'_>,
+    scan: &ScanConfig,
+) -> Result<Packed> {
+    let storage = wgpu::BufferUsages::STORAGE
+        | wgpu::BufferUsages::COPY_SRC
+        | wgpu::BufferUsages::COPY_DST;
+    let out_bytes = (bufs.n_mbs as u64 * MB_MAX_BITS).div_ceil(32) * 4 + 64;
+    let output = gpu.pooled_buffer(out_bytes, storage);
+    encoder.clear_buffer(&output, 0, Some(out_bytes));
+    let mb_offsets = gpu.pooled_buffer(bufs.n_mbs as u64 * 4, storage);
+    let state = gpu.pooled_buffer((STATE_HEADER as u64 + bufs.n_groups as u64) * 4, storage);
+    encode_lookback(
+        gpu,
+        encoder,
+        profiler,
+        LookbackStage {
+            layout: &LAYOUT,
+            label: "pack",
+            constants: vec![("MSB_FIRST", 1.0)],
+            bindings: vec![
+                (0, bufs.params.as_entire_buffer_binding()),
+                (1, bufs.headers.as_entire_buffer_binding()),
+                (
+                    3,
+                    wgpu::BufferBinding {
+                        buffer: &output,
+                        offset: 0,
+                        size: wgpu::BufferSize::new(out_bytes),
+                    },
+                ),
+                (4, bufs.tables.as_entire_buffer_binding()),
+                (5, bufs.enc_words.as_entire_buffer_binding()),
+                (6, bufs.enc_lens.as_entire_buffer_binding()),
+                (7, mb_offsets.as_entire_buffer_binding()),
+            ],
+            n_blocks: bufs.n_groups,
+        },
+        &state,
+        scan,
+    )?;
+    Ok(Packed {
+        output,
+        mb_offsets,
+        state,
+        n_blocks: bufs.n_groups,
+        n_mbs: bufs.n_mbs,
+    })
+}
+
+/// Read a packed frame back: per slice (first macroblocks `slice_starts`) its bytes and
+/// bits, and every macroblock's offset in the frame's stream.
+pub(crate) async fn read_packed(
+    gpu: &Gpu,
+    packed: &Packed,
+    slice_starts: &[usize],
+    scan: &ScanConfig,
+) -> Result<(Vec<(Vec<u8>, u64)>, Vec<u32>)> {
+    let n = packed.n_blocks as usize;
+    let words: Vec<u32> = bytemuck::pod_collect_to_vec(
+        &gpu.read_buffer(&packed.state, 0, (STATE_HEADER + n) as u64 * 4)
+            .await?,
+    );
+    let total = match scan.strategy {
+        ScanStrategy::ReduceThenScan => words[3],
+        _ => words[STATE_HEADER + n - 1] & VALUE_MASK,
+    } as u64;
+    read_state("cavlc_pack", scan.strategy, &words, n, total)?;
+    let offsets: Vec<u32> = bytemuck::pod_collect_to_vec(
+        &gpu.read_buffer(&packed.mb_offsets, 0, packed.n_mbs as u64 * 4)
+            .await?,
+    );
+    let stream = gpu
+        .read_buffer(&packed.output, 0, total.div_ceil(32) * 4)
+        .await?;
+    Ok((split_slices(&stream, total, &offsets, slice_starts)?, offsets))
+}
+
+/// Cut the frame's stream (`bits` bits, slices back to back) at every slice's first
+/// macroblock; each slice starts at bit 0 of its own bytes.
+pub fn split_slices(
+    stream: &[u8],
+    bits: u64,
+    mb_offsets: &[u32],
+    slice_starts: &[usize],
+) -> Result<Vec<(Vec<u8>, u64)>> {
+    let mut out = Vec::with_capacity(slice_starts.len());
+    for (s, &mb) in slice_starts.iter().enumerate() {
+        let start = *mb_offsets.get(mb).ok_or_else(|| Error::Gpu {
+            stage: "cavlc_pack",
+            message: "macroblock offsets truncated".into(),
+        })? as u64;
+        let end = match slice_starts.get(s + 1) {
+            Some(&next) => mb_offsets[next] as u64,
+            None => bits,
+        };
+        if end < start || end > bits {
+            return Err(Error::Gpu {
+                stage: "cavlc_pack",
+                message: format!("slice {s} spans bits {start}..{end} of {bits}"),
+            });
+        }
+        out.push((extract_bits(stream, start, end - start), end - start));
+    }
+    Ok(out)
+}
+
+/// `len` bits of `stream` (MSB-first) from bit `start`, as bytes from bit 0.
+pub fn extract_bits(stream: &[u8], start: u64, len: u64) -> Vec<u8> {
+    let n = len.div_ceil(8) as usize;
+    let first = (start / 8) as usize;
+    let shift = (start % 8) as u32;
+    let mut out = Vec::with_capacity(n);
+    for i in 0..n {
+        let a = stream.get(first + i).copied().unwrap_or(0) as u16;
+        let b = stream.get(first + i + 1).copied().unwrap_or(0) as u16;
+        out.push((((a << 8) | b) << shift >> 8) as u8);
+    }
+    if len % 8 != 0 {
+        if let Some(last) = out.last_mut() {
+            *last &= 0xff << (8 - len % 8);
+        }
+    }
+    out
+}
+
+/// A fast MSB-first writer: a 64-bit accumulator, whole bytes out.
+#[derive(Clone, Debug, Default)]
+pub struct FastWriter {
+    bytes: Vec<u8>,
+    acc: u64,
+    fill: u32,
+    bits: u64,
+}
+
+impl FastWriter {
+    pub fn with_capacity(bytes: usize) -> Self {
+        FastWriter {
+            bytes: Vec::with_capacity(bytes),
+            ..Default::default()
+        }
+    }
+    /// Append the low `len` (<= 32) bits of `code`, which has no bits above `len`.
+    #[inline]
+    pub fn put(&mut self, code: u32, len: u32) {
+        self.acc = (self.acc << len) | code as u64;
+        self.fill += len;
+        self.bits += len as u64;
+        while self.fill >= 8 {
+            self.fill -= 8;
+            self.bytes.push((self.acc >> self.fill) as u8);
+        }
+    }
+    /// Append `bits` bits of MSB-first `bytes`.
+    pub fn append(&mut self, bytes: &[u8], bits: u64) {
+        let whole = (bits / 8) as usize;
+        if self.fill == 0 {
+            self.bytes.extend_from_slice(&bytes[..whole]);
+            self.bits += whole as u64 * 8;
+        } else {
+            for &b in &bytes[..whole] {
+                self.put(b as u32, 8);
+            }
+        }
+        let rest = (bits % 8) as u32;
+        if rest != 0 {
+            self.put((bytes[whole] >> (8 - rest)) as u32, rest);
+        }
+    }
+    pub fn bit_len(&self) -> u64 {
+        self.bits
+    }
+    /// The bytes (the last one zero-padded) and the bit count.
+    pub fn finish(mut self) -> (Vec<u8>, u64) {
+        if self.fill > 0 {
+            self.bytes.push((self.acc << (8 - self.fill)) as u8);
+        }
+        (self.bytes, self.bits)
+    }
+}
+
+fn put_ue(w: &mut FastWriter, v: u32) {
+    let x = v + 1;
+    let bits = 32 - x.leading_zeros();
+    w.put(x, 2 * bits - 1);
+}
+
+fn put_se(w: &mut FastWriter, v: i32) {
+    put_ue(
+        w,
+        if v > 0 {
+            2 * v as u32 - 1
+        } else {
+            2 * v.unsigned_abs()
+        },
+    );
+}
+
+/// A macroblock's header as shaders/cavlc_pack.wgsl `put_header` writes it.
+pub(crate) fn put_header(w: &mut FastWriter, h: &MbHeader) {
+    put_ue(w, h.mb_type);
+    if !h.is_intra16x16() {
+        for i in 0..16 {
+            match h.intra4x4_mode(i) {
+                8 => w.put(1, 1),
+                m => w.put(m, 4),
+            }
+        }
+    }
+    put_ue(w, h.intra_chroma_pred_mode);
+    let (cbp_luma, cbp_chroma) = h.cbp();
+    if !h.is_intra16x16() {
+        put_ue(w, intra_cbp_code_num(h.coded_block_pattern));
+    }
+    if h.is_intra16x16() || cbp_luma != 0 || cbp_chroma != 0 {
+        put_se(w, h.mb_qp_delta);
+    }
+}
+
+/// Header and slots of macroblocks `mbs` (their slots `lens`/`words` from index 0).
+pub(crate) fn pack_mbs(
+    w: &mut FastWriter,
+    frame: &Frame,
+    mbs: std::ops::Range<usize>,
+    lens: &[u32],
+    words: &[u32],
+) {
+    for (i, mb) in mbs.enumerate() {
+        put_header(w, &frame.mbs[mb]);
+        for slot in 0..MB_SLOTS {
+            let at = i * MB_SLOTS + slot;
+            let len = lens[at];
+            let code = &words[at * super::cavlcu::SLOT_WORDS..];
+            for j in 0..(len / 32) as usize {
+                w.put(code[j] >> 16, 16);
+                w.put(code[j] & 0xffff, 16);
+            }
+            let tail = len % 32;
+            if tail != 0 {
+                w.put(code[(len / 32) as usize] >> (32 - tail), tail);
+            }
+        }
+    }
+}
+
+/// The CPU twin of cavlc_pack: every slice's slice_data() from the frame's headers and
+/// its slot codes.
+pub fn pack_cpu(frame: &Frame, codes: &SlotCodes) -> Vec<(Vec<u8>, u64)> {
+    frame
+        .slices()
+        .into_iter()
+        .map(|r| {
+            let mut w = FastWriter::with_capacity(r.len() * 64);
+            let first = r.start * MB_SLOTS;
+            pack_mbs(
+                &mut w,
+                frame,
+                r,
+                &codes.lens[first..],
+                &codes.words[first * super::cavlcu::SLOT_WORDS..],
+            );
+            w.finish()
+        })
+        .collect()
+}
