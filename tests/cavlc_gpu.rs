@@ -19,8 +19,13 @@ use parvlc::gpu::Gpu;
 use parvlc::scan::{ScanConfig, ScanStrategy};
 use parvlc::Error;
 
+/// Per slice: bytes and bits.
+type Slices = Vec<(Vec<u8>, u64)>;
+/// Per slot: bits and MSB-first words.
+type Slots = Vec<(u32, Vec<u32>)>;
+
 /// The reference, slice by slice: what each slice's slice_data() is.
-fn reference(frame: &Frame) -> Vec<(Vec<u8>, u64)> {
+fn reference(frame: &Frame) -> Slices {
     let tc = total_coeffs(frame);
     frame
         .slices()
@@ -36,7 +41,7 @@ fn reference(frame: &Frame) -> Vec<(Vec<u8>, u64)> {
 
 /// Every slot's code by the reference block coder (encode_residual_block), as MSB-first
 /// words; and how many coded blocks of each kind the frame has.
-fn reference_slots(frame: &Frame) -> (Vec<(u32, Vec<u32>)>, HashMap<BlockKind, usize>) {
+fn reference_slots(frame: &Frame) -> (Slots, HashMap<BlockKind, usize>) {
     let tc = total_coeffs(frame);
     let mut scan = [0i32; 16];
     let mut out = Vec::with_capacity(frame.mb_count() * MB_SLOTS);
@@ -113,10 +118,18 @@ fn cases() -> &'static Vec<Case> {
         let mut seed = 1u64;
         // Mostly I_16x16 (one Intra16x16DC block each, the scarcest kind), some frames
         // mostly I_NxN; one slice and several.
-        while cases.len() < 4 || BlockKind::ALL.iter().any(|k| kinds.get(k).copied().unwrap_or(0) < 100_000) {
+        while cases.len() < 4
+            || BlockKind::ALL
+                .iter()
+                .any(|k| kinds.get(k).copied().unwrap_or(0) < 100_000)
+        {
             let mut spec = RandomFrame::new(128, 64);
-            spec.intra16x16 = if seed % 4 == 0 { 0.3 } else { 0.97 };
-            spec.slices = if seed % 2 == 0 { 1 } else { 1 + (seed as u32 % 7) };
+            spec.intra16x16 = if seed.is_multiple_of(4) { 0.3 } else { 0.97 };
+            spec.slices = if seed.is_multiple_of(2) {
+                1
+            } else {
+                1 + (seed as u32 % 7)
+            };
             spec.sparsity = [0.2, 0.5, 0.8][seed as usize % 3];
             let frame = spec.generate(seed);
             let (slots, k) = reference_slots(&frame);
@@ -145,7 +158,7 @@ fn run(
     enc: &CavlcGpu,
     frame: &Frame,
     variant: GpuVariant,
-) -> parvlc::Result<(SlotCodes, Vec<(Vec<u8>, u64)>, u32)> {
+) -> parvlc::Result<(SlotCodes, Slices, u32)> {
     let input = enc.upload(gpu, frame)?;
     let mut ce = gpu.device.create_command_encoder(&Default::default());
     let pending = enc.encode_into(gpu, &mut ce, &input, variant, true, false)?;
@@ -173,7 +186,11 @@ fn cpu_twins_equal_reference() {
         check_slices(&pack_cpu(&case.frame, &codes), &case.slices, "pack_cpu");
         for parallel in [false, true] {
             let got = encode_frame_cpu(&case.frame, parallel).expect("CPU encodes");
-            check_slices(&got, &case.slices, &format!("encode_frame_cpu parallel={parallel}"));
+            check_slices(
+                &got,
+                &case.slices,
+                &format!("encode_frame_cpu parallel={parallel}"),
+            );
         }
     }
 }
@@ -303,7 +320,10 @@ fn encode_frame_api() {
         check_slices(&got, &case.slices, variant.name());
     }
     assert!("cavlcu".parse::<GpuVariant>().is_ok());
-    assert!(matches!("nope".parse::<GpuVariant>(), Err(Error::InvalidArgument(_))));
+    assert!(matches!(
+        "nope".parse::<GpuVariant>(),
+        Err(Error::InvalidArgument(_))
+    ));
 }
 
 /// Bad frames: clear errors from every path, never bits.
@@ -311,7 +331,7 @@ fn encode_frame_api() {
 fn bad_frames() {
     let gpu = common::gpu();
     let enc = CavlcGpu::new(gpu).expect("pipelines build");
-    let encode_all = |frame: &Frame| -> Vec<parvlc::Result<Vec<(Vec<u8>, u64)>>> {
+    let encode_all = |frame: &Frame| -> Vec<parvlc::Result<Slices>> {
         let mut r: Vec<_> = GpuVariant::ALL
             .iter()
             .map(|&v| pollster::block_on(enc.encode_frame(gpu, frame, v)))
@@ -363,7 +383,11 @@ fn bad_frames() {
     invalid(&f, "uncoded");
 
     // Levels Baseline cannot code: the same CavlcLevelTooLarge as the reference.
-    for (blk, pos, level) in [(5usize, 3usize, 3000i16), (16 + 2, 0, -2100), (20, 7, 32767)] {
+    for (blk, pos, level) in [
+        (5usize, 3usize, 3000i16),
+        (16 + 2, 0, -2100),
+        (20, 7, 32767),
+    ] {
         let mut f = good.clone();
         f.mbs[1] = MbHeader {
             mb_type: 0,

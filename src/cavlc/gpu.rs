@@ -402,8 +402,7 @@ impl CavlcGpu {
         }
         Error::Gpu {
             stage: "cavlc",
-            message: "the GPU flagged a level too large to code, the CPU reference did not"
-                .into(),
+            message: "the GPU flagged a level too large to code, the CPU reference did not".into(),
         }
     }
 
@@ -426,7 +425,8 @@ impl CavlcGpu {
     ) -> Result<cavlcu::SlotCodes> {
         self.check_status(gpu, pending, frame).await?;
         let n = pending.n_mbs as u64 * MB_SLOTS as u64;
-        let lens = bytemuck::pod_collect_to_vec(&gpu.read_buffer(&pending.enc_lens, 0, n * 4).await?);
+        let lens =
+            bytemuck::pod_collect_to_vec(&gpu.read_buffer(&pending.enc_lens, 0, n * 4).await?);
         let words = bytemuck::pod_collect_to_vec(
             &gpu.read_buffer(&pending.enc_words, 0, n * SLOT_WORDS as u64 * 4)
                 .await?,
@@ -439,7 +439,8 @@ impl CavlcGpu {
         if pending.variant != GpuVariant::Cavlcu {
             return Ok(0);
         }
-        let w: Vec<u32> = bytemuck::pod_collect_to_vec(&gpu.read_buffer(&pending.state, 0, 16).await?);
+        let w: Vec<u32> =
+            bytemuck::pod_collect_to_vec(&gpu.read_buffer(&pending.state, 0, 16).await?);
         Ok(w[2])
     }
 

@@ -42,9 +42,8 @@ pub(crate) fn encode_pack(
     bufs: &FrameBuffers<'_>,
     scan: &ScanConfig,
 ) -> Result<Packed> {
-    let storage = wgpu::BufferUsages::STORAGE
-        | wgpu::BufferUsages::COPY_SRC
-        | wgpu::BufferUsages::COPY_DST;
+    let storage =
+        wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST;
     let out_bytes = (bufs.n_mbs as u64 * MB_MAX_BITS).div_ceil(32) * 4 + 64;
     let output = gpu.pooled_buffer(out_bytes, storage);
     encoder.clear_buffer(&output, 0, Some(out_bytes));
@@ -113,7 +112,10 @@ pub(crate) async fn read_packed(
     let stream = gpu
         .read_buffer(&packed.output, 0, total.div_ceil(32) * 4)
         .await?;
-    Ok((split_slices(&stream, total, &offsets, slice_starts)?, offsets))
+    Ok((
+        split_slices(&stream, total, &offsets, slice_starts)?,
+        offsets,
+    ))
 }
 
 /// Cut the frame's stream (`bits` bits, slices back to back) at every slice's first
@@ -156,7 +158,7 @@ pub fn extract_bits(stream: &[u8], start: u64, len: u64) -> Vec<u8> {
         let b = stream.get(first + i + 1).copied().unwrap_or(0) as u16;
         out.push((((a << 8) | b) << shift >> 8) as u8);
     }
-    if len % 8 != 0 {
+    if !len.is_multiple_of(8) {
         if let Some(last) = out.last_mut() {
             *last &= 0xff << (8 - len % 8);
         }
@@ -271,9 +273,9 @@ pub(crate) fn pack_mbs(
             let at = i * MB_SLOTS + slot;
             let len = lens[at];
             let code = &words[at * super::cavlcu::SLOT_WORDS..];
-            for j in 0..(len / 32) as usize {
-                w.put(code[j] >> 16, 16);
-                w.put(code[j] & 0xffff, 16);
+            for &word in &code[..(len / 32) as usize] {
+                w.put(word >> 16, 16);
+                w.put(word & 0xffff, 16);
             }
             let tail = len % 32;
             if tail != 0 {

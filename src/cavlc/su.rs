@@ -161,7 +161,7 @@ pub(crate) fn encode_su(
     );
     dispatch(
         encoder,
-        profiler.as_deref_mut(),
+        profiler,
         "su_code",
         &code.pipeline,
         &bind,

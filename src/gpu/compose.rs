@@ -53,7 +53,10 @@ pub const SOURCES: &[(&str, &str)] = &[
         "cavlc_block",
         include_str!("../../shaders/lib/cavlc_block.wgsl"),
     ),
-    ("cavlc_nbr", include_str!("../../shaders/lib/cavlc_nbr.wgsl")),
+    (
+        "cavlc_nbr",
+        include_str!("../../shaders/lib/cavlc_nbr.wgsl"),
+    ),
     (
         "cavlc_nbr_subgroup",
         include_str!("../../shaders/lib/cavlc_nbr_subgroup.wgsl"),
