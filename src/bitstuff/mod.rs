@@ -28,9 +28,15 @@
 //!   incoming state (bit phase 0-7, whether the current byte follows 0xFF), composed by
 //!   one scan, so the depth is O(log n) whatever the input.
 
+pub mod fsm;
+pub mod gpu;
 pub mod serial;
+pub mod vote;
 
-pub use serial::{stuff, stuff_batch, stuff_batch_par, RawWriter};
+pub use fsm::{encode_fsm, stuff_fsm};
+pub use gpu::{BitstuffConfig, GpuBatch, GpuStuffed, Pending, DEFAULT_MAX_SEGMENT_BITS};
+pub use serial::{stuff, stuff_batch, stuff_batch_par, unstuff, RawWriter};
+pub use vote::{encode_vote, stuff_vote};
 
 use crate::{Error, Result};
 

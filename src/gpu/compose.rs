@@ -78,6 +78,22 @@ pub const SOURCES: &[(&str, &str)] = &[
         "cavlc_su_code",
         include_str!("../../shaders/cavlc_su_code.wgsl"),
     ),
+    (
+        "bitstuff_batch",
+        include_str!("../../shaders/lib/bitstuff_batch.wgsl"),
+    ),
+    (
+        "bitstuff_wg",
+        include_str!("../../shaders/lib/bitstuff_wg.wgsl"),
+    ),
+    (
+        "bitstuff_vote",
+        include_str!("../../shaders/bitstuff_vote.wgsl"),
+    ),
+    (
+        "bitstuff_fsm",
+        include_str!("../../shaders/bitstuff_fsm.wgsl"),
+    ),
 ];
 
 /// The stages (files with entry points), as pipelines are labelled `parvlc.NAME`.
@@ -94,6 +110,8 @@ pub const STAGES: &[&str] = &[
     "cavlc_su_forward",
     "cavlc_su_backward",
     "cavlc_su_code",
+    "bitstuff_vote",
+    "bitstuff_fsm",
 ];
 
 /// Which flavour of the workgroup primitives a stage is composed with.
