@@ -56,6 +56,9 @@ pub struct BitstuffConfig {
     pub max_segment_bits: u32,
     /// fsm: raw words per invocation per round (1..=8).
     pub fsm_words: u32,
+    /// Cap on the input and output bytes of one dispatch (tests force several dispatches
+    /// with it); the adapter's binding limit always applies.
+    pub max_dispatch_bytes: Option<u64>,
 }
 
 impl Default for BitstuffConfig {
@@ -64,6 +67,7 @@ impl Default for BitstuffConfig {
             workgroup_size: 256,
             max_segment_bits: DEFAULT_MAX_SEGMENT_BITS,
             fsm_words: 1,
+            max_dispatch_bytes: None,
         }
     }
 }
@@ -146,7 +150,11 @@ impl GpuBatch {
         for (i, s) in segments.iter().enumerate() {
             s.check(i, config.max_segment_bits as u64)?;
         }
-        let max_words = (gpu.max_binding() / 4).min(u32::MAX as u64);
+        let max_words = (gpu
+            .max_binding()
+            .min(config.max_dispatch_bytes.unwrap_or(u64::MAX))
+            / 4)
+        .clamp(1, u32::MAX as u64);
         let mut groups = Vec::new();
         let mut start = 0;
         while start < segments.len() {
