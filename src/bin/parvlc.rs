@@ -210,7 +210,11 @@ enum Command {
         output: PathBuf,
     },
     /// Benchmark every encoder on the same inputs: GPU and wall times, ratio, speedups.
+    /// `parvlc bench` is the Huffman suite; `parvlc bench cavlc` the H.264 CAVLC one.
+    #[command(args_conflicts_with_subcommands = true)]
     Bench {
+        #[command(subcommand)]
+        module: Option<BenchModule>,
         /// Input sizes in bytes (comma separated).
         #[arg(
             long,
@@ -250,6 +254,45 @@ enum Command {
         files: Vec<PathBuf>,
         #[command(flatten)]
         tuning: Tuning,
+    },
+}
+
+/// Benchmark suites other than Huffman's.
+#[derive(Subcommand)]
+enum BenchModule {
+    /// H.264 CAVLC: cavlcu, recompute and su on the GPU (CAVLC alone and with packing),
+    /// the CPU encoder on one core and on all cores, on frames of the given sizes and QPs.
+    Cavlc {
+        /// Frame sizes: 1080p, 2160p, 720p, or WIDTHxHEIGHT in pixels.
+        #[arg(long, value_delimiter = ',', default_value = "1080p,2160p")]
+        sizes: Vec<String>,
+        /// QPs of the frames.
+        #[arg(long, value_delimiter = ',', default_value = "22,27,32,37")]
+        qps: Vec<u8>,
+        /// GPU variants.
+        #[arg(long, value_delimiter = ',', default_value = "cavlcu,recompute,su")]
+        variants: Vec<parvlc::cavlc::GpuVariant>,
+        /// Macroblock rows per slice (default: one slice per frame).
+        #[arg(long)]
+        slice_rows: Option<u32>,
+        /// Timed runs per measurement (best is kept).
+        #[arg(long, default_value_t = 20)]
+        runs: usize,
+        /// Skip the CPU encoder rows.
+        #[arg(long)]
+        no_cpu: bool,
+        /// The CPU rows alone (no GPU needed).
+        #[arg(long)]
+        cpu: bool,
+        /// cavlcu macroblocks per workgroup (REG_SIZE, 1..=16).
+        #[arg(long, default_value_t = 8)]
+        reg_size: u32,
+        /// cavlcu polls of a neighbour before recomputing it.
+        #[arg(long, default_value_t = 64)]
+        spin_budget: u32,
+        /// Write JSON Lines here.
+        #[arg(long)]
+        json: Option<PathBuf>,
     },
 }
 
@@ -460,6 +503,11 @@ fn run(cli: Cli) -> Result<()> {
         Command::Demo { size, tuning } => demo(size, &tuning),
         Command::Plot { results, output } => bench::plot(&bench::read_records(&results)?, &output),
         Command::Bench {
+            module: Some(module),
+            ..
+        } => bench_module(module),
+        Command::Bench {
+            module: None,
             sizes,
             entropies,
             strategies,
@@ -652,6 +700,76 @@ fn j2k_encode(
         config.engine.name()
     );
     Ok(())
+}
+
+fn bench_module(module: BenchModule) -> Result<()> {
+    match module {
+        BenchModule::Cavlc {
+            sizes,
+            qps,
+            variants,
+            slice_rows,
+            runs,
+            no_cpu,
+            cpu,
+            reg_size,
+            spin_budget,
+            json,
+        } => {
+            let options = bench::CavlcBenchOptions {
+                sizes: sizes
+                    .iter()
+                    .map(|s| bench::parse_frame_size(s))
+                    .collect::<Result<_>>()?,
+                qps,
+                variants: if cpu { Vec::new() } else { variants },
+                slice_rows,
+                runs,
+                cpu_rows: !no_cpu,
+                config: parvlc::cavlc::CavlcConfig {
+                    reg_size,
+                    spin_budget,
+                    ..Default::default()
+                },
+            };
+            let gpu = if options.variants.is_empty() {
+                None
+            } else {
+                Some(
+                    pollster::block_on(Gpu::new(GpuOptions::default())).map_err(|e| {
+                        Error::InvalidArgument(format!(
+                            "bench cavlc needs a GPU ({e}); --cpu runs the CPU rows alone"
+                        ))
+                    })?,
+                )
+            };
+            let mut json_out = match &json {
+                Some(p) => Some(std::fs::File::create(p).map_err(|e| Error::Io {
+                    path: p.clone(),
+                    source: e,
+                })?),
+                None => None,
+            };
+            let records = bench::run_cavlc(gpu.as_ref(), &options, &mut |records| {
+                println!("{}", bench::cavlc_table(records));
+                if let Some(f) = json_out.as_mut() {
+                    for r in records {
+                        if let Ok(line) = serde_json::to_string(r) {
+                            let _ = writeln!(f, "{line}");
+                        }
+                    }
+                }
+            })?;
+            eprintln!(
+                "{} measurements on {}",
+                records.len(),
+                records
+                    .first()
+                    .map_or("the CPU".into(), |r| r.adapter.clone())
+            );
+            Ok(())
+        }
+    }
 }
 
 fn annotate(path: &Path, e: Error) -> Error {

@@ -323,7 +323,7 @@ impl CavlcGpu {
         let status = gpu.pooled_buffer(16, storage);
         encoder.clear_buffer(&status, 0, Some(16));
         let state = gpu.pooled_buffer((STATE_HEADER as u64 + 4 * n_mbs as u64) * 4, storage);
-        let mut profiler = Profiler::new(gpu, if profile { 4 } else { 0 });
+        let mut profiler = Profiler::new(gpu, if profile { 8 } else { 0 });
         let reg = self.config.reg_size;
         let n_regions = n_mbs.div_ceil(reg);
         let params = self.params(gpu, input, n_regions);
