@@ -214,7 +214,7 @@ enum Command {
     #[command(args_conflicts_with_subcommands = true)]
     Bench {
         #[command(subcommand)]
-        module: Option<BenchModule>,
+        module: Option<Box<BenchModule>>,
         /// Input sizes in bytes (comma separated).
         #[arg(
             long,
@@ -505,7 +505,7 @@ fn run(cli: Cli) -> Result<()> {
         Command::Bench {
             module: Some(module),
             ..
-        } => bench_module(module),
+        } => bench_module(*module),
         Command::Bench {
             module: None,
             sizes,
