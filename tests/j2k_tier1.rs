@@ -339,15 +339,80 @@ fn decoder_rejects_inconsistent_passes() {
     assert!(decode_code_block(&bad, 16, 16, BandOrientation::LH, &o).is_err());
 }
 
+/// Writes `samples` (w x h, `depth` bits) as a PGM, runs OpenJPEG's encoder on it with
+/// `args` and returns the codestream.
+fn opj_compress(
+    dir: &std::path::Path,
+    samples: &[u32],
+    w: usize,
+    h: usize,
+    depth: u32,
+    args: &[&str],
+) -> Vec<u8> {
+    let opj = "opj_compress";
+    let maxval = (1u32 << depth) - 1;
+    let mut pgm = format!("P5\n{w} {h}\n{maxval}\n").into_bytes();
+    for &s in samples {
+        if depth > 8 {
+            pgm.extend_from_slice(&(s as u16).to_be_bytes());
+        } else {
+            pgm.push(s as u8);
+        }
+    }
+    let input = dir.join("in.pgm");
+    let output = dir.join("out.j2k");
+    std::fs::write(&input, &pgm).unwrap();
+    let out = std::process::Command::new(opj)
+        .arg("-i")
+        .arg(&input)
+        .arg("-o")
+        .arg(&output)
+        .args(args)
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {opj} (libopenjp2-tools): {e}"));
+    assert!(
+        out.status.success(),
+        "{opj}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    std::fs::read(&output).unwrap()
+}
+
+/// Test images: noise, a ramp, sparse spikes on a flat field, small deviations.
+fn test_image(rng: &mut SplitMix64, w: usize, h: usize, depth: u32, style: u32) -> Vec<u32> {
+    let maxval = (1u32 << depth) - 1;
+    (0..w * h)
+        .map(|i| match style {
+            0 => rng.below(maxval as u64 + 1) as u32,
+            1 => ((i % w) * maxval as usize / w + (i / w) * 3 % 7) as u32 % (maxval + 1),
+            2 => {
+                if rng.below(30) == 0 {
+                    rng.below(maxval as u64 + 1) as u32
+                } else {
+                    1 << (depth - 1)
+                }
+            }
+            _ => {
+                let m = rng.below(1 << (depth / 2)) as i64;
+                ((1i64 << (depth - 1)) + if rng.below(2) == 0 { m } else { -m }) as u32
+            }
+        })
+        .collect()
+}
+
+fn scratch_dir(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("parvlc-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
 /// OpenJPEG's own encoder as the judge of our bytes: with no wavelet decomposition
 /// (`-n 1`) a component's only subband is LL and its coefficients are the samples minus
 /// the DC level shift, so the codestream's single packet body is the code-blocks' data
 /// back to back, right before EOC. Our encoder must produce exactly those bytes.
 #[test]
 fn code_block_bytes_equal_openjpeg_encoder() {
-    let opj = "opj_compress";
-    let dir = std::env::temp_dir().join(format!("parvlc-j2k-tier1-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch_dir("j2k-tier1-ll");
     let mut rng = SplitMix64(0x0BE1);
     let mut cases = 0;
     for &(w, h, depth) in &[
@@ -360,52 +425,13 @@ fn code_block_bytes_equal_openjpeg_encoder() {
         (50, 61, 10),
     ] {
         for style in 0..4 {
-            let maxval = (1u32 << depth) - 1;
-            let samples: Vec<u32> = (0..w * h)
-                .map(|i| match style {
-                    0 => rng.below(maxval as u64 + 1) as u32,
-                    1 => ((i % w) * maxval as usize / w) as u32,
-                    2 => {
-                        if rng.below(30) == 0 {
-                            rng.below(maxval as u64 + 1) as u32
-                        } else {
-                            1 << (depth - 1)
-                        }
-                    }
-                    _ => {
-                        let m = rng.below(1 << (depth / 2)) as i64;
-                        ((1i64 << (depth - 1)) + if rng.below(2) == 0 { m } else { -m }) as u32
-                    }
-                })
-                .collect();
-            let mut pgm = format!("P5\n{w} {h}\n{maxval}\n").into_bytes();
-            for &s in &samples {
-                if depth > 8 {
-                    pgm.extend_from_slice(&(s as u16).to_be_bytes());
-                } else {
-                    pgm.push(s as u8);
-                }
-            }
-            let input = dir.join("in.pgm");
-            std::fs::write(&input, &pgm).unwrap();
+            let samples = test_image(&mut rng, w, h, depth, style);
             for bypass in [false, true] {
-                let output = dir.join("out.j2k");
-                let mut cmd = std::process::Command::new(opj);
-                cmd.arg("-i").arg(&input).arg("-o").arg(&output);
-                cmd.args(["-n", "1", "-b", "64,64"]);
+                let mut args = vec!["-n", "1", "-b", "64,64"];
                 if bypass {
-                    cmd.args(["-M", "1"]);
+                    args.extend(["-M", "1"]);
                 }
-                let out = cmd
-                    .output()
-                    .unwrap_or_else(|e| panic!("cannot run {opj} (libopenjp2-tools): {e}"));
-                assert!(
-                    out.status.success(),
-                    "{opj}: {}",
-                    String::from_utf8_lossy(&out.stderr)
-                );
-                let j2k = std::fs::read(&output).unwrap();
-
+                let j2k = opj_compress(&dir, &samples, w, h, depth, &args);
                 let opts = if bypass {
                     Tier1Options::PART1_BYPASS
                 } else {
@@ -425,7 +451,7 @@ fn code_block_bytes_equal_openjpeg_encoder() {
                 }
                 body.extend_from_slice(&[0xFF, 0xD9]);
                 assert!(
-                    !body.is_empty() && j2k.ends_with(&body),
+                    body.len() > 2 && j2k.ends_with(&body),
                     "{w}x{h} depth {depth} style {style} bypass {bypass}: our {} bytes are not \
                      the end of OpenJPEG's codestream",
                     body.len()
@@ -436,4 +462,166 @@ fn code_block_bytes_equal_openjpeg_encoder() {
     }
     std::fs::remove_dir_all(&dir).ok();
     assert_eq!(cases, 56);
+}
+
+/// One level of the reversible 5/3 wavelet (ISO/IEC 15444-1 F.3, lifting with symmetric
+/// extension) along a line: returns (low-pass, high-pass) for a line that
+/// starts at an even coordinate.
+fn dwt53_line(x: &[i32]) -> (Vec<i32>, Vec<i32>) {
+    let n = x.len();
+    if n == 1 {
+        return (vec![x[0]], vec![]);
+    }
+    let at = |i: isize| -> i32 {
+        // Whole-sample symmetric extension.
+        let p = 2 * (n as isize - 1);
+        let mut i = i.rem_euclid(p);
+        if i >= n as isize {
+            i = p - i;
+        }
+        x[i as usize]
+    };
+    let d: Vec<i32> = (0..n / 2)
+        .map(|k| {
+            let k = k as isize;
+            at(2 * k + 1) - ((at(2 * k) + at(2 * k + 2)) >> 1)
+        })
+        .collect();
+    // d extended symmetrically: d[-1] = d[0], and past the end (odd n) the last one.
+    let dd = |k: isize| d[k.clamp(0, d.len() as isize - 1) as usize];
+    let s: Vec<i32> = (0..n.div_ceil(2))
+        .map(|k| {
+            let k = k as isize;
+            at(2 * k) + ((dd(k - 1) + dd(k) + 2) >> 2)
+        })
+        .collect();
+    (s, d)
+}
+
+/// One 2-D level (vertical, then horizontal, as OpenJPEG and F.3.2 do it): the LL, HL,
+/// LH and HH bands as (coefficients, width, height).
+fn dwt53_level(img: &[i32], w: usize, h: usize) -> [(Vec<i32>, usize, usize); 4] {
+    let (lh_rows, hh_rows) = (h.div_ceil(2), h / 2);
+    let mut v = vec![0i32; w * h]; // low rows on top, high rows below
+    for x in 0..w {
+        let col: Vec<i32> = (0..h).map(|y| img[y * w + x]).collect();
+        let (lo, hi) = dwt53_line(&col);
+        for (y, &c) in lo.iter().chain(&hi).enumerate() {
+            v[y * w + x] = c;
+        }
+    }
+    let (lw, hw) = (w.div_ceil(2), w / 2);
+    let mut bands: [(Vec<i32>, usize, usize); 4] = [
+        (Vec::new(), lw, lh_rows),
+        (Vec::new(), hw, lh_rows),
+        (Vec::new(), lw, hh_rows),
+        (Vec::new(), hw, hh_rows),
+    ];
+    for y in 0..h {
+        let (lo, hi) = dwt53_line(&v[y * w..(y + 1) * w]);
+        let (l, hband) = if y < lh_rows { (0, 1) } else { (2, 3) };
+        bands[l].0.extend(lo);
+        bands[hband].0.extend(hi);
+    }
+    bands
+}
+
+/// The other orientations judged by OpenJPEG: one decomposition level (`-n 2`) on images
+/// up to 128x128, so each band is one code-block; the last packet's body is the HL, LH
+/// and HH code-blocks' data in that order, right before EOC, and the LL data is the
+/// first packet's body.
+#[test]
+fn subband_code_blocks_equal_openjpeg_encoder() {
+    let dir = scratch_dir("j2k-tier1-bands");
+    let mut rng = SplitMix64(0xB4D5);
+    let mut cases = 0;
+    for &(w, h, depth) in &[
+        (128usize, 128usize, 8u32),
+        (37, 23, 8),
+        (100, 9, 12),
+        (6, 127, 16),
+        (2, 2, 8),
+    ] {
+        for style in 0..4 {
+            let samples = test_image(&mut rng, w, h, depth, style);
+            let shift = 1i64 << (depth - 1);
+            let img: Vec<i32> = samples.iter().map(|&s| (s as i64 - shift) as i32).collect();
+            let bands = dwt53_level(&img, w, h);
+            for bypass in [false, true] {
+                let mut args = vec!["-n", "2", "-b", "64,64"];
+                if bypass {
+                    args.extend(["-M", "1"]);
+                }
+                let j2k = opj_compress(&dir, &samples, w, h, depth, &args);
+                let opts = if bypass {
+                    Tier1Options::PART1_BYPASS
+                } else {
+                    Tier1Options::default()
+                };
+                let coded: Vec<Vec<u8>> = bands
+                    .iter()
+                    .zip(BANDS)
+                    .map(|((c, bw, bh), band)| {
+                        encode_code_block(c, *bw, *bh, band, &opts).unwrap().data
+                    })
+                    .collect();
+                let mut tail = coded[1..].concat();
+                tail.extend_from_slice(&[0xFF, 0xD9]);
+                let what = format!("{w}x{h} depth {depth} style {style} bypass {bypass}");
+                assert!(
+                    j2k.ends_with(&tail),
+                    "{what}: HL+LH+HH ({} bytes) differ from OpenJPEG's",
+                    tail.len()
+                );
+                assert!(
+                    coded[0].is_empty() || j2k.windows(coded[0].len()).any(|win| win == coded[0]),
+                    "{what}: LL ({} bytes) not in OpenJPEG's codestream",
+                    coded[0].len()
+                );
+                cases += 1;
+            }
+        }
+    }
+    std::fs::remove_dir_all(&dir).ok();
+    assert_eq!(cases, 40);
+}
+
+#[test]
+fn batch_encoders_equal_single_blocks() {
+    use parvlc::j2k::tier1::{encode_code_blocks, encode_code_blocks_serial, CodeBlockInput};
+    let mut rng = SplitMix64(0xBA7C);
+    let data: Vec<(Vec<i32>, usize, usize, BandOrientation)> = (0..200)
+        .map(|i| {
+            let (w, h) = (1 + rng.below(64) as usize, 1 + rng.below(64) as usize);
+            (
+                block(&mut rng, w, h, Content::Laplacian),
+                w,
+                h,
+                BANDS[i % 4],
+            )
+        })
+        .collect();
+    let inputs: Vec<CodeBlockInput> = data
+        .iter()
+        .map(|(c, w, h, band)| CodeBlockInput {
+            coeffs: c,
+            width: *w,
+            height: *h,
+            band: *band,
+        })
+        .collect();
+    let opts = Tier1Options::PART1_BYPASS;
+    let par = encode_code_blocks(&inputs, &opts).unwrap();
+    let ser = encode_code_blocks_serial(&inputs, &opts).unwrap();
+    assert_eq!(par, ser);
+    for (b, coded) in inputs.iter().zip(&par) {
+        assert_eq!(
+            coded,
+            &encode_code_block(b.coeffs, b.width, b.height, b.band, &opts).unwrap()
+        );
+    }
+    // A bad block is reported, not skipped.
+    let mut bad = inputs.clone();
+    bad[7].width += 1;
+    assert!(encode_code_blocks(&bad, &opts).is_err());
 }

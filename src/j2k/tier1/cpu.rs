@@ -4,7 +4,7 @@
 //! Its shape is the one a sample-parallel GPU version follows: a code-block is a grid
 //! of stripes (4 rows), each stripe a row of stripe columns; every pass walks the stripe
 //! columns in order and each column step does its own context modelling (`*_column`)
-//! and hands the decisions to a [`Sink`]: the MQ coder, or for a raw (bypassed) SPP/MRP
+//! and hands the decisions to a `Sink`: the MQ coder, or for a raw (bypassed) SPP/MRP
 //! the raw bit writer of [`crate::bitstuff`].
 
 use super::model::{
@@ -15,24 +15,102 @@ use super::{BandOrientation, CodeBlockCoded, PassInfo, Tier1Options};
 use crate::j2k::mq::{Context, MqEncoder};
 use crate::{Error, Result};
 
-/// Per-sample state bits of [`Grid`].
-const SIG: u8 = 1;
-/// Sign of a significant sample (1 = negative).
-const NEG: u8 = 2;
+/// Per-sample state word of [`Grid`]: the significance of the eight neighbours (so a
+/// context is one table look-up, as in OpenJPEG and in sample-parallel GPU coders),
+/// the signs of the four direct neighbours, and the sample's own state.
+const N: u16 = 1;
+const S: u16 = 1 << 1;
+const W: u16 = 1 << 2;
+const E: u16 = 1 << 3;
+const NW: u16 = 1 << 4;
+const NE: u16 = 1 << 5;
+const SW: u16 = 1 << 6;
+const SE: u16 = 1 << 7;
+/// Significant neighbours of any direction.
+const NEIGHBOURS: u16 = 0xFF;
+/// Sign (1 = negative) of a significant N, S, W, E neighbour: the direct neighbour's
+/// bit shifted by 8.
+const NEG_SHIFT: u32 = 8;
+/// The sample is significant.
+const SIG: u16 = 1 << 12;
+/// The sample's own sign (1 = negative), set up front for every sample.
+const NEG_SELF: u16 = 1 << 13;
 /// Coded in this bit-plane's SPP (the standard's "visited"): skipped by MRP and CUP.
-const VISITED: u8 = 4;
+const VISITED: u16 = 1 << 14;
 /// Refined at least once (selects MR context 16).
-const REFINED: u8 = 8;
+const REFINED: u16 = 1 << 15;
 
 /// Largest code-block side and area the standard allows (xcb, ycb <= 10, xcb + ycb <= 12).
 pub const MAX_SIDE: usize = 1024;
 pub const MAX_AREA: usize = 4096;
 
-/// Sample states with a one-sample border that is never significant, so the eight
-/// neighbours of every sample can be read without bounds checks.
+/// Zero coding context from the 8 neighbour bits, per orientation (Table D.1).
+type ZcLut = [u8; 256];
+
+const fn zc_lut(band: BandOrientation) -> ZcLut {
+    let table: ZcTable = zc_table(band);
+    let mut lut = [0u8; 256];
+    let mut f = 0;
+    while f < 256 {
+        let h = bit(f, W) + bit(f, E);
+        let v = bit(f, N) + bit(f, S);
+        let d = bit(f, NW) + bit(f, NE) + bit(f, SW) + bit(f, SE);
+        lut[f] = table[(h * 15 + v * 5 + d) as usize];
+        f += 1;
+    }
+    lut
+}
+
+const fn bit(f: usize, m: u16) -> u32 {
+    (f & m as usize != 0) as u32
+}
+
+/// Sign contribution of direct neighbour `m` in a sign-LUT index (significance in bits
+/// 0-3, signs in bits 4-7): +1 significant positive, -1 significant negative, else 0.
+const fn chi(f: usize, m: u16) -> i32 {
+    if f & m as usize == 0 {
+        0
+    } else if f & (m as usize) << 4 != 0 {
+        -1
+    } else {
+        1
+    }
+}
+
+/// Sign coding context and XOR bit (Tables D.2, D.3) from the N/S/W/E significance
+/// (bits 0-3) and signs (bits 4-7); the context in bits 0-6, the XOR bit in bit 7.
+const SC_LUT: [u8; 256] = {
+    let mut lut = [0u8; 256];
+    let mut f = 0;
+    while f < 256 {
+        let h = chi(f, W) + chi(f, E);
+        let v = chi(f, N) + chi(f, S);
+        let h = if h > 1 {
+            1
+        } else if h < -1 {
+            -1
+        } else {
+            h
+        };
+        let v = if v > 1 {
+            1
+        } else if v < -1 {
+            -1
+        } else {
+            v
+        };
+        let (cx, xor) = sc_context(h, v);
+        lut[f] = cx | (xor as u8) << 7;
+        f += 1;
+    }
+    lut
+};
+
+/// Sample states with a one-sample border, so the neighbour words of every sample can
+/// be updated without bounds checks (the border's words are never read).
 struct Grid {
     stride: usize,
-    flags: Vec<u8>,
+    flags: Vec<u16>,
 }
 
 impl Grid {
@@ -50,53 +128,34 @@ impl Grid {
     }
 
     #[inline]
-    fn sig(&self, i: usize) -> u32 {
-        (self.flags[i] & SIG) as u32
+    fn zc(&self, i: usize, lut: &ZcLut) -> u8 {
+        lut[(self.flags[i] & NEIGHBOURS) as usize]
     }
 
-    /// Significant horizontal, vertical and diagonal neighbours of sample `i`.
-    #[inline]
-    fn neighbour_counts(&self, i: usize) -> (u32, u32, u32) {
-        let s = self.stride;
-        let h = self.sig(i - 1) + self.sig(i + 1);
-        let v = self.sig(i - s) + self.sig(i + s);
-        let d =
-            self.sig(i - s - 1) + self.sig(i - s + 1) + self.sig(i + s - 1) + self.sig(i + s + 1);
-        (h, v, d)
-    }
-
-    #[inline]
-    fn any_neighbour(&self, i: usize) -> bool {
-        let (h, v, d) = self.neighbour_counts(i);
-        h + v + d != 0
-    }
-
-    #[inline]
-    fn zc(&self, i: usize, table: &ZcTable) -> u8 {
-        let (h, v, d) = self.neighbour_counts(i);
-        table[(h * 15 + v * 5 + d) as usize]
-    }
-
-    /// Contribution of one neighbour to the sign context: +1 significant positive,
-    /// -1 significant negative, 0 insignificant.
-    #[inline]
-    fn chi(&self, i: usize) -> i32 {
-        let f = self.flags[i];
-        if f & SIG == 0 {
-            0
-        } else if f & NEG != 0 {
-            -1
-        } else {
-            1
-        }
-    }
-
+    /// Sign context and XOR bit of sample `i`.
     #[inline]
     fn sc(&self, i: usize) -> (u8, u32) {
+        let f = self.flags[i];
+        let e = SC_LUT[((f & 0xF) | ((f >> NEG_SHIFT) & 0xF) << 4) as usize];
+        (e & 0x7F, (e >> 7) as u32)
+    }
+
+    /// Sample `i` turns significant: mark it and tell its eight neighbours.
+    #[inline]
+    fn set_significant(&mut self, i: usize, neg: bool) {
         let s = self.stride;
-        let h = (self.chi(i - 1) + self.chi(i + 1)).clamp(-1, 1);
-        let v = (self.chi(i - s) + self.chi(i + s)).clamp(-1, 1);
-        sc_context(h, v)
+        let n = neg as u16;
+        let f = &mut self.flags;
+        f[i] |= SIG;
+        // i is the south neighbour of the sample above it, and so on.
+        f[i - s] |= S | (n * S) << NEG_SHIFT;
+        f[i + s] |= N | (n * N) << NEG_SHIFT;
+        f[i - 1] |= E | (n * E) << NEG_SHIFT;
+        f[i + 1] |= W | (n * W) << NEG_SHIFT;
+        f[i - s - 1] |= SE;
+        f[i - s + 1] |= SW;
+        f[i + s - 1] |= NE;
+        f[i + s + 1] |= NW;
     }
 }
 
@@ -132,45 +191,47 @@ impl Sink for RawSink<'_> {
 
 use crate::bitstuff::{RawWriter, Termination};
 
-/// One code-block's encoder state across its passes.
+/// One code-block's encoder state across its passes. `mag` uses the grid's padded
+/// indexing; a stripe column is the samples `i0 + r * stride` for `r < rows`.
 struct Coder<'a> {
     mag: Vec<u32>,
-    neg: Vec<bool>,
     width: usize,
     height: usize,
     grid: Grid,
-    zc: &'a ZcTable,
+    zc: &'a ZcLut,
 }
 
 impl Coder<'_> {
-    /// The sign decision of sample `(x, y)` at grid index `i`, then it turns significant.
+    /// The sign decision of the sample at grid index `i`, then it turns significant.
     #[inline]
-    fn code_sign<S: Sink>(&mut self, sink: &mut S, x: usize, y: usize, i: usize) {
-        let neg = self.neg[y * self.width + x];
-        if S::RAW {
+    fn code_sign<T: Sink>(&mut self, sink: &mut T, i: usize) {
+        let neg = self.grid.flags[i] & NEG_SELF != 0;
+        if T::RAW {
             sink.put(0, neg as u32);
         } else {
             let (cx, xor) = self.grid.sc(i);
             sink.put(cx, neg as u32 ^ xor);
         }
-        self.grid.flags[i] |= SIG | if neg { NEG } else { 0 };
+        self.grid.set_significant(i, neg);
     }
 
     #[inline]
-    fn bit(&self, x: usize, y: usize, bpno: u32) -> u32 {
-        (self.mag[y * self.width + x] >> bpno) & 1
+    fn bit(&self, i: usize, bpno: u32) -> u32 {
+        (self.mag[i] >> bpno) & 1
     }
 
     /// Significance propagation for one stripe column: insignificant samples with a
     /// significant neighbour code their bit (and sign once significant).
-    fn spp_column<S: Sink>(&mut self, sink: &mut S, x: usize, y0: usize, bpno: u32) {
-        for y in y0..(y0 + 4).min(self.height) {
-            let i = self.grid.index(x, y);
-            if self.grid.flags[i] & SIG == 0 && self.grid.any_neighbour(i) {
-                let bit = self.bit(x, y, bpno);
+    #[inline]
+    fn spp_column<T: Sink>(&mut self, sink: &mut T, i0: usize, rows: usize, bpno: u32) {
+        for r in 0..rows {
+            let i = i0 + r * self.grid.stride;
+            let f = self.grid.flags[i];
+            if f & SIG == 0 && f & NEIGHBOURS != 0 {
+                let bit = self.bit(i, bpno);
                 sink.put(self.grid.zc(i, self.zc), bit);
                 if bit != 0 {
-                    self.code_sign(sink, x, y, i);
+                    self.code_sign(sink, i);
                 }
                 self.grid.flags[i] |= VISITED;
             }
@@ -179,13 +240,14 @@ impl Coder<'_> {
 
     /// Magnitude refinement for one stripe column: samples significant before this
     /// bit-plane.
-    fn mrp_column<S: Sink>(&mut self, sink: &mut S, x: usize, y0: usize, bpno: u32) {
-        for y in y0..(y0 + 4).min(self.height) {
-            let i = self.grid.index(x, y);
+    #[inline]
+    fn mrp_column<T: Sink>(&mut self, sink: &mut T, i0: usize, rows: usize, bpno: u32) {
+        for r in 0..rows {
+            let i = i0 + r * self.grid.stride;
             let f = self.grid.flags[i];
             if f & (SIG | VISITED) == SIG {
-                let cx = mr_context(f & REFINED != 0, self.grid.any_neighbour(i));
-                sink.put(cx, self.bit(x, y, bpno));
+                let cx = mr_context(f & REFINED != 0, f & NEIGHBOURS != 0);
+                sink.put(cx, self.bit(i, bpno));
                 self.grid.flags[i] |= REFINED;
             }
         }
@@ -194,51 +256,48 @@ impl Coder<'_> {
     /// Cleanup for one stripe column: every sample not yet coded in this bit-plane, with
     /// run-length coding when a full column is insignificant with an insignificant
     /// neighbourhood. Always MQ-coded. Clears the column's VISITED marks.
-    fn cup_column<S: Sink>(&mut self, sink: &mut S, x: usize, y0: usize, bpno: u32) {
-        let y1 = (y0 + 4).min(self.height);
-        let mut start = y0;
-        if y1 - y0 == 4
-            && (y0..y1).all(|y| {
-                let i = self.grid.index(x, y);
-                self.grid.flags[i] & (SIG | VISITED) == 0 && !self.grid.any_neighbour(i)
-            })
+    #[inline]
+    fn cup_column<T: Sink>(&mut self, sink: &mut T, i0: usize, rows: usize, bpno: u32) {
+        let stride = self.grid.stride;
+        let mut start = 0;
+        if rows == 4
+            && (0..4).all(|r| self.grid.flags[i0 + r * stride] & (SIG | VISITED | NEIGHBOURS) == 0)
         {
-            let first = (y0..y1).find(|&y| self.bit(x, y, bpno) != 0);
+            let first = (0..4).find(|&r| self.bit(i0 + r * stride, bpno) != 0);
             sink.put(CTX_RL, first.is_some() as u32);
-            let Some(y) = first else {
+            let Some(r) = first else {
                 return;
             };
-            let r = (y - y0) as u32;
-            sink.put(CTX_UNI, r >> 1);
-            sink.put(CTX_UNI, r & 1);
-            let i = self.grid.index(x, y);
-            self.code_sign(sink, x, y, i);
-            start = y + 1;
+            sink.put(CTX_UNI, (r >> 1) as u32);
+            sink.put(CTX_UNI, (r & 1) as u32);
+            self.code_sign(sink, i0 + r * stride);
+            start = r + 1;
         }
-        for y in start..y1 {
-            let i = self.grid.index(x, y);
+        for r in start..rows {
+            let i = i0 + r * stride;
             if self.grid.flags[i] & (SIG | VISITED) == 0 {
-                let bit = self.bit(x, y, bpno);
+                let bit = self.bit(i, bpno);
                 sink.put(self.grid.zc(i, self.zc), bit);
                 if bit != 0 {
-                    self.code_sign(sink, x, y, i);
+                    self.code_sign(sink, i);
                 }
             }
         }
-        for y in y0..y1 {
-            let i = self.grid.index(x, y);
-            self.grid.flags[i] &= !VISITED;
+        for r in 0..rows {
+            self.grid.flags[i0 + r * stride] &= !VISITED;
         }
     }
 
     /// One whole pass: stripes top to bottom, stripe columns left to right.
-    fn pass<S: Sink>(&mut self, sink: &mut S, kind: PassKind, bpno: u32) {
+    fn pass<T: Sink>(&mut self, sink: &mut T, kind: PassKind, bpno: u32) {
         for y0 in (0..self.height).step_by(4) {
-            for x in 0..self.width {
+            let rows = (self.height - y0).min(4);
+            let row0 = self.grid.index(0, y0);
+            for i0 in row0..row0 + self.width {
                 match kind {
-                    PassKind::Significance => self.spp_column(sink, x, y0, bpno),
-                    PassKind::Refinement => self.mrp_column(sink, x, y0, bpno),
-                    PassKind::Cleanup => self.cup_column(sink, x, y0, bpno),
+                    PassKind::Significance => self.spp_column(sink, i0, rows, bpno),
+                    PassKind::Refinement => self.mrp_column(sink, i0, rows, bpno),
+                    PassKind::Cleanup => self.cup_column(sink, i0, rows, bpno),
                 }
             }
         }
@@ -286,14 +345,23 @@ pub(super) fn encode(
     if num_bitplanes == 0 {
         return Ok(CodeBlockCoded::default());
     }
-    let zc = zc_table_for(band);
+    let mut grid = Grid::new(width, height);
+    let mut padded = vec![0u32; grid.flags.len()];
+    for y in 0..height {
+        let row = grid.index(0, y);
+        for x in 0..width {
+            padded[row + x] = mag[y * width + x];
+            if coeffs[y * width + x] < 0 {
+                grid.flags[row + x] |= NEG_SELF;
+            }
+        }
+    }
     let mut coder = Coder {
-        mag,
-        neg: coeffs.iter().map(|&c| c < 0).collect(),
+        mag: padded,
         width,
         height,
-        grid: Grid::new(width, height),
-        zc,
+        grid,
+        zc: zc_lut_for(band),
     };
 
     let mut cx = initial_contexts();
@@ -362,6 +430,19 @@ pub(super) fn encode(
         num_bitplanes,
         passes,
     })
+}
+
+fn zc_lut_for(band: BandOrientation) -> &'static ZcLut {
+    static LL: ZcLut = zc_lut(BandOrientation::LL);
+    static HL: ZcLut = zc_lut(BandOrientation::HL);
+    static LH: ZcLut = zc_lut(BandOrientation::LH);
+    static HH: ZcLut = zc_lut(BandOrientation::HH);
+    match band {
+        BandOrientation::LL => &LL,
+        BandOrientation::HL => &HL,
+        BandOrientation::LH => &LH,
+        BandOrientation::HH => &HH,
+    }
 }
 
 pub(super) fn zc_table_for(band: BandOrientation) -> &'static ZcTable {

@@ -80,3 +80,36 @@ pub fn encode_code_block(
 ) -> Result<CodeBlockCoded> {
     cpu::encode(coeffs, width, height, band, opts)
 }
+
+/// One code-block to encode: its coefficients (row-major), size and band orientation.
+#[derive(Clone, Copy, Debug)]
+pub struct CodeBlockInput<'a> {
+    pub coeffs: &'a [i32],
+    pub width: usize,
+    pub height: usize,
+    pub band: BandOrientation,
+}
+
+/// Encodes many code-blocks on one core, in order (the "CPU tier-1, one core" baseline).
+pub fn encode_code_blocks_serial(
+    blocks: &[CodeBlockInput<'_>],
+    opts: &Tier1Options,
+) -> Result<Vec<CodeBlockCoded>> {
+    blocks
+        .iter()
+        .map(|b| encode_code_block(b.coeffs, b.width, b.height, b.band, opts))
+        .collect()
+}
+
+/// Encodes many code-blocks on all cores (rayon), one code-block per task; the result is
+/// in input order and equal to [`encode_code_blocks_serial`]'s.
+pub fn encode_code_blocks(
+    blocks: &[CodeBlockInput<'_>],
+    opts: &Tier1Options,
+) -> Result<Vec<CodeBlockCoded>> {
+    use rayon::prelude::*;
+    blocks
+        .par_iter()
+        .map(|b| encode_code_block(b.coeffs, b.width, b.height, b.band, opts))
+        .collect()
+}
