@@ -448,4 +448,27 @@ mod tests {
         }
         assert!(pollster::block_on(encode(&ok, &EncoderConfig::default())).is_ok());
     }
+
+    #[test]
+    fn part2_bypass_points_keep_tier1_and_tier2_in_step() {
+        // No Part 1 decoder can judge these streams, but tier-2's segment rule must agree
+        // with tier-1's terminations for every bypass point (else encode errors).
+        let samples: Vec<u16> = (0..40 * 30 * 3)
+            .map(|i| ((i * 7919) % 65536) as u16)
+            .collect();
+        let img = Image::new(40, 30, 3, 16, samples).unwrap();
+        let mut sizes = Vec::new();
+        for k in [2, 3, 4, 5, 9, 30] {
+            let config = EncoderConfig {
+                bypass_from: Some(k),
+                ..Default::default()
+            };
+            let cs = pollster::block_on(encode(&img, &config)).unwrap();
+            assert_eq!(&cs[..2], &[0xFF, 0x4F]);
+            assert_eq!(&cs[cs.len() - 2..], &[0xFF, 0xD9]);
+            sizes.push(cs.len());
+        }
+        // Raw coding from bit-plane 2 gives a different stream than Part 1's plane 5.
+        assert_ne!(sizes[0], sizes[3]);
+    }
 }
