@@ -64,6 +64,16 @@ fn put_header(w: ptr<function, BitWriter>, h: MbHeader) {
     }
 }
 
+// Zero the output's first `params.n_groups` words before the pack writes it (its writer
+// ORs the words neighbouring codes share): a pass of its own, so that it is timed.
+@compute @workgroup_size(WG_SIZE)
+fn zero(inv: Invocation) {
+    let stride = inv.nwg.x * WG_SIZE;
+    for (var i = inv.wid.x * WG_SIZE + inv.lid; i < params.n_groups; i += stride) {
+        atomicStore(&output[i], 0u);
+    }
+}
+
 // reduce_then_scan, first dispatch: every block's bits.
 @compute @workgroup_size(WG_SIZE)
 fn reduce(inv: Invocation) {

@@ -13,6 +13,7 @@ use parvlc::cavlc::frame::{block_nc, encode_slice_data, total_coeffs, Frame, MbH
 use parvlc::cavlc::gpu::{CavlcConfig, CavlcGpu, GpuVariant};
 use parvlc::cavlc::multicore::encode_frame_cpu;
 use parvlc::cavlc::pack::pack_cpu;
+use parvlc::cavlc::su::forward_cpu;
 use parvlc::cavlc::testframes::RandomFrame;
 use parvlc::cavlc::{encode_residual_block, BitWriter, BlockKind};
 use parvlc::gpu::Gpu;
@@ -409,5 +410,65 @@ fn bad_frames() {
                 Ok(_) => panic!("level {level} coded instead of refused"),
             }
         }
+    }
+}
+
+/// The benchmark's CAVLC suite runs, checks every variant against the CPU encoder, and
+/// fills its records.
+#[test]
+fn bench_cavlc_runs() {
+    let options = parvlc::bench::CavlcBenchOptions {
+        sizes: vec![(64, 48), (100, 36)],
+        qps: vec![27],
+        variants: GpuVariant::ALL.to_vec(),
+        slice_rows: Some(1),
+        runs: 1,
+        cpu_rows: true,
+        config: CavlcConfig::default(),
+    };
+    let mut seen = 0;
+    let records = parvlc::bench::run_cavlc(Some(common::gpu()), &options, &mut |r| seen += r.len())
+        .expect("bench runs");
+    assert_eq!(seen, records.len());
+    // Per frame: 3 scopes per GPU variant, 2 CPU rows.
+    assert_eq!(records.len(), 2 * (3 * 3 + 2));
+    for r in &records {
+        assert!(r.seconds_wall > 0.0 && r.frames_per_s > 0.0, "{r:?}");
+        assert!(r.bits > 0 && r.macroblocks > 0, "{r:?}");
+        assert!(r.speedup_vs_su.is_some(), "{r:?}");
+        if common::gpu().has_timestamps() && r.scope != "end-to-end" {
+            assert!(r.seconds_gpu.is_some(), "{r:?}");
+        }
+    }
+    let table = parvlc::bench::cavlc_table(&records[..11]);
+    assert!(
+        table.contains("cavlcu") && table.contains("cpu-all-cores"),
+        "{table}"
+    );
+}
+
+/// su's forward scan (zigzag arrays and TotalCoeff in global memory) equals its CPU twin.
+#[test]
+fn su_forward_equals_twin() {
+    let gpu = common::gpu();
+    let enc = encoder(gpu, CavlcConfig::default());
+    for case in cases().iter().take(2) {
+        let input = enc.upload(gpu, &case.frame).expect("uploads");
+        let mut ce = gpu.device.create_command_encoder(&Default::default());
+        let pending = enc
+            .encode_into(gpu, &mut ce, &input, GpuVariant::Su, false, false)
+            .expect("encodes");
+        gpu.queue.submit([ce.finish()]);
+        let (zz, tc) = pollster::block_on(enc.read_su_forward(gpu, &pending)).expect("reads");
+        let (want_zz, want_tc) = forward_cpu(&case.frame);
+        assert!(zz == want_zz, "su forward: zigzag arrays differ");
+        assert!(tc == want_tc, "su forward: TotalCoeffs differ");
+        // Only an su encode has them.
+        let mut ce = gpu.device.create_command_encoder(&Default::default());
+        let other = enc
+            .encode_into(gpu, &mut ce, &input, GpuVariant::Cavlcu, false, false)
+            .expect("encodes");
+        gpu.queue.submit([ce.finish()]);
+        assert!(pollster::block_on(enc.read_su_forward(gpu, &other)).is_err());
     }
 }

@@ -434,6 +434,24 @@ impl CavlcGpu {
         Ok(cavlcu::SlotCodes { lens, words })
     }
 
+    /// su's forward scan output (twin: [`su::forward_cpu`]): every block's levels in
+    /// zigzag order and its TotalCoeff. Only after an `su` encode.
+    pub async fn read_su_forward(
+        &self,
+        gpu: &Gpu,
+        pending: &Pending,
+    ) -> Result<(Vec<i16>, Vec<u8>)> {
+        let [zz, tc, ..] = &pending._intermediates[..] else {
+            return Err(Error::InvalidArgument(
+                "CAVLC: the forward scan's output exists after an su encode only".into(),
+            ));
+        };
+        let blocks = pending.n_mbs as u64 * super::frame::MB_BLOCKS as u64;
+        let zz = bytemuck::pod_collect_to_vec(&gpu.read_buffer(zz, 0, blocks * 32).await?);
+        let tc: Vec<u32> = bytemuck::pod_collect_to_vec(&gpu.read_buffer(tc, 0, blocks * 4).await?);
+        Ok((zz, tc.into_iter().map(|t| t as u8).collect()))
+    }
+
     /// Neighbours cavlcu recomputed (its fallback); 0 for the other variants.
     pub async fn fallbacks(&self, gpu: &Gpu, pending: &Pending) -> Result<u32> {
         if pending.variant != GpuVariant::Cavlcu {

@@ -1,9 +1,11 @@
 //! Packing on the GPU (shaders/cavlc_pack.wgsl): macroblock headers and block codes in
 //! bitstream order at offsets from the look-back scan, and its CPU twin ([`pack_cpu`]).
 
+use wgpu::util::DeviceExt;
+
 use super::cavlcu::{SlotCodes, MB_SLOTS};
 use super::frame::{intra_cbp_code_num, Frame, MbHeader};
-use super::gpu::{FrameBuffers, MB_MAX_BITS};
+use super::gpu::{CavlcParams, FrameBuffers, MB_MAX_BITS};
 use crate::gpu::{Binding, Gpu, PooledBuffer, Profiler, StageLayout};
 use crate::scan::{
     encode_lookback, read_state, LookbackStage, ScanConfig, ScanStrategy, STATE_BINDING,
@@ -46,9 +48,18 @@ pub(crate) fn encode_pack(
         wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST;
     let out_bytes = (bufs.n_mbs as u64 * MB_MAX_BITS).div_ceil(32) * 4 + 64;
     let output = gpu.pooled_buffer(out_bytes, storage);
-    encoder.clear_buffer(&output, 0, Some(out_bytes));
     let mb_offsets = gpu.pooled_buffer(bufs.n_mbs as u64 * 4, storage);
     let state = gpu.pooled_buffer((STATE_HEADER as u64 + bufs.n_groups as u64) * 4, storage);
+    let mut profiler = profiler;
+    zero_output(
+        gpu,
+        encoder,
+        profiler.as_deref_mut(),
+        bufs,
+        &output,
+        &mb_offsets,
+        out_bytes / 4,
+    )?;
     encode_lookback(
         gpu,
         encoder,
@@ -85,6 +96,60 @@ pub(crate) fn encode_pack(
         n_blocks: bufs.n_groups,
         n_mbs: bufs.n_mbs,
     })
+}
+
+/// The `zero` entry point over the output's first `words` words (a timed pass, where a
+/// clear_buffer would not be).
+fn zero_output(
+    gpu: &Gpu,
+    encoder: &mut wgpu::CommandEncoder,
+    profiler: Option<&mut Profiler>,
+    bufs: &FrameBuffers<'_>,
+    output: &wgpu::Buffer,
+    mb_offsets: &wgpu::Buffer,
+    words: u64,
+) -> Result<()> {
+    const WG: u32 = 256;
+    let words = u32::try_from(words)
+        .map_err(|_| Error::TooLarge("CAVLC: packed output above 2^32 words".into()))?;
+    let built = gpu.pipeline(&LAYOUT, "zero", &[("WG_SIZE", WG as f64)])?;
+    let params = gpu
+        .device
+        .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("parvlc.cavlc_pack.zero"),
+            contents: bytemuck::bytes_of(&CavlcParams {
+                width_mbs: 1,
+                n_mbs: bufs.n_mbs,
+                n_groups: words,
+                pad: 0,
+            }),
+            usage: wgpu::BufferUsages::UNIFORM,
+        });
+    let bind = gpu.bind(
+        &built,
+        &[
+            (0, params.as_entire_buffer_binding()),
+            (1, bufs.headers.as_entire_buffer_binding()),
+            (3, output.as_entire_buffer_binding()),
+            (4, bufs.tables.as_entire_buffer_binding()),
+            (5, bufs.enc_words.as_entire_buffer_binding()),
+            (6, bufs.enc_lens.as_entire_buffer_binding()),
+            (7, mb_offsets.as_entire_buffer_binding()),
+            (STATE_BINDING, bufs.state.as_entire_buffer_binding()),
+        ],
+    );
+    let timestamp_writes = profiler.and_then(|p| p.pass("pack_zero"));
+    let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+        label: Some("pack_zero"),
+        timestamp_writes,
+    });
+    pass.set_pipeline(&built.pipeline);
+    pass.set_bind_group(0, &bind, &[]);
+    let groups = words
+        .div_ceil(WG * 4)
+        .clamp(1, gpu.limits.max_compute_workgroups_per_dimension);
+    pass.dispatch_workgroups(groups, 1, 1);
+    Ok(())
 }
 
 /// Read a packed frame back: per slice (first macroblocks `slice_starts`) its bytes and
