@@ -110,3 +110,49 @@ pub fn entropy(hist: &[u64; 256]) -> f64 {
         })
         .sum()
 }
+
+/// A natural-looking 8-bit RGB picture, interleaved in raster order: smooth gradients,
+/// a few hard-edged shapes, a periodic texture and a little noise. Deterministic in
+/// `seed`; for the JPEG 2000 benchmark and tests.
+pub fn synthetic_rgb(width: u32, height: u32, seed: u64) -> Vec<u16> {
+    use rayon::prelude::*;
+    let (w, h) = (width as usize, height as usize);
+    let mut out = vec![0u16; w * h * 3];
+    let fw = width.max(1) as f32;
+    let fh = height.max(1) as f32;
+    out.par_chunks_mut((w * 3).max(1))
+        .enumerate()
+        .for_each(|(y, row)| {
+            let mut rng = SplitMix64(seed ^ (y as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15));
+            let v = y as f32 / fh;
+            for x in 0..w {
+                let u = x as f32 / fw;
+                // Sky-to-ground gradients per channel.
+                let mut rgb = [
+                    40.0 + 150.0 * v + 40.0 * u,
+                    80.0 + 100.0 * (1.0 - v) + 20.0 * (u * 6.0).sin(),
+                    200.0 - 120.0 * v,
+                ];
+                // Hard-edged shapes: a disc and a slanted band.
+                let (dx, dy) = (u - 0.3, v - 0.4);
+                if dx * dx + dy * dy < 0.02 {
+                    rgb = [220.0, 60.0 + 30.0 * v, 40.0];
+                }
+                if ((u + 0.5 * v) * 5.0).fract() < 0.12 {
+                    rgb[0] *= 0.4;
+                    rgb[1] *= 0.5;
+                }
+                // Texture on the lower half (grass-like), then noise everywhere.
+                if v > 0.55 {
+                    let t = ((x as f32 * 0.9).sin() * (y as f32 * 1.3).cos()) * 18.0;
+                    rgb[1] += t;
+                    rgb[0] += t * 0.5;
+                }
+                for (k, c) in rgb.iter().enumerate() {
+                    let noise = rng.below(9) as f32 - 4.0;
+                    row[x * 3 + k] = (c + noise).clamp(0.0, 255.0) as u16;
+                }
+            }
+        });
+    out
+}

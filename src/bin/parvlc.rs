@@ -210,7 +210,8 @@ enum Command {
         output: PathBuf,
     },
     /// Benchmark every encoder on the same inputs: GPU and wall times, ratio, speedups.
-    /// `parvlc bench` is the Huffman suite; `parvlc bench cavlc` the H.264 CAVLC one.
+    /// `parvlc bench` is the Huffman suite; `parvlc bench cavlc` the H.264 CAVLC one;
+    /// `parvlc bench j2k` the JPEG 2000 one.
     #[command(args_conflicts_with_subcommands = true)]
     Bench {
         #[command(subcommand)]
@@ -290,6 +291,41 @@ enum BenchModule {
         /// cavlcu polls of a neighbour before recomputing it.
         #[arg(long, default_value_t = 64)]
         spin_budget: u32,
+        /// Write JSON Lines here.
+        #[arg(long)]
+        json: Option<PathBuf>,
+    },
+    /// JPEG 2000: the GPU tier-1 in fast mode and all-MQ, the CPU tier-1 on one core and
+    /// all cores, the whole encoder, and opj_compress -M 1 where it is on PATH, in
+    /// MSamples/s on synthetic RGB pictures.
+    J2k {
+        /// Pictures: 2K (2048x1080), 4K (4096x2160) or WIDTHxHEIGHT.
+        #[arg(long, value_delimiter = ',', default_value = "2K,4K")]
+        sizes: Vec<String>,
+        /// Timed runs per measurement (best is kept; CPU rows run at most twice).
+        #[arg(long, default_value_t = 5)]
+        runs: usize,
+        /// DWT levels.
+        #[arg(long, default_value_t = 5)]
+        levels: u32,
+        /// Code-block size (64 or 32).
+        #[arg(long, default_value_t = 64)]
+        cblk: u32,
+        /// First raw bit-plane of the fast mode (5: Part 1).
+        #[arg(long, default_value_t = 5)]
+        bypass_from: u32,
+        /// Skip the one-core CPU tier-1.
+        #[arg(long)]
+        no_one_core: bool,
+        /// GPU tier-1 invocations per workgroup (one workgroup per code-block): 128 or 256.
+        #[arg(long, default_value_t = 256)]
+        workgroup_size: u32,
+        /// Skip opj_compress.
+        #[arg(long)]
+        no_openjpeg: bool,
+        /// The CPU rows alone (no GPU).
+        #[arg(long)]
+        cpu: bool,
         /// Write JSON Lines here.
         #[arg(long)]
         json: Option<PathBuf>,
@@ -626,12 +662,15 @@ impl std::str::FromStr for BypassFrom {
 /// Images with more samples than this show progress.
 const J2K_PROGRESS_SAMPLES: u64 = 4 << 20;
 
-/// The tier-1 engine of `parvlc j2k`.
-fn j2k_engine(cpu: bool) -> std::sync::Arc<dyn parvlc::j2k::Tier1Engine> {
-    if !cpu {
-        log::info!("no GPU tier-1 in this build: tier-1 runs on the CPU");
+/// The tier-1 engine of `parvlc j2k`: the GPU unless --cpu or no adapter (then the CPU,
+/// after one warning).
+fn j2k_engine(cpu: bool) -> Result<std::sync::Arc<dyn parvlc::j2k::Tier1Engine>> {
+    match open_gpu(cpu) {
+        Some(gpu) => Ok(std::sync::Arc::new(parvlc::j2k::tier1_gpu::GpuTier1::new(
+            std::sync::Arc::new(gpu),
+        )?)),
+        None => Ok(std::sync::Arc::new(parvlc::j2k::CpuTier1)),
     }
-    std::sync::Arc::new(parvlc::j2k::CpuTier1)
 }
 
 fn j2k_encode(
@@ -663,7 +702,7 @@ fn j2k_encode(
         levels,
         cblk,
         bypass_from,
-        engine: j2k_engine(cpu),
+        engine: j2k_engine(cpu)?,
     };
     let samples = image.samples.len() as u64;
     let bar = if samples > J2K_PROGRESS_SAMPLES {
@@ -752,6 +791,62 @@ fn bench_module(module: BenchModule) -> Result<()> {
             };
             let records = bench::run_cavlc(gpu.as_ref(), &options, &mut |records| {
                 println!("{}", bench::cavlc_table(records));
+                if let Some(f) = json_out.as_mut() {
+                    for r in records {
+                        if let Ok(line) = serde_json::to_string(r) {
+                            let _ = writeln!(f, "{line}");
+                        }
+                    }
+                }
+            })?;
+            eprintln!(
+                "{} measurements on {}",
+                records.len(),
+                records
+                    .first()
+                    .map_or("the CPU".into(), |r| r.adapter.clone())
+            );
+            Ok(())
+        }
+        BenchModule::J2k {
+            sizes,
+            runs,
+            levels,
+            cblk,
+            bypass_from,
+            no_one_core,
+            workgroup_size,
+            no_openjpeg,
+            cpu,
+            json,
+        } => {
+            use parvlc::j2k::bench::{j2k_table, parse_picture_size, run_j2k, J2kBenchOptions};
+            let options = J2kBenchOptions {
+                sizes: sizes
+                    .iter()
+                    .map(|s| parse_picture_size(s))
+                    .collect::<Result<_>>()?,
+                runs,
+                levels,
+                cblk,
+                bypass_from,
+                openjpeg: !no_openjpeg,
+                cpu_one_core: !no_one_core,
+                gpu_config: parvlc::j2k::tier1_gpu::Tier1GpuConfig {
+                    workgroup_size,
+                    ..Default::default()
+                },
+            };
+            let gpu = open_gpu(cpu).map(std::sync::Arc::new);
+            let mut json_out = match &json {
+                Some(p) => Some(std::fs::File::create(p).map_err(|e| Error::Io {
+                    path: p.clone(),
+                    source: e,
+                })?),
+                None => None,
+            };
+            let records = run_j2k(gpu, &options, &mut |records| {
+                println!("{}", j2k_table(records));
                 if let Some(f) = json_out.as_mut() {
                     for r in records {
                         if let Ok(line) = serde_json::to_string(r) {

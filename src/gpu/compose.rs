@@ -94,6 +94,7 @@ pub const SOURCES: &[(&str, &str)] = &[
         "bitstuff_fsm",
         include_str!("../../shaders/bitstuff_fsm.wgsl"),
     ),
+    ("j2k_tier1", include_str!("../../shaders/j2k_tier1.wgsl")),
 ];
 
 /// The stages (files with entry points), as pipelines are labelled `parvlc.NAME`.
@@ -112,6 +113,7 @@ pub const STAGES: &[&str] = &[
     "cavlc_su_code",
     "bitstuff_vote",
     "bitstuff_fsm",
+    "j2k_tier1",
 ];
 
 /// Which flavour of the workgroup primitives a stage is composed with.

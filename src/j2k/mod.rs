@@ -10,6 +10,8 @@
 //! point, which the COD style byte cannot say: Part 1 decoders such as OpenJPEG will not
 //! decode those streams correctly.
 
+#[cfg(not(target_arch = "wasm32"))]
+pub mod bench;
 pub mod codestream;
 pub mod dwt;
 pub mod image;
@@ -17,6 +19,7 @@ pub mod mq;
 pub mod partition;
 pub mod rct;
 pub mod tier1;
+pub mod tier1_gpu;
 pub mod tier2;
 
 use std::future::Future;

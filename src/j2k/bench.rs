@@ -1,0 +1,418 @@
+//! `parvlc bench j2k`: the GPU tier-1 (fast mode and all passes MQ-coded) against the CPU
+//! tier-1 on one core and on all cores, and the whole encoder against OpenJPEG's
+//! `opj_compress -M 1` on the same synthetic pictures, in MSamples/s. GPU times from
+//! timestamp queries (kernel only, the code-blocks resident), wall times host to host.
+
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use super::tier1::{encode_code_block, CodeBlockCoded, Tier1Options};
+use super::tier1_gpu::{jobs_of, GpuTier1, Tier1Gpu, Tier1GpuConfig};
+use super::{encode, CodeBlockBatch, CpuTier1, EncoderConfig, Image, Tier1Engine, Tier1Future};
+use crate::gpu::{Gpu, Profiler};
+use crate::{testdata, Error, Result};
+
+/// One measurement (one JSON line).
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+pub struct J2kRecord {
+    pub module: String,
+    /// tier1 (the code-blocks of a picture) or encoder (picture to codestream).
+    pub scope: String,
+    /// gpu-fast, gpu-all-mq, cpu-1-core, cpu-all-cores, opj_compress, ...
+    pub variant: String,
+    pub input: String,
+    pub samples: u64,
+    /// Kernel time by timestamp queries, best of the runs; None where not measured.
+    pub seconds_gpu: Option<f64>,
+    /// Wall time, best of the runs.
+    pub seconds_wall: f64,
+    pub msamples_per_s_gpu: Option<f64>,
+    pub msamples_per_s_wall: f64,
+    /// Coded bytes (tier-1 data, or the codestream).
+    pub bytes: u64,
+    /// Fast mode over all-MQ (GPU times; wall where no GPU time): on the gpu-fast row.
+    pub speedup_fast_vs_all_mq: Option<f64>,
+    pub adapter: String,
+}
+
+/// What to run.
+#[derive(Clone, Debug)]
+pub struct J2kBenchOptions {
+    /// Pictures as (name, width, height).
+    pub sizes: Vec<(String, u32, u32)>,
+    pub runs: usize,
+    pub levels: u32,
+    pub cblk: u32,
+    /// The fast mode's first raw bit-plane (5: Part 1).
+    pub bypass_from: u32,
+    /// Also time `opj_compress` where it is on PATH.
+    pub openjpeg: bool,
+    /// Skip the one-core CPU tier-1 (slow on 4K).
+    pub cpu_one_core: bool,
+    /// The GPU tier-1's tuning.
+    pub gpu_config: Tier1GpuConfig,
+}
+
+impl Default for J2kBenchOptions {
+    fn default() -> Self {
+        J2kBenchOptions {
+            sizes: vec![("2K".into(), 2048, 1080), ("4K".into(), 4096, 2160)],
+            runs: 5,
+            levels: 5,
+            cblk: 64,
+            bypass_from: 5,
+            openjpeg: true,
+            cpu_one_core: true,
+            gpu_config: Tier1GpuConfig::default(),
+        }
+    }
+}
+
+/// "2K", "4K", or WIDTHxHEIGHT.
+pub fn parse_picture_size(s: &str) -> Result<(String, u32, u32)> {
+    match s {
+        "2K" | "2k" => return Ok(("2K".into(), 2048, 1080)),
+        "4K" | "4k" => return Ok(("4K".into(), 4096, 2160)),
+        _ => {}
+    }
+    let bad = || Error::InvalidArgument(format!("picture size {s:?}: use 2K, 4K or WIDTHxHEIGHT"));
+    let (w, h) = s.split_once('x').ok_or_else(bad)?;
+    let w: u32 = w.parse().map_err(|_| bad())?;
+    let h: u32 = h.parse().map_err(|_| bad())?;
+    if w == 0 || h == 0 {
+        return Err(bad());
+    }
+    Ok((s.into(), w, h))
+}
+
+/// An engine that keeps a copy of the batch it is given (the code-blocks of a picture,
+/// as the encoder builds them) and codes it on the CPU.
+struct Capture(Mutex<Option<CodeBlockBatch>>);
+
+impl Tier1Engine for Capture {
+    fn name(&self) -> String {
+        "the CPU (capturing)".into()
+    }
+    fn encode_batch<'a>(
+        &'a self,
+        batch: &'a CodeBlockBatch,
+        opts: &'a Tier1Options,
+    ) -> Tier1Future<'a> {
+        if let Ok(mut slot) = self.0.lock() {
+            *slot = Some(batch.clone());
+        }
+        CpuTier1.encode_batch(batch, opts)
+    }
+}
+
+fn best<F: FnMut() -> Result<f64>>(runs: usize, mut f: F) -> Result<f64> {
+    let mut best = f64::INFINITY;
+    for _ in 0..runs.max(1) {
+        best = best.min(f()?);
+    }
+    Ok(best)
+}
+
+fn coded_bytes(coded: &[CodeBlockCoded]) -> u64 {
+    coded.iter().map(|c| c.data.len() as u64).sum()
+}
+
+#[allow(clippy::too_many_arguments)]
+fn record(
+    scope: &str,
+    variant: &str,
+    input: &str,
+    samples: u64,
+    gpu_s: Option<f64>,
+    wall_s: f64,
+    bytes: u64,
+    adapter: &str,
+) -> J2kRecord {
+    let rate = |s: f64| samples as f64 / s / 1e6;
+    J2kRecord {
+        module: "j2k".into(),
+        scope: scope.into(),
+        variant: variant.into(),
+        input: input.into(),
+        samples,
+        seconds_gpu: gpu_s,
+        seconds_wall: wall_s,
+        msamples_per_s_gpu: gpu_s.map(rate),
+        msamples_per_s_wall: rate(wall_s),
+        bytes,
+        speedup_fast_vs_all_mq: None,
+        adapter: adapter.into(),
+    }
+}
+
+/// Kernel and end-to-end times of the GPU tier-1 on a resident batch.
+fn time_gpu_tier1(
+    gpu: &Gpu,
+    tier1: &Tier1Gpu,
+    batch: &CodeBlockBatch,
+    opts: &Tier1Options,
+    runs: usize,
+) -> Result<(f64, f64, u64)> {
+    let jobs = jobs_of(batch);
+    let resident = tier1.upload(gpu, &jobs, opts)?;
+    // Warm-up: pipelines built, buffers pooled.
+    pollster::block_on(tier1.encode_code_blocks(gpu, &jobs, opts))?;
+    let kernel = best(runs, || {
+        let mut profiler = Profiler::new(gpu, 8);
+        let mut encoder = gpu
+            .device
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                label: Some("parvlc.bench.j2k_tier1"),
+            });
+        let t = Instant::now();
+        tier1.encode_into(gpu, &resident, &mut encoder, Some(&mut profiler))?;
+        profiler.resolve(&mut encoder);
+        gpu.queue.submit([encoder.finish()]);
+        gpu.wait_idle()?;
+        let wall = t.elapsed().as_secs_f64();
+        let timings = pollster::block_on(profiler.timings(gpu))?;
+        Ok(if timings.passes.is_empty() {
+            wall
+        } else {
+            timings.get("tier1")
+        })
+    })?;
+    let mut bytes = 0;
+    let wall = best(runs, || {
+        let t = Instant::now();
+        let coded = pollster::block_on(tier1.encode_code_blocks(gpu, &jobs, opts))?;
+        let s = t.elapsed().as_secs_f64();
+        bytes = coded_bytes(&coded);
+        Ok(s)
+    })?;
+    Ok((kernel, wall, bytes))
+}
+
+fn opj_compress_seconds(image: &Image, options: &J2kBenchOptions, runs: usize) -> Option<f64> {
+    let dir = std::env::temp_dir().join(format!("parvlc-bench-j2k-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).ok()?;
+    let ppm = dir.join("in.ppm");
+    std::fs::write(&ppm, image.to_pnm()).ok()?;
+    let out = dir.join("out.j2k");
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let cblk = format!("{0},{0}", options.cblk);
+    let resolutions = (options.levels + 1).to_string();
+    let run = || -> Option<f64> {
+        let t = Instant::now();
+        let status = std::process::Command::new("opj_compress")
+            .arg("-i")
+            .arg(&ppm)
+            .arg("-o")
+            .arg(&out)
+            .args(["-M", "1", "-n", &resolutions, "-b", &cblk])
+            .args(["-threads", &threads.to_string()])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .status()
+            .ok()?;
+        status.success().then(|| t.elapsed().as_secs_f64())
+    };
+    let mut best = None::<f64>;
+    for _ in 0..runs.max(1) {
+        let s = run()?;
+        best = Some(best.map_or(s, |b| b.min(s)));
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    best
+}
+
+/// Run the suite; `report` sees each picture's records as they are measured.
+pub fn run_j2k(
+    gpu: Option<Arc<Gpu>>,
+    options: &J2kBenchOptions,
+    report: &mut dyn FnMut(&[J2kRecord]),
+) -> Result<Vec<J2kRecord>> {
+    let mut all = Vec::new();
+    let adapter = gpu
+        .as_ref()
+        .map_or("the CPU".to_string(), |g| g.adapter_name());
+    let engine = match &gpu {
+        Some(g) => Some(Arc::new(GpuTier1::with_config(
+            g.clone(),
+            options.gpu_config,
+        )?)),
+        None => None,
+    };
+    let fast = Tier1Options {
+        bypass_from: Some(options.bypass_from),
+    };
+    let all_mq = Tier1Options { bypass_from: None };
+    let cpu_runs = options.runs.clamp(1, 2);
+    for (name, w, h) in &options.sizes {
+        let image = Image::new(*w, *h, 3, 8, testdata::synthetic_rgb(*w, *h, 7))?;
+        let samples = image.samples.len() as u64;
+        let config = |engine: Arc<dyn Tier1Engine>, bypass: Option<u32>| EncoderConfig {
+            levels: options.levels,
+            cblk: options.cblk,
+            bypass_from: bypass,
+            engine,
+        };
+        // The picture's code-blocks, as the encoder hands them to tier-1.
+        let capture = Arc::new(Capture(Mutex::new(None)));
+        pollster::block_on(encode(
+            &image,
+            &config(capture.clone(), Some(options.bypass_from)),
+        ))?;
+        let batch = capture
+            .0
+            .lock()
+            .ok()
+            .and_then(|mut b| b.take())
+            .ok_or_else(|| {
+                Error::InvalidArgument("the encoder gave tier-1 no code-blocks".into())
+            })?;
+        let mut records = Vec::new();
+        if let (Some(g), Some(e)) = (&gpu, &engine) {
+            let tier1 = Tier1Gpu::with_config(g, options.gpu_config)?;
+            let (k_fast, w_fast, b_fast) = time_gpu_tier1(g, &tier1, &batch, &fast, options.runs)?;
+            let (k_mq, w_mq, b_mq) = time_gpu_tier1(g, &tier1, &batch, &all_mq, options.runs)?;
+            let mut r = record(
+                "tier1",
+                "gpu-fast",
+                name,
+                samples,
+                Some(k_fast),
+                w_fast,
+                b_fast,
+                &adapter,
+            );
+            r.speedup_fast_vs_all_mq = Some(k_mq / k_fast);
+            records.push(r);
+            records.push(record(
+                "tier1",
+                "gpu-all-mq",
+                name,
+                samples,
+                Some(k_mq),
+                w_mq,
+                b_mq,
+                &adapter,
+            ));
+            let mut bytes = 0;
+            let wall = best(options.runs, || {
+                let t = Instant::now();
+                let cs = pollster::block_on(encode(
+                    &image,
+                    &config(e.clone(), Some(options.bypass_from)),
+                ))?;
+                bytes = cs.len() as u64;
+                Ok(t.elapsed().as_secs_f64())
+            })?;
+            records.push(record(
+                "encoder",
+                "gpu-tier1-fast",
+                name,
+                samples,
+                None,
+                wall,
+                bytes,
+                &adapter,
+            ));
+        }
+        // CPU tier-1: all cores (the encoder's CPU engine) and one core.
+        for (variant, opts) in [
+            ("cpu-all-cores-fast", &fast),
+            ("cpu-all-cores-all-mq", &all_mq),
+        ] {
+            let mut bytes = 0;
+            let wall = best(cpu_runs, || {
+                let t = Instant::now();
+                let coded = pollster::block_on(CpuTier1.encode_batch(&batch, opts))?;
+                bytes = coded_bytes(&coded);
+                Ok(t.elapsed().as_secs_f64())
+            })?;
+            records.push(record(
+                "tier1", variant, name, samples, None, wall, bytes, "the CPU",
+            ));
+        }
+        if options.cpu_one_core {
+            let mut bytes = 0;
+            let wall = best(1, || {
+                let t = Instant::now();
+                bytes = 0;
+                for (i, j) in batch.jobs.iter().enumerate() {
+                    let c =
+                        encode_code_block(batch.coeffs_of(i), j.width, j.height, j.band, &fast)?;
+                    bytes += c.data.len() as u64;
+                }
+                Ok(t.elapsed().as_secs_f64())
+            })?;
+            records.push(record(
+                "tier1",
+                "cpu-1-core-fast",
+                name,
+                samples,
+                None,
+                wall,
+                bytes,
+                "the CPU",
+            ));
+        }
+        let mut bytes = 0;
+        let wall = best(cpu_runs, || {
+            let t = Instant::now();
+            let cs = pollster::block_on(encode(
+                &image,
+                &config(Arc::new(CpuTier1), Some(options.bypass_from)),
+            ))?;
+            bytes = cs.len() as u64;
+            Ok(t.elapsed().as_secs_f64())
+        })?;
+        records.push(record(
+            "encoder",
+            "cpu-all-cores-fast",
+            name,
+            samples,
+            None,
+            wall,
+            bytes,
+            "the CPU",
+        ));
+        if options.openjpeg {
+            match opj_compress_seconds(&image, options, cpu_runs) {
+                Some(s) => records.push(record(
+                    "encoder",
+                    "opj_compress-M1-all-threads",
+                    name,
+                    samples,
+                    None,
+                    s,
+                    0,
+                    "the CPU",
+                )),
+                None => log::warn!("opj_compress not on PATH or failed: no OpenJPEG row"),
+            }
+        }
+        report(&records);
+        all.extend(records);
+    }
+    Ok(all)
+}
+
+/// The records as a table.
+pub fn j2k_table(records: &[J2kRecord]) -> String {
+    let mut s = format!(
+        "{:<8} {:<6} {:<28} {:>12} {:>12} {:>12} {:>12} {:>9}\n",
+        "scope", "input", "variant", "MS/s gpu", "MS/s wall", "ms gpu", "ms wall", "fast/mq"
+    );
+    let opt = |x: Option<f64>, d: usize| x.map_or("-".into(), |v| format!("{v:.d$}"));
+    for r in records {
+        s.push_str(&format!(
+            "{:<8} {:<6} {:<28} {:>12} {:>12.1} {:>12} {:>12.2} {:>9}\n",
+            r.scope,
+            r.input,
+            r.variant,
+            opt(r.msamples_per_s_gpu, 1),
+            r.msamples_per_s_wall,
+            opt(r.seconds_gpu.map(|x| x * 1e3), 2),
+            r.seconds_wall * 1e3,
+            opt(r.speedup_fast_vs_all_mq, 2),
+        ));
+    }
+    s
+}

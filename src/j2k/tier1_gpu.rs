@@ -1,0 +1,633 @@
+//! EBCOT tier-1 on the GPU (shaders/j2k_tier1.wgsl): many code-blocks per dispatch, one
+//! workgroup per code-block, byte for byte the CPU twin [`crate::j2k::tier1::encode_code_block`].
+//!
+//! The kernel is the fast-mode paper's one-kernel strategy (Algorithm 1): stripe-column
+//! parallel context modelling, raw SPP/MRP bits placed by a workgroup scan and bit-stuffed
+//! in parallel, MQ-coded passes coded by one invocation from the context-decision pairs
+//! the others produced. With `bypass_from: None` the same kernel MQ-codes every pass:
+//! that is the all-MQ baseline the fast mode is measured against.
+//!
+//! Output room: each code-block gets a region sized from its bit-planes; the kernel
+//! counts a block's true length even when it outgrows its region (it then writes
+//! nothing past it), so such a block is encoded again with exactly the room it needs.
+
+use super::tier1::{BandOrientation, CodeBlockCoded, PassInfo, Tier1Options};
+use crate::gpu::{Binding, Gpu, PooledBuffer, Profiler, StageLayout};
+use crate::{Error, Result};
+
+const STAGE: &str = "j2k_tier1";
+
+#[repr(C)]
+#[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
+/// keep in sync with shaders/j2k_tier1.wgsl `Tier1Params`
+struct Tier1Params {
+    n_blocks: u32,
+    bypass_from: u32,
+    pad0: u32,
+    pad1: u32,
+}
+
+#[repr(C)]
+#[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
+/// keep in sync with shaders/j2k_tier1.wgsl `BlockDesc`
+struct BlockDesc {
+    coeff_offset: u32,
+    width: u32,
+    height: u32,
+    orient: u32,
+    out_word: u32,
+    cap_words: u32,
+    result: u32,
+    pad: u32,
+}
+
+/// Result record per block (keep in sync with shaders/j2k_tier1.wgsl `results`): bytes,
+/// bit-planes, passes, then one word per pass.
+const RESULT_HEAD: usize = 3;
+/// 32 bit-planes at most (|i32::MIN| = 2^31): 3 * 32 - 2 passes.
+const MAX_PASSES: usize = 94;
+const RESULT_STRIDE: usize = RESULT_HEAD + MAX_PASSES;
+const PASS_RATE: u32 = 0x3FFF_FFFF;
+const PASS_MQ_OPEN: u32 = 0x4000_0000;
+const PASS_TERM: u32 = 0x8000_0000;
+/// Stripe columns of the largest code-block (64x64, 1024x4, 4x1024).
+const MAX_STRIPE_COLUMNS: usize = 1024;
+/// Largest stripe-column count per invocation the kernel holds (shaders `MAX_CPI`).
+const MAX_CPI: u32 = 8;
+
+const LAYOUT: StageLayout = StageLayout {
+    stage: STAGE,
+    bindings: &[
+        Binding::Uniform(0),
+        Binding::ReadOnly(1),
+        Binding::ReadOnly(2),
+        Binding::ReadWrite(3),
+        Binding::ReadWrite(4),
+    ],
+};
+
+/// One code-block to encode: `width * height` coefficients, row-major.
+#[derive(Clone, Copy, Debug)]
+pub struct CodeBlockJob<'a> {
+    pub coeffs: &'a [i32],
+    pub width: usize,
+    pub height: usize,
+    pub band: BandOrientation,
+}
+
+/// GPU tier-1 tuning.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Tier1GpuConfig {
+    /// Invocations per workgroup (one workgroup per code-block): 32..=256, a power of two.
+    pub workgroup_size: u32,
+    /// Output room per code-block in bytes; None sizes it from the block's bit-planes.
+    /// Tests force a small room to prove the re-encode of blocks that outgrow it.
+    pub block_capacity: Option<u32>,
+}
+
+impl Default for Tier1GpuConfig {
+    fn default() -> Self {
+        Tier1GpuConfig {
+            workgroup_size: 256,
+            block_capacity: None,
+        }
+    }
+}
+
+impl Tier1GpuConfig {
+    fn validate(&self) -> Result<()> {
+        let wg = self.workgroup_size;
+        if !wg.is_power_of_two() || !(32..=256).contains(&wg) {
+            return Err(Error::InvalidArgument(format!(
+                "tier-1 workgroup size must be a power of two in 32..=256, not {wg}"
+            )));
+        }
+        if wg * MAX_CPI < MAX_STRIPE_COLUMNS as u32 {
+            return Err(Error::InvalidArgument(format!(
+                "tier-1 workgroup size {wg} cannot cover a 64x64 code-block ({MAX_STRIPE_COLUMNS} \
+                 stripe columns, at most {MAX_CPI} per invocation)"
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// The GPU tier-1 encoder: pipelines are built on first use and cached by the [`Gpu`].
+pub struct Tier1Gpu {
+    config: Tier1GpuConfig,
+}
+
+/// Code-blocks resident on the GPU with their planned output regions: encode them with
+/// [`Tier1Gpu::encode_into`] (as often as wanted), read them with [`Tier1Gpu::finish`].
+pub struct Tier1Batch {
+    dispatches: Vec<Dispatch>,
+    /// Per block: (dispatch, index in it).
+    at: Vec<(usize, usize)>,
+    bypass_from: u32,
+}
+
+struct Dispatch {
+    params: PooledBuffer,
+    descs: PooledBuffer,
+    coeffs: PooledBuffer,
+    output: PooledBuffer,
+    results: PooledBuffer,
+    blocks: Vec<BlockDesc>,
+    out_words: u64,
+    cpi: u32,
+}
+
+fn orient_index(band: BandOrientation) -> u32 {
+    match band {
+        BandOrientation::LL => 0,
+        BandOrientation::HL => 1,
+        BandOrientation::LH => 2,
+        BandOrientation::HH => 3,
+    }
+}
+
+fn check_job(i: usize, job: &CodeBlockJob<'_>) -> Result<()> {
+    let (w, h) = (job.width, job.height);
+    if w == 0 || h == 0 || w > 1024 || h > 1024 || w * h > 4096 {
+        return Err(Error::InvalidArgument(format!(
+            "tier-1: code-block {i} of {w}x{h} is outside the standard's limits \
+             (sides 1..=1024, area <= 4096)"
+        )));
+    }
+    if job.coeffs.len() != w * h {
+        return Err(Error::InvalidArgument(format!(
+            "tier-1: code-block {i} has {} coefficients for {w}x{h}",
+            job.coeffs.len()
+        )));
+    }
+    Ok(())
+}
+
+fn stripe_columns(job: &CodeBlockJob<'_>) -> usize {
+    job.width * job.height.div_ceil(4)
+}
+
+/// Room for a block: a bit per sample and bit-plane, two more for signs and run symbols,
+/// a quarter on top for MQ passes that expand, and a little for terminations.
+fn planned_capacity(job: &CodeBlockJob<'_>) -> u32 {
+    let max = job
+        .coeffs
+        .iter()
+        .map(|c| c.unsigned_abs())
+        .max()
+        .unwrap_or(0);
+    let planes = (32 - max.leading_zeros()) as usize;
+    let samples = job.width * job.height;
+    let bytes = (samples * (planes + 2)).div_ceil(8);
+    (bytes + bytes / 4 + 64).next_multiple_of(4) as u32
+}
+
+fn bypass_word(opts: &Tier1Options) -> Result<u32> {
+    match opts.bypass_from {
+        None => Ok(0),
+        Some(0) => Err(Error::InvalidArgument(
+            "tier-1: bypass_from counts bit-planes from 1 (Part 1 uses 5); 0 is not valid".into(),
+        )),
+        Some(k) => Ok(k),
+    }
+}
+
+impl Tier1Gpu {
+    pub fn new(gpu: &Gpu) -> Result<Tier1Gpu> {
+        Self::with_config(gpu, Tier1GpuConfig::default())
+    }
+
+    /// Builds the pipeline for 64x64 code-blocks up front.
+    pub fn with_config(gpu: &Gpu, config: Tier1GpuConfig) -> Result<Tier1Gpu> {
+        config.validate()?;
+        let t = Tier1Gpu { config };
+        gpu.pipeline(&LAYOUT, "main", &t.constants(t.cpi_for(MAX_STRIPE_COLUMNS)))?;
+        Ok(t)
+    }
+
+    pub fn config(&self) -> &Tier1GpuConfig {
+        &self.config
+    }
+
+    fn cpi_for(&self, columns: usize) -> u32 {
+        (columns as u32)
+            .div_ceil(self.config.workgroup_size)
+            .clamp(1, MAX_CPI)
+    }
+
+    fn constants(&self, cpi: u32) -> [(&'static str, f64); 2] {
+        [
+            ("WG_SIZE", self.config.workgroup_size as f64),
+            ("CPI", cpi as f64),
+            // A raw SPP+MRP segment holds at most 2 bits per sample (4096 samples),
+            // which stuffing turns into at most ceil(8192 / 7) bytes.
+            //("BS_IN_WORDS", 257.0),
+            //("BS_OUT_WORDS", 296.0),
+        ]
+    }
+
+    /// Copy the code-blocks to the GPU and plan their output regions. Dispatches are
+    /// split so that every buffer fits one storage binding.
+    pub fn upload(
+        &self,
+        gpu: &Gpu,
+        blocks: &[CodeBlockJob<'_>],
+        opts: &Tier1Options,
+    ) -> Result<Tier1Batch> {
+        let capacities: Vec<u32> = blocks
+            .iter()
+            .map(|b| {
+                self.config
+                    .block_capacity
+                    .unwrap_or_else(|| planned_capacity(b))
+            })
+            .collect();
+        self.upload_with(gpu, blocks, &capacities, opts)
+    }
+
+    fn upload_with(
+        &self,
+        gpu: &Gpu,
+        blocks: &[CodeBlockJob<'_>],
+        capacities: &[u32],
+        opts: &Tier1Options,
+    ) -> Result<Tier1Batch> {
+        let bypass_from = bypass_word(opts)?;
+        for (i, b) in blocks.iter().enumerate() {
+            check_job(i, b)?;
+        }
+        let max_binding = gpu.max_binding().min(u32::MAX as u64 / 2);
+        let mut dispatches = Vec::new();
+        let mut at = Vec::with_capacity(blocks.len());
+        let mut start = 0usize;
+        while start < blocks.len() {
+            // As many blocks as fit one binding of coefficients, output and results.
+            let (mut coeff_bytes, mut out_bytes, mut end) = (0u64, 0u64, start);
+            while end < blocks.len() {
+                let c = blocks[end].coeffs.len() as u64 * 4;
+                let o = capacities[end].next_multiple_of(4) as u64;
+                let r = ((end - start + 1) * RESULT_STRIDE * 4) as u64;
+                if end > start
+                    && (coeff_bytes + c > max_binding
+                        || out_bytes + o > max_binding
+                        || r > max_binding)
+                {
+                    break;
+                }
+                coeff_bytes += c;
+                out_bytes += o;
+                end += 1;
+            }
+            if out_bytes > max_binding || coeff_bytes > max_binding {
+                return Err(Error::TooLarge(format!(
+                    "tier-1: code-block {start} needs {out_bytes} output bytes, more than one \
+                     storage binding ({max_binding} bytes)"
+                )));
+            }
+            let slice = &blocks[start..end];
+            let mut coeffs: Vec<i32> = Vec::with_capacity((coeff_bytes / 4) as usize);
+            let mut descs = Vec::with_capacity(slice.len());
+            let mut out_word = 0u64;
+            for (j, b) in slice.iter().enumerate() {
+                let cap_words = capacities[start + j].div_ceil(4);
+                descs.push(BlockDesc {
+                    coeff_offset: coeffs.len() as u32,
+                    width: b.width as u32,
+                    height: b.height as u32,
+                    orient: orient_index(b.band),
+                    out_word: out_word as u32,
+                    cap_words,
+                    result: (j * RESULT_STRIDE) as u32,
+                    pad: 0,
+                });
+                coeffs.extend_from_slice(b.coeffs);
+                out_word += cap_words as u64;
+                at.push((dispatches.len(), j));
+            }
+            let cpi = self.cpi_for(slice.iter().map(stripe_columns).max().unwrap_or(1));
+            dispatches.push(self.make_dispatch(gpu, descs, &coeffs, out_word, bypass_from, cpi));
+            start = end;
+        }
+        Ok(Tier1Batch {
+            dispatches,
+            at,
+            bypass_from,
+        })
+    }
+
+    fn make_dispatch(
+        &self,
+        gpu: &Gpu,
+        blocks: Vec<BlockDesc>,
+        coeffs: &[i32],
+        out_words: u64,
+        bypass_from: u32,
+        cpi: u32,
+    ) -> Dispatch {
+        let storage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST;
+        let params = gpu.pooled_buffer(
+            16,
+            wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+        );
+        gpu.queue.write_buffer(
+            &params,
+            0,
+            bytemuck::bytes_of(&Tier1Params {
+                n_blocks: blocks.len() as u32,
+                bypass_from,
+                pad0: 0,
+                pad1: 0,
+            }),
+        );
+        let descs = gpu.pooled_buffer((blocks.len() * 32) as u64, storage);
+        gpu.queue
+            .write_buffer(&descs, 0, bytemuck::cast_slice(&blocks));
+        let coeff_buf = gpu.pooled_buffer((coeffs.len() as u64 * 4).max(16), storage);
+        if !coeffs.is_empty() {
+            gpu.queue
+                .write_buffer(&coeff_buf, 0, bytemuck::cast_slice(coeffs));
+        }
+        let output = gpu.pooled_buffer(
+            (out_words * 4).max(16),
+            storage | wgpu::BufferUsages::COPY_SRC,
+        );
+        let results = gpu.pooled_buffer(
+            (blocks.len() * RESULT_STRIDE * 4) as u64,
+            storage | wgpu::BufferUsages::COPY_SRC,
+        );
+        Dispatch {
+            params,
+            descs,
+            coeffs: coeff_buf,
+            output,
+            results,
+            blocks,
+            out_words,
+            cpi,
+        }
+    }
+
+    /// Record the tier-1 of every block of `batch` into `encoder` (nothing submitted).
+    pub fn encode_into(
+        &self,
+        gpu: &Gpu,
+        batch: &Tier1Batch,
+        encoder: &mut wgpu::CommandEncoder,
+        mut profiler: Option<&mut Profiler>,
+    ) -> Result<()> {
+        let max_groups = gpu.limits.max_compute_workgroups_per_dimension.max(1);
+        for d in &batch.dispatches {
+            let built = gpu.pipeline(&LAYOUT, "main", &self.constants(d.cpi))?;
+            let bind = gpu.bind(
+                &built,
+                &[
+                    (0, d.params.as_entire_buffer_binding()),
+                    (1, d.descs.as_entire_buffer_binding()),
+                    (2, d.coeffs.as_entire_buffer_binding()),
+                    (3, d.output.as_entire_buffer_binding()),
+                    (4, d.results.as_entire_buffer_binding()),
+                ],
+            );
+            let timestamp_writes = profiler.as_deref_mut().and_then(|p| p.pass("tier1"));
+            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some("parvlc.j2k_tier1"),
+                timestamp_writes,
+            });
+            pass.set_pipeline(&built.pipeline);
+            pass.set_bind_group(0, &bind, &[]);
+            pass.dispatch_workgroups((d.blocks.len() as u32).min(max_groups), 1, 1);
+        }
+        gpu.check_errors(STAGE)
+    }
+
+    /// Read the coded blocks of an encoded, submitted batch. Blocks that outgrew their
+    /// region come back as `Err(needed bytes)`.
+    pub async fn finish(
+        &self,
+        gpu: &Gpu,
+        batch: &Tier1Batch,
+    ) -> Result<Vec<std::result::Result<CodeBlockCoded, u32>>> {
+        let mut per_dispatch = Vec::with_capacity(batch.dispatches.len());
+        for d in &batch.dispatches {
+            let results = gpu
+                .read_buffer(&d.results, 0, (d.blocks.len() * RESULT_STRIDE * 4) as u64)
+                .await?;
+            let output = gpu.read_buffer(&d.output, 0, d.out_words * 4).await?;
+            per_dispatch.push((bytemuck::pod_collect_to_vec::<u8, u32>(&results), output));
+        }
+        batch
+            .at
+            .iter()
+            .map(|&(di, j)| {
+                let d = &batch.dispatches[di];
+                let (results, output) = &per_dispatch[di];
+                decode_result(
+                    &d.blocks[j],
+                    &results[j * RESULT_STRIDE..(j + 1) * RESULT_STRIDE],
+                    output,
+                )
+            })
+            .collect()
+    }
+
+    /// Encode code-blocks: upload, one submission, readback; blocks that outgrew their
+    /// planned room are encoded again with the room they need.
+    pub async fn encode_code_blocks(
+        &self,
+        gpu: &Gpu,
+        blocks: &[CodeBlockJob<'_>],
+        opts: &Tier1Options,
+    ) -> Result<Vec<CodeBlockCoded>> {
+        if blocks.is_empty() {
+            return Ok(Vec::new());
+        }
+        let batch = self.upload(gpu, blocks, opts)?;
+        let first = self.run(gpu, &batch).await?;
+        let retry: Vec<(usize, u32)> = first
+            .iter()
+            .enumerate()
+            .filter_map(|(i, r)| r.as_ref().err().map(|&need| (i, need)))
+            .collect();
+        let mut out: Vec<Option<CodeBlockCoded>> = first.into_iter().map(|r| r.ok()).collect();
+        if !retry.is_empty() {
+            log::debug!(
+                "tier-1: {} code-blocks re-encoded with more room",
+                retry.len()
+            );
+            let jobs: Vec<CodeBlockJob<'_>> = retry.iter().map(|&(i, _)| blocks[i]).collect();
+            let caps: Vec<u32> = retry.iter().map(|&(_, need)| need.max(4)).collect();
+            let again = self.upload_with(gpu, &jobs, &caps, opts)?;
+            for (&(i, _), r) in retry.iter().zip(self.run(gpu, &again).await?) {
+                out[i] = Some(r.map_err(|need| Error::Gpu {
+                    stage: STAGE,
+                    message: format!(
+                        "code-block {i} needed {need} bytes after a re-encode with that room"
+                    ),
+                })?);
+            }
+        }
+        out.into_iter()
+            .enumerate()
+            .map(|(i, b)| {
+                b.ok_or_else(|| Error::Gpu {
+                    stage: STAGE,
+                    message: format!("code-block {i} has no result"),
+                })
+            })
+            .collect()
+    }
+
+    async fn run(
+        &self,
+        gpu: &Gpu,
+        batch: &Tier1Batch,
+    ) -> Result<Vec<std::result::Result<CodeBlockCoded, u32>>> {
+        let mut encoder = gpu
+            .device
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                label: Some("parvlc.j2k_tier1"),
+            });
+        self.encode_into(gpu, batch, &mut encoder, None)?;
+        gpu.queue.submit([encoder.finish()]);
+        self.finish(gpu, batch).await
+    }
+}
+
+impl Tier1Batch {
+    pub fn len(&self) -> usize {
+        self.at.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.at.is_empty()
+    }
+    /// Samples of all blocks.
+    pub fn samples(&self) -> u64 {
+        self.dispatches
+            .iter()
+            .flat_map(|d| d.blocks.iter())
+            .map(|b| b.width as u64 * b.height as u64)
+            .sum()
+    }
+    /// Whether the SPP and MRP bypass the MQ coder from some bit-plane on.
+    pub fn bypass_from(&self) -> Option<u32> {
+        (self.bypass_from != 0).then_some(self.bypass_from)
+    }
+}
+
+fn corrupt(message: String) -> Error {
+    Error::Gpu {
+        stage: STAGE,
+        message,
+    }
+}
+
+/// One block's record and bytes into the CPU twin's form, with the same final pass-end
+/// rules (OpenJPEG's: estimates never exceed a later pass's end, no pass ends on 0xFF).
+fn decode_result(
+    desc: &BlockDesc,
+    record: &[u32],
+    output: &[u8],
+) -> Result<std::result::Result<CodeBlockCoded, u32>> {
+    let len = record[0];
+    let num_bitplanes = record[1];
+    let n_passes = record[2] as usize;
+    let expected = if num_bitplanes == 0 {
+        0
+    } else {
+        3 * num_bitplanes as usize - 2
+    };
+    if num_bitplanes > 32 || n_passes != expected {
+        return Err(corrupt(format!(
+            "a {}x{} code-block reported {n_passes} passes for {num_bitplanes} bit-planes",
+            desc.width, desc.height
+        )));
+    }
+    if len > desc.cap_words * 4 {
+        return Ok(Err(len));
+    }
+    let start = desc.out_word as usize * 4;
+    let data = output
+        .get(start..start + len as usize)
+        .ok_or_else(|| corrupt("a code-block's bytes lie outside the output".into()))?
+        .to_vec();
+    let mut passes: Vec<PassInfo> = record[RESULT_HEAD..RESULT_HEAD + n_passes]
+        .iter()
+        .map(|&w| PassInfo {
+            end: (w & PASS_RATE) + if w & PASS_MQ_OPEN != 0 { 2 } else { 0 },
+            terminated: w & PASS_TERM != 0,
+        })
+        .collect();
+    let mut limit = len;
+    for p in passes.iter_mut().rev() {
+        if p.end > limit {
+            p.end = limit;
+        } else {
+            limit = p.end;
+        }
+    }
+    for p in passes.iter_mut() {
+        if p.end > 0 && data[p.end as usize - 1] == 0xFF {
+            p.end -= 1;
+        }
+    }
+    Ok(Ok(CodeBlockCoded {
+        data,
+        num_bitplanes,
+        passes,
+    }))
+}
+
+/// The GPU tier-1 as the encoder's [`super::Tier1Engine`]: a whole image's code-blocks in
+/// one upload and one submission.
+pub struct GpuTier1 {
+    gpu: std::sync::Arc<Gpu>,
+    tier1: Tier1Gpu,
+}
+
+impl GpuTier1 {
+    pub fn new(gpu: std::sync::Arc<Gpu>) -> Result<GpuTier1> {
+        Self::with_config(gpu, Tier1GpuConfig::default())
+    }
+
+    pub fn with_config(gpu: std::sync::Arc<Gpu>, config: Tier1GpuConfig) -> Result<GpuTier1> {
+        let tier1 = Tier1Gpu::with_config(&gpu, config)?;
+        Ok(GpuTier1 { gpu, tier1 })
+    }
+
+    pub fn gpu(&self) -> &Gpu {
+        &self.gpu
+    }
+}
+
+/// The code-blocks of an encoder batch as GPU jobs.
+pub fn jobs_of(batch: &super::CodeBlockBatch) -> Vec<CodeBlockJob<'_>> {
+    batch
+        .jobs
+        .iter()
+        .enumerate()
+        .map(|(i, j)| CodeBlockJob {
+            coeffs: batch.coeffs_of(i),
+            width: j.width,
+            height: j.height,
+            band: j.band,
+        })
+        .collect()
+}
+
+impl super::Tier1Engine for GpuTier1 {
+    fn name(&self) -> String {
+        format!("the GPU ({})", self.gpu.adapter_name())
+    }
+
+    fn encode_batch<'a>(
+        &'a self,
+        batch: &'a super::CodeBlockBatch,
+        opts: &'a Tier1Options,
+    ) -> super::Tier1Future<'a> {
+        Box::pin(async move {
+            self.tier1
+                .encode_code_blocks(&self.gpu, &jobs_of(batch), opts)
+                .await
+        })
+    }
+}
