@@ -42,11 +42,12 @@ fn reference(frame: &Frame) -> Slices {
 
 /// Every slot's code by the reference block coder (encode_residual_block), as MSB-first
 /// words; and how many coded blocks of each kind the frame has.
-fn reference_slots(frame: &Frame) -> (Slots, HashMap<BlockKind, usize>) {
+fn reference_slots(frame: &Frame) -> (Slots, HashMap<BlockKind, usize>, Coverage) {
     let tc = total_coeffs(frame);
     let mut scan = [0i32; 16];
     let mut out = Vec::with_capacity(frame.mb_count() * MB_SLOTS);
     let mut kinds = HashMap::new();
+    let mut coverage = Coverage::default();
     for mb in 0..frame.mb_count() {
         for slot in 0..MB_SLOTS {
             let Some((kind, blk, _)) = slot_block(frame, mb, slot, &mut scan) else {
@@ -59,6 +60,7 @@ fn reference_slots(frame: &Frame) -> (Slots, HashMap<BlockKind, usize>) {
                 BlockKind::Intra16x16DC => block_nc(frame, &tc, mb, 0),
                 _ => block_nc(frame, &tc, mb, blk),
             };
+            cover(&mut coverage, slot_coeffs(&scan, kind), nc);
             let mut w = BitWriter::new();
             encode_residual_block(slot_coeffs(&scan, kind), kind, nc, &mut w).expect("codable");
             let mut bytes = w.as_bytes().to_vec();
@@ -70,7 +72,57 @@ fn reference_slots(frame: &Frame) -> (Slots, HashMap<BlockKind, usize>) {
             out.push((w.bit_len() as u32, words));
         }
     }
-    (out, kinds)
+    (out, kinds, coverage)
+}
+
+/// Which hard cases the coded blocks hit.
+#[derive(Debug, Default, Clone, Copy)]
+struct Coverage {
+    /// Blocks per coeff_token table: nC 0-1, 2-3, 4-7, >= 8, chroma DC.
+    tables: [usize; 5],
+    all_zero: usize,
+    all_nonzero: usize,
+    /// Three trailing ones, then a level of magnitude 1 (not a trailing one).
+    ones_after_t1s: usize,
+    /// The first level after the trailing ones needs the suffixLength-0 escapes
+    /// (level_prefix 14: levelCode 14..=29; level_prefix 15: levelCode >= 30).
+    prefix14: usize,
+    prefix15: usize,
+    /// A level within 64 of the largest Baseline codes everywhere.
+    near_limit: usize,
+}
+
+fn cover(c: &mut Coverage, coeffs: &[i32], nc: i32) {
+    let table = match nc {
+        -1 => 4,
+        0..=1 => 0,
+        2..=3 => 1,
+        4..=7 => 2,
+        _ => 3,
+    };
+    c.tables[table] += 1;
+    let nonzero: Vec<i32> = coeffs.iter().rev().copied().filter(|&l| l != 0).collect();
+    c.all_zero += nonzero.is_empty() as usize;
+    c.all_nonzero += (nonzero.len() == coeffs.len()) as usize;
+    let t1 = nonzero.iter().take(3).take_while(|l| l.abs() == 1).count();
+    if t1 == 3 && nonzero.get(3).is_some_and(|l| l.abs() == 1) {
+        c.ones_after_t1s += 1;
+    }
+    if let Some(&first) = nonzero.get(t1) {
+        // suffixLength 0 unless more than 10 coefficients and fewer than 3 trailing ones.
+        if !(nonzero.len() > 10 && t1 < 3) {
+            let mut code = 2 * first.unsigned_abs() - if first > 0 { 2 } else { 1 };
+            if t1 < 3 {
+                code -= 2;
+            }
+            c.prefix14 += (14..30).contains(&code) as usize;
+            c.prefix15 += (code >= 30) as usize;
+        }
+    }
+    c.near_limit += nonzero
+        .iter()
+        .any(|l| l.abs() > parvlc::cavlc::testframes::MAX_CODABLE_LEVEL - 64)
+        as usize;
 }
 
 fn check_slots(got: &SlotCodes, want: &[(u32, Vec<u32>)], what: &str) {
@@ -116,6 +168,7 @@ fn cases() -> &'static Vec<Case> {
     CASES.get_or_init(|| {
         let mut cases = Vec::new();
         let mut kinds: HashMap<BlockKind, usize> = HashMap::new();
+        let mut coverage = Coverage::default();
         let mut seed = 1u64;
         // Mostly I_16x16 (one Intra16x16DC block each, the scarcest kind), some frames
         // mostly I_NxN; one slice and several.
@@ -133,10 +186,19 @@ fn cases() -> &'static Vec<Case> {
             };
             spec.sparsity = [0.2, 0.5, 0.8][seed as usize % 3];
             let frame = spec.generate(seed);
-            let (slots, k) = reference_slots(&frame);
+            let (slots, k, c) = reference_slots(&frame);
             for (kind, n) in k {
                 *kinds.entry(kind).or_insert(0) += n;
             }
+            for t in 0..5 {
+                coverage.tables[t] += c.tables[t];
+            }
+            coverage.all_zero += c.all_zero;
+            coverage.all_nonzero += c.all_nonzero;
+            coverage.ones_after_t1s += c.ones_after_t1s;
+            coverage.prefix14 += c.prefix14;
+            coverage.prefix15 += c.prefix15;
+            coverage.near_limit += c.near_limit;
             cases.push(Case {
                 slices: reference(&frame),
                 frame,
@@ -144,7 +206,22 @@ fn cases() -> &'static Vec<Case> {
             });
             seed += 1;
         }
-        eprintln!("{} frames, coded blocks per kind: {kinds:?}", cases.len());
+        eprintln!(
+            "{} frames, coded blocks per kind: {kinds:?}, {coverage:?}",
+            cases.len()
+        );
+        // Every hard case, many times over (the generator is drawn to hit them).
+        assert!(coverage.tables.iter().all(|&n| n >= 10_000), "{coverage:?}");
+        for n in [
+            coverage.all_zero,
+            coverage.all_nonzero,
+            coverage.ones_after_t1s,
+            coverage.prefix14,
+            coverage.prefix15,
+            coverage.near_limit,
+        ] {
+            assert!(n >= 1_000, "{coverage:?}");
+        }
         cases
     })
 }
@@ -292,7 +369,7 @@ fn shapes_regions_and_pack_scans() {
                     let frame = spec.generate(seed);
                     seed += 1;
                     let want = reference(&frame);
-                    let (want_slots, _) = reference_slots(&frame);
+                    let (want_slots, _, _) = reference_slots(&frame);
                     for variant in GpuVariant::ALL {
                         let what = format!(
                             "{} {w}x{h} reg {reg_size} pack {} spin {spin}",
