@@ -9,6 +9,7 @@ pub mod cavlc;
 pub mod cuda;
 pub mod error;
 pub mod gpu;
+pub mod h264;
 pub mod huffman;
 pub mod j2k;
 pub mod scan;

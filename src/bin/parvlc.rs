@@ -1,4 +1,4 @@
-//! The parvlc command line: compress, decompress, info, demo, bench.
+//! The parvlc command line: compress, decompress, info, demo, bench, h264.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -8,6 +8,7 @@ use std::time::Instant;
 use clap::{Parser, Subcommand};
 use parvlc::bench::{self, BenchOptions};
 use parvlc::gpu::{Gpu, GpuOptions};
+use parvlc::h264::{self, CavlcEngine};
 use parvlc::huffman::compress::{decompress, detect_format, Compressed, Format, Stage};
 use parvlc::huffman::cuvle::CuvleConfig;
 use parvlc::huffman::native;
@@ -202,6 +203,28 @@ enum Command {
         size: u64,
         #[command(flatten)]
         tuning: Tuning,
+    },
+    /// Encode a Y4M (8-bit 4:2:0) file as an intra-only H.264 Baseline Annex B stream.
+    H264 {
+        input: PathBuf,
+        #[arg(short, long)]
+        output: PathBuf,
+        /// Quantization parameter, 0 (finest) ..= 51.
+        #[arg(long, default_value_t = 26, value_parser = clap::value_parser!(u8).range(0..=51))]
+        qp: u8,
+        /// CAVLC engine: cavlcu, recompute, su (GPU) or cpu. A GPU engine falls back to
+        /// cpu, with a message, when there is no GPU adapter.
+        #[arg(long, default_value = "cavlcu")]
+        cavlc: CavlcEngine,
+        /// Macroblock rows per slice (default: one slice per picture).
+        #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+        slice_rows: Option<u32>,
+        /// Also write the reconstruction (what decoders output) as raw yuv420p frames.
+        #[arg(long)]
+        recon: Option<PathBuf>,
+        /// Overwrite existing output files.
+        #[arg(long)]
+        force: bool,
     },
     /// Plot results written by `bench --json` (throughput against entropy and size).
     Plot {
@@ -537,6 +560,25 @@ fn run(cli: Cli) -> Result<()> {
             force,
         } => j2k_encode(&input, &output, levels, cblk, bypass_from.0, cpu, force),
         Command::Demo { size, tuning } => demo(size, &tuning),
+        Command::H264 {
+            input,
+            output,
+            qp,
+            cavlc,
+            slice_rows,
+            recon,
+            force,
+        } => encode_h264(
+            &input,
+            &output,
+            recon.as_deref(),
+            h264::EncoderConfig {
+                qp,
+                slice_rows,
+                cavlc,
+            },
+            force,
+        ),
         Command::Plot { results, output } => bench::plot(&bench::read_records(&results)?, &output),
         Command::Bench {
             module: Some(module),
@@ -933,5 +975,156 @@ fn demo(size: u64, tuning: &Tuning) -> Result<()> {
             });
         }
     }
+    Ok(())
+}
+
+/// A file written in place of `path` through a temporary file beside it, renamed into
+/// place by [`AtomicFile::commit`]; dropped uncommitted, it leaves nothing behind.
+struct AtomicFile {
+    path: PathBuf,
+    tmp: PathBuf,
+    file: Option<std::io::BufWriter<std::fs::File>>,
+}
+
+impl AtomicFile {
+    fn create(path: &Path, force: bool) -> Result<AtomicFile> {
+        if path.exists() && !force {
+            return Err(Error::OutputExists(path.into()));
+        }
+        let dir = path
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let tmp = dir.join(format!(".{name}.parvlc-{}.tmp", std::process::id()));
+        let file = std::fs::File::create(&tmp).map_err(|e| Error::Io {
+            path: tmp.clone(),
+            source: e,
+        })?;
+        Ok(AtomicFile {
+            path: path.into(),
+            tmp,
+            file: Some(std::io::BufWriter::with_capacity(1 << 20, file)),
+        })
+    }
+
+    fn write(&mut self, data: &[u8]) -> Result<()> {
+        let tmp = &self.tmp;
+        match self.file.as_mut() {
+            Some(f) => f.write_all(data).map_err(|e| Error::Io {
+                path: tmp.clone(),
+                source: e,
+            }),
+            None => Ok(()),
+        }
+    }
+
+    fn commit(mut self) -> Result<()> {
+        let io = |path: &Path, e| Error::Io {
+            path: path.into(),
+            source: e,
+        };
+        if let Some(f) = self.file.take() {
+            let f = f.into_inner().map_err(|e| io(&self.tmp, e.into_error()))?;
+            f.sync_all().map_err(|e| io(&self.tmp, e))?;
+        }
+        std::fs::rename(&self.tmp, &self.path).map_err(|e| io(&self.path, e))
+    }
+}
+
+impl Drop for AtomicFile {
+    fn drop(&mut self) {
+        if self.file.take().is_some() {
+            let _ = std::fs::remove_file(&self.tmp);
+        }
+    }
+}
+
+fn encode_h264(
+    input: &Path,
+    output: &Path,
+    recon: Option<&Path>,
+    mut config: h264::EncoderConfig,
+    force: bool,
+) -> Result<()> {
+    for p in std::iter::once(output).chain(recon) {
+        if p.exists() && !force {
+            return Err(Error::OutputExists(p.into()));
+        }
+    }
+    let mut reader = h264::y4m::Y4mReader::open(input)?;
+    let header = reader.header().clone();
+    let gpu = if config.cavlc.is_gpu() {
+        let gpu = open_gpu(false);
+        if gpu.is_none() {
+            log::warn!("no GPU adapter: CAVLC runs on the CPU (--cavlc cpu)");
+            config.cavlc = CavlcEngine::Cpu;
+        }
+        gpu
+    } else {
+        None
+    };
+    let mut encoder = h264::Encoder::new(
+        header.width,
+        header.height,
+        header.fps_f64(),
+        config,
+        gpu.as_ref(),
+    )?;
+    let mut out = AtomicFile::create(output, force)?;
+    let mut recon_out = recon.map(|p| AtomicFile::create(p, force)).transpose()?;
+
+    let total = std::fs::metadata(input).map(|m| m.len()).unwrap_or(0);
+    let frames_estimate = total / (header.frame_bytes() as u64 + 6).max(1);
+    let bar = (total > PROGRESS_THRESHOLD).then(|| {
+        let bar = indicatif::ProgressBar::new(frames_estimate);
+        bar.set_style(
+            indicatif::ProgressStyle::with_template(
+                "{spinner} [{bar:20}] {pos}/{len} frames ({elapsed})",
+            )
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+        );
+        bar
+    });
+    let t = Instant::now();
+    let mut bytes = 0u64;
+    while let Some(picture) = reader.read_frame()? {
+        let coded = pollster::block_on(encoder.encode(&picture))?;
+        out.write(&coded.bytes)?;
+        bytes += coded.bytes.len() as u64;
+        if let Some(r) = recon_out.as_mut() {
+            r.write(&coded.recon.to_yuv420p())?;
+        }
+        if let Some(b) = &bar {
+            b.inc(1);
+        }
+    }
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
+    let frames = reader.frames_read();
+    if frames == 0 {
+        return Err(Error::InvalidArgument(format!(
+            "{}: the Y4M file holds no frames",
+            input.display()
+        )));
+    }
+    out.commit()?;
+    if let Some(r) = recon_out {
+        r.commit()?;
+    }
+    eprintln!(
+        "{} -> {}: {frames} frames {}x{}, QP {}, CAVLC {}: {bytes} bytes in {:.3} s",
+        input.display(),
+        output.display(),
+        header.width,
+        header.height,
+        config.qp,
+        config.cavlc,
+        t.elapsed().as_secs_f64()
+    );
     Ok(())
 }

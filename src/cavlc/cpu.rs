@@ -330,9 +330,33 @@ pub fn encode_residual_block(
 impl BitWriter {
     /// Append all of `other`'s bits.
     pub fn append(&mut self, other: &BitWriter) {
-        for i in 0..other.bits {
-            let b = (other.bytes[(i / 8) as usize] >> (7 - i % 8)) & 1;
-            self.put(b as u32, 1);
+        self.append_bytes(&other.bytes, other.bits);
+    }
+    /// Append the first `bits` bits of the MSB-first `bytes` (at most `bytes.len() * 8`),
+    /// a byte at a time: a shift and an OR per byte when this writer is not byte aligned.
+    pub fn append_bytes(&mut self, bytes: &[u8], bits: u64) {
+        let bits = bits.min(bytes.len() as u64 * 8);
+        let src = &bytes[..bits.div_ceil(8) as usize];
+        let off = (self.bits % 8) as u32;
+        if off == 0 {
+            self.bytes.extend_from_slice(src);
+        } else {
+            self.bytes.reserve(src.len());
+            for &b in src {
+                if let Some(last) = self.bytes.last_mut() {
+                    *last |= b >> off;
+                }
+                self.bytes.push(b << (8 - off));
+            }
+        }
+        self.bits += bits;
+        self.bytes.truncate(self.bits.div_ceil(8) as usize);
+        // Keep the unused tail bits zero, whatever `bytes` held past `bits`.
+        let tail = (self.bits % 8) as u32;
+        if tail != 0 {
+            if let Some(last) = self.bytes.last_mut() {
+                *last &= 0xFFu8 << (8 - tail);
+            }
         }
     }
 }
