@@ -20,7 +20,7 @@ pub mod transform;
 pub mod y4m;
 
 pub use slices::encode_picture_levels;
-pub use stream::{CavlcEngine, Encoded, Encoder, EncoderConfig};
+pub use stream::{cpu_slice_data, write_picture, CavlcEngine, Encoded, Encoder, EncoderConfig};
 
 use crate::{Error, Result};
 

@@ -111,6 +111,32 @@ pub struct Encoded {
     pub bytes: Vec<u8>,
     /// What a decoder outputs for it (display size).
     pub recon: Picture,
+    /// Its macroblock headers and levels, as CAVLC coded them.
+    pub frame: Frame,
+}
+
+/// One IDR picture in Annex B form: SPS and PPS first when `parameter_sets` gives
+/// (geometry, level_idc, QP), then a NAL unit per slice of `frame` carrying its header and
+/// `slices`' data (MSB-first bytes and bit count per slice, in order). Slices are at the
+/// PPS's QP.
+pub fn write_picture(
+    frame: &Frame,
+    slices: &[(Vec<u8>, u64)],
+    parameter_sets: Option<(&Geometry, u8, u8)>,
+    idr_pic_id: u32,
+) -> Vec<u8> {
+    let mut bytes = Vec::with_capacity(slices.iter().map(|s| s.0.len() + 16).sum::<usize>() + 64);
+    if let Some((geometry, level_idc, qp)) = parameter_sets {
+        write_nal(&mut bytes, 3, NAL_SPS, &sps(geometry, level_idc));
+        write_nal(&mut bytes, 3, NAL_PPS, &pps(qp));
+    }
+    for (range, (data, bits)) in frame.slices().into_iter().zip(slices) {
+        let mut w = slice_header(range.start as u32, idr_pic_id);
+        w.append_bytes(data, *bits);
+        trailing_bits(&mut w);
+        write_nal(&mut bytes, 3, NAL_SLICE_IDR, w.as_bytes());
+    }
+    bytes
 }
 
 /// Encodes pictures of one size into one stream.
@@ -167,21 +193,19 @@ impl<'g> Encoder<'g> {
         }
         let (frame, recon) = encode_picture_levels(picture, &self.config)?;
         let slices = self.slice_data(&frame).await?;
-        let mut bytes = Vec::new();
-        if self.pictures == 0 {
-            write_nal(&mut bytes, 3, NAL_SPS, &sps(&self.geometry, self.level_idc));
-            write_nal(&mut bytes, 3, NAL_PPS, &pps(self.config.qp));
-        }
         // Consecutive IDR pictures must differ in idr_pic_id.
-        let idr_pic_id = (self.pictures % 2) as u32;
-        for (range, (data, bits)) in frame.slices().into_iter().zip(&slices) {
-            let mut w = slice_header(range.start as u32, idr_pic_id);
-            w.append_bytes(data, *bits);
-            trailing_bits(&mut w);
-            write_nal(&mut bytes, 3, NAL_SLICE_IDR, w.as_bytes());
-        }
+        let bytes = write_picture(
+            &frame,
+            &slices,
+            (self.pictures == 0).then_some((&self.geometry, self.level_idc, self.config.qp)),
+            (self.pictures % 2) as u32,
+        );
         self.pictures += 1;
-        Ok(Encoded { bytes, recon })
+        Ok(Encoded {
+            bytes,
+            recon,
+            frame,
+        })
     }
 
     /// slice_data() of every slice: MSB-first bytes and bit count.

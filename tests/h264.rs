@@ -1,0 +1,346 @@
+//! The H.264 encoder's pieces and edges: the byte-wise bit appender, a random frame with
+//! I_NxN macroblocks through the CPU slice_data() reference (FFmpeg must decode it
+//! without an error), the command line with --recon and an odd picture size, and bad
+//! input (not Y4M, 4:4:4, 10-bit, truncated): a clear error, exit status 1 and no
+//! output file.
+
+mod h264_common;
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use h264_common::{clip, ffmpeg_decode, scratch};
+use parvlc::cavlc::frame::{Frame, MbHeader, MB_LEVELS};
+use parvlc::cavlc::BitWriter;
+use parvlc::h264::syntax::level_idc;
+use parvlc::h264::y4m::Y4mReader;
+use parvlc::h264::{cpu_slice_data, write_picture, Geometry};
+use parvlc::Error;
+
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+}
+
+#[test]
+fn append_bytes_matches_bit_by_bit() {
+    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+    for _ in 0..2000 {
+        let mut a = BitWriter::new();
+        let mut b = BitWriter::new();
+        let lead = rng.below(20) as u32;
+        let v = rng.next() as u32;
+        a.put(v, lead);
+        b.put(v, lead);
+        let bits = rng.below(200);
+        // Garbage past `bits` in the source must not leak into the result.
+        let src: Vec<u8> = (0..bits.div_ceil(8) + rng.below(3))
+            .map(|_| rng.next() as u8)
+            .collect();
+        a.append_bytes(&src, bits);
+        for i in 0..bits {
+            b.put(((src[(i / 8) as usize] >> (7 - i % 8)) & 1) as u32, 1);
+        }
+        let tail = rng.next() as u32;
+        a.put(tail, 7);
+        b.put(tail, 7);
+        assert_eq!(a.bit_len(), b.bit_len());
+        assert_eq!(a.as_bytes(), b.as_bytes(), "lead {lead}, bits {bits}");
+    }
+}
+
+/// Intra4x4PredMode values a block may use given which neighbours exist (FFmpeg rejects
+/// the others): vertical and the diagonals down-left/vertical-left need the top, the
+/// horizontals the left, the rest both (and so the corner).
+fn allowed_4x4(top: bool, left: bool) -> Vec<u32> {
+    (0..9)
+        .filter(|m| match m {
+            0 | 3 | 7 => top,
+            1 | 8 => left,
+            2 => true,
+            _ => top && left,
+        })
+        .collect()
+}
+
+/// A frame of random I_NxN and I_16x16 macroblocks with random levels (some needing the
+/// level escape codes) and patterns, prediction modes valid for their neighbours.
+fn random_frame(wm: u32, hm: u32, slice_rows: u32, rng: &mut Rng) -> Frame {
+    let mut f = Frame::new(wm, hm);
+    let w = wm as usize;
+    // Intra4x4PredMode of every 4x4 block (raster within the picture); 2 (DC) stands in
+    // for I_16x16 macroblocks, as clause 8.3.1.1 says.
+    let bw = w * 4;
+    let mut modes = vec![2u32; bw * hm as usize * 4];
+    for mb in 0..f.mb_count() {
+        let (mx, my) = (mb % w, mb / w);
+        let slice = my as u32 / slice_rows;
+        let top_mb = my > 0 && (my - 1) as u32 / slice_rows == slice;
+        let left_mb = mx > 0;
+        let mut h = if rng.below(2) == 0 {
+            let mut h = MbHeader {
+                mb_type: 0,
+                coded_block_pattern: rng.below(48) as u32,
+                ..MbHeader::default()
+            };
+            for i in 0..16 {
+                let raster = parvlc::cavlc::frame::LUMA_CODING_ORDER[i];
+                let (bx, by) = (mx * 4 + raster % 4, my * 4 + raster / 4);
+                let top = by % 4 > 0 || top_mb;
+                let left = bx % 4 > 0 || left_mb;
+                let pred = if top && left {
+                    modes[(by - 1) * bw + bx].min(modes[by * bw + bx - 1])
+                } else {
+                    2
+                };
+                let options = allowed_4x4(top, left);
+                let mode = options[rng.below(options.len() as u64) as usize];
+                modes[by * bw + bx] = mode;
+                let nibble = if mode == pred {
+                    8
+                } else if mode < pred {
+                    mode
+                } else {
+                    mode - 1
+                };
+                h.intra4x4_modes[i / 8] |= nibble << (4 * (i % 8));
+            }
+            h
+        } else {
+            let pred: Vec<u32> = [(0, top_mb), (1, left_mb), (2, true), (3, top_mb && left_mb)]
+                .into_iter()
+                .filter(|&(_, ok)| ok)
+                .map(|(m, _)| m)
+                .collect();
+            MbHeader::intra16x16(
+                pred[rng.below(pred.len() as u64) as usize],
+                if rng.below(2) == 0 { 0 } else { 15 },
+                rng.below(3) as u32,
+                0,
+                0,
+                0,
+            )
+        };
+        let chroma: Vec<u32> = [(0, true), (1, left_mb), (2, top_mb), (3, top_mb && left_mb)]
+            .into_iter()
+            .filter(|&(_, ok)| ok)
+            .map(|(m, _)| m)
+            .collect();
+        h.intra_chroma_pred_mode = chroma[rng.below(chroma.len() as u64) as usize];
+        h.mb_qp_delta = rng.below(52) as i32 - 26;
+        h.slice = slice;
+        f.mbs[mb] = h;
+        let (cbp_luma, cbp_chroma) = h.cbp();
+        let levels = f.mb_levels_mut(mb);
+        for blk in 0..24 {
+            for pos in 0..16 {
+                let coded = if blk < 16 {
+                    let b8 = (blk / 8) * 2 + (blk % 4) / 2;
+                    (h.is_intra16x16() && pos == 0) || cbp_luma & (1 << b8) != 0
+                } else if pos == 0 {
+                    cbp_chroma >= 1
+                } else {
+                    cbp_chroma == 2
+                };
+                if coded && rng.below(3) == 0 {
+                    let big = rng.below(40) == 0;
+                    let mag = if big {
+                        1 + rng.below(2000)
+                    } else {
+                        1 + rng.below(4)
+                    } as i16;
+                    levels[blk * 16 + pos] = if rng.below(2) == 0 { mag } else { -mag };
+                }
+            }
+        }
+        assert_eq!(levels.len(), MB_LEVELS);
+    }
+    f
+}
+
+#[test]
+fn random_intra_nxn_frame_is_accepted_by_ffmpeg() {
+    let mut rng = Rng(0x0123_4567_89AB_CDEF);
+    for (wm, hm, slice_rows) in [(5u32, 4u32, 4u32), (7, 6, 2), (3, 5, 1)] {
+        let frame = random_frame(wm, hm, slice_rows, &mut rng);
+        frame.validate().unwrap();
+        assert!(frame.mbs.iter().any(|m| m.mb_type == 0));
+        let slices = cpu_slice_data(&frame).unwrap();
+        let g = Geometry::new(wm * 16, hm * 16).unwrap();
+        let stream = write_picture(&frame, &slices, Some((&g, level_idc(wm, hm, 25.0), 26)), 0);
+        let path = scratch().join(format!("random-{wm}x{hm}.264"));
+        std::fs::write(&path, &stream).unwrap();
+        let decoded = ffmpeg_decode(&path);
+        assert_eq!(decoded.len(), (wm * hm * 256 * 3 / 2) as usize);
+    }
+}
+
+fn parvlc(args: &[&str], dir: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_parvlc"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("run parvlc")
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// Only `keep` (and nothing else, no temporary files) in `dir`.
+fn dir_holds_only(dir: &Path, keep: &[&str]) {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    let mut want: Vec<String> = keep.iter().map(|s| s.to_string()).collect();
+    want.sort();
+    assert_eq!(names, want);
+}
+
+fn fresh_dir(name: &str) -> std::path::PathBuf {
+    let dir = scratch().join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// A Y4M of `frames` frames of an odd-sized gradient, written by hand (FFmpeg's sources
+/// round sizes to even).
+fn odd_y4m(w: u32, h: u32, frames: u32) -> Vec<u8> {
+    let (cw, ch) = (w.div_ceil(2), h.div_ceil(2));
+    let mut out = format!("YUV4MPEG2 W{w} H{h} F30:1 Ip A1:1 C420mpeg2\n").into_bytes();
+    for f in 0..frames {
+        out.extend_from_slice(b"FRAME\n");
+        for y in 0..h {
+            for x in 0..w {
+                out.push(((x * 7 + y * 3 + f * 11) % 256) as u8);
+            }
+        }
+        for c in 0..2 {
+            for y in 0..ch {
+                for x in 0..cw {
+                    out.push(((x * 13 + y * 5 + c * 90) % 256) as u8);
+                }
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn cli_recon_is_what_ffmpeg_decodes_including_odd_sizes() {
+    let dir = fresh_dir("cli-ok");
+    std::fs::write(dir.join("odd.y4m"), odd_y4m(37, 21, 3)).unwrap();
+    std::fs::copy(clip("mandelbrot", 198, 110), dir.join("m.y4m")).unwrap();
+    for (input, args) in [
+        ("odd.y4m", vec!["--qp", "18"]),
+        ("odd.y4m", vec!["--qp", "0", "--slice-rows", "1"]),
+        ("m.y4m", vec!["--qp", "30", "--slice-rows", "3"]),
+    ] {
+        let mut a = vec![
+            "h264", input, "-o", "out.264", "--recon", "r.yuv", "--cavlc", "cpu", "--force",
+        ];
+        a.extend(args.iter());
+        let o = parvlc(&a, &dir);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let recon = std::fs::read(dir.join("r.yuv")).unwrap();
+        assert_eq!(
+            recon,
+            ffmpeg_decode(&dir.join("out.264")),
+            "{input} {args:?}"
+        );
+        if input == "odd.y4m" {
+            // Displayed at the next even size: 38x22, 3 frames.
+            assert_eq!(recon.len(), 3 * (38 * 22 + 2 * 19 * 11));
+        }
+    }
+    // Without --force the outputs are left alone.
+    std::fs::write(dir.join("out.264"), b"keep").unwrap();
+    let o = parvlc(&["h264", "m.y4m", "-o", "out.264", "--cavlc", "cpu"], &dir);
+    assert!(
+        !o.status.success() && stderr(&o).contains("refusing to overwrite"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(std::fs::read(dir.join("out.264")).unwrap(), b"keep");
+}
+
+#[test]
+fn bad_input_is_a_clear_error_and_leaves_no_output() {
+    let good = std::fs::read(clip("testsrc2", 176, 144)).unwrap();
+    let frame = 176 * 144 * 3 / 2 + 6;
+    let mut ten_bit = b"YUV4MPEG2 W16 H16 F25:1 Ip A1:1 C420p10 XYSCSS=420P10\nFRAME\n".to_vec();
+    ten_bit.extend(vec![0u8; 16 * 16 * 3]);
+    let mut yuv444 = b"YUV4MPEG2 W16 H16 F25:1 Ip A1:1 C444\nFRAME\n".to_vec();
+    yuv444.extend(vec![0u8; 16 * 16 * 3]);
+    let cases: Vec<(&str, Vec<u8>, &str)> = vec![
+        (
+            "not-y4m",
+            b"RIFF\x00\x00\x00\x00WAVEfmt ".to_vec(),
+            "not a Y4M file",
+        ),
+        ("yuv444", yuv444, "colour space C444 is not supported"),
+        ("ten-bit", ten_bit, "colour space C420p10 is not supported"),
+        // The last of the two frames loses its final 100 bytes.
+        (
+            "truncated-last",
+            good[..good.len() - 100].to_vec(),
+            "frame 1 is truncated",
+        ),
+        // The first frame is cut inside its samples.
+        (
+            "truncated-first",
+            good[..good.len() - frame - 5000].to_vec(),
+            "frame 0 is truncated",
+        ),
+        (
+            "no-frames",
+            good[..good.len() - 2 * frame].to_vec(),
+            "holds no frames",
+        ),
+    ];
+    for (name, bytes, message) in cases {
+        let dir = fresh_dir(&format!("bad-{name}"));
+        std::fs::write(dir.join("in.y4m"), &bytes).unwrap();
+        // The library.
+        let lib = Y4mReader::open(&dir.join("in.y4m")).and_then(|mut r| {
+            while r.read_frame()?.is_some() {}
+            Ok(r.frames_read())
+        });
+        match (&lib, name) {
+            (Ok(0), "no-frames") => {}
+            (Err(e), _) => {
+                assert!(e.to_string().contains(message), "{name}: {e}");
+                assert!(e.to_string().contains("in.y4m"), "{name}: {e}");
+                let kind_ok = match name {
+                    "not-y4m" => matches!(e, Error::BadMagic { .. }),
+                    "yuv444" | "ten-bit" => matches!(e, Error::InvalidArgument(_)),
+                    _ => matches!(e, Error::Corrupt { .. }),
+                };
+                assert!(kind_ok, "{name}: {e:?}");
+            }
+            other => panic!("{name}: {other:?}"),
+        }
+        // The command line: exit status 1, the message, no output and no temporary file.
+        let o = parvlc(
+            &[
+                "h264", "in.y4m", "-o", "out.264", "--recon", "r.yuv", "--cavlc", "cpu",
+            ],
+            &dir,
+        );
+        assert_eq!(o.status.code(), Some(1), "{name}");
+        assert!(stderr(&o).contains(message), "{name}: {}", stderr(&o));
+        dir_holds_only(&dir, &["in.y4m"]);
+    }
+}
