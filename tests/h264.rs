@@ -244,12 +244,21 @@ fn cli_recon_is_what_ffmpeg_decodes_including_odd_sizes() {
     std::fs::write(dir.join("odd.y4m"), odd_y4m(37, 21, 3)).unwrap();
     std::fs::copy(clip("mandelbrot", 198, 110), dir.join("m.y4m")).unwrap();
     for (input, args) in [
-        ("odd.y4m", vec!["--qp", "18"]),
-        ("odd.y4m", vec!["--qp", "0", "--slice-rows", "1"]),
-        ("m.y4m", vec!["--qp", "30", "--slice-rows", "3"]),
+        ("odd.y4m", vec!["--qp", "18", "--cavlc", "cpu"]),
+        (
+            "odd.y4m",
+            vec!["--qp", "0", "--slice-rows", "1", "--cavlc", "cpu"],
+        ),
+        (
+            "m.y4m",
+            vec!["--qp", "30", "--slice-rows", "3", "--cavlc", "cpu"],
+        ),
+        // The default engine: cavlcu on the GPU (lavapipe in CI).
+        ("odd.y4m", vec!["--qp", "7", "--slice-rows", "1"]),
+        ("m.y4m", vec!["--cavlc", "su"]),
     ] {
         let mut a = vec![
-            "h264", input, "-o", "out.264", "--recon", "r.yuv", "--cavlc", "cpu", "--force",
+            "h264", input, "-o", "out.264", "--recon", "r.yuv", "--force",
         ];
         a.extend(args.iter());
         let o = parvlc(&a, &dir);
@@ -265,6 +274,19 @@ fn cli_recon_is_what_ffmpeg_decodes_including_odd_sizes() {
             assert_eq!(recon.len(), 3 * (38 * 22 + 2 * 19 * 11));
         }
     }
+    // No adapter (a backend this build lacks): the GPU engine falls back to the CPU.
+    let o = Command::new(env!("CARGO_BIN_EXE_parvlc"))
+        .args(["h264", "m.y4m", "-o", "fb.264", "--recon", "fb.yuv"])
+        .env("WGPU_BACKEND", "metal")
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains("CAVLC cpu"), "{}", stderr(&o));
+    assert_eq!(
+        std::fs::read(dir.join("fb.yuv")).unwrap(),
+        ffmpeg_decode(&dir.join("fb.264"))
+    );
     // Without --force the outputs are left alone.
     std::fs::write(dir.join("out.264"), b"keep").unwrap();
     let o = parvlc(&["h264", "m.y4m", "-o", "out.264", "--cavlc", "cpu"], &dir);

@@ -1,11 +1,13 @@
 //! FFmpeg, which no one here wrote, decodes our H.264 streams (`-err_detect explode`) to
 //! exactly our reconstruction: FFmpeg's testsrc2 and mandelbrot clips at QP 0, 12, 26,
 //! 40 and 51, four sizes (one not a multiple of 16), one slice and several, CAVLC by
-//! the CPU reference.
+//! the CPU reference; and a subset with every GPU CAVLC engine (on lavapipe in CI),
+//! whose streams must also equal the CPU engine's byte for byte.
 
+mod common;
 mod h264_common;
 
-use h264_common::{check_against_ffmpeg, clip};
+use h264_common::{check_against_ffmpeg, clip, encode_file};
 use parvlc::h264::{CavlcEngine, EncoderConfig};
 
 const QPS: [u8; 5] = [0, 12, 26, 40, 51];
@@ -54,4 +56,29 @@ fn hd_1280x720() {
 #[test]
 fn not_a_multiple_of_16_198x110() {
     matrix(198, 110, 1);
+}
+
+#[test]
+fn gpu_engines_match_ffmpeg_and_the_cpu() {
+    let gpu = common::gpu();
+    for (source, w, h, several) in [("testsrc2", 176, 144, 2), ("mandelbrot", 198, 110, 1)] {
+        let y4m = clip(source, w, h);
+        for qp in [0, 26, 51] {
+            for slice_rows in [None, Some(several)] {
+                let cpu = EncoderConfig {
+                    qp,
+                    slice_rows,
+                    cavlc: CavlcEngine::Cpu,
+                };
+                let (want, _, _) = encode_file(&y4m, cpu, None);
+                for cavlc in [CavlcEngine::Cavlcu, CavlcEngine::Recompute, CavlcEngine::Su] {
+                    let config = EncoderConfig { cavlc, ..cpu };
+                    let tag = format!("{source}-{w}x{h}-qp{qp}-rows{slice_rows:?}-{cavlc}");
+                    check_against_ffmpeg(&y4m, config, Some(gpu), &tag);
+                    let (got, _, _) = encode_file(&y4m, config, Some(gpu));
+                    assert!(got == want, "{tag}: stream differs from the CPU engine's");
+                }
+            }
+        }
+    }
 }

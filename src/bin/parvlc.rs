@@ -1060,7 +1060,7 @@ fn encode_h264(
     let gpu = if config.cavlc.is_gpu() {
         let gpu = open_gpu(false);
         if gpu.is_none() {
-            log::warn!("no GPU adapter: CAVLC runs on the CPU (--cavlc cpu)");
+            log::info!("no GPU adapter: CAVLC runs on the CPU reference");
             config.cavlc = CavlcEngine::Cpu;
         }
         gpu

@@ -7,7 +7,7 @@ use super::nal::{trailing_bits, write_nal, NAL_PPS, NAL_SLICE_IDR, NAL_SPS};
 use super::syntax::{level_idc, pps, slice_header, sps};
 use super::{encode_picture_levels, Geometry, Picture};
 use crate::cavlc::frame::{encode_slice_data, total_coeffs, Frame};
-use crate::cavlc::BitWriter;
+use crate::cavlc::{BitWriter, CavlcGpu, GpuVariant};
 use crate::gpu::Gpu;
 use crate::{Error, Result};
 
@@ -37,7 +37,16 @@ impl CavlcEngine {
         }
     }
     pub fn is_gpu(self) -> bool {
-        self != CavlcEngine::Cpu
+        self.gpu_variant().is_some()
+    }
+    /// The GPU stage behind this engine (`None` for the CPU reference).
+    pub fn gpu_variant(self) -> Option<GpuVariant> {
+        match self {
+            CavlcEngine::Cavlcu => Some(GpuVariant::Cavlcu),
+            CavlcEngine::Recompute => Some(GpuVariant::Recompute),
+            CavlcEngine::Su => Some(GpuVariant::Su),
+            CavlcEngine::Cpu => None,
+        }
     }
 }
 
@@ -144,13 +153,14 @@ pub struct Encoder<'g> {
     config: EncoderConfig,
     geometry: Geometry,
     level_idc: u8,
-    gpu: Option<&'g Gpu>,
+    /// The GPU and its CAVLC stages, for the GPU engines.
+    gpu: Option<(&'g Gpu, CavlcGpu)>,
     pictures: u64,
 }
 
 impl<'g> Encoder<'g> {
     /// An encoder for `width` x `height` pictures at `fps` (for the level). The GPU CAVLC
-    /// engines need `gpu`.
+    /// engines need `gpu` (their pipelines are built here, once).
     pub fn new(
         width: u32,
         height: u32,
@@ -160,12 +170,16 @@ impl<'g> Encoder<'g> {
     ) -> Result<Encoder<'g>> {
         config.validate()?;
         let geometry = Geometry::new(width, height)?;
-        if config.cavlc.is_gpu() && gpu.is_none() {
-            return Err(Error::InvalidArgument(format!(
-                "the {} CAVLC engine needs a GPU",
-                config.cavlc
-            )));
-        }
+        let gpu = match (config.cavlc.is_gpu(), gpu) {
+            (true, Some(g)) => Some((g, CavlcGpu::new(g)?)),
+            (true, None) => {
+                return Err(Error::InvalidArgument(format!(
+                    "the {} CAVLC engine needs a GPU",
+                    config.cavlc
+                )))
+            }
+            (false, _) => None,
+        };
         Ok(Encoder {
             config,
             geometry,
@@ -210,14 +224,9 @@ impl<'g> Encoder<'g> {
 
     /// slice_data() of every slice: MSB-first bytes and bit count.
     async fn slice_data(&self, frame: &Frame) -> Result<Vec<(Vec<u8>, u64)>> {
-        match self.config.cavlc {
-            CavlcEngine::Cpu => cpu_slice_data(frame),
-            engine => {
-                let _ = self.gpu;
-                Err(Error::InvalidArgument(format!(
-                    "the {engine} GPU CAVLC engine is not built yet; use --cavlc cpu"
-                )))
-            }
+        match (self.config.cavlc.gpu_variant(), &self.gpu) {
+            (Some(variant), Some((gpu, stages))) => stages.encode_frame(gpu, frame, variant).await,
+            _ => cpu_slice_data(frame),
         }
     }
 }
