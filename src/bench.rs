@@ -817,23 +817,25 @@ pub fn cavlc_bench_frame(
     qp: u8,
     slice_rows: Option<u32>,
 ) -> Result<(crate::cavlc::frame::Frame, String)> {
-    // Stand-in until the H.264 encoder's `encode_picture_levels` is available: random
-    // frames whose density falls with the QP. Not natural statistics; documented as such
-    // in every record's `source`.
-    let (wm, hm) = (width.div_ceil(16), height.div_ceil(16));
-    let mut spec = crate::cavlc::testframes::RandomFrame::new(wm, hm);
-    spec.intra16x16 = 1.0;
-    spec.sparsity = (0.55 + (qp as f64 - 22.0) * 0.025).clamp(0.0, 0.98);
-    let mut frame = spec.generate(qp as u64);
-    if let Some(rows) = slice_rows {
-        for (mb, h) in frame.mbs.iter_mut().enumerate() {
-            h.slice = (mb as u32 / wm) / rows.max(1);
-        }
-    }
-    let _ = synthetic_picture;
+    // A natural-looking picture through the H.264 encoder's CPU stages (prediction,
+    // transform, quantization), so the levels have real statistics for this QP.
+    let (y, u, v) = synthetic_picture(width, height, 1);
+    let picture = crate::h264::Picture {
+        width,
+        height,
+        y,
+        u,
+        v,
+    };
+    let config = crate::h264::EncoderConfig {
+        qp,
+        slice_rows,
+        cavlc: crate::h264::CavlcEngine::Cpu,
+    };
+    let (frame, _recon) = crate::h264::encode_picture_levels(&picture, &config)?;
     Ok((
         frame,
-        format!("random frame (stand-in), sparsity {:.2}", spec.sparsity),
+        format!("synthetic picture through h264::encode_picture_levels at QP {qp}"),
     ))
 }
 
