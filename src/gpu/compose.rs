@@ -94,6 +94,13 @@ pub const SOURCES: &[(&str, &str)] = &[
         "bitstuff_fsm",
         include_str!("../../shaders/bitstuff_fsm.wgsl"),
     ),
+    ("j2k_t1_io", include_str!("../../shaders/lib/j2k_t1_io.wgsl")),
+    (
+        "j2k_t1_model",
+        include_str!("../../shaders/lib/j2k_t1_model.wgsl"),
+    ),
+    ("j2k_mq", include_str!("../../shaders/lib/j2k_mq.wgsl")),
+    ("j2k_t1_raw", include_str!("../../shaders/lib/j2k_t1_raw.wgsl")),
     ("j2k_tier1", include_str!("../../shaders/j2k_tier1.wgsl")),
 ];
 
