@@ -2,12 +2,13 @@
 //! pass ends, termination flags and bit-planes, for every bypass setting (Part 1's 5,
 //! Part 2's 2..=4, and all passes MQ-coded), every band orientation, sizes from 1x1 to
 //! 64x64 and the long thin extremes, on flat, sparse, dense, full-range and adversarial
-//! content; both shader flavours, two workgroup sizes, and the re-encode of blocks that
-//! outgrow their planned output room.
+//! content; both shader flavours, two workgroup sizes, both kernel strategies (one
+//! kernel, three kernels per bit-plane), and the re-encode of blocks that outgrow their
+//! planned output room.
 mod common;
 
 use parvlc::j2k::tier1::{encode_code_block, BandOrientation, CodeBlockCoded, Tier1Options};
-use parvlc::j2k::tier1_gpu::{CodeBlockJob, Tier1Gpu, Tier1GpuConfig};
+use parvlc::j2k::tier1_gpu::{CodeBlockJob, Tier1Gpu, Tier1GpuConfig, Tier1Strategy};
 use parvlc::testdata::SplitMix64;
 
 const BANDS: [BandOrientation; 4] = [
@@ -293,6 +294,28 @@ fn blocks_that_outgrow_their_room_are_reencoded() {
     };
     check(common::gpu(), tight, &blocks(6), opts(Some(5)));
     check(common::gpu(), tight, &blocks(7), opts(None));
+}
+
+#[test]
+fn three_kernel_strategy_equals_cpu() {
+    let three = Tier1GpuConfig {
+        strategy: Tier1Strategy::ThreeKernel,
+        ..Default::default()
+    };
+    check(common::gpu(), three, &blocks(20), opts(Some(5)));
+    check(common::gpu(), three, &blocks(21), opts(Some(2)));
+    check(common::gpu(), three, &blocks(22), opts(None));
+    let tight = Tier1GpuConfig {
+        block_capacity: Some(8),
+        workgroup_size: 128,
+        ..three
+    };
+    check(
+        common::gpu_workgroup_flavour(),
+        tight,
+        &blocks(23),
+        opts(Some(4)),
+    );
 }
 
 #[test]

@@ -94,14 +94,24 @@ pub const SOURCES: &[(&str, &str)] = &[
         "bitstuff_fsm",
         include_str!("../../shaders/bitstuff_fsm.wgsl"),
     ),
-    ("j2k_t1_io", include_str!("../../shaders/lib/j2k_t1_io.wgsl")),
+    (
+        "j2k_t1_io",
+        include_str!("../../shaders/lib/j2k_t1_io.wgsl"),
+    ),
     (
         "j2k_t1_model",
         include_str!("../../shaders/lib/j2k_t1_model.wgsl"),
     ),
     ("j2k_mq", include_str!("../../shaders/lib/j2k_mq.wgsl")),
-    ("j2k_t1_raw", include_str!("../../shaders/lib/j2k_t1_raw.wgsl")),
+    (
+        "j2k_t1_raw",
+        include_str!("../../shaders/lib/j2k_t1_raw.wgsl"),
+    ),
     ("j2k_tier1", include_str!("../../shaders/j2k_tier1.wgsl")),
+    (
+        "j2k_tier1_split",
+        include_str!("../../shaders/j2k_tier1_split.wgsl"),
+    ),
 ];
 
 /// The stages (files with entry points), as pipelines are labelled `parvlc.NAME`.
@@ -121,6 +131,7 @@ pub const STAGES: &[&str] = &[
     "bitstuff_vote",
     "bitstuff_fsm",
     "j2k_tier1",
+    "j2k_tier1_split",
 ];
 
 /// Which flavour of the workgroup primitives a stage is composed with.

@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use super::tier1::{encode_code_block, CodeBlockCoded, Tier1Options};
-use super::tier1_gpu::{jobs_of, GpuTier1, Tier1Gpu, Tier1GpuConfig};
+use super::tier1_gpu::{jobs_of, GpuTier1, Tier1Gpu, Tier1GpuConfig, Tier1Strategy};
 use super::{encode, CodeBlockBatch, CpuTier1, EncoderConfig, Image, Tier1Engine, Tier1Future};
 use crate::gpu::{Gpu, Profiler};
 use crate::{testdata, Error, Result};
@@ -291,6 +291,40 @@ pub fn run_j2k(
                 Some(k_mq),
                 w_mq,
                 b_mq,
+                &adapter,
+            ));
+            // The paper's three-kernel strategy (per bit-plane: context modelling, raw
+            // passes, MQ passes over all code-blocks).
+            let three = Tier1Gpu::with_config(
+                g,
+                Tier1GpuConfig {
+                    strategy: Tier1Strategy::ThreeKernel,
+                    ..options.gpu_config
+                },
+            )?;
+            let (k3_fast, w3_fast, b3_fast) =
+                time_gpu_tier1(g, &three, &batch, &fast, options.runs)?;
+            let (k3_mq, w3_mq, b3_mq) = time_gpu_tier1(g, &three, &batch, &all_mq, options.runs)?;
+            let mut r = record(
+                "tier1",
+                "gpu-fast-three-kernel",
+                name,
+                samples,
+                Some(k3_fast),
+                w3_fast,
+                b3_fast,
+                &adapter,
+            );
+            r.speedup_fast_vs_all_mq = Some(k3_mq / k3_fast);
+            records.push(r);
+            records.push(record(
+                "tier1",
+                "gpu-all-mq-three-kernel",
+                name,
+                samples,
+                Some(k3_mq),
+                w3_mq,
+                b3_mq,
                 &adapter,
             ));
             let mut bytes = 0;

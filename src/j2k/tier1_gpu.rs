@@ -23,7 +23,7 @@ const STAGE: &str = "j2k_tier1";
 struct Tier1Params {
     n_blocks: u32,
     bypass_from: u32,
-    pad0: u32,
+    plane: u32,
     pad1: u32,
 }
 
@@ -66,6 +66,41 @@ const LAYOUT: StageLayout = StageLayout {
     ],
 };
 
+const SPLIT_STAGE: &str = "j2k_tier1_split";
+const SPLIT_LAYOUT: StageLayout = StageLayout {
+    stage: SPLIT_STAGE,
+    bindings: &[
+        Binding::Uniform(0),
+        Binding::ReadOnly(1),
+        Binding::ReadOnly(2),
+        Binding::ReadWrite(3),
+        Binding::ReadWrite(4),
+        Binding::ReadWrite(5),
+        Binding::ReadWrite(6),
+    ],
+};
+/// Per-block state and scratch words of the three-kernel strategy (keep in sync with
+/// shaders/j2k_tier1_split.wgsl `STATE_WORDS`, `SCRATCH_WORDS`).
+const SPLIT_STATE_WORDS: u64 = 176;
+const SPLIT_SCRATCH_WORDS: u64 = 3073;
+/// Code-blocks per workgroup of the split strategy's MQ kernel (one invocation each).
+const SPLIT_MQ_WG: u32 = 64;
+/// Raw segment room of lib/bitstuff_wg.wgsl: at most 2 bits per sample of 4096, which
+/// stuffing turns into at most ceil(8192 / 7) bytes.
+const BS_IN_WORDS: f64 = 257.0;
+const BS_OUT_WORDS: f64 = 296.0;
+
+/// How the GPU tier-1 is organised in kernels (the fast-mode paper's strategies).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Tier1Strategy {
+    /// One kernel codes each code-block from start to end (the paper's choice for single
+    /// images).
+    OneKernel,
+    /// Per bit-plane, three kernels over all code-blocks: context modelling, raw passes,
+    /// MQ passes (the paper's choice for many frames at once); state in global memory.
+    ThreeKernel,
+}
+
 /// One code-block to encode: `width * height` coefficients, row-major.
 #[derive(Clone, Copy, Debug)]
 pub struct CodeBlockJob<'a> {
@@ -83,6 +118,7 @@ pub struct Tier1GpuConfig {
     /// Output room per code-block in bytes; None sizes it from the block's bit-planes.
     /// Tests force a small room to prove the re-encode of blocks that outgrow it.
     pub block_capacity: Option<u32>,
+    pub strategy: Tier1Strategy,
 }
 
 impl Default for Tier1GpuConfig {
@@ -90,6 +126,7 @@ impl Default for Tier1GpuConfig {
         Tier1GpuConfig {
             workgroup_size: 256,
             block_capacity: None,
+            strategy: Tier1Strategy::OneKernel,
         }
     }
 }
@@ -135,6 +172,10 @@ struct Dispatch {
     blocks: Vec<BlockDesc>,
     out_words: u64,
     cpi: u32,
+    /// Bit-planes of the deepest block (three-kernel strategy: dispatches per plane).
+    planes: u32,
+    /// Three-kernel strategy: per-block state and scratch.
+    split: Option<(PooledBuffer, PooledBuffer)>,
 }
 
 fn orient_index(band: BandOrientation) -> u32 {
@@ -169,14 +210,18 @@ fn stripe_columns(job: &CodeBlockJob<'_>) -> usize {
 
 /// Room for a block: a bit per sample and bit-plane, two more for signs and run symbols,
 /// a quarter on top for MQ passes that expand, and a little for terminations.
-fn planned_capacity(job: &CodeBlockJob<'_>) -> u32 {
+fn bit_planes(job: &CodeBlockJob<'_>) -> u32 {
     let max = job
         .coeffs
         .iter()
         .map(|c| c.unsigned_abs())
         .max()
         .unwrap_or(0);
-    let planes = (32 - max.leading_zeros()) as usize;
+    32 - max.leading_zeros()
+}
+
+fn planned_capacity(job: &CodeBlockJob<'_>) -> u32 {
+    let planes = bit_planes(job) as usize;
     let samples = job.width * job.height;
     let bytes = (samples * (planes + 2)).div_ceil(8);
     (bytes + bytes / 4 + 64).next_multiple_of(4) as u32
@@ -201,7 +246,7 @@ impl Tier1Gpu {
     pub fn with_config(gpu: &Gpu, config: Tier1GpuConfig) -> Result<Tier1Gpu> {
         config.validate()?;
         let t = Tier1Gpu { config };
-        gpu.pipeline(&LAYOUT, "main", &t.constants(t.cpi_for(MAX_STRIPE_COLUMNS)))?;
+        t.warm(gpu, t.cpi_for(MAX_STRIPE_COLUMNS))?;
         Ok(t)
     }
 
@@ -215,15 +260,35 @@ impl Tier1Gpu {
             .clamp(1, MAX_CPI)
     }
 
-    fn constants(&self, cpi: u32) -> [(&'static str, f64); 2] {
+    fn constants(&self, cpi: u32) -> [(&'static str, f64); 4] {
         [
             ("WG_SIZE", self.config.workgroup_size as f64),
             ("CPI", cpi as f64),
-            // A raw SPP+MRP segment holds at most 2 bits per sample (4096 samples),
-            // which stuffing turns into at most ceil(8192 / 7) bytes.
-            //("BS_IN_WORDS", 257.0),
-            //("BS_OUT_WORDS", 296.0),
+            ("BS_IN_WORDS", BS_IN_WORDS),
+            ("BS_OUT_WORDS", BS_OUT_WORDS),
         ]
+    }
+
+    fn mq_constants() -> [(&'static str, f64); 2] {
+        [
+            ("MQ_WG", SPLIT_MQ_WG as f64),
+            ("MQ_CTX_WORDS", (19 * SPLIT_MQ_WG) as f64),
+        ]
+    }
+
+    /// Build the pipelines of the configured strategy for `cpi`.
+    fn warm(&self, gpu: &Gpu, cpi: u32) -> Result<()> {
+        match self.config.strategy {
+            Tier1Strategy::OneKernel => {
+                gpu.pipeline(&LAYOUT, "main", &self.constants(cpi))?;
+            }
+            Tier1Strategy::ThreeKernel => {
+                gpu.pipeline(&SPLIT_LAYOUT, "cm", &self.constants(cpi))?;
+                gpu.pipeline(&SPLIT_LAYOUT, "raw", &self.constants(cpi))?;
+                gpu.pipeline(&SPLIT_LAYOUT, "mq", &Self::mq_constants())?;
+            }
+        }
+        Ok(())
     }
 
     /// Copy the code-blocks to the GPU and plan their output regions. Dispatches are
@@ -265,12 +330,15 @@ impl Tier1Gpu {
             let (mut coeff_bytes, mut out_bytes, mut end) = (0u64, 0u64, start);
             while end < blocks.len() {
                 let c = blocks[end].coeffs.len() as u64 * 4;
+                let scratch = ((end - start + 1) as u64) * SPLIT_SCRATCH_WORDS * 4;
                 let o = capacities[end].next_multiple_of(4) as u64;
                 let r = ((end - start + 1) * RESULT_STRIDE * 4) as u64;
                 if end > start
                     && (coeff_bytes + c > max_binding
                         || out_bytes + o > max_binding
-                        || r > max_binding)
+                        || r > max_binding
+                        || (self.config.strategy == Tier1Strategy::ThreeKernel
+                            && scratch > max_binding))
                 {
                     break;
                 }
@@ -305,7 +373,15 @@ impl Tier1Gpu {
                 at.push((dispatches.len(), j));
             }
             let cpi = self.cpi_for(slice.iter().map(stripe_columns).max().unwrap_or(1));
-            dispatches.push(self.make_dispatch(gpu, descs, &coeffs, out_word, bypass_from, cpi));
+            let planes = slice.iter().map(bit_planes).max().unwrap_or(0);
+            dispatches.push(self.make_dispatch(
+                gpu,
+                descs,
+                &coeffs,
+                out_word,
+                bypass_from,
+                (cpi, planes),
+            ));
             start = end;
         }
         Ok(Tier1Batch {
@@ -322,7 +398,7 @@ impl Tier1Gpu {
         coeffs: &[i32],
         out_words: u64,
         bypass_from: u32,
-        cpi: u32,
+        (cpi, planes): (u32, u32),
     ) -> Dispatch {
         let storage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST;
         let params = gpu.pooled_buffer(
@@ -335,7 +411,7 @@ impl Tier1Gpu {
             bytemuck::bytes_of(&Tier1Params {
                 n_blocks: blocks.len() as u32,
                 bypass_from,
-                pad0: 0,
+                plane: 0,
                 pad1: 0,
             }),
         );
@@ -355,6 +431,13 @@ impl Tier1Gpu {
             (blocks.len() * RESULT_STRIDE * 4) as u64,
             storage | wgpu::BufferUsages::COPY_SRC,
         );
+        let split = (self.config.strategy == Tier1Strategy::ThreeKernel).then(|| {
+            let n = blocks.len() as u64;
+            (
+                gpu.pooled_buffer(n * SPLIT_STATE_WORDS * 4, storage),
+                gpu.pooled_buffer(n * SPLIT_SCRATCH_WORDS * 4, storage),
+            )
+        });
         Dispatch {
             params,
             descs,
@@ -364,6 +447,8 @@ impl Tier1Gpu {
             blocks,
             out_words,
             cpi,
+            planes,
+            split,
         }
     }
 
@@ -377,6 +462,10 @@ impl Tier1Gpu {
     ) -> Result<()> {
         let max_groups = gpu.limits.max_compute_workgroups_per_dimension.max(1);
         for d in &batch.dispatches {
+            if d.split.is_some() {
+                self.encode_split(gpu, d, batch.bypass_from, encoder, profiler.as_deref_mut())?;
+                continue;
+            }
             let built = gpu.pipeline(&LAYOUT, "main", &self.constants(d.cpi))?;
             let bind = gpu.bind(
                 &built,
@@ -398,6 +487,89 @@ impl Tier1Gpu {
             pass.dispatch_workgroups((d.blocks.len() as u32).min(max_groups), 1, 1);
         }
         gpu.check_errors(STAGE)
+    }
+
+    /// The three-kernel strategy: per bit-plane, context modelling, raw passes and MQ
+    /// passes over all blocks of the dispatch, one compute pass (timed as one) in all.
+    fn encode_split(
+        &self,
+        gpu: &Gpu,
+        d: &Dispatch,
+        bypass_from: u32,
+        encoder: &mut wgpu::CommandEncoder,
+        profiler: Option<&mut Profiler>,
+    ) -> Result<()> {
+        let Some((state, scratch)) = &d.split else {
+            return Ok(());
+        };
+        let cm = gpu.pipeline(&SPLIT_LAYOUT, "cm", &self.constants(d.cpi))?;
+        let raw = gpu.pipeline(&SPLIT_LAYOUT, "raw", &self.constants(d.cpi))?;
+        let mq = gpu.pipeline(&SPLIT_LAYOUT, "mq", &Self::mq_constants())?;
+        let n = d.blocks.len() as u32;
+        let max_groups = gpu.limits.max_compute_workgroups_per_dimension.max(1);
+        let groups = n.min(max_groups);
+        let mq_groups = n.div_ceil(SPLIT_MQ_WG);
+        let (mq_x, mq_y) = if mq_groups <= max_groups {
+            (mq_groups, 1)
+        } else {
+            (max_groups, mq_groups.div_ceil(max_groups))
+        };
+        // One uniform per plane: the plane is all that differs.
+        let planes = d.planes.max(1);
+        let mut binds = Vec::with_capacity(planes as usize);
+        let mut uniforms = Vec::with_capacity(planes as usize);
+        for plane in 1..=planes {
+            let params = gpu.pooled_buffer(
+                16,
+                wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+            );
+            gpu.queue.write_buffer(
+                &params,
+                0,
+                bytemuck::bytes_of(&Tier1Params {
+                    n_blocks: n,
+                    bypass_from,
+                    plane,
+                    pad1: 0,
+                }),
+            );
+            uniforms.push(params);
+        }
+        for params in &uniforms {
+            let entries = [
+                (0, params.as_entire_buffer_binding()),
+                (1, d.descs.as_entire_buffer_binding()),
+                (2, d.coeffs.as_entire_buffer_binding()),
+                (3, d.output.as_entire_buffer_binding()),
+                (4, d.results.as_entire_buffer_binding()),
+                (5, state.as_entire_buffer_binding()),
+                (6, scratch.as_entire_buffer_binding()),
+            ];
+            binds.push((
+                gpu.bind(&cm, &entries),
+                gpu.bind(&raw, &entries),
+                gpu.bind(&mq, &entries),
+            ));
+        }
+        let timestamp_writes = profiler.and_then(|p| p.pass("tier1"));
+        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: Some("parvlc.j2k_tier1_split"),
+            timestamp_writes,
+        });
+        for (plane, (b_cm, b_raw, b_mq)) in (1..=planes).zip(&binds) {
+            pass.set_pipeline(&cm.pipeline);
+            pass.set_bind_group(0, b_cm, &[]);
+            pass.dispatch_workgroups(groups, 1, 1);
+            if bypass_from != 0 && plane > 1 && plane >= bypass_from {
+                pass.set_pipeline(&raw.pipeline);
+                pass.set_bind_group(0, b_raw, &[]);
+                pass.dispatch_workgroups(groups, 1, 1);
+            }
+            pass.set_pipeline(&mq.pipeline);
+            pass.set_bind_group(0, b_mq, &[]);
+            pass.dispatch_workgroups(mq_x, mq_y, 1);
+        }
+        Ok(())
     }
 
     /// Read the coded blocks of an encoded, submitted batch. Blocks that outgrew their
