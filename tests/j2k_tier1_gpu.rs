@@ -372,6 +372,7 @@ fn encoder_with_gpu_tier1_writes_the_cpu_codestream() {
                 cblk,
                 bypass_from,
                 engine,
+                ..Default::default()
             };
             let cpu = pollster::block_on(encode(image, &config(Arc::new(CpuTier1)))).unwrap();
             let on_gpu = pollster::block_on(encode(image, &config(engine.clone()))).unwrap();

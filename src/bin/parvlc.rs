@@ -706,12 +706,25 @@ const J2K_PROGRESS_SAMPLES: u64 = 4 << 20;
 
 /// The tier-1 engine of `parvlc j2k`: the GPU unless --cpu or no adapter (then the CPU,
 /// after one warning).
-fn j2k_engine(cpu: bool) -> Result<std::sync::Arc<dyn parvlc::j2k::Tier1Engine>> {
+/// Tier-1 engine and front end: both on the GPU unless `--cpu` or no adapter.
+fn j2k_engine(
+    cpu: bool,
+) -> Result<(
+    std::sync::Arc<dyn parvlc::j2k::Tier1Engine>,
+    parvlc::j2k::FrontEnd,
+)> {
     match open_gpu(cpu) {
-        Some(gpu) => Ok(std::sync::Arc::new(parvlc::j2k::tier1_gpu::GpuTier1::new(
-            std::sync::Arc::new(gpu),
-        )?)),
-        None => Ok(std::sync::Arc::new(parvlc::j2k::CpuTier1)),
+        Some(gpu) => {
+            let gpu = std::sync::Arc::new(gpu);
+            Ok((
+                std::sync::Arc::new(parvlc::j2k::tier1_gpu::GpuTier1::new(gpu.clone())?),
+                parvlc::j2k::FrontEnd::Gpu(gpu),
+            ))
+        }
+        None => Ok((
+            std::sync::Arc::new(parvlc::j2k::CpuTier1),
+            parvlc::j2k::FrontEnd::Cpu,
+        )),
     }
 }
 
@@ -740,11 +753,13 @@ fn j2k_encode(
         );
     }
     let image = Image::read(input)?;
+    let (engine, front_end) = j2k_engine(cpu)?;
     let config = EncoderConfig {
         levels,
         cblk,
         bypass_from,
-        engine: j2k_engine(cpu)?,
+        engine,
+        front_end,
     };
     let samples = image.samples.len() as u64;
     let bar = if samples > J2K_PROGRESS_SAMPLES {

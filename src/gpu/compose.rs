@@ -112,6 +112,7 @@ pub const SOURCES: &[(&str, &str)] = &[
         "j2k_tier1_split",
         include_str!("../../shaders/j2k_tier1_split.wgsl"),
     ),
+    ("j2k_dwt", include_str!("../../shaders/j2k_dwt.wgsl")),
 ];
 
 /// The stages (files with entry points), as pipelines are labelled `parvlc.NAME`.
@@ -132,6 +133,7 @@ pub const STAGES: &[&str] = &[
     "bitstuff_fsm",
     "j2k_tier1",
     "j2k_tier1_split",
+    "j2k_dwt",
 ];
 
 /// Which flavour of the workgroup primitives a stage is composed with.

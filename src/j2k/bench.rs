@@ -251,6 +251,7 @@ pub fn run_j2k(
             cblk: options.cblk,
             bypass_from: bypass,
             engine,
+            front_end: super::FrontEnd::Cpu,
         };
         // The picture's code-blocks, as the encoder hands them to tier-1.
         let capture = Arc::new(Capture(Mutex::new(None)));

@@ -14,6 +14,7 @@
 pub mod bench;
 pub mod codestream;
 pub mod dwt;
+pub mod dwt_gpu;
 pub mod image;
 pub mod mq;
 pub mod partition;
@@ -31,6 +32,7 @@ use rayon::prelude::*;
 pub use image::Image;
 use tier1::{BandOrientation, CodeBlockCoded, Tier1Options};
 
+use crate::gpu::Gpu;
 use crate::{Error, Result};
 
 /// One code-block of the batch: `width * height` coefficients (row-major) at `offset`.
@@ -98,6 +100,25 @@ impl Tier1Engine for CpuTier1 {
     }
 }
 
+/// Where the front end (level shift, RCT, DWT, gather into the batch) runs.
+#[derive(Clone, Default)]
+pub enum FrontEnd {
+    /// [`transform_cpu`], on all cores.
+    #[default]
+    Cpu,
+    /// [`dwt_gpu::DwtGpu`] on this GPU; its coefficients are read back for tier-1.
+    Gpu(Arc<Gpu>),
+}
+
+impl std::fmt::Debug for FrontEnd {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            FrontEnd::Cpu => f.write_str("Cpu"),
+            FrontEnd::Gpu(g) => write!(f, "Gpu({})", g.adapter_name()),
+        }
+    }
+}
+
 /// How to encode.
 #[derive(Clone)]
 pub struct EncoderConfig {
@@ -111,6 +132,8 @@ pub struct EncoderConfig {
     pub bypass_from: Option<u32>,
     /// Tier-1: [`CpuTier1`] by default.
     pub engine: Arc<dyn Tier1Engine>,
+    /// The front end: the CPU by default.
+    pub front_end: FrontEnd,
 }
 
 impl Default for EncoderConfig {
@@ -120,6 +143,7 @@ impl Default for EncoderConfig {
             cblk: 64,
             bypass_from: Some(5),
             engine: Arc::new(CpuTier1),
+            front_end: FrontEnd::Cpu,
         }
     }
 }
@@ -131,6 +155,7 @@ impl std::fmt::Debug for EncoderConfig {
             .field("cblk", &self.cblk)
             .field("bypass_from", &self.bypass_from)
             .field("engine", &self.engine.name())
+            .field("front_end", &self.front_end)
             .finish()
     }
 }
@@ -198,13 +223,15 @@ pub async fn encode_with_progress(
     let (w, h) = (image.width as usize, image.height as usize);
 
     progress(Stage::Transform);
-    let mut planes = rct::forward(image);
-    planes
-        .par_iter_mut()
-        .for_each(|p| dwt::forward_2d(p, w, h, levels));
     let layout = partition::layout(w, h, image.components, levels, config.cblk as usize);
-    let batch = gather(&layout, &planes, w);
-    drop(planes);
+    let batch = match &config.front_end {
+        FrontEnd::Cpu => transform_cpu(image, levels, config.cblk),
+        FrontEnd::Gpu(gpu) => {
+            dwt_gpu::DwtGpu::new(gpu)?
+                .transform(gpu, image, levels, config.cblk)
+                .await?
+        }
+    };
 
     progress(Stage::Tier1);
     let opts = Tier1Options {
@@ -279,6 +306,19 @@ fn band_orientation(o: dwt::Orientation) -> BandOrientation {
         dwt::Orientation::LH => BandOrientation::LH,
         dwt::Orientation::HH => BandOrientation::HH,
     }
+}
+
+/// The front end on the CPU (the twin of [`dwt_gpu`]): level shift and RCT, `levels`
+/// levels of the 5/3 DWT (as given, not reduced), and every code-block of the layout for
+/// `cblk` x `cblk` blocks gathered into one batch.
+pub fn transform_cpu(image: &Image, levels: u32, cblk: u32) -> CodeBlockBatch {
+    let (w, h) = (image.width as usize, image.height as usize);
+    let mut planes = rct::forward(image);
+    planes
+        .par_iter_mut()
+        .for_each(|p| dwt::forward_2d(p, w, h, levels));
+    let layout = partition::layout(w, h, image.components, levels, cblk as usize);
+    gather(&layout, &planes, w)
 }
 
 /// Copy every code-block's coefficients out of the transformed planes, in layout order.
