@@ -750,12 +750,15 @@ fn decode_result(
 }
 
 /// The GPU tier-1 as the encoder's [`super::Tier1Engine`]: a whole image's code-blocks in
-/// one upload and one submission.
+/// one upload and one submission. Native only: an engine is Send + Sync, which wgpu's
+/// WebGPU objects are not.
+#[cfg(not(target_arch = "wasm32"))]
 pub struct GpuTier1 {
     gpu: std::sync::Arc<Gpu>,
     tier1: Tier1Gpu,
 }
 
+#[cfg(not(target_arch = "wasm32"))]
 impl GpuTier1 {
     pub fn new(gpu: std::sync::Arc<Gpu>) -> Result<GpuTier1> {
         Self::with_config(gpu, Tier1GpuConfig::default())
@@ -786,6 +789,7 @@ pub fn jobs_of(batch: &super::CodeBlockBatch) -> Vec<CodeBlockJob<'_>> {
         .collect()
 }
 
+#[cfg(not(target_arch = "wasm32"))]
 impl super::Tier1Engine for GpuTier1 {
     fn name(&self) -> String {
         format!("the GPU ({})", self.gpu.adapter_name())
