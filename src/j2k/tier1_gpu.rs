@@ -6,6 +6,9 @@
 //! in parallel, MQ-coded passes coded by one invocation from the context-decision pairs
 //! the others produced. With `bypass_from: None` the same kernel MQ-codes every pass:
 //! that is the all-MQ baseline the fast mode is measured against.
+//! [`Tier1Strategy::ThreeKernel`] (shaders/j2k_tier1_split.wgsl) is the paper's other
+//! organisation, for many code-blocks at once: per bit-plane a context-modelling, a
+//! raw-pass and an MQ kernel over all blocks, state in global memory; same bytes.
 //!
 //! Output room: each code-block gets a region sized from its bit-planes; the kernel
 //! counts a block's true length even when it outgrows its region (it then writes
