@@ -475,3 +475,40 @@ fn empty_batch() {
     let f = pollster::block_on(stuff_fsm(gpu, &[], Termination::Plain, &cfg)).unwrap();
     assert!(v.stuffed.is_empty() && f.stuffed.is_empty());
 }
+
+/// The benchmark runs every row on a small input (each GPU result is checked against the
+/// serial reference inside), and its inputs are what they claim.
+#[test]
+fn bench_runs_small() {
+    use parvlc::bitstuff::bench::{bench_input, run_bitstuff, BitstuffBenchOptions};
+    let _g = serial();
+    let gpu = common::gpu();
+    let options = BitstuffBenchOptions {
+        size: 48 << 10,
+        segment_bytes: (1024, 4096),
+        inputs: vec!["random".into(), "cascade".into()],
+        variants: vec!["vote".into(), "fsm".into()],
+        cpu_max_bytes: 1 << 30,
+        runs: 1,
+        config: BitstuffConfig::default(),
+        term: Termination::Plain,
+    };
+    let mut seen = 0;
+    let records = run_bitstuff(Some(gpu), &options, &mut |r| seen += r.len()).unwrap();
+    // Per input: 2 CPU rows, and 2 scopes for each GPU variant.
+    assert_eq!(records.len(), 2 * (2 + 2 * 2));
+    assert_eq!(seen, records.len());
+    assert!(records
+        .iter()
+        .all(|r| r.seconds_wall > 0.0 && r.bytes == 48 << 10));
+    let vote = records
+        .iter()
+        .find(|r| r.variant == "vote" && r.scope == "stuff")
+        .unwrap();
+    assert!(vote.vote_iterations_max.unwrap() >= 1);
+    // The cascade input stuffs to FF 3F FF 3F ...
+    let c = bench_input("cascade", 30, 0).unwrap();
+    let out = stuff_batch(&[RawBits::bytes(&c)], Termination::Plain).unwrap();
+    assert_eq!(&out.bytes[..4], &[0xFF, 0x3F, 0xFF, 0x3F]);
+    assert!(bench_input("nonsense", 8, 0).is_err());
+}

@@ -234,7 +234,8 @@ enum Command {
     },
     /// Benchmark every encoder on the same inputs: GPU and wall times, ratio, speedups.
     /// `parvlc bench` is the Huffman suite; `parvlc bench cavlc` the H.264 CAVLC one;
-    /// `parvlc bench j2k` the JPEG 2000 one.
+    /// `parvlc bench j2k` the JPEG 2000 one; `parvlc bench bitstuff` JPEG 2000 raw-segment
+    /// bit-stuffing.
     #[command(args_conflicts_with_subcommands = true)]
     Bench {
         #[command(subcommand)]
@@ -349,6 +350,52 @@ enum BenchModule {
         /// The CPU rows alone (no GPU).
         #[arg(long)]
         cpu: bool,
+        /// Write JSON Lines here.
+        #[arg(long)]
+        json: Option<PathBuf>,
+    },
+    /// JPEG 2000 raw-segment bit-stuffing: vote and fsm on the GPU, the serial reference
+    /// on one core and on all cores, on random bits and adversarial inputs cut into
+    /// code-block sized segments; GB/s of raw input and the vote's iteration counts.
+    Bitstuff {
+        /// Raw bytes per input, all segments together.
+        #[arg(long, default_value_t = 256 << 20)]
+        size: u64,
+        /// Segment lengths in bytes, MIN-MAX (uniform).
+        #[arg(long, default_value = "1024-4096")]
+        segment: String,
+        /// Inputs: random (what raw SPP/MRP bits look like), all-ff, alternating (0xFF
+        /// every other byte), cascade (each inserted zero makes the next 0xFF).
+        #[arg(
+            long,
+            value_delimiter = ',',
+            default_value = "random,all-ff,alternating,cascade"
+        )]
+        inputs: Vec<String>,
+        /// GPU variants.
+        #[arg(long, value_delimiter = ',', default_value = "vote,fsm")]
+        variants: Vec<String>,
+        /// Timed runs per measurement (best is kept).
+        #[arg(long, default_value_t = 10)]
+        runs: usize,
+        /// Largest input the CPU rows run on.
+        #[arg(long, default_value_t = 1 << 30)]
+        cpu_max: u64,
+        /// The CPU rows alone (no GPU needed).
+        #[arg(long)]
+        cpu: bool,
+        /// Threads per workgroup (one workgroup per segment).
+        #[arg(long, default_value_t = 256)]
+        workgroup_size: u32,
+        /// fsm: raw words per invocation per round.
+        #[arg(long, default_value_t = 1)]
+        fsm_words: u32,
+        /// Longest segment the GPU stages take, in bits (sizes their workgroup memory).
+        #[arg(long, default_value_t = parvlc::bitstuff::DEFAULT_MAX_SEGMENT_BITS)]
+        max_segment_bits: u32,
+        /// Predictable (ERTERM) termination instead of the plain BYPASS flush.
+        #[arg(long)]
+        predictable: bool,
         /// Write JSON Lines here.
         #[arg(long)]
         json: Option<PathBuf>,
@@ -904,6 +951,88 @@ fn bench_module(module: BenchModule) -> Result<()> {
             };
             let records = run_j2k(gpu, &options, &mut |records| {
                 println!("{}", j2k_table(records));
+                if let Some(f) = json_out.as_mut() {
+                    for r in records {
+                        if let Ok(line) = serde_json::to_string(r) {
+                            let _ = writeln!(f, "{line}");
+                        }
+                    }
+                }
+            })?;
+            eprintln!(
+                "{} measurements on {}",
+                records.len(),
+                records
+                    .first()
+                    .map_or("the CPU".into(), |r| r.adapter.clone())
+            );
+            Ok(())
+        }
+        BenchModule::Bitstuff {
+            size,
+            segment,
+            inputs,
+            variants,
+            runs,
+            cpu_max,
+            cpu,
+            workgroup_size,
+            fsm_words,
+            max_segment_bits,
+            predictable,
+            json,
+        } => {
+            use parvlc::bitstuff::bench::{bitstuff_table, run_bitstuff, BitstuffBenchOptions};
+            let bad_range = || {
+                Error::InvalidArgument(format!(
+                    "--segment wants MIN-MAX in bytes (e.g. 1024-4096), not `{segment}`"
+                ))
+            };
+            let (lo, hi) = segment.split_once('-').ok_or_else(bad_range)?;
+            let lo: u64 = lo.trim().parse().map_err(|_| bad_range())?;
+            let hi: u64 = hi.trim().parse().map_err(|_| bad_range())?;
+            if lo == 0 || lo > hi {
+                return Err(bad_range());
+            }
+            let options = BitstuffBenchOptions {
+                size,
+                segment_bytes: (lo, hi),
+                inputs,
+                variants: if cpu { Vec::new() } else { variants },
+                cpu_max_bytes: cpu_max,
+                runs,
+                config: parvlc::bitstuff::BitstuffConfig {
+                    workgroup_size,
+                    max_segment_bits,
+                    fsm_words,
+                    max_dispatch_bytes: None,
+                },
+                term: if predictable {
+                    parvlc::bitstuff::Termination::Predictable
+                } else {
+                    parvlc::bitstuff::Termination::Plain
+                },
+            };
+            let gpu = if options.variants.is_empty() {
+                None
+            } else {
+                Some(
+                    pollster::block_on(Gpu::new(GpuOptions::default())).map_err(|e| {
+                        Error::InvalidArgument(format!(
+                            "bench bitstuff needs a GPU ({e}); --cpu runs the CPU rows alone"
+                        ))
+                    })?,
+                )
+            };
+            let mut json_out = match &json {
+                Some(p) => Some(std::fs::File::create(p).map_err(|e| Error::Io {
+                    path: p.clone(),
+                    source: e,
+                })?),
+                None => None,
+            };
+            let records = run_bitstuff(gpu.as_ref(), &options, &mut |records| {
+                println!("{}", bitstuff_table(records));
                 if let Some(f) = json_out.as_mut() {
                     for r in records {
                         if let Ok(line) = serde_json::to_string(r) {
