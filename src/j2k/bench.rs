@@ -2,13 +2,19 @@
 //! tier-1 on one core and on all cores, and the whole encoder against OpenJPEG's
 //! `opj_compress -M 1` on the same synthetic pictures, in MSamples/s. GPU times from
 //! timestamp queries (kernel only, the code-blocks resident), wall times host to host.
+//! The front end (level shift + RCT, DWT, gather) on the GPU against its CPU twin (scope
+//! `front-end`, rows `dwt...`), and the whole GPU path (GPU front end + GPU tier-1).
 
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
+use super::dwt_gpu::{upload_samples, DwtGpu, DwtPlan, PASS_DWT, PASS_GATHER, PASS_RCT};
 use super::tier1::{encode_code_block, CodeBlockCoded, Tier1Options};
 use super::tier1_gpu::{jobs_of, GpuTier1, Tier1Gpu, Tier1GpuConfig, Tier1Strategy};
-use super::{encode, CodeBlockBatch, CpuTier1, EncoderConfig, Image, Tier1Engine, Tier1Future};
+use super::{
+    encode, max_levels, transform_cpu, CodeBlockBatch, CpuTier1, EncoderConfig, Image, Tier1Engine,
+    Tier1Future,
+};
 use crate::gpu::{Gpu, Profiler};
 use crate::{testdata, Error, Result};
 
@@ -16,7 +22,8 @@ use crate::{testdata, Error, Result};
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct J2kRecord {
     pub module: String,
-    /// tier1 (the code-blocks of a picture) or encoder (picture to codestream).
+    /// tier1 (the code-blocks of a picture), encoder (picture to codestream) or front-end
+    /// (picture to the code-block batch: RCT, DWT, gather).
     pub scope: String,
     /// gpu-fast, gpu-all-mq, cpu-1-core, cpu-all-cores, opj_compress, ...
     pub variant: String,
@@ -33,6 +40,10 @@ pub struct J2kRecord {
     /// Fast mode over all-MQ (GPU times; wall where no GPU time): on the gpu-fast row.
     pub speedup_fast_vs_all_mq: Option<f64>,
     pub adapter: String,
+    /// Front-end rows on the GPU: kernel seconds of each timestamp pass (j2k_rct, j2k_dwt,
+    /// j2k_gather) of the run whose sum is `seconds_gpu`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gpu_passes: Option<Vec<(String, f64)>>,
 }
 
 /// What to run.
@@ -142,6 +153,7 @@ fn record(
         bytes,
         speedup_fast_vs_all_mq: None,
         adapter: adapter.into(),
+        gpu_passes: None,
     }
 }
 
@@ -186,6 +198,57 @@ fn time_gpu_tier1(
         Ok(s)
     })?;
     Ok((kernel, wall, bytes))
+}
+
+/// The GPU front end on `image`: the best run's kernel seconds per pass (samples
+/// resident; None without timestamp queries) and the best wall time host to host (upload,
+/// passes, readback of the batch).
+fn time_gpu_front_end(
+    gpu: &Gpu,
+    image: &Image,
+    levels: u32,
+    cblk: u32,
+    runs: usize,
+) -> Result<(Option<Vec<(String, f64)>>, f64, u64)> {
+    let dwt = DwtGpu::new(gpu)?;
+    let plan = DwtPlan::new(
+        gpu,
+        image.width,
+        image.height,
+        image.components,
+        image.bit_depth,
+        levels,
+        cblk,
+    )?;
+    let samples = upload_samples(gpu, image);
+    // Warm-up: buffers pooled.
+    pollster::block_on(dwt.profile(gpu, &samples, &plan))?;
+    let mut best_passes: Option<Vec<(String, f64)>> = None;
+    let mut best_sum = f64::INFINITY;
+    for _ in 0..runs.max(1) {
+        let (_coeffs, timings) = pollster::block_on(dwt.profile(gpu, &samples, &plan))?;
+        if timings.passes.is_empty() {
+            continue;
+        }
+        let passes: Vec<(String, f64)> = [PASS_RCT, PASS_DWT, PASS_GATHER]
+            .iter()
+            .map(|&l| (l.to_string(), timings.get(l)))
+            .collect();
+        let sum: f64 = passes.iter().map(|(_, s)| s).sum();
+        if sum < best_sum {
+            best_sum = sum;
+            best_passes = Some(passes);
+        }
+    }
+    let mut bytes = 0;
+    let wall = best(runs, || {
+        let t = Instant::now();
+        let batch = pollster::block_on(dwt.transform(gpu, image, levels, cblk))?;
+        let s = t.elapsed().as_secs_f64();
+        bytes = batch.coeffs.len() as u64 * 4;
+        Ok(s)
+    })?;
+    Ok((best_passes, wall, bytes))
 }
 
 fn opj_compress_seconds(image: &Image, options: &J2kBenchOptions, runs: usize) -> Option<f64> {
@@ -246,6 +309,8 @@ pub fn run_j2k(
     for (name, w, h) in &options.sizes {
         let image = Image::new(*w, *h, 3, 8, testdata::synthetic_rgb(*w, *h, 7))?;
         let samples = image.samples.len() as u64;
+        // As the encoder reduces them for small pictures.
+        let levels = options.levels.min(max_levels(*w, *h));
         let config = |engine: Arc<dyn Tier1Engine>, bypass: Option<u32>| EncoderConfig {
             levels: options.levels,
             cblk: options.cblk,
@@ -348,7 +413,65 @@ pub fn run_j2k(
                 bytes,
                 &adapter,
             ));
+            // The whole GPU path: front end and tier-1 on the GPU (fast mode).
+            let mut bytes = 0;
+            let wall = best(options.runs, || {
+                let t = Instant::now();
+                let cs = pollster::block_on(encode(
+                    &image,
+                    &EncoderConfig {
+                        front_end: super::FrontEnd::Gpu(g.clone()),
+                        ..config(e.clone(), Some(options.bypass_from))
+                    },
+                ))?;
+                bytes = cs.len() as u64;
+                Ok(t.elapsed().as_secs_f64())
+            })?;
+            records.push(record(
+                "encoder",
+                "gpu-front-end-gpu-tier1-fast",
+                name,
+                samples,
+                None,
+                wall,
+                bytes,
+                &adapter,
+            ));
+            // The front end alone on the GPU (the levels the encoder uses).
+            let (passes, wall, bytes) =
+                time_gpu_front_end(g, &image, levels, options.cblk, options.runs)?;
+            let gpu_s = passes.as_ref().map(|p| p.iter().map(|(_, s)| s).sum());
+            let mut r = record(
+                "front-end",
+                "dwt-gpu",
+                name,
+                samples,
+                gpu_s,
+                wall,
+                bytes,
+                &adapter,
+            );
+            r.gpu_passes = passes;
+            records.push(r);
         }
+        // The front end on the CPU (all cores), the GPU one's twin.
+        let mut bytes = 0;
+        let wall = best(cpu_runs, || {
+            let t = Instant::now();
+            let batch = transform_cpu(&image, levels, options.cblk);
+            bytes = batch.coeffs.len() as u64 * 4;
+            Ok(t.elapsed().as_secs_f64())
+        })?;
+        records.push(record(
+            "front-end",
+            "dwt-cpu-all-cores",
+            name,
+            samples,
+            None,
+            wall,
+            bytes,
+            "the CPU",
+        ));
         // CPU tier-1: all cores (the encoder's CPU engine) and one core.
         for (variant, opts) in [
             ("cpu-all-cores-fast", &fast),
@@ -432,13 +555,13 @@ pub fn run_j2k(
 /// The records as a table.
 pub fn j2k_table(records: &[J2kRecord]) -> String {
     let mut s = format!(
-        "{:<8} {:<6} {:<28} {:>12} {:>12} {:>12} {:>12} {:>9}\n",
+        "{:<9} {:<6} {:<28} {:>12} {:>12} {:>12} {:>12} {:>9}\n",
         "scope", "input", "variant", "MS/s gpu", "MS/s wall", "ms gpu", "ms wall", "fast/mq"
     );
     let opt = |x: Option<f64>, d: usize| x.map_or("-".into(), |v| format!("{v:.d$}"));
     for r in records {
         s.push_str(&format!(
-            "{:<8} {:<6} {:<28} {:>12} {:>12.1} {:>12} {:>12.2} {:>9}\n",
+            "{:<9} {:<6} {:<28} {:>12} {:>12.1} {:>12} {:>12.2} {:>9}\n",
             r.scope,
             r.input,
             r.variant,
