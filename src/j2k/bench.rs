@@ -200,6 +200,9 @@ fn time_gpu_tier1(
     Ok((kernel, wall, bytes))
 }
 
+/// Kernel seconds per profiler pass label.
+type PassTimes = Vec<(String, f64)>;
+
 /// The GPU front end on `image`: the best run's kernel seconds per pass (samples
 /// resident; None without timestamp queries) and the best wall time host to host (upload,
 /// passes, readback of the batch).
@@ -209,7 +212,7 @@ fn time_gpu_front_end(
     levels: u32,
     cblk: u32,
     runs: usize,
-) -> Result<(Option<Vec<(String, f64)>>, f64, u64)> {
+) -> Result<(Option<PassTimes>, f64, u64)> {
     let dwt = DwtGpu::new(gpu)?;
     let plan = DwtPlan::new(
         gpu,
@@ -223,7 +226,7 @@ fn time_gpu_front_end(
     let samples = upload_samples(gpu, image);
     // Warm-up: buffers pooled.
     pollster::block_on(dwt.profile(gpu, &samples, &plan))?;
-    let mut best_passes: Option<Vec<(String, f64)>> = None;
+    let mut best_passes: Option<PassTimes> = None;
     let mut best_sum = f64::INFINITY;
     for _ in 0..runs.max(1) {
         let (_coeffs, timings) = pollster::block_on(dwt.profile(gpu, &samples, &plan))?;
