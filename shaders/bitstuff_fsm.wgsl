@@ -10,6 +10,7 @@
 // CPU twin: src/bitstuff/serial.rs `stuff_batch`; host: src/bitstuff/fsm.rs.
 //!import bitstuff_batch
 //!import wg_scan
+//!import bitstuff_scan
 
 override FSM_IN_WORDS: u32 = 1024u;
 override FSM_OUT_WORDS: u32 = 1172u;
@@ -18,26 +19,7 @@ override FSM_WORDS: u32 = 1u;
 
 var<workgroup> fsm_bits: array<u32, FSM_IN_WORDS>;
 var<workgroup> fsm_out: array<atomic<u32>, FSM_OUT_WORDS>;
-var<workgroup> fsm_maps: array<vec2<u32>, WG_SIZE>;
 var<workgroup> fsm_uniform: vec2<u32>;
-
-// State index: f * 8 + phase. Maps: nibble s of .x (s < 8) or .y (s >= 8) is s's image.
-const FSM_IDENTITY: vec2<u32> = vec2<u32>(0x76543210u, 0xfedcba98u);
-
-fn fsm_apply(m: vec2<u32>, s: u32) -> u32 {
-    return (select(m.x, m.y, s >= 8u) >> (4u * (s & 7u))) & 15u;
-}
-
-// `b` after `a`.
-fn fsm_compose(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> {
-    var lo = 0u;
-    var hi = 0u;
-    for (var s = 0u; s < 8u; s++) {
-        lo |= fsm_apply(b, fsm_apply(a, s)) << (4u * s);
-        hi |= fsm_apply(b, fsm_apply(a, s + 8u)) << (4u * s);
-    }
-    return vec2<u32>(lo, hi);
-}
 
 // `take` (1..8) raw bits from bit p, right-aligned; the caller keeps p + take <= n_bits.
 fn fsm_read(p: u32, take: u32) -> u32 {
@@ -140,7 +122,7 @@ fn main(inv: Invocation) {
     for (var round = 0u; round < rounds; round++) {
         let a = round * round_bits + lane * chunk_bits;
         let end = min(a + chunk_bits, n);
-        var map = FSM_IDENTITY;
+        var map = BS_MAP_IDENTITY;
         if a < n {
             var lo = 0u;
             var hi = 0u;
@@ -150,22 +132,10 @@ fn main(inv: Invocation) {
             }
             map = vec2<u32>(lo, hi);
         }
-        // Inclusive scan of the maps in scan order (Hillis-Steele).
-        fsm_maps[lane] = map;
-        workgroupBarrier();
-        for (var offset = 1u; offset < WG_SIZE; offset <<= 1u) {
-            if lane >= offset {
-                map = fsm_compose(fsm_maps[lane - offset], map);
-            }
-            workgroupBarrier();
-            fsm_maps[lane] = map;
-            workgroupBarrier();
-        }
-        var incoming = state;
-        if lane > 0u {
-            incoming = fsm_apply(fsm_maps[lane - 1u], state);
-        }
-        let round_out = fsm_apply(fsm_maps[WG_SIZE - 1u], state);
+        // State indices are f * 8 + phase (lib/bitstuff_ops.wgsl).
+        let states = bs_map_scan(inv, map, state);
+        let incoming = states.x;
+        let round_out = states.y;
         var mine = 0u;
         if a < n {
             mine = fsm_run(a, end, incoming, false, 0u).y;

@@ -18,7 +18,8 @@
 //       word are zero. The function ends with a barrier, so bs_out can be read at once.
 //   Limits: n_bits <= 32 * BS_IN_WORDS and 4 * BS_OUT_WORDS >= ceil(n_bits / 7) (the most
 //   bytes n_bits can become); the caller enforces both (src/bitstuff/vote.rs).
-//   Workgroup memory: BS_IN_WORDS + BS_OUT_WORDS + WG_SIZE words, plus lib/wg_scan.wgsl.
+//   Workgroup memory: BS_IN_WORDS + BS_OUT_WORDS words, plus lib/wg_scan.wgsl and
+//   lib/bitstuff_scan.wgsl (WG_SIZE words each in the workgroup flavour, less with subgroups).
 //
 // How: each invocation owns 4 output bytes per round of 4 * WG_SIZE bytes. Output byte j
 // starts at raw bit p_j = 8 j - S_j, S_j the stuffed bytes before it; it is stuffed (a 0
@@ -32,13 +33,13 @@
 // run parity, so a long segment converges round by round.
 
 //!import wg_scan
+//!import bitstuff_scan
 
 override BS_IN_WORDS: u32 = 1024u;
 override BS_OUT_WORDS: u32 = 1172u;
 
 var<workgroup> bs_bits: array<atomic<u32>, BS_IN_WORDS>;
 var<workgroup> bs_out: array<u32, BS_OUT_WORDS>;
-var<workgroup> bs_seg: array<u32, WG_SIZE>;
 var<workgroup> bs_uniform: u32;
 // (bytes, termination fix-up) of the byte holding the last raw bit, written by its owner.
 var<workgroup> bs_end: vec2<u32>;
@@ -64,37 +65,6 @@ fn bs_read8(p: u32, n_bits: u32) -> u32 {
         v &= (0xffu << (p + 8u - n_bits)) & 0xffu;
     }
     return v;
-}
-
-// The segmented scan's operator on (head << 1 | run parity): a head restarts the run.
-fn bs_seg_combine(a: u32, b: u32) -> u32 {
-    if (b & 2u) != 0u {
-        return b;
-    }
-    return (a & 2u) | ((a ^ b) & 1u);
-}
-
-// Segmented scan in scan order, Hillis-Steele in workgroup memory. Returns (exclusive,
-// total), both with `carry` (the run before the round) combined in front.
-fn bs_seg_scan(lane: u32, x: u32, carry: u32) -> vec2<u32> {
-    var v = x;
-    bs_seg[lane] = v;
-    workgroupBarrier();
-    for (var offset = 1u; offset < WG_SIZE; offset <<= 1u) {
-        if lane >= offset {
-            v = bs_seg_combine(bs_seg[lane - offset], v);
-        }
-        workgroupBarrier();
-        bs_seg[lane] = v;
-        workgroupBarrier();
-    }
-    var before = 0u;
-    if lane > 0u {
-        before = bs_seg[lane - 1u];
-    }
-    let total = bs_seg[WG_SIZE - 1u];
-    workgroupBarrier();
-    return vec2<u32>(bs_seg_combine(carry, before), bs_seg_combine(carry, total));
 }
 
 // Pad bits 0, 1, 0, ... from bit position q (0 = MSB) of a byte to its end.
@@ -148,7 +118,7 @@ fn bitstuff_wg(inv: Invocation, n_bits: u32, predictable: bool) -> vec2<u32> {
             for (var k = 0u; k < 4u; k++) {
                 elem = bs_seg_combine(elem, select(2u, 1u, ((lft >> k) & 1u) != 0u));
             }
-            let seg = bs_seg_scan(lane, elem, carry_run);
+            let seg = bs_seg_scan(inv, elem, carry_run);
             run_out = seg.y;
             var run = seg.x & 1u;
             var new_flags = 0u;

@@ -4,21 +4,23 @@
 //! whatever the input, then each invocation emits its bits from its incoming state.
 //! CPU twin: [`super::serial::stuff_batch`].
 
-use super::gpu::{self, BitstuffConfig, GpuBatch, GpuStuffed, Pending, StageRun};
+use super::gpu::{
+    self, bitstuff_scan_bytes, BitstuffConfig, GpuBatch, GpuStuffed, Pending, StageRun,
+};
 use super::{RawBits, Termination};
 use crate::gpu::{Flavour, Gpu, StageLayout};
 use crate::Result;
 
 pub(crate) const LAYOUT: StageLayout = gpu::layout("bitstuff_fsm");
 
-/// Workgroup memory of the fsm stage: raw bits, output, the maps' scan, and
+/// Workgroup memory of the fsm stage: raw bits, output, lib/bitstuff_scan.wgsl, and
 /// lib/wg_scan.wgsl's buffer.
 fn workgroup_bytes(gpu: &Gpu, config: &BitstuffConfig) -> u32 {
     let scan = match gpu.flavour() {
         Flavour::Workgroup => 4 * 1024,
         Flavour::Subgroup => 4 * 256,
     };
-    4 * (config.in_words() + config.out_words()) + 8 * config.workgroup_size + scan + 64
+    4 * (config.in_words() + config.out_words()) + bitstuff_scan_bytes(gpu, config) + scan + 64
 }
 
 /// Record the fsm stage over `batch` into `encoder`; nothing is submitted.

@@ -118,6 +118,15 @@ impl BitstuffConfig {
     }
 }
 
+/// Workgroup memory of lib/bitstuff_scan.wgsl (both scans' buffers: a word and a map per
+/// invocation) or of its subgroup twin (per subgroup, at most 128).
+pub(crate) fn bitstuff_scan_bytes(gpu: &Gpu, config: &BitstuffConfig) -> u32 {
+    match gpu.flavour() {
+        crate::gpu::Flavour::Workgroup => 12 * config.workgroup_size,
+        crate::gpu::Flavour::Subgroup => 12 * 128,
+    }
+}
+
 /// One dispatch's worth of segments, resident on the GPU.
 struct Group {
     first: usize,

@@ -83,6 +83,18 @@ pub const SOURCES: &[(&str, &str)] = &[
         include_str!("../../shaders/lib/bitstuff_batch.wgsl"),
     ),
     (
+        "bitstuff_ops",
+        include_str!("../../shaders/lib/bitstuff_ops.wgsl"),
+    ),
+    (
+        "bitstuff_scan",
+        include_str!("../../shaders/lib/bitstuff_scan.wgsl"),
+    ),
+    (
+        "bitstuff_scan_subgroup",
+        include_str!("../../shaders/lib/bitstuff_scan_subgroup.wgsl"),
+    ),
+    (
         "bitstuff_wg",
         include_str!("../../shaders/lib/bitstuff_wg.wgsl"),
     ),
@@ -157,6 +169,7 @@ fn resolve(name: &str, flavour: Flavour) -> &str {
     match (flavour, name) {
         (Flavour::Subgroup, "invocation") => "invocation_subgroup",
         (Flavour::Subgroup, "wg_scan") => "wg_scan_subgroup",
+        (Flavour::Subgroup, "bitstuff_scan") => "bitstuff_scan_subgroup",
         (Flavour::Subgroup, "cavlc_nbr") => "cavlc_nbr_subgroup",
         _ => name,
     }
