@@ -6,7 +6,8 @@
 // state in O(log n) depth whatever the input. A chunk reads the raw bits before it to
 // know whether the current byte is all ones so far, so the state needs no more. Each
 // invocation then counts its inserted zeros (a second scan places its output) and ORs
-// its output bits into the segment's buffer in workgroup memory.
+// its output bits into the segment's buffer in workgroup memory. A chunk's map needs 8
+// runs, not 16 (`fsm_map`).
 // CPU twin: src/bitstuff/serial.rs `stuff_batch`; host: src/bitstuff/fsm.rs.
 //!import bitstuff_batch
 //!import wg_scan
@@ -86,6 +87,57 @@ fn fsm_run(p0: u32, end: u32, st: u32, emit: bool, q0: u32) -> vec2<u32> {
     return vec2<u32>(f * 8u + phase, inserts);
 }
 
+// The map of raw bits [a, end) (end > a) over the 16 states. Every state first completes
+// its current byte, which ends at a + r (r = 8 - phase, or 7 after an insertion), unless
+// the chunk ends first; from that byte boundary on, its path depends only on r and on
+// whether the byte was 0xFF. So 8 runs from the boundaries a + 1 .. a + 8 serve all
+// states, and a run from a 0xFF boundary is made only where a byte is all ones.
+fn fsm_map(a: u32, end: u32) -> vec2<u32> {
+    let len = end - a;
+    // The state after a run from the byte boundary a + r (not after 0xFF), r = 1..8.
+    var cont = 0u;
+    for (var r = 1u; r <= 8u; r++) {
+        var st = 0u;
+        if r <= len {
+            st = fsm_run(a + r, end, 0u, false, 0u).x;
+        }
+        cont |= st << (4u * (r - 1u));
+    }
+    // Ones just before a (at most 7) and at the start of the chunk (at most 8).
+    let nb = min(a, 7u);
+    var back = 0u;
+    if nb > 0u {
+        back = min(countTrailingZeros(~fsm_read(a - nb, nb)), nb);
+    }
+    let nh = min(len, 8u);
+    let lead = min(countLeadingZeros(~(fsm_read(a, nh) << (32u - nh))), nh);
+    var lo = 0u;
+    var hi = 0u;
+    for (var phase = 0u; phase < 8u; phase++) {
+        // f = 0: an unstuffed byte with `phase` bits so far.
+        let r = 8u - phase;
+        var st0 = phase + len;
+        if r <= len {
+            if back >= phase && lead >= r {
+                st0 = fsm_run(a + r, end, 8u, false, 0u).x; // the byte is 0xFF
+            } else {
+                st0 = (cont >> (4u * (r - 1u))) & 15u;
+            }
+        }
+        lo |= st0 << (4u * phase);
+        // f = 1: a stuffed byte (after 0xFF) with `phase` bits so far, its 0 MSB included;
+        // at phase 0 the 0 is inserted first.
+        let p1 = max(phase, 1u);
+        let r1 = 8u - p1;
+        var st1 = 8u + p1 + len;
+        if r1 <= len {
+            st1 = (cont >> (4u * (r1 - 1u))) & 15u;
+        }
+        hi |= st1 << (4u * phase);
+    }
+    return vec2<u32>(lo, hi);
+}
+
 fn fsm_set_byte(k: u32, value: u32) {
     let w = k >> 2u;
     let shift = 24u - 8u * (k & 3u);
@@ -124,13 +176,7 @@ fn main(inv: Invocation) {
         let end = min(a + chunk_bits, n);
         var map = BS_MAP_IDENTITY;
         if a < n {
-            var lo = 0u;
-            var hi = 0u;
-            for (var s = 0u; s < 8u; s++) {
-                lo |= fsm_run(a, end, s, false, 0u).x << (4u * s);
-                hi |= fsm_run(a, end, s + 8u, false, 0u).x << (4u * s);
-            }
-            map = vec2<u32>(lo, hi);
+            map = fsm_map(a, end);
         }
         // State indices are f * 8 + phase (lib/bitstuff_ops.wgsl).
         let states = bs_map_scan(inv, map, state);
