@@ -4,7 +4,8 @@
 //! 257x130 (odd and even, lines of one sample), 0 to 5 levels (more than the image
 //! allows too), code-blocks of 64 and 32, noise and full-range extremes. The device-
 //! resident entry point leaves the same coefficients in its buffer and times its passes;
-//! a codestream made with the GPU front end (alone, and with the GPU tier-1) is
+//! a codestream made with the GPU front end (alone, and with the GPU tier-1 coding the
+//! coefficients where they lie, both strategies, with and without re-coded blocks) is
 //! byte-identical to the CPU one and
 //! `opj_decompress` gives back the source; bad input gets clear errors.
 
@@ -272,4 +273,60 @@ fn codestreams_with_the_gpu_front_end_equal_the_cpu_ones_and_decode_in_openjpeg(
         );
     }
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The whole GPU path leaves the front end's coefficients on the GPU for tier-1
+/// (`GpuTier1::encode_image`): the codestream equals the CPU one for both strategies, and
+/// with a room of 8 bytes per block every block outgrows it and is coded again from
+/// coefficients read back for it alone (the resident retry path).
+#[test]
+fn the_resident_whole_gpu_path_writes_the_cpu_codestream() {
+    use parvlc::j2k::tier1_gpu::{Tier1GpuConfig, Tier1Strategy};
+    // Its own GPU: no other test's buffers in its pool.
+    let gpu = Arc::new(pollster::block_on(Gpu::new(GpuOptions::default())).expect("a GPU"));
+    let three = Tier1GpuConfig {
+        strategy: Tier1Strategy::ThreeKernel,
+        ..Default::default()
+    };
+    let tight = |c: Tier1GpuConfig| Tier1GpuConfig {
+        block_capacity: Some(8),
+        ..c
+    };
+    for (w, h, comps, depth, levels, cblk, bypass) in [
+        (67, 33, 3, 8, 5, 64, Some(5)),
+        (40, 21, 3, 16, 2, 32, None),
+        (1, 1, 3, 8, 5, 64, Some(5)),
+        (50, 70, 1, 12, 3, 32, Some(3)),
+    ] {
+        let img = image(w, h, comps, depth, w == 40, 7 * w as u64 + h as u64);
+        let config = |front_end, engine| EncoderConfig {
+            levels,
+            cblk,
+            bypass_from: bypass,
+            front_end,
+            engine,
+        };
+        let cpu = pollster::block_on(j2k::encode(
+            &img,
+            &config(FrontEnd::Cpu, Arc::new(j2k::CpuTier1)),
+        ))
+        .unwrap();
+        for t1 in [
+            Tier1GpuConfig::default(),
+            three,
+            tight(Tier1GpuConfig::default()),
+            tight(three),
+        ] {
+            let engine = Arc::new(GpuTier1::with_config(gpu.clone(), t1).unwrap());
+            let whole = pollster::block_on(j2k::encode(
+                &img,
+                &config(FrontEnd::Gpu(gpu.clone()), engine),
+            ))
+            .unwrap();
+            assert!(
+                cpu == whole,
+                "{w}x{h}x{comps}-{depth} l{levels} c{cblk} {bypass:?} {t1:?}: codestreams differ"
+            );
+        }
+    }
 }

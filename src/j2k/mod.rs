@@ -67,6 +67,12 @@ pub type Tier1Future<'a> = Pin<Box<dyn Future<Output = Result<Vec<CodeBlockCoded
 pub trait Tier1Engine: Send + Sync {
     /// Where it runs, for messages.
     fn name(&self) -> String;
+    /// The GPU tier-1 behind this engine, if it is one: with the GPU front end on the same
+    /// GPU, the encoder then leaves the coefficients on the GPU for it.
+    #[cfg(not(target_arch = "wasm32"))]
+    fn gpu_tier1(&self) -> Option<&tier1_gpu::GpuTier1> {
+        None
+    }
     fn encode_batch<'a>(
         &'a self,
         batch: &'a CodeBlockBatch,
@@ -106,7 +112,9 @@ pub enum FrontEnd {
     /// [`transform_cpu`], on all cores.
     #[default]
     Cpu,
-    /// [`dwt_gpu::DwtGpu`] on this GPU; its coefficients are read back for tier-1.
+    /// [`dwt_gpu::DwtGpu`] on this GPU; its coefficients are read back for tier-1, except
+    /// with a [`tier1_gpu::GpuTier1`] engine on the same GPU, which codes them where they
+    /// lie ([`tier1_gpu::GpuTier1::encode_image`]).
     Gpu(Arc<Gpu>),
 }
 
@@ -224,25 +232,42 @@ pub async fn encode_with_progress(
 
     progress(Stage::Transform);
     let layout = partition::layout(w, h, image.components, levels, config.cblk as usize);
-    let batch = match &config.front_end {
-        FrontEnd::Cpu => transform_cpu(image, levels, config.cblk),
-        FrontEnd::Gpu(gpu) => {
-            dwt_gpu::DwtGpu::new(gpu)?
-                .transform(gpu, image, levels, config.cblk)
-                .await?
-        }
-    };
-
-    progress(Stage::Tier1);
     let opts = Tier1Options {
         bypass_from: config.bypass_from,
     };
-    let coded = config.engine.encode_batch(&batch, &opts).await?;
-    if coded.len() != batch.jobs.len() {
+    let coded = match &config.front_end {
+        #[cfg(not(target_arch = "wasm32"))]
+        FrontEnd::Gpu(gpu)
+            if config
+                .engine
+                .gpu_tier1()
+                .is_some_and(|t| Arc::ptr_eq(t.gpu_arc(), gpu)) =>
+        {
+            // The whole GPU path: both stages in one submission, coefficients resident.
+            progress(Stage::Tier1);
+            match config.engine.gpu_tier1() {
+                Some(t) => t.encode_image(image, levels, config.cblk, &opts).await?,
+                None => return Err(tier1_error("the GPU tier-1 went away".into())),
+            }
+        }
+        front_end => {
+            let batch = match front_end {
+                FrontEnd::Cpu => transform_cpu(image, levels, config.cblk),
+                FrontEnd::Gpu(gpu) => {
+                    dwt_gpu::DwtGpu::new(gpu)?
+                        .transform(gpu, image, levels, config.cblk)
+                        .await?
+                }
+            };
+            progress(Stage::Tier1);
+            config.engine.encode_batch(&batch, &opts).await?
+        }
+    };
+    if coded.len() != layout.blocks.len() {
         return Err(tier1_error(format!(
             "{} code-blocks coded for {} jobs",
             coded.len(),
-            batch.jobs.len()
+            layout.blocks.len()
         )));
     }
 

@@ -224,8 +224,11 @@ fn bit_planes(job: &CodeBlockJob<'_>) -> u32 {
 }
 
 fn planned_capacity(job: &CodeBlockJob<'_>) -> u32 {
-    let planes = bit_planes(job) as usize;
-    let samples = job.width * job.height;
+    capacity_for(job.width * job.height, bit_planes(job))
+}
+
+fn capacity_for(samples: usize, planes: u32) -> u32 {
+    let planes = planes as usize;
     let bytes = (samples * (planes + 2)).div_ceil(8);
     (bytes + bytes / 4 + 64).next_multiple_of(4) as u32
 }
@@ -377,10 +380,18 @@ impl Tier1Gpu {
             }
             let cpi = self.cpi_for(slice.iter().map(stripe_columns).max().unwrap_or(1));
             let planes = slice.iter().map(bit_planes).max().unwrap_or(0);
+            let coeff_buf = gpu.pooled_buffer(
+                (coeffs.len() as u64 * 4).max(16),
+                wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+            );
+            if !coeffs.is_empty() {
+                gpu.queue
+                    .write_buffer(&coeff_buf, 0, bytemuck::cast_slice(&coeffs));
+            }
             dispatches.push(self.make_dispatch(
                 gpu,
                 descs,
-                &coeffs,
+                coeff_buf,
                 out_word,
                 bypass_from,
                 (cpi, planes),
@@ -394,11 +405,139 @@ impl Tier1Gpu {
         })
     }
 
+    /// Plan tier-1 for code-blocks whose coefficients already lie in `coeffs` in the
+    /// layout of [`super::CodeBlockBatch::coeffs`] (as [`super::dwt_gpu::GpuCoeffs`] leaves
+    /// them): only the block descriptors are uploaded. Without the values on the host,
+    /// each block's room is planned for `room_planes` bit-planes (a block that outgrows it
+    /// is coded again, see [`Tier1Gpu::finish_resident`]) and the three-kernel strategy
+    /// runs `max_planes` rounds (a block skips the planes it lacks). Gives `coeffs` back
+    /// when the blocks do not fit one dispatch (a buffer over one storage binding).
+    pub fn upload_resident(
+        &self,
+        gpu: &Gpu,
+        coeffs: PooledBuffer,
+        jobs: &[super::CodeBlockJob],
+        (room_planes, max_planes): (u32, u32),
+        opts: &Tier1Options,
+    ) -> Result<std::result::Result<Tier1Batch, PooledBuffer>> {
+        let bypass_from = bypass_word(opts)?;
+        let words = coeffs.size() / 4;
+        let mut descs = Vec::with_capacity(jobs.len());
+        let mut out_word = 0u64;
+        for (i, j) in jobs.iter().enumerate() {
+            let (w, h) = (j.width, j.height);
+            if w == 0 || h == 0 || w > 1024 || h > 1024 || w * h > 4096 {
+                return Err(Error::InvalidArgument(format!(
+                    "tier-1: code-block {i} of {w}x{h} is outside the standard's limits \
+                     (sides 1..=1024, area <= 4096)"
+                )));
+            }
+            if (j.offset + w * h) as u64 > words || j.offset > u32::MAX as usize {
+                return Err(Error::InvalidArgument(format!(
+                    "tier-1: code-block {i} at {} of {w}x{h} lies outside the {words} \
+                     resident coefficients",
+                    j.offset
+                )));
+            }
+            let cap_words = self
+                .config
+                .block_capacity
+                .unwrap_or_else(|| capacity_for(w * h, room_planes))
+                .div_ceil(4);
+            descs.push(BlockDesc {
+                coeff_offset: j.offset as u32,
+                width: w as u32,
+                height: h as u32,
+                orient: orient_index(j.band),
+                out_word: out_word as u32,
+                cap_words,
+                result: (i * RESULT_STRIDE) as u32,
+                pad: 0,
+            });
+            out_word += cap_words as u64;
+        }
+        let max_binding = gpu.max_binding().min(u32::MAX as u64 / 2);
+        let n = jobs.len() as u64;
+        if jobs.is_empty()
+            || coeffs.size() > max_binding
+            || out_word * 4 > max_binding
+            || n * (RESULT_STRIDE as u64) * 4 > max_binding
+            || (self.config.strategy == Tier1Strategy::ThreeKernel
+                && n * SPLIT_SCRATCH_WORDS * 4 > max_binding)
+        {
+            return Ok(Err(coeffs));
+        }
+        let cpi = self.cpi_for(
+            jobs.iter()
+                .map(|j| j.width * j.height.div_ceil(4))
+                .max()
+                .unwrap_or(1),
+        );
+        let at = (0..jobs.len()).map(|j| (0, j)).collect();
+        let dispatch = self.make_dispatch(
+            gpu,
+            descs,
+            coeffs,
+            out_word,
+            bypass_from,
+            (cpi, max_planes.min(32)),
+        );
+        Ok(Ok(Tier1Batch {
+            dispatches: vec![dispatch],
+            at,
+            bypass_from,
+        }))
+    }
+
+    /// Read a resident batch ([`Tier1Gpu::upload_resident`], encoded and submitted) and
+    /// code the blocks that outgrew their room again from their coefficients, read back
+    /// for them alone.
+    pub async fn finish_resident(
+        &self,
+        gpu: &Gpu,
+        batch: &Tier1Batch,
+        jobs: &[super::CodeBlockJob],
+        opts: &Tier1Options,
+    ) -> Result<Vec<CodeBlockCoded>> {
+        let first = self.finish(gpu, batch).await?;
+        if first.iter().all(|r| r.is_ok()) {
+            return Ok(first.into_iter().flatten().collect());
+        }
+        let Some(d) = batch.dispatches.first() else {
+            return Err(corrupt("a resident batch without its dispatch".into()));
+        };
+        let mut coeffs = Vec::with_capacity(jobs.len());
+        for (r, j) in first.iter().zip(jobs) {
+            coeffs.push(match r {
+                Ok(_) => Vec::new(),
+                Err(_) => bytemuck::pod_collect_to_vec::<u8, i32>(
+                    &gpu.read_buffer(
+                        &d.coeffs,
+                        j.offset as u64 * 4,
+                        (j.width * j.height) as u64 * 4,
+                    )
+                    .await?,
+                ),
+            });
+        }
+        let blocks: Vec<CodeBlockJob<'_>> = jobs
+            .iter()
+            .zip(&coeffs)
+            .map(|(j, c)| CodeBlockJob {
+                coeffs: c,
+                width: j.width,
+                height: j.height,
+                band: j.band,
+            })
+            .collect();
+        self.retry_outgrown(gpu, first, &blocks, opts).await
+    }
+
     fn make_dispatch(
         &self,
         gpu: &Gpu,
         blocks: Vec<BlockDesc>,
-        coeffs: &[i32],
+        coeff_buf: PooledBuffer,
         out_words: u64,
         bypass_from: u32,
         (cpi, planes): (u32, u32),
@@ -421,11 +560,6 @@ impl Tier1Gpu {
         let descs = gpu.pooled_buffer((blocks.len() * 32) as u64, storage);
         gpu.queue
             .write_buffer(&descs, 0, bytemuck::cast_slice(&blocks));
-        let coeff_buf = gpu.pooled_buffer((coeffs.len() as u64 * 4).max(16), storage);
-        if !coeffs.is_empty() {
-            gpu.queue
-                .write_buffer(&coeff_buf, 0, bytemuck::cast_slice(coeffs));
-        }
         let output = gpu.pooled_buffer(
             (out_words * 4).max(16),
             storage | wgpu::BufferUsages::COPY_SRC,
@@ -618,6 +752,18 @@ impl Tier1Gpu {
         }
         let batch = self.upload(gpu, blocks, opts)?;
         let first = self.run(gpu, &batch).await?;
+        self.retry_outgrown(gpu, first, blocks, opts).await
+    }
+
+    /// The first results of `blocks`, those that outgrew their room coded again with
+    /// exactly the room they need.
+    async fn retry_outgrown(
+        &self,
+        gpu: &Gpu,
+        first: Vec<std::result::Result<CodeBlockCoded, u32>>,
+        blocks: &[CodeBlockJob<'_>],
+        opts: &Tier1Options,
+    ) -> Result<Vec<CodeBlockCoded>> {
         let retry: Vec<(usize, u32)> = first
             .iter()
             .enumerate()
@@ -775,6 +921,81 @@ impl GpuTier1 {
     pub fn gpu(&self) -> &Gpu {
         &self.gpu
     }
+
+    /// The GPU this engine codes on (shared with the front end it can take blocks from).
+    pub fn gpu_arc(&self) -> &std::sync::Arc<Gpu> {
+        &self.gpu
+    }
+
+    /// The whole GPU path for one image: the front end ([`super::dwt_gpu::DwtGpu`]) and
+    /// tier-1 in one submission, the coefficients staying on the GPU; the same blocks as
+    /// [`super::transform_cpu`] then [`Tier1Gpu::encode_code_blocks`]. Where the blocks do
+    /// not fit one dispatch, the coefficients are read back and coded that way.
+    pub async fn encode_image(
+        &self,
+        image: &super::Image,
+        levels: u32,
+        cblk: u32,
+        opts: &Tier1Options,
+    ) -> Result<Vec<CodeBlockCoded>> {
+        use super::dwt_gpu::{upload_samples, DwtGpu, DwtPlan};
+        let gpu = &*self.gpu;
+        let plan = DwtPlan::new(
+            gpu,
+            image.width,
+            image.height,
+            image.components,
+            image.bit_depth,
+            levels,
+            cblk,
+        )?;
+        if image.samples.len() as u64 != plan.n_coeffs() {
+            return Err(Error::InvalidArgument(format!(
+                "j2k_dwt: a {}x{}x{} image needs {} samples, not {}",
+                image.width,
+                image.height,
+                image.components,
+                plan.n_coeffs(),
+                image.samples.len()
+            )));
+        }
+        let samples = upload_samples(gpu, image);
+        let mut encoder = gpu
+            .device
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                label: Some("parvlc.j2k_dwt"),
+            });
+        // `front`'s work buffers stay alive (out of the pool) until the submission.
+        let front = DwtGpu::new(gpu)?.encode_into(gpu, &mut encoder, &samples, &plan, None)?;
+        // Room for the usual magnitudes (RCT chroma 1 bit, HH gain 2 bits): blocks beyond
+        // it are coded again. Rounds: a block with more bit-planes than bit depth + 8
+        // would need more than 7 guard bits, which the encoder refuses anyway.
+        let planes = (image.bit_depth + 3, image.bit_depth + 8);
+        let batch = match self
+            .tier1
+            .upload_resident(gpu, front.coeffs, &plan.jobs, planes, opts)?
+        {
+            Ok(batch) => batch,
+            Err(coeffs) => {
+                gpu.queue.submit([encoder.finish()]);
+                let bytes = gpu.read_buffer(&coeffs, 0, plan.n_coeffs() * 4).await?;
+                let host = super::CodeBlockBatch {
+                    coeffs: bytemuck::pod_collect_to_vec(&bytes),
+                    jobs: plan.jobs.clone(),
+                };
+                return self
+                    .tier1
+                    .encode_code_blocks(gpu, &jobs_of(&host), opts)
+                    .await;
+            }
+        };
+        self.tier1.encode_into(gpu, &batch, &mut encoder, None)?;
+        gpu.queue.submit([encoder.finish()]);
+        gpu.check_errors(STAGE)?;
+        self.tier1
+            .finish_resident(gpu, &batch, &plan.jobs, opts)
+            .await
+    }
 }
 
 /// The code-blocks of an encoder batch as GPU jobs.
@@ -796,6 +1017,10 @@ pub fn jobs_of(batch: &super::CodeBlockBatch) -> Vec<CodeBlockJob<'_>> {
 impl super::Tier1Engine for GpuTier1 {
     fn name(&self) -> String {
         format!("the GPU ({})", self.gpu.adapter_name())
+    }
+
+    fn gpu_tier1(&self) -> Option<&GpuTier1> {
+        Some(self)
     }
 
     fn encode_batch<'a>(
