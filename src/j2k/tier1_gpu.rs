@@ -177,8 +177,16 @@ struct Dispatch {
     cpi: u32,
     /// Bit-planes of the deepest block (three-kernel strategy: dispatches per plane).
     planes: u32,
-    /// Three-kernel strategy: per-block state and scratch.
-    split: Option<(PooledBuffer, PooledBuffer)>,
+    /// Three-kernel strategy: per-block state and scratch, and one uniform per bit-plane.
+    /// They live as long as the batch: a pooled buffer dropped before the submission
+    /// could be taken and rewritten by another caller of the same `Gpu` first.
+    split: Option<SplitBuffers>,
+}
+
+struct SplitBuffers {
+    state: PooledBuffer,
+    scratch: PooledBuffer,
+    plane_params: Vec<PooledBuffer>,
 }
 
 fn orient_index(band: BandOrientation) -> u32 {
@@ -570,10 +578,31 @@ impl Tier1Gpu {
         );
         let split = (self.config.strategy == Tier1Strategy::ThreeKernel).then(|| {
             let n = blocks.len() as u64;
-            (
-                gpu.pooled_buffer(n * SPLIT_STATE_WORDS * 4, storage),
-                gpu.pooled_buffer(n * SPLIT_SCRATCH_WORDS * 4, storage),
-            )
+            // One uniform per plane: the plane is all that differs.
+            let plane_params = (1..=planes.max(1))
+                .map(|plane| {
+                    let buf = gpu.pooled_buffer(
+                        16,
+                        wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+                    );
+                    gpu.queue.write_buffer(
+                        &buf,
+                        0,
+                        bytemuck::bytes_of(&Tier1Params {
+                            n_blocks: n as u32,
+                            bypass_from,
+                            plane,
+                            pad1: 0,
+                        }),
+                    );
+                    buf
+                })
+                .collect();
+            SplitBuffers {
+                state: gpu.pooled_buffer(n * SPLIT_STATE_WORDS * 4, storage),
+                scratch: gpu.pooled_buffer(n * SPLIT_SCRATCH_WORDS * 4, storage),
+                plane_params,
+            }
         });
         Dispatch {
             params,
@@ -636,7 +665,12 @@ impl Tier1Gpu {
         encoder: &mut wgpu::CommandEncoder,
         profiler: Option<&mut Profiler>,
     ) -> Result<()> {
-        let Some((state, scratch)) = &d.split else {
+        let Some(SplitBuffers {
+            state,
+            scratch,
+            plane_params,
+        }) = &d.split
+        else {
             return Ok(());
         };
         let cm = gpu.pipeline(&SPLIT_LAYOUT, "cm", &self.constants(d.cpi))?;
@@ -651,28 +685,9 @@ impl Tier1Gpu {
         } else {
             (max_groups, mq_groups.div_ceil(max_groups))
         };
-        // One uniform per plane: the plane is all that differs.
         let planes = d.planes.max(1);
         let mut binds = Vec::with_capacity(planes as usize);
-        let mut uniforms = Vec::with_capacity(planes as usize);
-        for plane in 1..=planes {
-            let params = gpu.pooled_buffer(
-                16,
-                wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
-            );
-            gpu.queue.write_buffer(
-                &params,
-                0,
-                bytemuck::bytes_of(&Tier1Params {
-                    n_blocks: n,
-                    bypass_from,
-                    plane,
-                    pad1: 0,
-                }),
-            );
-            uniforms.push(params);
-        }
-        for params in &uniforms {
+        for params in plane_params {
             let entries = [
                 (0, params.as_entire_buffer_binding()),
                 (1, d.descs.as_entire_buffer_binding()),
