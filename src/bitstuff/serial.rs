@@ -51,23 +51,23 @@ impl RawWriter {
     #[inline]
     pub fn put_bits(&mut self, value: u32, n: u32) {
         debug_assert!(n <= 32);
-        let mut n = n;
         if n == 0 {
             return;
         }
         self.started = true;
-        while n > 0 {
-            let take = self.free.min(n);
-            let chunk = ((value as u64 >> (n - take)) & ((1u64 << take) - 1)) as u32;
-            self.byte = (self.byte << take) | chunk;
-            self.free -= take;
-            n -= take;
-            if self.free == 0 {
-                let b = self.byte as u8;
-                self.out.push(b);
-                self.free = if b == 0xFF { 7 } else { 8 };
-                self.byte = 0;
-            }
+        let mut n = n;
+        // Complete bytes: each takes the bits it still has room for (8, or 7 after 0xFF).
+        while n >= self.free {
+            n -= self.free;
+            let low = (value >> n) & ((1u32 << self.free) - 1);
+            let b = ((self.byte << self.free) | low) as u8;
+            self.out.push(b);
+            self.free = if b == 0xFF { 7 } else { 8 };
+            self.byte = 0;
+        }
+        if n > 0 {
+            self.byte = (self.byte << n) | (value & ((1u32 << n) - 1));
+            self.free -= n;
         }
     }
 
