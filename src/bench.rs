@@ -87,13 +87,20 @@ pub struct CudaBench {
 
 /// Best wall time and best GPU time over `runs` runs, after a warm-up of at least 0.3 s
 /// (pipelines, the pool, and GPU clocks, which fall while the CPU baselines run).
-fn best(
+fn best(runs: usize, f: impl FnMut() -> Result<(f64, Option<f64>)>) -> Result<(f64, Option<f64>)> {
+    best_after_warm_up(runs, 0.3, f)
+}
+
+/// Best wall time and best GPU time over `runs` runs, after warm-up runs (at least one)
+/// lasting at least `warm_up_secs`.
+pub(crate) fn best_after_warm_up(
     runs: usize,
+    warm_up_secs: f64,
     mut f: impl FnMut() -> Result<(f64, Option<f64>)>,
 ) -> Result<(f64, Option<f64>)> {
     let warm = Instant::now();
     f()?;
-    while warm.elapsed().as_secs_f64() < 0.3 {
+    while warm.elapsed().as_secs_f64() < warm_up_secs {
         f()?;
     }
     let (mut wall, mut gpu) = (f64::INFINITY, None::<f64>);

@@ -9,7 +9,7 @@ use clap::{Parser, Subcommand};
 use parvlc::bench::{self, BenchOptions};
 use parvlc::gpu::{Gpu, GpuOptions};
 use parvlc::h264::{self, CavlcEngine};
-use parvlc::huffman::compress::{decompress, detect_format, Compressed, Format, Stage};
+use parvlc::huffman::compress::{decompress, detect_format, Compressed, Format};
 use parvlc::huffman::cuvle::CuvleConfig;
 use parvlc::huffman::native;
 use parvlc::scan::{ScanConfig, ScanStrategy};
@@ -449,58 +449,67 @@ fn open_engine(tuning: &Tuning) -> Result<Engine> {
     }
 }
 
-fn read(path: &Path) -> Result<Vec<u8>> {
-    std::fs::read(path).map_err(|e| Error::Io {
+/// The error for an I/O failure on `path`.
+fn io_error(path: &Path) -> impl FnOnce(std::io::Error) -> Error + '_ {
+    move |source| Error::Io {
         path: path.into(),
-        source: e,
-    })
+        source,
+    }
+}
+
+fn read(path: &Path) -> Result<Vec<u8>> {
+    std::fs::read(path).map_err(io_error(path))
+}
+
+/// Refuse to replace an existing `path` unless `--force`; checked before any work starts.
+fn refuse_existing(path: &Path, force: bool) -> Result<()> {
+    if path.exists() && !force {
+        return Err(Error::OutputExists(path.into()));
+    }
+    Ok(())
 }
 
 /// Write `data` to `path` all or nothing: a temporary file beside it, synced, renamed.
 fn write_atomically(path: &Path, data: &[u8], force: bool) -> Result<()> {
-    if path.exists() && !force {
-        return Err(Error::OutputExists(path.into()));
-    }
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let tmp = dir.join(format!(".{name}.parvlc-{}.tmp", std::process::id()));
-    let io = |e| Error::Io {
-        path: tmp.clone(),
-        source: e,
-    };
-    let result = (|| {
-        let mut f = std::fs::File::create(&tmp).map_err(io)?;
-        f.write_all(data).map_err(io)?;
-        f.sync_all().map_err(io)?;
-        std::fs::rename(&tmp, path).map_err(|e| Error::Io {
-            path: path.into(),
-            source: e,
-        })
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result
+    let mut file = AtomicFile::create(path, force)?;
+    file.write(data)?;
+    file.commit()
 }
 
 const PROGRESS_THRESHOLD: u64 = 64 << 20;
 
-fn progress_bar(len: u64) -> Option<indicatif::ProgressBar> {
-    (len > PROGRESS_THRESHOLD).then(|| {
-        let bar = indicatif::ProgressBar::new(5);
+/// A bar of `len` steps drawn by `template`, or None when the job is too small to need one.
+fn progress_bar(show: bool, len: u64, template: &str) -> Option<indicatif::ProgressBar> {
+    show.then(|| {
+        let bar = indicatif::ProgressBar::new(len);
         bar.set_style(
-            indicatif::ProgressStyle::with_template("{spinner} [{bar:20}] {msg} ({elapsed})")
+            indicatif::ProgressStyle::with_template(template)
                 .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
         );
-        bar.enable_steady_tick(std::time::Duration::from_millis(100));
         bar
     })
+}
+
+/// Run `job`, showing the stages it reports on a bar of `stages` steps when `show`.
+fn with_stage_bar<S: std::fmt::Debug, T>(
+    show: bool,
+    stages: u64,
+    job: impl FnOnce(&mut dyn FnMut(S)) -> T,
+) -> T {
+    let bar = progress_bar(show, stages, "{spinner} [{bar:20}] {msg} ({elapsed})");
+    if let Some(b) = &bar {
+        b.enable_steady_tick(std::time::Duration::from_millis(100));
+    }
+    let out = job(&mut |stage: S| {
+        if let Some(b) = &bar {
+            b.set_message(format!("{stage:?}"));
+            b.inc(1);
+        }
+    });
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
+    out
 }
 
 fn compress_any(
@@ -509,18 +518,9 @@ fn compress_any(
     format: Format,
     config: &CuvleConfig,
 ) -> Result<Compressed> {
-    let bar = progress_bar(data.len() as u64);
-    let mut progress = |stage: Stage| {
-        if let Some(b) = &bar {
-            b.set_message(format!("{stage:?}"));
-            b.inc(1);
-        }
-    };
-    let out = pollster::block_on(engine.compress(data, format, config, &mut progress));
-    if let Some(b) = bar {
-        b.finish_and_clear();
-    }
-    out
+    with_stage_bar(data.len() as u64 > PROGRESS_THRESHOLD, 5, |progress| {
+        pollster::block_on(engine.compress(data, format, config, progress))
+    })
 }
 
 fn run(cli: Cli) -> Result<()> {
@@ -537,9 +537,7 @@ fn run(cli: Cli) -> Result<()> {
                 let ext = if format == Format::Gzip { "gz" } else { "pvlc" };
                 PathBuf::from(format!("{}.{ext}", input.display()))
             });
-            if output.exists() && !force {
-                return Err(Error::OutputExists(output));
-            }
+            refuse_existing(&output, force)?;
             let engine = open_engine(&tuning)?;
             let t = Instant::now();
             let c = compress_any(&engine, &data, format, &tuning.config(engine.backend()))?;
@@ -566,9 +564,7 @@ fn run(cli: Cli) -> Result<()> {
                 Some(o) => o,
                 None => default_decompressed_name(&input)?,
             };
-            if output.exists() && !force {
-                return Err(Error::OutputExists(output));
-            }
+            refuse_existing(&output, force)?;
             let plain = decompress(&data).map_err(|e| annotate(&input, e))?;
             write_atomically(&output, &plain, force)
         }
@@ -664,10 +660,7 @@ fn run(cli: Cli) -> Result<()> {
                 cuda: None,
             };
             if let Some(dir) = dump {
-                std::fs::create_dir_all(&dir).map_err(|e| Error::Io {
-                    path: dir.clone(),
-                    source: e,
-                })?;
+                std::fs::create_dir_all(&dir).map_err(io_error(&dir))?;
                 for (name, entropy, size, seed) in bench::synthetic_inputs(&options) {
                     let path = dir.join(format!("{name}.bin"));
                     write_atomically(
@@ -699,34 +692,14 @@ fn run(cli: Cli) -> Result<()> {
                     .err()
                     .unwrap_or_else(|| Error::Cuda("unavailable".into())));
             }
-            let mut json_out = match &json {
-                Some(p) => Some(std::fs::File::create(p).map_err(|e| Error::Io {
-                    path: p.clone(),
-                    source: e,
-                })?),
-                None => None,
-            };
-            let records = bench::run_huffman(gpu.as_ref(), &options, &mut |records| {
-                println!("{}", bench::table(records));
-                if let Some(f) = json_out.as_mut() {
-                    for r in records {
-                        if let Ok(line) = serde_json::to_string(r) {
-                            let _ = writeln!(f, "{line}");
-                        }
-                    }
-                }
+            let records = report_rows(json.as_deref(), bench::table, |sink| {
+                bench::run_huffman(gpu.as_ref(), &options, sink)
             })?;
             if let Some(p) = plot {
                 bench::plot(&records, &p)?;
                 eprintln!("plot: {}", p.display());
             }
-            eprintln!(
-                "{} measurements on {}",
-                records.len(),
-                records
-                    .first()
-                    .map_or("the CPU".into(), |r| r.adapter.clone())
-            );
+            measured(records.len(), records.first().map(|r| r.adapter.as_str()));
             Ok(())
         }
     }
@@ -784,10 +757,8 @@ fn j2k_encode(
     cpu: bool,
     force: bool,
 ) -> Result<()> {
-    use parvlc::j2k::{self, EncoderConfig, Image, Stage};
-    if output.exists() && !force {
-        return Err(Error::OutputExists(output.into()));
-    }
+    use parvlc::j2k::{self, EncoderConfig, Image};
+    refuse_existing(output, force)?;
     if cblk != 64 && cblk != 32 {
         return Err(Error::InvalidArgument(format!(
             "--cblk {cblk}: use 64 or 32"
@@ -809,23 +780,10 @@ fn j2k_encode(
         front_end,
     };
     let samples = image.samples.len() as u64;
-    let bar = if samples > J2K_PROGRESS_SAMPLES {
-        progress_bar(u64::MAX).inspect(|b| b.set_length(3))
-    } else {
-        None
-    };
-    let mut progress = |stage: Stage| {
-        if let Some(b) = &bar {
-            b.set_message(format!("{stage:?}"));
-            b.inc(1);
-        }
-    };
     let t = Instant::now();
-    let cs = pollster::block_on(j2k::encode_with_progress(&image, &config, &mut progress));
-    if let Some(b) = bar {
-        b.finish_and_clear();
-    }
-    let cs = cs?;
+    let cs = with_stage_bar(samples > J2K_PROGRESS_SAMPLES, 3, |progress| {
+        pollster::block_on(j2k::encode_with_progress(&image, &config, progress))
+    })?;
     write_atomically(output, &cs, force)?;
     let raw = samples * image.bit_depth.div_ceil(8) as u64;
     eprintln!(
@@ -875,41 +833,13 @@ fn bench_module(module: BenchModule) -> Result<()> {
                     ..Default::default()
                 },
             };
-            let gpu = if options.variants.is_empty() {
-                None
-            } else {
-                Some(
-                    pollster::block_on(Gpu::new(GpuOptions::default())).map_err(|e| {
-                        Error::InvalidArgument(format!(
-                            "bench cavlc needs a GPU ({e}); --cpu runs the CPU rows alone"
-                        ))
-                    })?,
-                )
-            };
-            let mut json_out = match &json {
-                Some(p) => Some(std::fs::File::create(p).map_err(|e| Error::Io {
-                    path: p.clone(),
-                    source: e,
-                })?),
-                None => None,
-            };
-            let records = bench::run_cavlc(gpu.as_ref(), &options, &mut |records| {
-                println!("{}", bench::cavlc_table(records));
-                if let Some(f) = json_out.as_mut() {
-                    for r in records {
-                        if let Ok(line) = serde_json::to_string(r) {
-                            let _ = writeln!(f, "{line}");
-                        }
-                    }
-                }
+            let gpu = (!options.variants.is_empty())
+                .then(|| bench_gpu("cavlc"))
+                .transpose()?;
+            let records = report_rows(json.as_deref(), bench::cavlc_table, |sink| {
+                bench::run_cavlc(gpu.as_ref(), &options, sink)
             })?;
-            eprintln!(
-                "{} measurements on {}",
-                records.len(),
-                records
-                    .first()
-                    .map_or("the CPU".into(), |r| r.adapter.clone())
-            );
+            measured(records.len(), records.first().map(|r| r.adapter.as_str()));
             Ok(())
         }
         BenchModule::J2k {
@@ -942,30 +872,10 @@ fn bench_module(module: BenchModule) -> Result<()> {
                 },
             };
             let gpu = open_gpu(cpu).map(std::sync::Arc::new);
-            let mut json_out = match &json {
-                Some(p) => Some(std::fs::File::create(p).map_err(|e| Error::Io {
-                    path: p.clone(),
-                    source: e,
-                })?),
-                None => None,
-            };
-            let records = run_j2k(gpu, &options, &mut |records| {
-                println!("{}", j2k_table(records));
-                if let Some(f) = json_out.as_mut() {
-                    for r in records {
-                        if let Ok(line) = serde_json::to_string(r) {
-                            let _ = writeln!(f, "{line}");
-                        }
-                    }
-                }
+            let records = report_rows(json.as_deref(), j2k_table, |sink| {
+                run_j2k(gpu, &options, sink)
             })?;
-            eprintln!(
-                "{} measurements on {}",
-                records.len(),
-                records
-                    .first()
-                    .map_or("the CPU".into(), |r| r.adapter.clone())
-            );
+            measured(records.len(), records.first().map(|r| r.adapter.as_str()));
             Ok(())
         }
         BenchModule::Bitstuff {
@@ -1013,44 +923,53 @@ fn bench_module(module: BenchModule) -> Result<()> {
                     parvlc::bitstuff::Termination::Plain
                 },
             };
-            let gpu = if options.variants.is_empty() {
-                None
-            } else {
-                Some(
-                    pollster::block_on(Gpu::new(GpuOptions::default())).map_err(|e| {
-                        Error::InvalidArgument(format!(
-                            "bench bitstuff needs a GPU ({e}); --cpu runs the CPU rows alone"
-                        ))
-                    })?,
-                )
-            };
-            let mut json_out = match &json {
-                Some(p) => Some(std::fs::File::create(p).map_err(|e| Error::Io {
-                    path: p.clone(),
-                    source: e,
-                })?),
-                None => None,
-            };
-            let records = run_bitstuff(gpu.as_ref(), &options, &mut |records| {
-                println!("{}", bitstuff_table(records));
-                if let Some(f) = json_out.as_mut() {
-                    for r in records {
-                        if let Ok(line) = serde_json::to_string(r) {
-                            let _ = writeln!(f, "{line}");
-                        }
-                    }
-                }
+            let gpu = (!options.variants.is_empty())
+                .then(|| bench_gpu("bitstuff"))
+                .transpose()?;
+            let records = report_rows(json.as_deref(), bitstuff_table, |sink| {
+                run_bitstuff(gpu.as_ref(), &options, sink)
             })?;
-            eprintln!(
-                "{} measurements on {}",
-                records.len(),
-                records
-                    .first()
-                    .map_or("the CPU".into(), |r| r.adapter.clone())
-            );
+            measured(records.len(), records.first().map(|r| r.adapter.as_str()));
             Ok(())
         }
     }
+}
+
+/// The GPU a benchmark's GPU rows need, or an error saying how to run without one.
+fn bench_gpu(module: &str) -> Result<Gpu> {
+    pollster::block_on(Gpu::new(GpuOptions::default())).map_err(|e| {
+        Error::InvalidArgument(format!(
+            "bench {module} needs a GPU ({e}); --cpu runs the CPU rows alone"
+        ))
+    })
+}
+
+/// Run a benchmark whose `run` hands each batch of records to a sink: print every batch as
+/// a `table`, and append it as JSON lines to `json` when given.
+fn report_rows<R: serde::Serialize>(
+    json: Option<&Path>,
+    table: fn(&[R]) -> String,
+    run: impl FnOnce(&mut dyn FnMut(&[R])) -> Result<Vec<R>>,
+) -> Result<Vec<R>> {
+    let mut json_out = match json {
+        Some(p) => Some(std::fs::File::create(p).map_err(io_error(p))?),
+        None => None,
+    };
+    run(&mut |records| {
+        println!("{}", table(records));
+        if let Some(f) = json_out.as_mut() {
+            for r in records {
+                if let Ok(line) = serde_json::to_string(r) {
+                    let _ = writeln!(f, "{line}");
+                }
+            }
+        }
+    })
+}
+
+/// The closing line of a benchmark: how many rows, measured on which adapter.
+fn measured(rows: usize, adapter: Option<&str>) {
+    eprintln!("{rows} measurements on {}", adapter.unwrap_or("the CPU"));
 }
 
 fn annotate(path: &Path, e: Error) -> Error {
@@ -1132,9 +1051,7 @@ struct AtomicFile {
 
 impl AtomicFile {
     fn create(path: &Path, force: bool) -> Result<AtomicFile> {
-        if path.exists() && !force {
-            return Err(Error::OutputExists(path.into()));
-        }
+        refuse_existing(path, force)?;
         let dir = path
             .parent()
             .filter(|p| !p.as_os_str().is_empty())
@@ -1144,10 +1061,7 @@ impl AtomicFile {
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
         let tmp = dir.join(format!(".{name}.parvlc-{}.tmp", std::process::id()));
-        let file = std::fs::File::create(&tmp).map_err(|e| Error::Io {
-            path: tmp.clone(),
-            source: e,
-        })?;
+        let file = std::fs::File::create(&tmp).map_err(io_error(&tmp))?;
         Ok(AtomicFile {
             path: path.into(),
             tmp,
@@ -1156,26 +1070,27 @@ impl AtomicFile {
     }
 
     fn write(&mut self, data: &[u8]) -> Result<()> {
-        let tmp = &self.tmp;
         match self.file.as_mut() {
-            Some(f) => f.write_all(data).map_err(|e| Error::Io {
-                path: tmp.clone(),
-                source: e,
-            }),
+            Some(f) => f.write_all(data).map_err(io_error(&self.tmp)),
             None => Ok(()),
         }
     }
 
     fn commit(mut self) -> Result<()> {
-        let io = |path: &Path, e| Error::Io {
-            path: path.into(),
-            source: e,
-        };
-        if let Some(f) = self.file.take() {
-            let f = f.into_inner().map_err(|e| io(&self.tmp, e.into_error()))?;
-            f.sync_all().map_err(|e| io(&self.tmp, e))?;
+        let result = (|| {
+            if let Some(f) = self.file.take() {
+                let f = f
+                    .into_inner()
+                    .map_err(|e| io_error(&self.tmp)(e.into_error()))?;
+                f.sync_all().map_err(io_error(&self.tmp))?;
+            }
+            std::fs::rename(&self.tmp, &self.path).map_err(io_error(&self.path))
+        })();
+        // A failed sync or rename must not leave the temporary file behind either.
+        if result.is_err() {
+            let _ = std::fs::remove_file(&self.tmp);
         }
-        std::fs::rename(&self.tmp, &self.path).map_err(|e| io(&self.path, e))
+        result
     }
 }
 
@@ -1195,9 +1110,7 @@ fn encode_h264(
     force: bool,
 ) -> Result<()> {
     for p in std::iter::once(output).chain(recon) {
-        if p.exists() && !force {
-            return Err(Error::OutputExists(p.into()));
-        }
+        refuse_existing(p, force)?;
     }
     let mut reader = h264::y4m::Y4mReader::open(input)?;
     let header = reader.header().clone();
@@ -1223,16 +1136,11 @@ fn encode_h264(
 
     let total = std::fs::metadata(input).map(|m| m.len()).unwrap_or(0);
     let frames_estimate = total / (header.frame_bytes() as u64 + 6).max(1);
-    let bar = (total > PROGRESS_THRESHOLD).then(|| {
-        let bar = indicatif::ProgressBar::new(frames_estimate);
-        bar.set_style(
-            indicatif::ProgressStyle::with_template(
-                "{spinner} [{bar:20}] {pos}/{len} frames ({elapsed})",
-            )
-            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
-        );
-        bar
-    });
+    let bar = progress_bar(
+        total > PROGRESS_THRESHOLD,
+        frames_estimate,
+        "{spinner} [{bar:20}] {pos}/{len} frames ({elapsed})",
+    );
     let t = Instant::now();
     let mut bytes = 0u64;
     while let Some(picture) = reader.read_frame()? {

@@ -113,21 +113,12 @@ pub fn bench_segments(data: &[u8], range: (u64, u64), seed: u64) -> Vec<RawBits<
     out
 }
 
+/// Best of `runs` after one warm-up run (pipelines, the pool, clocks).
 fn best_of(
     runs: usize,
-    mut f: impl FnMut() -> Result<(f64, Option<f64>)>,
+    f: impl FnMut() -> Result<(f64, Option<f64>)>,
 ) -> Result<(f64, Option<f64>)> {
-    f()?; // warm-up: pipelines, the pool, clocks
-    let (mut wall, mut gpu) = (f64::INFINITY, None::<f64>);
-    for _ in 0..runs.max(1) {
-        let (w, g) = f()?;
-        wall = wall.min(w);
-        gpu = match (gpu, g) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        };
-    }
-    Ok((wall, gpu))
+    crate::bench::best_after_warm_up(runs, 0.0, f)
 }
 
 fn encode_variant(
