@@ -120,11 +120,21 @@ impl BitstuffConfig {
 
 /// Workgroup memory of lib/bitstuff_scan.wgsl (both scans' buffers: a word and a map per
 /// invocation) or of its subgroup twin (per subgroup, at most 128).
-pub(crate) fn bitstuff_scan_bytes(gpu: &Gpu, config: &BitstuffConfig) -> u32 {
+fn bitstuff_scan_bytes(gpu: &Gpu, config: &BitstuffConfig) -> u32 {
     match gpu.flavour() {
         crate::gpu::Flavour::Workgroup => 12 * config.workgroup_size,
         crate::gpu::Flavour::Subgroup => 12 * 128,
     }
+}
+
+/// Workgroup memory of either stage: raw bits, output, lib/bitstuff_scan.wgsl, and
+/// lib/wg_scan.wgsl's buffer.
+fn workgroup_bytes(gpu: &Gpu, config: &BitstuffConfig) -> u32 {
+    let scan = match gpu.flavour() {
+        crate::gpu::Flavour::Workgroup => 4 * 1024,
+        crate::gpu::Flavour::Subgroup => 4 * 256,
+    };
+    4 * (config.in_words() + config.out_words()) + bitstuff_scan_bytes(gpu, config) + scan + 64
 }
 
 /// One dispatch's worth of segments, resident on the GPU.
@@ -287,9 +297,12 @@ pub(crate) fn encode(
     gpu: &Gpu,
     encoder: &mut wgpu::CommandEncoder,
     batch: &GpuBatch,
+    config: &BitstuffConfig,
     run: StageRun<'_>,
     profile: bool,
 ) -> Result<Pending> {
+    config.validate()?;
+    config.check_workgroup_memory(gpu, run.label, workgroup_bytes(gpu, config))?;
     let built = gpu.pipeline(run.layout, "main", &run.constants)?;
     let storage =
         wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST;
@@ -354,6 +367,26 @@ pub(crate) fn encode(
         profiler,
         stage: run.layout.stage,
     })
+}
+
+/// Upload `segments`, run one stage over them, read back.
+pub(crate) async fn stuff(
+    gpu: &Gpu,
+    segments: &[RawBits<'_>],
+    term: Termination,
+    config: &BitstuffConfig,
+    run: StageRun<'_>,
+) -> Result<GpuStuffed> {
+    let batch = GpuBatch::upload(gpu, segments, term, config)?;
+    let label = format!("parvlc.{}", run.layout.stage);
+    let mut encoder = gpu
+        .device
+        .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+            label: Some(&label),
+        });
+    let pending = encode(gpu, &mut encoder, &batch, config, run, false)?;
+    gpu.queue.submit([encoder.finish()]);
+    finish(gpu, &batch, pending).await
 }
 
 /// What a GPU stage returns.

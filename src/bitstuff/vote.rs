@@ -5,23 +5,24 @@
 //! cascade (every insertion making a new 0xFF) needs one per 0xFF. CPU twin:
 //! [`super::serial::stuff_batch`].
 
-use super::gpu::{
-    self, bitstuff_scan_bytes, BitstuffConfig, GpuBatch, GpuStuffed, Pending, StageRun,
-};
+use super::gpu::{self, BitstuffConfig, GpuBatch, GpuStuffed, Pending, StageRun};
 use super::{RawBits, Termination};
-use crate::gpu::{Flavour, Gpu, StageLayout};
+use crate::gpu::{Gpu, StageLayout};
 use crate::Result;
 
 pub(crate) const LAYOUT: StageLayout = gpu::layout("bitstuff_vote");
 
-/// Workgroup memory of the vote stage: raw bits, output, lib/bitstuff_scan.wgsl, and
-/// lib/wg_scan.wgsl's buffer.
-fn workgroup_bytes(gpu: &Gpu, config: &BitstuffConfig) -> u32 {
-    let scan = match gpu.flavour() {
-        Flavour::Workgroup => 4 * 1024,
-        Flavour::Subgroup => 4 * 256,
-    };
-    4 * (config.in_words() + config.out_words()) + bitstuff_scan_bytes(gpu, config) + scan + 64
+/// The vote pipeline and its override constants.
+fn stage(config: &BitstuffConfig) -> StageRun<'static> {
+    StageRun {
+        layout: &LAYOUT,
+        label: "vote",
+        constants: vec![
+            ("WG_SIZE", config.workgroup_size as f64),
+            ("BS_IN_WORDS", config.in_words() as f64),
+            ("BS_OUT_WORDS", config.out_words() as f64),
+        ],
+    }
 }
 
 /// Record the vote stage over `batch` into `encoder`; nothing is submitted.
@@ -32,23 +33,7 @@ pub fn encode_vote(
     config: &BitstuffConfig,
     profile: bool,
 ) -> Result<Pending> {
-    config.validate()?;
-    config.check_workgroup_memory(gpu, "vote", workgroup_bytes(gpu, config))?;
-    gpu::encode(
-        gpu,
-        encoder,
-        batch,
-        StageRun {
-            layout: &LAYOUT,
-            label: "vote",
-            constants: vec![
-                ("WG_SIZE", config.workgroup_size as f64),
-                ("BS_IN_WORDS", config.in_words() as f64),
-                ("BS_OUT_WORDS", config.out_words() as f64),
-            ],
-        },
-        profile,
-    )
+    gpu::encode(gpu, encoder, batch, config, stage(config), profile)
 }
 
 /// Upload, stuff by vote, read back.
@@ -58,13 +43,5 @@ pub async fn stuff_vote(
     term: Termination,
     config: &BitstuffConfig,
 ) -> Result<GpuStuffed> {
-    let batch = GpuBatch::upload(gpu, segments, term, config)?;
-    let mut encoder = gpu
-        .device
-        .create_command_encoder(&wgpu::CommandEncoderDescriptor {
-            label: Some("parvlc.bitstuff_vote"),
-        });
-    let pending = encode_vote(gpu, &mut encoder, &batch, config, false)?;
-    gpu.queue.submit([encoder.finish()]);
-    gpu::finish(gpu, &batch, pending).await
+    gpu::stuff(gpu, segments, term, config, stage(config)).await
 }

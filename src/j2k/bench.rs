@@ -124,6 +124,18 @@ fn best<F: FnMut() -> Result<f64>>(runs: usize, mut f: F) -> Result<f64> {
     Ok(best)
 }
 
+/// Best wall time of the whole encoder on `image` over `runs`, and its codestream's bytes.
+fn time_encoder(image: &Image, config: &EncoderConfig, runs: usize) -> Result<(f64, u64)> {
+    let mut bytes = 0;
+    let wall = best(runs, || {
+        let t = Instant::now();
+        let cs = pollster::block_on(encode(image, config))?;
+        bytes = cs.len() as u64;
+        Ok(t.elapsed().as_secs_f64())
+    })?;
+    Ok((wall, bytes))
+}
+
 fn coded_bytes(coded: &[CodeBlockCoded]) -> u64 {
     coded.iter().map(|c| c.data.len() as u64).sum()
 }
@@ -214,15 +226,7 @@ fn time_gpu_front_end(
     runs: usize,
 ) -> Result<(Option<PassTimes>, f64, u64)> {
     let dwt = DwtGpu::new(gpu)?;
-    let plan = DwtPlan::new(
-        gpu,
-        image.width,
-        image.height,
-        image.components,
-        image.bit_depth,
-        levels,
-        cblk,
-    )?;
+    let plan = DwtPlan::for_image(gpu, image, levels, cblk)?;
     let samples = upload_samples(gpu, image);
     // Warm-up: buffers pooled.
     pollster::block_on(dwt.profile(gpu, &samples, &plan))?;
@@ -396,16 +400,11 @@ pub fn run_j2k(
                 b3_mq,
                 &adapter,
             ));
-            let mut bytes = 0;
-            let wall = best(options.runs, || {
-                let t = Instant::now();
-                let cs = pollster::block_on(encode(
-                    &image,
-                    &config(e.clone(), Some(options.bypass_from)),
-                ))?;
-                bytes = cs.len() as u64;
-                Ok(t.elapsed().as_secs_f64())
-            })?;
+            let (wall, bytes) = time_encoder(
+                &image,
+                &config(e.clone(), Some(options.bypass_from)),
+                options.runs,
+            )?;
             records.push(record(
                 "encoder",
                 "gpu-tier1-fast",
@@ -417,19 +416,14 @@ pub fn run_j2k(
                 &adapter,
             ));
             // The whole GPU path: front end and tier-1 on the GPU (fast mode).
-            let mut bytes = 0;
-            let wall = best(options.runs, || {
-                let t = Instant::now();
-                let cs = pollster::block_on(encode(
-                    &image,
-                    &EncoderConfig {
-                        front_end: super::FrontEnd::Gpu(g.clone()),
-                        ..config(e.clone(), Some(options.bypass_from))
-                    },
-                ))?;
-                bytes = cs.len() as u64;
-                Ok(t.elapsed().as_secs_f64())
-            })?;
+            let (wall, bytes) = time_encoder(
+                &image,
+                &EncoderConfig {
+                    front_end: super::FrontEnd::Gpu(g.clone()),
+                    ..config(e.clone(), Some(options.bypass_from))
+                },
+                options.runs,
+            )?;
             records.push(record(
                 "encoder",
                 "gpu-front-end-gpu-tier1-fast",
@@ -514,16 +508,11 @@ pub fn run_j2k(
                 "the CPU",
             ));
         }
-        let mut bytes = 0;
-        let wall = best(cpu_runs, || {
-            let t = Instant::now();
-            let cs = pollster::block_on(encode(
-                &image,
-                &config(Arc::new(CpuTier1), Some(options.bypass_from)),
-            ))?;
-            bytes = cs.len() as u64;
-            Ok(t.elapsed().as_secs_f64())
-        })?;
+        let (wall, bytes) = time_encoder(
+            &image,
+            &config(Arc::new(CpuTier1), Some(options.bypass_from)),
+            cpu_runs,
+        )?;
         records.push(record(
             "encoder",
             "cpu-all-cores-fast",

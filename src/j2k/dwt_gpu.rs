@@ -102,6 +102,31 @@ impl DwtPlan {
         Self::with_binding_limit(limit, width, height, components, bit_depth, levels, cblk)
     }
 
+    /// [`DwtPlan::new`] for `image`'s geometry, checking that it holds as many samples as
+    /// that geometry needs.
+    pub fn for_image(gpu: &Gpu, image: &Image, levels: u32, cblk: u32) -> Result<DwtPlan> {
+        let plan = Self::new(
+            gpu,
+            image.width,
+            image.height,
+            image.components,
+            image.bit_depth,
+            levels,
+            cblk,
+        )?;
+        let expected = plan.n_coeffs();
+        if image.samples.len() as u64 != expected {
+            return Err(Error::InvalidArgument(format!(
+                "j2k_dwt: a {}x{}x{} image needs {expected} samples, not {}",
+                image.width,
+                image.height,
+                image.components,
+                image.samples.len()
+            )));
+        }
+        Ok(plan)
+    }
+
     /// [`DwtPlan::new`] against a binding limit of `limit` bytes (tests prove the
     /// too-large error with it).
     pub fn with_binding_limit(
@@ -486,25 +511,7 @@ impl DwtGpu {
         levels: u32,
         cblk: u32,
     ) -> Result<CodeBlockBatch> {
-        let plan = DwtPlan::new(
-            gpu,
-            image.width,
-            image.height,
-            image.components,
-            image.bit_depth,
-            levels,
-            cblk,
-        )?;
-        let expected = plan.n_coeffs();
-        if image.samples.len() as u64 != expected {
-            return Err(Error::InvalidArgument(format!(
-                "j2k_dwt: a {}x{}x{} image needs {expected} samples, not {}",
-                image.width,
-                image.height,
-                image.components,
-                image.samples.len()
-            )));
-        }
+        let plan = DwtPlan::for_image(gpu, image, levels, cblk)?;
         let samples = upload_samples(gpu, image);
         let mut encoder = gpu
             .device

@@ -893,19 +893,8 @@ fn decode_result(
             terminated: w & PASS_TERM != 0,
         })
         .collect();
-    let mut limit = len;
-    for p in passes.iter_mut().rev() {
-        if p.end > limit {
-            p.end = limit;
-        } else {
-            limit = p.end;
-        }
-    }
-    for p in passes.iter_mut() {
-        if p.end > 0 && data[p.end as usize - 1] == 0xFF {
-            p.end -= 1;
-        }
-    }
+    // data holds exactly `len` bytes.
+    super::tier1::cpu::settle_pass_ends(&mut passes, &data);
     Ok(Ok(CodeBlockCoded {
         data,
         num_bitplanes,
@@ -955,25 +944,7 @@ impl GpuTier1 {
     ) -> Result<Vec<CodeBlockCoded>> {
         use super::dwt_gpu::{upload_samples, DwtGpu, DwtPlan};
         let gpu = &*self.gpu;
-        let plan = DwtPlan::new(
-            gpu,
-            image.width,
-            image.height,
-            image.components,
-            image.bit_depth,
-            levels,
-            cblk,
-        )?;
-        if image.samples.len() as u64 != plan.n_coeffs() {
-            return Err(Error::InvalidArgument(format!(
-                "j2k_dwt: a {}x{}x{} image needs {} samples, not {}",
-                image.width,
-                image.height,
-                image.components,
-                plan.n_coeffs(),
-                image.samples.len()
-            )));
-        }
+        let plan = DwtPlan::for_image(gpu, image, levels, cblk)?;
         let samples = upload_samples(gpu, image);
         let mut encoder = gpu
             .device

@@ -410,7 +410,18 @@ pub(super) fn encode(
         });
     }
 
-    // As OpenJPEG: estimates never exceed a later pass's end, and no pass ends on 0xFF.
+    settle_pass_ends(&mut passes, &data);
+
+    Ok(CodeBlockCoded {
+        data,
+        num_bitplanes,
+        passes,
+    })
+}
+
+/// The final pass ends, as OpenJPEG sets them (the GPU stages apply the same rule):
+/// estimates never exceed a later pass's end, and no pass ends on 0xFF.
+pub(crate) fn settle_pass_ends(passes: &mut [PassInfo], data: &[u8]) {
     let mut limit = data.len() as u32;
     for p in passes.iter_mut().rev() {
         if p.end > limit {
@@ -424,12 +435,6 @@ pub(super) fn encode(
             p.end -= 1;
         }
     }
-
-    Ok(CodeBlockCoded {
-        data,
-        num_bitplanes,
-        passes,
-    })
 }
 
 fn zc_lut_for(band: BandOrientation) -> &'static ZcLut {
