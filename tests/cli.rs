@@ -1,26 +1,15 @@
 //! The command line as a user meets it: round trips through gzip, refusal to overwrite,
 //! no output at all from a corrupt input, and the CPU path.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod common;
 
-fn parvlc(args: &[&str], dir: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_parvlc"))
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("run parvlc")
-}
+use std::path::PathBuf;
+use std::process::Command;
+
+use common::cli::{parvlc, stderr};
 
 fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("parvlc-cli-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
+    common::cli::scratch("cli", name)
 }
 
 #[test]

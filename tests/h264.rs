@@ -4,11 +4,13 @@
 //! input (not Y4M, 4:4:4, 10-bit, truncated): a clear error, exit status 1 and no
 //! output file.
 
+mod common;
 mod h264_common;
 
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Command;
 
+use common::cli::{files, parvlc, stderr};
 use h264_common::{clip, ffmpeg_decode, scratch};
 use parvlc::cavlc::frame::{Frame, MbHeader, MB_LEVELS};
 use parvlc::cavlc::BitWriter;
@@ -184,35 +186,15 @@ fn random_intra_nxn_frame_is_accepted_by_ffmpeg() {
     }
 }
 
-fn parvlc(args: &[&str], dir: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_parvlc"))
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("run parvlc")
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
 /// Only `keep` (and nothing else, no temporary files) in `dir`.
 fn dir_holds_only(dir: &Path, keep: &[&str]) {
-    let mut names: Vec<String> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    names.sort();
     let mut want: Vec<String> = keep.iter().map(|s| s.to_string()).collect();
     want.sort();
-    assert_eq!(names, want);
+    assert_eq!(files(dir), want);
 }
 
 fn fresh_dir(name: &str) -> std::path::PathBuf {
-    let dir = scratch().join(name);
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    common::cli::fresh_dir(scratch().join(name))
 }
 
 /// A Y4M of `frames` frames of an odd-sized gradient, written by hand (FFmpeg's sources

@@ -2,37 +2,16 @@
 //! OpenJPEG to the source; unsupported kinds, zero-sized and truncated images each a clear
 //! error with no output file (and no temporary file) left behind; refusal to overwrite.
 
+mod common;
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+
+use common::cli::{files, opj_decompress, parvlc, stderr};
 
 use parvlc::j2k::Image;
 
-fn parvlc(args: &[&str], dir: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_parvlc"))
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("run parvlc")
-}
-
 fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("parvlc-j2k-cli-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-fn files(dir: &Path) -> Vec<String> {
-    let mut v: Vec<String> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    v.sort();
-    v
+    common::cli::scratch("j2k-cli", name)
 }
 
 fn gradient(w: u32, h: u32, comps: u32, depth: u32) -> Image {
@@ -49,12 +28,8 @@ fn gradient(w: u32, h: u32, comps: u32, depth: u32) -> Image {
 
 /// opj_decompress's samples of `j2k` in `dir`.
 fn opj(dir: &Path, j2k: &str, out: &str) -> Image {
-    let o = Command::new("opj_decompress")
-        .args(["-i", j2k, "-o", out])
-        .current_dir(dir)
-        .output()
-        .expect("opj_decompress is installed by the test command");
-    assert!(o.status.success(), "{}", stderr(&o));
+    let (o, log) = opj_decompress(dir, j2k, out);
+    assert!(o.status.success(), "{log}");
     Image::from_bytes(&std::fs::read(dir.join(out)).unwrap()).unwrap()
 }
 

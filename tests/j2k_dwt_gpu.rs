@@ -9,9 +9,13 @@
 //! byte-identical to the CPU one and
 //! `opj_decompress` gives back the source; bad input gets clear errors.
 
+mod common;
+
 use std::path::PathBuf;
-use std::process::Command;
 use std::sync::{Arc, OnceLock};
+
+use common::cli::opj_decompress;
+use common::rng::Rng;
 
 use parvlc::gpu::{Gpu, GpuOptions, Profiler};
 use parvlc::j2k::dwt_gpu::{self, DwtGpu, DwtPlan};
@@ -30,19 +34,6 @@ fn gpu() -> Arc<Gpu> {
         }
     })
     .clone()
-}
-
-/// A small deterministic generator (PCG-style LCG).
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u32 {
-        self.0 = self
-            .0
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        (self.0 >> 33) as u32
-    }
 }
 
 /// Uniform noise over the full range, or (`extremes`) 0 and max in a checkerboard with
@@ -246,15 +237,7 @@ fn codestreams_with_the_gpu_front_end_equal_the_cpu_ones_and_decode_in_openjpeg(
         let input = dir.join(format!("{name}.j2k"));
         let output = dir.join(format!("{name}.{ext}"));
         std::fs::write(&input, &via_gpu).unwrap();
-        let o = Command::new("opj_decompress")
-            .arg("-i")
-            .arg(&input)
-            .arg("-o")
-            .arg(&output)
-            .output()
-            .expect("opj_decompress is installed by the test command (libopenjp2-tools)");
-        let log =
-            String::from_utf8_lossy(&o.stdout).to_string() + &String::from_utf8_lossy(&o.stderr);
+        let (o, log) = opj_decompress(&dir, &input, &output);
         assert!(o.status.success(), "{name}: opj_decompress failed:\n{log}");
         let decoded = Image::from_bytes(&std::fs::read(&output).unwrap()).unwrap();
         assert_eq!(

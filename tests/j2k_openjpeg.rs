@@ -4,28 +4,19 @@
 //! and natural-looking content), `opj_dump` must read back the header values we wrote,
 //! and the OpenJPEG library itself (openjpeg-sys, in process) must decode them too.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use common::cli::opj_decompress;
+use common::rng::Rng;
 use parvlc::j2k::{self, EncoderConfig, Image};
 
 fn scratch() -> PathBuf {
     let dir = std::env::temp_dir().join(format!("parvlc-j2k-openjpeg-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     dir
-}
-
-/// A small deterministic generator (PCG-style LCG).
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u32 {
-        self.0 = self
-            .0
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        (self.0 >> 33) as u32
-    }
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -118,14 +109,7 @@ fn opj_round_trip(dir: &Path, name: &str, img: &Image, j2k_bytes: &[u8]) {
     let output = dir.join(format!("{name}.{ext}"));
     std::fs::write(&input, j2k_bytes).unwrap();
     let _ = std::fs::remove_file(&output);
-    let o = Command::new("opj_decompress")
-        .arg("-i")
-        .arg(&input)
-        .arg("-o")
-        .arg(&output)
-        .output()
-        .expect("opj_decompress is installed by the test command (libopenjp2-tools)");
-    let log = String::from_utf8_lossy(&o.stdout).to_string() + &String::from_utf8_lossy(&o.stderr);
+    let (o, log) = opj_decompress(dir, &input, &output);
     assert!(o.status.success(), "{name}: opj_decompress failed:\n{log}");
     assert!(
         !log.contains("[ERROR]") && !log.contains("[WARNING]"),
@@ -219,13 +203,7 @@ fn the_comparison_catches_a_flipped_bit() {
     let input = dir.join("flipped.j2k");
     let output = dir.join("flipped.pgm");
     std::fs::write(&input, &cs).unwrap();
-    let o = Command::new("opj_decompress")
-        .arg("-i")
-        .arg(&input)
-        .arg("-o")
-        .arg(&output)
-        .output()
-        .unwrap();
+    let (o, _) = opj_decompress(&dir, &input, &output);
     if o.status.success() {
         let decoded = std::fs::read(&output).unwrap();
         assert_ne!(raster(&decoded), raster(&img.to_pnm()));

@@ -8,6 +8,9 @@
 //! `PARVLC_TEST_BACKENDS=cuda` (a comma list of wgpu, cuda, cpu) restricts the suites to
 //! some backends, e.g. for the compute-sanitizer runs.
 
+pub mod cli;
+pub mod rng;
+
 use std::sync::OnceLock;
 
 use parvlc::gpu::{Gpu, GpuOptions};
