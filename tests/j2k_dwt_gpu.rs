@@ -15,7 +15,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 
 use common::cli::opj_decompress;
-use common::rng::Rng;
+use common::j2k_images::{make, Content};
 
 use parvlc::gpu::{Gpu, GpuOptions, Profiler};
 use parvlc::j2k::dwt_gpu::{self, DwtGpu, DwtPlan};
@@ -39,26 +39,12 @@ fn gpu() -> Arc<Gpu> {
 /// Uniform noise over the full range, or (`extremes`) 0 and max in a checkerboard with
 /// green opposite red and blue: the largest RCT and wavelet amplitudes.
 fn image(w: u32, h: u32, comps: u32, depth: u32, extremes: bool, seed: u64) -> Image {
-    let max = (1u32 << depth) - 1;
-    let mut rng = Rng(seed);
-    let mut samples = Vec::with_capacity((w * h * comps) as usize);
-    for y in 0..h {
-        for x in 0..w {
-            for c in 0..comps {
-                let v = if extremes {
-                    if ((x + y) % 2 == 0) == (c == 1) {
-                        max
-                    } else {
-                        0
-                    }
-                } else {
-                    rng.next() % (max + 1)
-                };
-                samples.push(v as u16);
-            }
-        }
-    }
-    Image::new(w, h, comps, depth, samples).unwrap()
+    let content = if extremes {
+        Content::Checker
+    } else {
+        Content::Noise
+    };
+    make(w, h, comps, depth, content, seed)
 }
 
 fn first_difference(a: &[i32], b: &[i32]) -> Option<(usize, i32, i32)> {
