@@ -78,29 +78,9 @@ fn mq_pass(inv: Invocation, kind: u32, p: u32, plane: u32, last: bool) {
 // buffer, stuffed in parallel and terminated (lib/bitstuff_wg.wgsl), appended to the
 // output.
 fn raw_passes(inv: Invocation, p: u32) {
-    sink = SINK_COUNT;
-    sink_pos = 0u;
-    spp_walk(p, true);
-    let n_spp = sink_pos;
-    sink_pos = 0u;
-    mrp_walk(p);
-    let n_mrp = sink_pos;
-    let spp = wg_exclusive_scan(inv, n_spp);
-    let mrp = wg_exclusive_scan(inv, n_mrp);
-    if lane == 0u {
-        wg_value = spp.y + mrp.y;
-    }
-    let total = workgroupUniformLoad(&wg_value);
-    for (var w = lane; w < (total + 31u) / 32u; w += WG_SIZE) {
-        atomicStore(&bs_bits[w], 0u);
-    }
-    workgroupBarrier();
-    sink = SINK_RAW;
-    sink_pos = spp.x;
-    spp_walk(p, true);
-    sink_pos = spp.y + mrp.x;
-    mrp_walk(p);
-    raw_segment(inv, total, spp.y);
+    var n_spp = 0u;
+    let total = raw_place(inv, p, &n_spp);
+    raw_segment(inv, total, n_spp);
 }
 
 fn encode_block(inv: Invocation, index: u32) {

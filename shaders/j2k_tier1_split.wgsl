@@ -123,36 +123,15 @@ fn cm_block(inv: Invocation, index: u32) {
         snapshot();
         spp_settle(p);
         if is_raw_plane(plane) {
-            sink = SINK_COUNT;
-            sink_pos = 0u;
-            spp_walk(p, true);
-            let own_spp = sink_pos;
-            sink_pos = 0u;
-            mrp_walk(p);
-            let own_mrp = sink_pos;
-            let spp = wg_exclusive_scan(inv, own_spp);
-            let mrp = wg_exclusive_scan(inv, own_mrp);
-            if lane == 0u {
-                wg_value = spp.y + mrp.y;
-            }
-            let total = workgroupUniformLoad(&wg_value);
-            let words = (total + 31u) / 32u;
-            for (var w = lane; w < words; w += WG_SIZE) {
-                atomicStore(&bs_bits[w], 0u);
-            }
+            var raw_spp = 0u;
+            let total = raw_place(inv, p, &raw_spp);
             workgroupBarrier();
-            sink = SINK_RAW;
-            sink_pos = spp.x;
-            spp_walk(p, true);
-            sink_pos = spp.y + mrp.x;
-            mrp_walk(p);
-            workgroupBarrier();
-            for (var w = lane; w < words; w += WG_SIZE) {
+            for (var w = lane; w < (total + 31u) / 32u; w += WG_SIZE) {
                 scratch[base + SCRATCH_PAIR_WORDS + w] = atomicLoad(&bs_bits[w]);
             }
             if lane == 0u {
                 state[st + ST_RAW_BITS] = total;
-                state[st + ST_RAW_SPP] = spp.y;
+                state[st + ST_RAW_SPP] = raw_spp;
             }
         } else {
             n_spp = pairs_to_scratch(inv, PASS_SPP, p, base, 0u);

@@ -50,6 +50,36 @@ fn spp_bytes(inv: Invocation, n_bytes: u32, n_spp: u32) -> u32 {
     return atomicLoad(&wg_spp_bytes);
 }
 
+// Place plane p's raw SPP then MRP bits by scan offset into `bs_bits` (cleared first);
+// returns their total (uniform) and sets `n_spp` to the SPP's. Call in uniform control
+// flow; `bs_bits` is complete after the next barrier.
+fn raw_place(inv: Invocation, p: u32, n_spp: ptr<function, u32>) -> u32 {
+    sink = SINK_COUNT;
+    sink_pos = 0u;
+    spp_walk(p, true);
+    let own_spp = sink_pos;
+    sink_pos = 0u;
+    mrp_walk(p);
+    let own_mrp = sink_pos;
+    let spp = wg_exclusive_scan(inv, own_spp);
+    let mrp = wg_exclusive_scan(inv, own_mrp);
+    if lane == 0u {
+        wg_value = spp.y + mrp.y;
+    }
+    let total = workgroupUniformLoad(&wg_value);
+    for (var w = lane; w < (total + 31u) / 32u; w += WG_SIZE) {
+        atomicStore(&bs_bits[w], 0u);
+    }
+    workgroupBarrier();
+    sink = SINK_RAW;
+    sink_pos = spp.x;
+    spp_walk(p, true);
+    sink_pos = spp.y + mrp.x;
+    mrp_walk(p);
+    *n_spp = spp.y;
+    return total;
+}
+
 // Stuff, terminate and append the segment of `total` bits in `bs_bits` (visible to all
 // after a barrier), the SPP's n_spp first; invocation 0 records the SPP (open) and MRP
 // (terminated) passes and moves `out_len` / `out_tail`. Call in uniform control flow.
