@@ -39,18 +39,7 @@ fn mq_pass(inv: Invocation, kind: u32, p: u32, plane: u32, last: bool) {
     }
     for (var lo = 0u; lo < total; lo += PAIR_CAP) {
         let round = min(PAIR_CAP, total - lo);
-        for (var w = lane; w < (round + 3u) / 4u; w += WG_SIZE) {
-            atomicStore(&pairs[w], 0u);
-        }
-        workgroupBarrier();
-        if n != 0u && placed.x < lo + PAIR_CAP && placed.x + n > lo {
-            sink = SINK_PAIRS;
-            sink_pos = placed.x;
-            sink_lo = lo;
-            sink_hi = lo + PAIR_CAP;
-            walk(kind, p, false);
-        }
-        workgroupBarrier();
+        pairs_round(kind, p, placed.x, n, lo, (round + 3u) / 4u);
         if lane == 0u {
             // Eight pairs per iteration (few loop iterations, see mq_renorm).
             for (var w = 0u; w * 4u < round; w += 2u) {

@@ -59,18 +59,7 @@ fn pairs_to_scratch(inv: Invocation, kind: u32, p: u32, base: u32, at: u32) -> u
     let total = workgroupUniformLoad(&wg_value);
     for (var lo = 0u; lo < total; lo += PAIR_CAP) {
         let words = pair_words(min(PAIR_CAP, total - lo));
-        for (var w = lane; w < words; w += WG_SIZE) {
-            atomicStore(&pairs[w], 0u);
-        }
-        workgroupBarrier();
-        if n != 0u && placed.x < lo + PAIR_CAP && placed.x + n > lo {
-            sink = SINK_PAIRS;
-            sink_pos = placed.x;
-            sink_lo = lo;
-            sink_hi = lo + PAIR_CAP;
-            walk(kind, p, false);
-        }
-        workgroupBarrier();
+        pairs_round(kind, p, placed.x, n, lo, words);
         for (var w = lane; w < words; w += WG_SIZE) {
             scratch[base + at + lo / 4u + w] = atomicLoad(&pairs[w]);
         }

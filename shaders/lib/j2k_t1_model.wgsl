@@ -463,6 +463,24 @@ fn walk(kind: u32, p: u32, raw: bool) {
     }
 }
 
+// Round `lo` of a pass's context-decision pairs into `pairs` (its first `words` words
+// cleared first): this invocation's `n` pairs, placed from `at`, that fall in the round.
+// Call in uniform control flow; `pairs` is complete on return.
+fn pairs_round(kind: u32, p: u32, at: u32, n: u32, lo: u32, words: u32) {
+    for (var w = lane; w < words; w += WG_SIZE) {
+        atomicStore(&pairs[w], 0u);
+    }
+    workgroupBarrier();
+    if n != 0u && at < lo + PAIR_CAP && at + n > lo {
+        sink = SINK_PAIRS;
+        sink_pos = at;
+        sink_lo = lo;
+        sink_hi = lo + PAIR_CAP;
+        walk(kind, p, false);
+    }
+    workgroupBarrier();
+}
+
 // Whether pass `kind` of bit-plane `plane` (1-based from the most significant) ends its
 // segment: the last pass, the CUP just before the first bypassed plane, and from there
 // every MRP (raw) and CUP (MQ). Mirrors the CPU twin.
