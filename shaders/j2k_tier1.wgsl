@@ -25,21 +25,14 @@
 
 // An MQ-coded pass: count, place by scan, code in rounds of PAIR_CAP pairs.
 fn mq_pass(inv: Invocation, kind: u32, p: u32, plane: u32, last: bool) {
-    sink = SINK_COUNT;
-    sink_pos = 0u;
-    walk(kind, p, false);
-    let n = sink_pos;
-    let placed = wg_exclusive_scan(inv, n);
-    if lane == 0u {
-        wg_value = placed.y;
-    }
-    let total = workgroupUniformLoad(&wg_value);
+    var own = vec2<u32>(0u, 0u);
+    let total = pairs_count(inv, kind, p, &own);
     if lane == 0u && prev_term {
         mq_start();
     }
     for (var lo = 0u; lo < total; lo += PAIR_CAP) {
         let round = min(PAIR_CAP, total - lo);
-        pairs_round(kind, p, placed.x, n, lo, (round + 3u) / 4u);
+        pairs_round(kind, p, own, lo, (round + 3u) / 4u);
         if lane == 0u {
             // Eight pairs per iteration (few loop iterations, see mq_renorm).
             for (var w = 0u; w * 4u < round; w += 2u) {

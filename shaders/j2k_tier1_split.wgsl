@@ -48,18 +48,11 @@ fn pair_words(n: u32) -> u32 {
 
 // A pass's pairs to scratch from word `at`, in rounds through workgroup memory.
 fn pairs_to_scratch(inv: Invocation, kind: u32, p: u32, base: u32, at: u32) -> u32 {
-    sink = SINK_COUNT;
-    sink_pos = 0u;
-    walk(kind, p, false);
-    let n = sink_pos;
-    let placed = wg_exclusive_scan(inv, n);
-    if lane == 0u {
-        wg_value = placed.y;
-    }
-    let total = workgroupUniformLoad(&wg_value);
+    var own = vec2<u32>(0u, 0u);
+    let total = pairs_count(inv, kind, p, &own);
     for (var lo = 0u; lo < total; lo += PAIR_CAP) {
         let words = pair_words(min(PAIR_CAP, total - lo));
-        pairs_round(kind, p, placed.x, n, lo, words);
+        pairs_round(kind, p, own, lo, words);
         for (var w = lane; w < words; w += WG_SIZE) {
             scratch[base + at + lo / 4u + w] = atomicLoad(&pairs[w]);
         }

@@ -463,14 +463,32 @@ fn walk(kind: u32, p: u32, raw: bool) {
     }
 }
 
-// Round `lo` of a pass's context-decision pairs into `pairs` (its first `words` words
-// cleared first): this invocation's `n` pairs, placed from `at`, that fall in the round.
-// Call in uniform control flow; `pairs` is complete on return.
-fn pairs_round(kind: u32, p: u32, at: u32, n: u32, lo: u32, words: u32) {
+// Count pass `kind`'s context-decision pairs of plane p and place them by scan: returns
+// the pass's total (uniform) and sets `own` to this invocation's (first place, count).
+// Call in uniform control flow.
+fn pairs_count(inv: Invocation, kind: u32, p: u32, own: ptr<function, vec2<u32>>) -> u32 {
+    sink = SINK_COUNT;
+    sink_pos = 0u;
+    walk(kind, p, false);
+    let n = sink_pos;
+    let placed = wg_exclusive_scan(inv, n);
+    if lane == 0u {
+        wg_value = placed.y;
+    }
+    *own = vec2<u32>(placed.x, n);
+    return workgroupUniformLoad(&wg_value);
+}
+
+// Round `lo` of a pass's pairs into `pairs` (its first `words` words cleared first): the
+// pairs of this invocation's `own` (from pairs_count) that fall in the round. Call in
+// uniform control flow; `pairs` is complete on return.
+fn pairs_round(kind: u32, p: u32, own: vec2<u32>, lo: u32, words: u32) {
     for (var w = lane; w < words; w += WG_SIZE) {
         atomicStore(&pairs[w], 0u);
     }
     workgroupBarrier();
+    let at = own.x;
+    let n = own.y;
     if n != 0u && at < lo + PAIR_CAP && at + n > lo {
         sink = SINK_PAIRS;
         sink_pos = at;
