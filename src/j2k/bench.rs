@@ -341,65 +341,40 @@ pub fn run_j2k(
             })?;
         let mut records = Vec::new();
         if let (Some(g), Some(e)) = (&gpu, &engine) {
-            let tier1 = Tier1Gpu::with_config(g, options.gpu_config)?;
-            let (k_fast, w_fast, b_fast) = time_gpu_tier1(g, &tier1, &batch, &fast, options.runs)?;
-            let (k_mq, w_mq, b_mq) = time_gpu_tier1(g, &tier1, &batch, &all_mq, options.runs)?;
-            let mut r = record(
-                "tier1",
-                "gpu-fast",
-                name,
-                samples,
-                Some(k_fast),
-                w_fast,
-                b_fast,
-                &adapter,
-            );
-            r.speedup_fast_vs_all_mq = Some(k_mq / k_fast);
-            records.push(r);
-            records.push(record(
-                "tier1",
-                "gpu-all-mq",
-                name,
-                samples,
-                Some(k_mq),
-                w_mq,
-                b_mq,
-                &adapter,
-            ));
-            // The paper's three-kernel strategy (per bit-plane: context modelling, raw
-            // passes, MQ passes over all code-blocks).
-            let three = Tier1Gpu::with_config(
-                g,
-                Tier1GpuConfig {
-                    strategy: Tier1Strategy::ThreeKernel,
-                    ..options.gpu_config
-                },
-            )?;
-            let (k3_fast, w3_fast, b3_fast) =
-                time_gpu_tier1(g, &three, &batch, &fast, options.runs)?;
-            let (k3_mq, w3_mq, b3_mq) = time_gpu_tier1(g, &three, &batch, &all_mq, options.runs)?;
-            let mut r = record(
-                "tier1",
-                "gpu-fast-three-kernel",
-                name,
-                samples,
-                Some(k3_fast),
-                w3_fast,
-                b3_fast,
-                &adapter,
-            );
-            r.speedup_fast_vs_all_mq = Some(k3_mq / k3_fast);
-            records.push(r);
-            records.push(record(
-                "tier1",
-                "gpu-all-mq-three-kernel",
-                name,
-                samples,
-                Some(k3_mq),
-                w3_mq,
-                b3_mq,
-                &adapter,
-            ));
+            // The configured strategy, then the paper's three-kernel one (per bit-plane:
+            // context modelling, raw passes, MQ passes over all code-blocks).
+            let three = Tier1GpuConfig {
+                strategy: Tier1Strategy::ThreeKernel,
+                ..options.gpu_config
+            };
+            for (strategy, suffix) in [(options.gpu_config, ""), (three, "-three-kernel")] {
+                let tier1 = Tier1Gpu::with_config(g, strategy)?;
+                let (k_fast, w_fast, b_fast) =
+                    time_gpu_tier1(g, &tier1, &batch, &fast, options.runs)?;
+                let (k_mq, w_mq, b_mq) = time_gpu_tier1(g, &tier1, &batch, &all_mq, options.runs)?;
+                let mut r = record(
+                    "tier1",
+                    &format!("gpu-fast{suffix}"),
+                    name,
+                    samples,
+                    Some(k_fast),
+                    w_fast,
+                    b_fast,
+                    &adapter,
+                );
+                r.speedup_fast_vs_all_mq = Some(k_mq / k_fast);
+                records.push(r);
+                records.push(record(
+                    "tier1",
+                    &format!("gpu-all-mq{suffix}"),
+                    name,
+                    samples,
+                    Some(k_mq),
+                    w_mq,
+                    b_mq,
+                    &adapter,
+                ));
+            }
             let (wall, bytes) = time_encoder(
                 &image,
                 &config(e.clone(), Some(options.bypass_from)),
