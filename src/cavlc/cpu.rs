@@ -5,6 +5,20 @@ use super::tables::{self, CoeffTokenTable, Vlc};
 use crate::huffman::BitBuf;
 use crate::{Error, Result};
 
+/// Where MSB-first bits go: the reference [`BitWriter`] and the packer's fast writer, so
+/// that syntax written on top of them (Exp-Golomb codes, macroblock headers) exists once.
+pub trait BitSink {
+    /// Append the low `len` (<= 32) bits of `value`, most significant first; `value` has
+    /// no bits above `len`.
+    fn put_bits(&mut self, value: u32, len: u32);
+}
+
+impl BitSink for BitWriter {
+    fn put_bits(&mut self, value: u32, len: u32) {
+        self.put(value, len);
+    }
+}
+
 /// MSB-first bit writer (the H.264 bit order: the first bit is bit 7 of byte 0).
 #[derive(Clone, Debug, Default)]
 pub struct BitWriter {

@@ -6,7 +6,7 @@
 //! This is the contract between the H.264 encoder (`crate::h264`) and the CAVLC stages:
 //! the CPU reference here and the GPU stages must produce the same bits.
 
-use super::cpu::{encode_residual_block, nc_from_neighbours, BitWriter, BlockKind};
+use super::cpu::{encode_residual_block, nc_from_neighbours, BitSink, BitWriter, BlockKind};
 use crate::{Error, Result};
 
 /// 4x4 blocks per macroblock: 16 luma, 4 Cb, 4 Cr.
@@ -114,6 +114,22 @@ impl MbHeader {
         }
         Ok(())
     }
+    /// Whether level `pos` (raster) of block `blk` (see [`Frame::levels`]) is coded under
+    /// this macroblock's pattern; levels that are not must be 0.
+    pub fn codes_level(&self, blk: usize, pos: usize) -> bool {
+        let (cbp_luma, cbp_chroma) = self.cbp();
+        if blk < CHROMA_BLOCK0 {
+            if self.is_intra16x16() && pos == 0 {
+                return true; // Intra16x16DCLevel is always coded
+            }
+            let b8 = (blk / 8) * 2 + (blk % 4) / 2; // 8x8 quadrant of raster block `blk`
+            cbp_luma & (1 << b8) != 0
+        } else if pos == 0 {
+            cbp_chroma >= 1
+        } else {
+            cbp_chroma == 2
+        }
+    }
     /// The nibble of luma4x4BlkIdx `i` (see [`MbHeader::intra4x4_modes`]).
     pub fn intra4x4_mode(&self, i: usize) -> u32 {
         (self.intra4x4_modes[i / 8] >> (4 * (i % 8))) & 15
@@ -193,7 +209,7 @@ impl Frame {
             let (cbp_luma, cbp_chroma) = h.cbp();
             for blk in 0..MB_BLOCKS {
                 for pos in 0..16 {
-                    if levels[blk * 16 + pos] != 0 && !coded(h, cbp_luma, cbp_chroma, blk, pos) {
+                    if levels[blk * 16 + pos] != 0 && !h.codes_level(blk, pos) {
                         return Err(Error::InvalidArgument(format!(
                             "macroblock {mb}: block {blk} level {pos} is nonzero but its \
                              coded block pattern (luma {cbp_luma:#x}, chroma {cbp_chroma}) leaves it uncoded"
@@ -206,36 +222,29 @@ impl Frame {
     }
 }
 
-/// Whether level `pos` (raster) of block `blk` is coded under the macroblock's pattern.
-fn coded(h: &MbHeader, cbp_luma: u32, cbp_chroma: u32, blk: usize, pos: usize) -> bool {
-    if blk < CHROMA_BLOCK0 {
-        if h.is_intra16x16() && pos == 0 {
-            return true; // Intra16x16DCLevel is always coded
-        }
-        let b8 = (blk / 8) * 2 + (blk % 4) / 2; // 8x8 quadrant of raster block `blk`
-        cbp_luma & (1 << b8) != 0
-    } else if pos == 0 {
-        cbp_chroma >= 1
-    } else {
-        cbp_chroma == 2
-    }
-}
-
 /// TotalCoeff of every block of every macroblock as a neighbour sees it (clause 9.2.1:
 /// the AC count for I_16x16 luma and chroma blocks; 0 for blocks the pattern leaves
 /// uncoded), [`MB_BLOCKS`] per macroblock.
 pub fn total_coeffs(frame: &Frame) -> Vec<u8> {
     let mut out = vec![0u8; frame.mb_count() * MB_BLOCKS];
-    for (mb, h) in frame.mbs.iter().enumerate() {
-        let levels = frame.mb_levels(mb);
-        for blk in 0..MB_BLOCKS {
-            let skip_dc = blk >= CHROMA_BLOCK0 || h.is_intra16x16();
-            out[mb * MB_BLOCKS + blk] = (skip_dc as usize..16)
-                .filter(|&pos| levels[blk * 16 + pos] != 0)
-                .count() as u8;
-        }
+    for (mb, tc) in out.chunks_mut(MB_BLOCKS).enumerate() {
+        mb_total_coeffs(frame, mb, tc);
     }
     out
+}
+
+/// [`total_coeffs`] of macroblock `mb` into `out` ([`MB_BLOCKS`] entries).
+pub fn mb_total_coeffs(frame: &Frame, mb: usize, out: &mut [u8]) {
+    let h = &frame.mbs[mb];
+    let levels = frame.mb_levels(mb);
+    for (blk, tc) in out.iter_mut().enumerate() {
+        // I_16x16 luma and all chroma blocks count their AC levels only.
+        let skip_dc = blk >= CHROMA_BLOCK0 || h.is_intra16x16();
+        *tc = levels[blk * 16 + skip_dc as usize..(blk + 1) * 16]
+            .iter()
+            .filter(|&&l| l != 0)
+            .count() as u8;
+    }
 }
 
 /// nC of block `blk` (raster, see [`Frame::levels`]) of macroblock `mb`, from the
@@ -267,18 +276,18 @@ pub fn block_nc(frame: &Frame, tc: &[u8], mb: usize, blk: usize) -> i32 {
 }
 
 /// Exp-Golomb ue(v) (clause 9.1).
-pub fn put_ue(w: &mut BitWriter, value: u32) {
+pub fn put_ue(w: &mut impl BitSink, value: u32) {
     let v = value as u64 + 1;
     let bits = 64 - v.leading_zeros(); // up to 33
-    w.put(0, bits - 1);
+    w.put_bits(0, bits - 1);
     if bits > 32 {
-        w.put(1, 1);
+        w.put_bits(1, 1);
     }
-    w.put(v as u32, bits.min(32));
+    w.put_bits(v as u32, bits.min(32));
 }
 
 /// Exp-Golomb se(v) (clause 9.1.1).
-pub fn put_se(w: &mut BitWriter, value: i32) {
+pub fn put_se(w: &mut impl BitSink, value: i32) {
     let code = if value > 0 {
         2 * value as u32 - 1
     } else {
@@ -302,6 +311,31 @@ pub fn intra_cbp_code_num(cbp: u32) -> u32 {
         .unwrap_or(0) as u32 // every cbp < 48 is in the table; MbHeader::check rejects others
 }
 
+/// A macroblock's header (clause 7.3.5: mb_type, the Intra4x4 mode fields, the chroma
+/// prediction mode, coded_block_pattern, mb_qp_delta); whether a residual follows.
+/// The header must have passed [`Frame::validate`] (or `MbHeader` checks).
+pub fn put_mb_header(w: &mut impl BitSink, h: &MbHeader) -> bool {
+    put_ue(w, h.mb_type);
+    if !h.is_intra16x16() {
+        for i in 0..16 {
+            match h.intra4x4_mode(i) {
+                8 => w.put_bits(1, 1),
+                rem => w.put_bits(rem, 4),
+            }
+        }
+    }
+    put_ue(w, h.intra_chroma_pred_mode);
+    if !h.is_intra16x16() {
+        put_ue(w, intra_cbp_code_num(h.coded_block_pattern));
+    }
+    let (cbp_luma, cbp_chroma) = h.cbp();
+    let residual = h.is_intra16x16() || cbp_luma != 0 || cbp_chroma != 0;
+    if residual {
+        put_se(w, h.mb_qp_delta);
+    }
+    residual
+}
+
 /// The CPU reference: `slice_data()` of the macroblocks `mbs` (one slice) appended to
 /// `out`. On error (a level Baseline cannot code, an invalid header) `out` is unchanged.
 pub fn encode_slice_data(
@@ -317,23 +351,8 @@ pub fn encode_slice_data(
         h.check(mb)?;
         let levels = frame.mb_levels(mb);
         let (cbp_luma, cbp_chroma) = h.cbp();
-        put_ue(&mut w, h.mb_type);
-        if !h.is_intra16x16() {
-            for i in 0..16 {
-                match h.intra4x4_mode(i) {
-                    8 => w.put(1, 1),
-                    rem => w.put(rem, 4),
-                }
-            }
-        }
-        put_ue(&mut w, h.intra_chroma_pred_mode);
-        if !h.is_intra16x16() {
-            put_ue(&mut w, intra_cbp_code_num(h.coded_block_pattern));
-        }
-        if h.is_intra16x16() || cbp_luma != 0 || cbp_chroma != 0 {
-            put_se(&mut w, h.mb_qp_delta);
-        } else {
-            continue;
+        if !put_mb_header(&mut w, h) {
+            continue; // no residual
         }
         let block = |blk: usize, scan: &mut [i32; 16]| {
             for (s, &r) in ZIGZAG.iter().enumerate() {

@@ -7,7 +7,7 @@
 use rayon::prelude::*;
 
 use super::cavlcu::{slot_codes_into, MB_SLOTS, SLOT_WORDS};
-use super::frame::{total_coeffs, Frame, MB_BLOCKS};
+use super::frame::{mb_total_coeffs, total_coeffs, Frame, MB_BLOCKS};
 use super::pack::{pack_mbs, FastWriter};
 use crate::Result;
 
@@ -58,16 +58,6 @@ pub fn total_coeffs_parallel(frame: &Frame) -> Vec<u8> {
     let mut out = vec![0u8; frame.mb_count() * MB_BLOCKS];
     out.par_chunks_mut(MB_BLOCKS)
         .enumerate()
-        .for_each(|(mb, tc)| {
-            let h = &frame.mbs[mb];
-            let levels = frame.mb_levels(mb);
-            for (blk, t) in tc.iter_mut().enumerate() {
-                let skip_dc = blk >= 16 || h.is_intra16x16();
-                *t = levels[blk * 16 + skip_dc as usize..(blk + 1) * 16]
-                    .iter()
-                    .filter(|&&l| l != 0)
-                    .count() as u8;
-            }
-        });
+        .for_each(|(mb, tc)| mb_total_coeffs(frame, mb, tc));
     out
 }

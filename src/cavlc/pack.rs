@@ -4,7 +4,8 @@
 use wgpu::util::DeviceExt;
 
 use super::cavlcu::{SlotCodes, MB_SLOTS};
-use super::frame::{intra_cbp_code_num, Frame, MbHeader};
+use super::cpu::BitSink;
+use super::frame::{put_mb_header, Frame};
 use super::gpu::{CavlcParams, FrameBuffers, MB_MAX_BITS};
 use crate::gpu::{Binding, Gpu, PooledBuffer, Profiler, StageLayout};
 use crate::scan::{
@@ -286,41 +287,9 @@ impl FastWriter {
     }
 }
 
-fn put_ue(w: &mut FastWriter, v: u32) {
-    let x = v + 1;
-    let bits = 32 - x.leading_zeros();
-    w.put(x, 2 * bits - 1);
-}
-
-fn put_se(w: &mut FastWriter, v: i32) {
-    put_ue(
-        w,
-        if v > 0 {
-            2 * v as u32 - 1
-        } else {
-            2 * v.unsigned_abs()
-        },
-    );
-}
-
-/// A macroblock's header as shaders/cavlc_pack.wgsl `put_header` writes it.
-pub(crate) fn put_header(w: &mut FastWriter, h: &MbHeader) {
-    put_ue(w, h.mb_type);
-    if !h.is_intra16x16() {
-        for i in 0..16 {
-            match h.intra4x4_mode(i) {
-                8 => w.put(1, 1),
-                m => w.put(m, 4),
-            }
-        }
-    }
-    put_ue(w, h.intra_chroma_pred_mode);
-    let (cbp_luma, cbp_chroma) = h.cbp();
-    if !h.is_intra16x16() {
-        put_ue(w, intra_cbp_code_num(h.coded_block_pattern));
-    }
-    if h.is_intra16x16() || cbp_luma != 0 || cbp_chroma != 0 {
-        put_se(w, h.mb_qp_delta);
+impl BitSink for FastWriter {
+    fn put_bits(&mut self, value: u32, len: u32) {
+        self.put(value, len);
     }
 }
 
@@ -333,7 +302,8 @@ pub(crate) fn pack_mbs(
     words: &[u32],
 ) {
     for (i, mb) in mbs.enumerate() {
-        put_header(w, &frame.mbs[mb]);
+        // The header as shaders/cavlc_pack.wgsl `put_header` writes it.
+        put_mb_header(w, &frame.mbs[mb]);
         for slot in 0..MB_SLOTS {
             let at = i * MB_SLOTS + slot;
             let len = lens[at];

@@ -3,7 +3,7 @@
 //! every coeff_token table (nC 0-1, 2-3, 4-7, >= 8), level escapes up to the Baseline
 //! limit, trailing-ones edge cases, and all-zero and all-nonzero blocks.
 
-use super::frame::{Frame, MbHeader, CHROMA_BLOCK0, MB_BLOCKS};
+use super::frame::{Frame, MbHeader, MB_BLOCKS};
 use crate::testdata::SplitMix64;
 
 /// Largest magnitude every context can code (level_code - 30 < 4096 at suffixLength 0).
@@ -75,26 +75,12 @@ impl RandomFrame {
                 }
             };
             frame.mbs[mb] = h;
-            let (cbp_luma, cbp_chroma) = h.cbp();
             let sparsity = self.sparsity;
             let levels = frame.mb_levels_mut(mb);
             for blk in 0..MB_BLOCKS {
-                let coded = |pos: usize| {
-                    if blk < CHROMA_BLOCK0 {
-                        if h.is_intra16x16() && pos == 0 {
-                            return true;
-                        }
-                        let b8 = (blk / 8) * 2 + (blk % 4) / 2;
-                        cbp_luma & (1 << b8) != 0
-                    } else if pos == 0 {
-                        cbp_chroma >= 1
-                    } else {
-                        cbp_chroma == 2
-                    }
-                };
                 random_block(&mut rng, &mut levels[blk * 16..(blk + 1) * 16], sparsity);
                 for (pos, l) in levels[blk * 16..(blk + 1) * 16].iter_mut().enumerate() {
-                    if !coded(pos) {
+                    if !h.codes_level(blk, pos) {
                         *l = 0;
                     }
                 }
