@@ -279,6 +279,11 @@ pub fn block_nc(frame: &Frame, tc: &[u8], mb: usize, blk: usize) -> i32 {
 pub fn put_ue(w: &mut impl BitSink, value: u32) {
     let v = value as u64 + 1;
     let bits = 64 - v.leading_zeros(); // up to 33
+    if bits <= 16 {
+        // The usual case, in one call: bits - 1 zeros, then v.
+        w.put_bits(v as u32, 2 * bits - 1);
+        return;
+    }
     w.put_bits(0, bits - 1);
     if bits > 32 {
         w.put_bits(1, 1);
