@@ -57,3 +57,52 @@ pub fn opj_decompress(
     let log = String::from_utf8_lossy(&o.stdout).to_string() + &String::from_utf8_lossy(&o.stderr);
     (o, log)
 }
+
+/// A finished run of `parvlc` and its peak resident memory in bytes (the kernel's
+/// `ru_maxrss` of that one child, from `wait4`): how the bounded-memory promises are
+/// checked.
+pub struct Measured {
+    pub output: Output,
+    pub peak_rss: u64,
+}
+
+/// `parvlc args...` run in `dir`, with `stdin` fed to it, and its peak memory.
+pub fn parvlc_measured(args: &[&str], dir: &Path, stdin: Option<&Path>) -> Measured {
+    use std::io::Read;
+    use std::process::Stdio;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_parvlc"))
+        .args(args)
+        .current_dir(dir)
+        .stdin(match stdin {
+            Some(p) => Stdio::from(std::fs::File::open(p).expect("open stdin file")),
+            None => Stdio::null(),
+        })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run parvlc");
+    let drain = |mut r: Box<dyn Read + Send>| {
+        std::thread::spawn(move || {
+            let mut v = Vec::new();
+            r.read_to_end(&mut v).expect("read child output");
+            v
+        })
+    };
+    let out = drain(Box::new(child.stdout.take().unwrap()));
+    let err = drain(Box::new(child.stderr.take().unwrap()));
+    let mut status = 0;
+    // SAFETY: an all-zero rusage is a valid value, and wait4 only writes into the two
+    // locals for the child we spawned and have not waited for.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    let pid = unsafe { libc::wait4(child.id() as libc::pid_t, &mut status, 0, &mut usage) };
+    assert_eq!(pid, child.id() as libc::pid_t, "wait4 failed");
+    use std::os::unix::process::ExitStatusExt;
+    Measured {
+        output: Output {
+            status: std::process::ExitStatus::from_raw(status),
+            stdout: out.join().unwrap(),
+            stderr: err.join().unwrap(),
+        },
+        peak_rss: usage.ru_maxrss as u64 * 1024,
+    }
+}
