@@ -1,0 +1,119 @@
+//! `h264`: intra-only H.264 Baseline from a Y4M file.
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use parvlc::h264::{self, CavlcEngine};
+use parvlc::{Error, Result};
+
+use crate::open_gpu;
+use crate::output::OutputFile;
+use crate::progress::{progress_bar, PROGRESS_THRESHOLD};
+
+#[derive(clap::Args)]
+pub struct H264Args {
+    input: PathBuf,
+    #[arg(short, long)]
+    output: PathBuf,
+    /// Quantization parameter, 0 (finest) ..= 51.
+    #[arg(long, default_value_t = 26, value_parser = clap::value_parser!(u8).range(0..=51))]
+    qp: u8,
+    /// CAVLC engine: cavlcu, recompute, su (GPU) or cpu. A GPU engine falls back to
+    /// cpu, with a message, when there is no GPU adapter.
+    #[arg(long, default_value = "cavlcu")]
+    cavlc: CavlcEngine,
+    /// Macroblock rows per slice (default: one slice per picture).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    slice_rows: Option<u32>,
+    /// Also write the reconstruction (what decoders output) as raw yuv420p frames.
+    #[arg(long)]
+    recon: Option<PathBuf>,
+    /// Overwrite existing output files.
+    #[arg(long)]
+    force: bool,
+}
+
+pub fn encode(a: H264Args) -> Result<()> {
+    let (input, output) = (&a.input, &a.output);
+    let mut config = h264::EncoderConfig {
+        qp: a.qp,
+        slice_rows: a.slice_rows,
+        cavlc: a.cavlc,
+    };
+    if a.recon.as_deref() == Some(output.as_path()) {
+        return Err(Error::InvalidArgument(
+            "--recon and -o name the same file".into(),
+        ));
+    }
+    let mut out = OutputFile::create(output, a.force)?;
+    let mut recon_out = a
+        .recon
+        .as_deref()
+        .map(|p| OutputFile::create(p, a.force))
+        .transpose()?;
+    let mut reader = h264::y4m::Y4mReader::open(input)?;
+    let header = reader.header().clone();
+    let gpu = if config.cavlc.is_gpu() {
+        let gpu = open_gpu(false);
+        if gpu.is_none() {
+            log::info!("no GPU adapter: CAVLC runs on the CPU reference");
+            config.cavlc = CavlcEngine::Cpu;
+        }
+        gpu
+    } else {
+        None
+    };
+    let mut encoder = h264::Encoder::new(
+        header.width,
+        header.height,
+        header.fps_f64(),
+        config,
+        gpu.as_ref(),
+    )?;
+
+    let total = std::fs::metadata(input).map(|m| m.len()).unwrap_or(0);
+    let frames_estimate = total / (header.frame_bytes() as u64 + 6).max(1);
+    let bar = progress_bar(
+        total > PROGRESS_THRESHOLD,
+        frames_estimate,
+        "{spinner} [{bar:20}] {pos}/{len} frames ({elapsed})",
+    );
+    let t = Instant::now();
+    let mut bytes = 0u64;
+    while let Some(picture) = reader.read_frame()? {
+        let coded = pollster::block_on(encoder.encode(&picture))?;
+        out.write_all(&coded.bytes)?;
+        bytes += coded.bytes.len() as u64;
+        if let Some(r) = recon_out.as_mut() {
+            r.write_all(&coded.recon.to_yuv420p())?;
+        }
+        if let Some(b) = &bar {
+            b.inc(1);
+        }
+    }
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
+    let frames = reader.frames_read();
+    if frames == 0 {
+        return Err(Error::InvalidArgument(format!(
+            "{}: the Y4M file holds no frames",
+            input.display()
+        )));
+    }
+    out.commit()?;
+    if let Some(r) = recon_out {
+        r.commit()?;
+    }
+    eprintln!(
+        "{} -> {}: {frames} frames {}x{}, QP {}, CAVLC {}: {bytes} bytes in {:.3} s",
+        input.display(),
+        output.display(),
+        header.width,
+        header.height,
+        config.qp,
+        config.cavlc,
+        t.elapsed().as_secs_f64()
+    );
+    Ok(())
+}

@@ -1,0 +1,344 @@
+//! `compress`, `decompress`, `info` and `demo`: the Huffman coder.
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use parvlc::huffman::compress::{self as codec, detect_format, Compressed, Format};
+use parvlc::huffman::cuvle::CuvleConfig;
+use parvlc::huffman::native;
+use parvlc::scan::{ScanConfig, ScanStrategy};
+use parvlc::{Backend, Engine, Error, Result};
+
+use crate::output::OutputFile;
+use crate::progress::{with_stage_bar, PROGRESS_THRESHOLD};
+use crate::{open_gpu, read_input};
+
+#[derive(clap::Args)]
+pub struct CompressArgs {
+    input: PathBuf,
+    #[arg(short, long)]
+    output: Option<PathBuf>,
+    #[arg(short, long, default_value = "native")]
+    format: Format,
+    /// Overwrite an existing output file.
+    #[arg(long)]
+    force: bool,
+    #[command(flatten)]
+    tuning: Tuning,
+}
+
+#[derive(clap::Args)]
+pub struct DecompressArgs {
+    input: PathBuf,
+    #[arg(short, long)]
+    output: Option<PathBuf>,
+    /// Overwrite an existing output file.
+    #[arg(long)]
+    force: bool,
+}
+
+#[derive(clap::Args)]
+pub struct InfoArgs {
+    file: PathBuf,
+}
+
+#[derive(clap::Args)]
+pub struct DemoArgs {
+    /// Bytes per sample.
+    #[arg(long, default_value_t = 64 << 20)]
+    size: u64,
+    #[command(flatten)]
+    tuning: Tuning,
+}
+
+#[derive(clap::Args, Clone)]
+pub struct Tuning {
+    /// Run on the CPU even when a GPU adapter is present (the same as --backend cpu).
+    #[arg(long)]
+    pub cpu: bool,
+    /// Where to run: wgpu (any GPU; the CPU, with a warning, when there is no adapter),
+    /// cuda (NVIDIA; builds with the `cuda` feature) or cpu. `bench` takes a list, e.g.
+    /// wgpu,cuda, and measures them side by side.
+    #[arg(long, value_delimiter = ',', default_value = "wgpu")]
+    pub backend: Vec<Backend>,
+    /// Inter-workgroup scan: chained, decoupled or reduce_then_scan.
+    #[arg(long, default_value = "decoupled")]
+    pub strategy: ScanStrategy,
+    /// Input words per GPU invocation (4, 8, 16, 32). `bench` takes a list for CUDA.
+    #[arg(long, value_delimiter = ',', default_value = "16")]
+    net: Vec<u32>,
+    /// Threads per workgroup. `bench` takes a list for CUDA.
+    #[arg(long, value_delimiter = ',', default_value = "256")]
+    workgroup_size: Vec<u32>,
+    /// Persistent workgroups launched (default: 1024 on wgpu; on CUDA, as many as are
+    /// resident at once, from the occupancy API).
+    #[arg(long)]
+    resident: Option<u32>,
+    /// wgpu: words of the block stage in workgroup memory (0: the paper's direct writes;
+    /// default: as much as the adapter allows).
+    #[arg(long)]
+    stage_words: Option<u32>,
+    /// CUDA: how threads write their codes: warp (warp-cooperative, coalesced) or direct
+    /// (the paper's). `bench` takes a list.
+    #[cfg(feature = "cuda")]
+    #[arg(long, value_delimiter = ',', default_value = "warp")]
+    cuda_write: Vec<parvlc::cuda::CudaWrite>,
+    /// CUDA: blocks per multiprocessor, registers bounded to fit (default: as many as the
+    /// multiprocessor has threads for). `bench` takes a list.
+    #[cfg(feature = "cuda")]
+    #[arg(long, value_delimiter = ',')]
+    blocks_per_sm: Vec<u32>,
+}
+
+impl Tuning {
+    /// The configuration on `backend` (the first of each list).
+    pub fn config(&self, backend: Backend) -> CuvleConfig {
+        self.config_with(backend, self.net[0], self.workgroup_size[0])
+    }
+
+    pub fn config_with(&self, backend: Backend, net: u32, workgroup_size: u32) -> CuvleConfig {
+        let resident = self.resident.unwrap_or(match backend {
+            Backend::Cuda => u32::MAX,
+            _ => ScanConfig::default().resident_workgroups,
+        });
+        CuvleConfig {
+            net,
+            scan: ScanConfig {
+                strategy: self.strategy,
+                resident_workgroups: resident,
+                workgroup_size,
+                ..ScanConfig::default()
+            },
+            max_segment_bytes: None,
+            stage_words: self.stage_words,
+        }
+    }
+
+    /// The one backend of compress and demo.
+    fn backend(&self) -> Result<Backend> {
+        if self.cpu {
+            return Ok(Backend::Cpu);
+        }
+        match self.backend[..] {
+            [b] => Ok(b),
+            _ => Err(Error::InvalidArgument(
+                "give one --backend here (lists are for bench)".into(),
+            )),
+        }
+    }
+
+    fn single(&self) -> Result<()> {
+        let lists = [self.net.len(), self.workgroup_size.len()];
+        #[cfg(feature = "cuda")]
+        let lists = [
+            lists[0],
+            lists[1],
+            self.cuda_write.len(),
+            self.blocks_per_sm.len().max(1),
+        ];
+        if lists.iter().any(|&n| n != 1) {
+            return Err(Error::InvalidArgument(
+                "give one value of each tuning flag here (lists are for bench)".into(),
+            ));
+        }
+        Ok(())
+    }
+
+    #[cfg(feature = "cuda")]
+    pub fn cuda_configs(&self) -> Vec<(CuvleConfig, parvlc::cuda::CudaConfig)> {
+        let blocks: Vec<Option<u32>> = if self.blocks_per_sm.is_empty() {
+            vec![None]
+        } else {
+            self.blocks_per_sm.iter().map(|&b| Some(b)).collect()
+        };
+        let mut configs = Vec::new();
+        for &wg in &self.workgroup_size {
+            for &net in &self.net {
+                for &write in &self.cuda_write {
+                    for &blocks_per_sm in &blocks {
+                        configs.push((
+                            self.config_with(Backend::Cuda, net, wg),
+                            parvlc::cuda::CudaConfig {
+                                write,
+                                blocks_per_sm,
+                                ..Default::default()
+                            },
+                        ));
+                    }
+                }
+            }
+        }
+        configs
+    }
+}
+
+pub fn compress(a: CompressArgs) -> Result<()> {
+    let output = a.output.unwrap_or_else(|| {
+        let ext = if a.format == Format::Gzip {
+            "gz"
+        } else {
+            "pvlc"
+        };
+        PathBuf::from(format!("{}.{ext}", a.input.display()))
+    });
+    let mut out = OutputFile::create(&output, a.force)?;
+    let data = read_input(&a.input)?;
+    let engine = open_engine(&a.tuning)?;
+    let t = Instant::now();
+    let c = compress_any(&engine, &data, a.format, &a.tuning.config(engine.backend()))?;
+    out.write_all(&c.bytes)?;
+    out.commit()?;
+    eprintln!(
+        "{} -> {}: {} -> {} bytes (ratio {:.3}) in {:.3} s on {}",
+        a.input.display(),
+        output.display(),
+        data.len(),
+        c.bytes.len(),
+        data.len() as f64 / c.bytes.len().max(1) as f64,
+        t.elapsed().as_secs_f64(),
+        engine.name()
+    );
+    Ok(())
+}
+
+pub fn decompress(a: DecompressArgs) -> Result<()> {
+    let output = match a.output {
+        Some(o) => o,
+        None => default_decompressed_name(&a.input)?,
+    };
+    let mut out = OutputFile::create(&output, a.force)?;
+    let data = read_input(&a.input)?;
+    let plain = codec::decompress(&data).map_err(|e| annotate(&a.input, e))?;
+    out.write_all(&plain)?;
+    out.commit()
+}
+
+pub fn info(a: InfoArgs) -> Result<()> {
+    let file = a.file;
+    let data = read_input(&file)?;
+    match detect_format(&data) {
+        Some(Format::Native) => println!(
+            "{}",
+            native::info_native(&data).map_err(|e| annotate(&file, e))?
+        ),
+        Some(Format::Gzip) => {
+            let plain = codec::decompress(&data).map_err(|e| annotate(&file, e))?;
+            println!(
+                "gzip: {} bytes compressed, {} bytes original (ratio {:.3})",
+                data.len(),
+                plain.len(),
+                plain.len() as f64 / data.len().max(1) as f64
+            );
+        }
+        None => {
+            return Err(Error::BadMagic {
+                format: "parvlc native or gzip",
+                reason: format!("{} has neither magic", file.display()),
+            })
+        }
+    }
+    Ok(())
+}
+
+/// The backend of compress and demo: wgpu falls back to the CPU with one warning when
+/// there is no adapter; CUDA without a driver (or without the feature) is an error.
+pub fn open_engine(tuning: &Tuning) -> Result<Engine> {
+    tuning.single()?;
+    match tuning.backend()? {
+        Backend::Wgpu => Ok(match open_gpu(false) {
+            Some(g) => Engine::Wgpu(Box::new(g)),
+            None => Engine::Cpu,
+        }),
+        Backend::Cpu => Ok(Engine::Cpu),
+        Backend::Cuda => {
+            #[allow(unused_mut)]
+            let mut engine = pollster::block_on(Engine::open(Backend::Cuda))?;
+            #[cfg(feature = "cuda")]
+            if let Engine::Cuda(_, cuda_tuning) = &mut engine {
+                *cuda_tuning = tuning.cuda_configs()[0].1;
+            }
+            Ok(engine)
+        }
+    }
+}
+
+fn compress_any(
+    engine: &Engine,
+    data: &[u8],
+    format: Format,
+    config: &CuvleConfig,
+) -> Result<Compressed> {
+    with_stage_bar(data.len() as u64 > PROGRESS_THRESHOLD, 5, |progress| {
+        pollster::block_on(engine.compress(data, format, config, progress))
+    })
+}
+
+fn annotate(path: &Path, e: Error) -> Error {
+    match e {
+        Error::Corrupt { format, reason } => Error::Corrupt {
+            format,
+            reason: format!("{}: {reason}", path.display()),
+        },
+        other => other,
+    }
+}
+
+fn default_decompressed_name(input: &Path) -> Result<PathBuf> {
+    let s = input.to_string_lossy();
+    for ext in [".pvlc", ".gz"] {
+        if let Some(stem) = s.strip_suffix(ext) {
+            if !stem.is_empty() {
+                return Ok(PathBuf::from(stem));
+            }
+        }
+    }
+    Err(Error::InvalidArgument(format!(
+        "cannot derive an output name from {s} (no .pvlc or .gz): give -o"
+    )))
+}
+
+pub fn demo(a: DemoArgs) -> Result<()> {
+    let (size, tuning) = (a.size, &a.tuning);
+    let engine = open_engine(tuning)?;
+    let config = tuning.config(engine.backend());
+    println!(
+        "parvlc demo on {}: {} per sample, native format, {} scan",
+        engine.name(),
+        parvlc::bench::human(size),
+        tuning.strategy.name()
+    );
+    println!(
+        "{:>8} {:>9} {:>12} {:>12} {:>12}  round trip",
+        "entropy", "ratio", "GB/s wall", "GB/s kernel", "segments"
+    );
+    for (i, entropy) in [0.5, 2.0, 4.5, 7.0, 8.0].into_iter().enumerate() {
+        let data = parvlc::testdata::generate(size as usize, entropy, 7 + i as u64);
+        let _ = compress_any(&engine, &data, Format::Native, &config)?; // warm-up
+        let t = Instant::now();
+        let c = compress_any(&engine, &data, Format::Native, &config)?;
+        let wall = t.elapsed().as_secs_f64();
+        let back = codec::decompress(&c.bytes)?;
+        let ok = back == data;
+        let kernel = c.timings.total();
+        println!(
+            "{:>8.1} {:>9.3} {:>12.2} {:>12} {:>12}  {}",
+            entropy,
+            data.len() as f64 / c.bytes.len() as f64,
+            data.len() as f64 / wall / 1e9,
+            if kernel > 0.0 {
+                format!("{:.2}", data.len() as f64 / kernel / 1e9)
+            } else {
+                "-".into()
+            },
+            c.segments,
+            if ok { "ok" } else { "MISMATCH" }
+        );
+        if !ok {
+            return Err(Error::Gpu {
+                stage: "demo",
+                message: "round trip mismatch".into(),
+            });
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,126 @@
+//! `j2k`: lossless JPEG 2000 of a PGM/PPM or PNG image.
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use parvlc::{Error, Result};
+
+use crate::open_gpu;
+use crate::output::OutputFile;
+use crate::progress::with_stage_bar;
+
+#[derive(clap::Args)]
+pub struct J2kArgs {
+    input: PathBuf,
+    #[arg(short, long)]
+    output: PathBuf,
+    /// DWT levels (reduced on images too small for them, as OpenJPEG requires).
+    #[arg(long, default_value_t = 5)]
+    levels: u32,
+    /// Code-block width and height: 64 or 32.
+    #[arg(long, default_value_t = 64)]
+    cblk: u32,
+    /// Bit-plane from which SPP and MRP are coded raw: 5 is JPEG 2000 Part 1's bypass
+    /// style; `none` codes every pass with the MQ coder. Other values are Part 2's
+    /// variable bypass point, which Part 1 decoders (OpenJPEG) do not decode correctly.
+    #[arg(long, default_value = "5")]
+    bypass_from: BypassFrom,
+    /// Run tier-1 on the CPU.
+    #[arg(long)]
+    cpu: bool,
+    /// Overwrite an existing output file.
+    #[arg(long)]
+    force: bool,
+}
+
+/// `--bypass-from`: a bit-plane number or `none`.
+#[derive(Clone, Copy, Debug)]
+struct BypassFrom(Option<u32>);
+
+impl std::str::FromStr for BypassFrom {
+    type Err = String;
+    fn from_str(s: &str) -> std::result::Result<Self, String> {
+        if s.eq_ignore_ascii_case("none") {
+            return Ok(BypassFrom(None));
+        }
+        s.parse()
+            .map(|k| BypassFrom(Some(k)))
+            .map_err(|_| format!("`{s}`: give a bit-plane number (5 for Part 1) or none"))
+    }
+}
+
+/// Images with more samples than this show progress.
+const J2K_PROGRESS_SAMPLES: u64 = 4 << 20;
+
+/// Tier-1 engine and front end: both on the GPU unless `--cpu` or no adapter (then the
+/// CPU, after one warning).
+fn engine(
+    cpu: bool,
+) -> Result<(
+    std::sync::Arc<dyn parvlc::j2k::Tier1Engine>,
+    parvlc::j2k::FrontEnd,
+)> {
+    match open_gpu(cpu) {
+        Some(gpu) => {
+            let gpu = std::sync::Arc::new(gpu);
+            Ok((
+                std::sync::Arc::new(parvlc::j2k::tier1_gpu::GpuTier1::new(gpu.clone())?),
+                parvlc::j2k::FrontEnd::Gpu(gpu),
+            ))
+        }
+        None => Ok((
+            std::sync::Arc::new(parvlc::j2k::CpuTier1),
+            parvlc::j2k::FrontEnd::Cpu,
+        )),
+    }
+}
+
+pub fn encode(a: J2kArgs) -> Result<()> {
+    use parvlc::j2k::{self, EncoderConfig, Image};
+    let (input, output) = (&a.input, &a.output);
+    if a.cblk != 64 && a.cblk != 32 {
+        return Err(Error::InvalidArgument(format!(
+            "--cblk {}: use 64 or 32",
+            a.cblk
+        )));
+    }
+    let bypass_from = a.bypass_from.0;
+    if let Some(k) = bypass_from.filter(|&k| k != 5) {
+        log::warn!(
+            "--bypass-from {k}: a Part 2 bypass point; Part 1 decoders (OpenJPEG) will not decode this stream correctly"
+        );
+    }
+    let mut out = OutputFile::create(output, a.force)?;
+    let image = Image::read(input)?;
+    let (engine, front_end) = engine(a.cpu)?;
+    let config = EncoderConfig {
+        levels: a.levels,
+        cblk: a.cblk,
+        bypass_from,
+        engine,
+        front_end,
+    };
+    let samples = image.samples.len() as u64;
+    let t = Instant::now();
+    let cs = with_stage_bar(samples > J2K_PROGRESS_SAMPLES, 3, |progress| {
+        pollster::block_on(j2k::encode_with_progress(&image, &config, progress))
+    })?;
+    out.write_all(&cs)?;
+    out.commit()?;
+    let raw = samples * image.bit_depth.div_ceil(8) as u64;
+    eprintln!(
+        "{} -> {}: {}x{}, {} component(s), {} bits, {} -> {} bytes (ratio {:.3}) in {:.3} s, tier-1 on {}",
+        input.display(),
+        output.display(),
+        image.width,
+        image.height,
+        image.components,
+        image.bit_depth,
+        raw,
+        cs.len(),
+        raw as f64 / cs.len().max(1) as f64,
+        t.elapsed().as_secs_f64(),
+        config.engine.name()
+    );
+    Ok(())
+}

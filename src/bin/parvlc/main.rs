@@ -1,0 +1,92 @@
+//! The parvlc command line: one file per subcommand, every output through [`output`].
+
+mod bench;
+mod h264;
+mod huffman;
+mod j2k;
+mod output;
+mod progress;
+
+use std::path::Path;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+use parvlc::gpu::{Gpu, GpuOptions};
+use parvlc::{Error, Result};
+
+#[derive(Parser)]
+#[command(
+    name = "parvlc",
+    version,
+    about = "Parallel variable-length coding on any GPU"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Compress a file (native format, or gzip that any gunzip reads).
+    Compress(huffman::CompressArgs),
+    /// Decompress a native file or any gzip file.
+    Decompress(huffman::DecompressArgs),
+    /// Describe a compressed file.
+    Info(huffman::InfoArgs),
+    /// Encode a PGM/PPM (P5/P6) or PNG image losslessly into a JPEG 2000 codestream
+    /// (reversible 5/3, one tile, one layer, LRCP, selective arithmetic coding bypass).
+    J2k(j2k::J2kArgs),
+    /// Compress generated data of several entropies, verify the round trip, print speeds.
+    Demo(huffman::DemoArgs),
+    /// Encode a Y4M (8-bit 4:2:0) file as an intra-only H.264 Baseline Annex B stream.
+    H264(h264::H264Args),
+    /// Plot results written by `bench --json` (throughput against entropy and size).
+    Plot(bench::PlotArgs),
+    /// Benchmark every encoder on the same inputs: GPU and wall times, ratio, speedups.
+    /// `parvlc bench` is the Huffman suite; `parvlc bench cavlc` the H.264 CAVLC one;
+    /// `parvlc bench j2k` the JPEG 2000 one; `parvlc bench bitstuff` JPEG 2000 raw-segment
+    /// bit-stuffing.
+    #[command(args_conflicts_with_subcommands = true)]
+    Bench(bench::BenchArgs),
+}
+
+fn main() -> ExitCode {
+    env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn")).init();
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Compress(a) => huffman::compress(a),
+        Command::Decompress(a) => huffman::decompress(a),
+        Command::Info(a) => huffman::info(a),
+        Command::J2k(a) => j2k::encode(a),
+        Command::Demo(a) => huffman::demo(a),
+        Command::H264(a) => h264::encode(a),
+        Command::Plot(a) => bench::plot(a),
+        Command::Bench(a) => bench::run(a),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("parvlc: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// The GPU, or a one-line warning and None (the CPU path).
+fn open_gpu(cpu: bool) -> Option<Gpu> {
+    if cpu {
+        return None;
+    }
+    match pollster::block_on(Gpu::new(GpuOptions::default())) {
+        Ok(g) => Some(g),
+        Err(e) => {
+            eprintln!("parvlc: warning: {e}; using the CPU path");
+            None
+        }
+    }
+}
+
+/// The whole of a (bounded) input file.
+fn read_input(path: &Path) -> Result<Vec<u8>> {
+    std::fs::read(path).map_err(|e| Error::io(path, e))
+}
