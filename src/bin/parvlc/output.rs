@@ -176,7 +176,9 @@ fn kind_of(t: &std::fs::FileType) -> &'static str {
 /// directory), not the hidden temporary name.
 fn output_error(path: &Path, dir: &Path, e: std::io::Error) -> Error {
     let why = match e.kind() {
-        std::io::ErrorKind::NotFound => format!("directory {} does not exist", dir.display()),
+        std::io::ErrorKind::NotFound if !dir.is_dir() => {
+            format!("directory {} does not exist", dir.display())
+        }
         std::io::ErrorKind::PermissionDenied => {
             format!("directory {} is not writable", dir.display())
         }
