@@ -67,6 +67,8 @@ pub struct Measured {
 }
 
 /// `parvlc args...` run in `dir`, with `stdin` fed to it, and its peak memory.
+// The child is reaped by wait4 below, which std cannot see.
+#[allow(clippy::zombie_processes)]
 pub fn parvlc_measured(args: &[&str], dir: &Path, stdin: Option<&Path>) -> Measured {
     use std::io::Read;
     use std::process::Stdio;
