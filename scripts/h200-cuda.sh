@@ -28,6 +28,9 @@ for phase in "$@"; do
       nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv
       # How NVRTC and the driver were found (src/cuda/mod.rs `load_nvrtc`).
       RUST_LOG=parvlc=info "$B/parvlc" compress --backend cuda Cargo.toml -o /tmp/probe.pvlc --force
+      echo "== lib (cuda::)"
+      timeout 300 "$B/lib" cuda:: 2>&1
+      echo "== lib exit $?"
       for t in cuvle formats cli; do
         echo "== $t"
         timeout 300 "$B/$t" 2>&1

@@ -19,5 +19,9 @@ for t in cuvle formats cli; do
         sed -n "s|.*Executable tests/$t.rs (\(.*\))|\1|p" | tail -1)
   cp "$exe" "$D/bin/$t"
 done
+# The library's own unit tests (src/cuda/mod.rs compiles the kernels with NVRTC).
+exe=$(cargo test --release --features cuda --no-run --lib 2>&1 |
+      sed -n "s|.*Executable unittests src/lib.rs (\(.*\))|\1|p" | tail -1)
+cp "$exe" "$D/bin/lib"
 strip "$D"/bin/*
 du -sh "$D" "$D"/bin/*
