@@ -270,3 +270,21 @@ fn a_missing_or_unwritable_output_directory_is_reported_before_any_work() {
     }
     assert_eq!(files(&dir), ["in.fifo"]);
 }
+
+#[test]
+fn a_headless_run_prints_its_report_and_nothing_else() {
+    let dir = scratch("headless");
+    std::fs::write(dir.join("in.txt"), b"headless machines have no compositor").unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_parvlc"))
+        .args(["compress", "in.txt", "-o", "in.pvlc"])
+        .current_dir(&dir)
+        .env_remove("XDG_RUNTIME_DIR")
+        .env_remove("WAYLAND_DISPLAY")
+        .env_remove("NODEVICE_SELECT")
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let e = stderr(&o);
+    assert_eq!(e.lines().count(), 1, "one report line, no warnings: {e}");
+    assert!(e.starts_with("in.txt -> in.pvlc:"), "{e}");
+}

@@ -51,6 +51,7 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    quiet_headless_vulkan();
     env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn")).init();
     let cli = Cli::parse();
     let result = match cli.command {
@@ -69,6 +70,17 @@ fn main() -> ExitCode {
             eprintln!("parvlc: {e}");
             ExitCode::FAILURE
         }
+    }
+}
+
+/// Mesa's device-select Vulkan layer asks a Wayland compositor for the default GPU, and
+/// libwayland prints "XDG_RUNTIME_DIR is invalid or not set" where there is none (a
+/// headless machine). A compute-only program has no use for that answer: skip the layer
+/// there. Called first, while the process has one thread.
+fn quiet_headless_vulkan() {
+    let unset = |k| std::env::var_os(k).is_none();
+    if unset("XDG_RUNTIME_DIR") && unset("WAYLAND_DISPLAY") && unset("NODEVICE_SELECT") {
+        std::env::set_var("NODEVICE_SELECT", "1");
     }
 }
 
