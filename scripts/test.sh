@@ -25,6 +25,11 @@ fi
 export XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-$(mktemp -d)}"
 cargo test --release "$@"
 
+# The examples run as a user would run them (cargo test only builds them).
+for ex in examples/*.rs; do
+  cargo run --release --quiet --example "$(basename "$ex" .rs)"
+done
+
 # The browser demo: build web/dist/, then drive it in headless Chromium (both scenarios:
 # WebGPU on SwiftShader, and no WebGPU -> the CPU path). Screenshots: web/test/out/.
 ./web/build.sh
