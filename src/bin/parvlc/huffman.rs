@@ -42,15 +42,6 @@ pub struct InfoArgs {
     file: PathBuf,
 }
 
-#[derive(clap::Args)]
-pub struct DemoArgs {
-    /// Bytes per sample.
-    #[arg(long, default_value_t = 64 << 20)]
-    size: u64,
-    #[command(flatten)]
-    tuning: Tuning,
-}
-
 #[derive(clap::Args, Clone)]
 pub struct Tuning {
     /// Run on the CPU even when a GPU adapter is present (the same as --backend cpu).
@@ -262,7 +253,7 @@ pub fn open_engine(tuning: &Tuning) -> Result<Engine> {
     }
 }
 
-fn compress_any(
+pub fn compress_any(
     engine: &Engine,
     data: &[u8],
     format: Format,
@@ -295,50 +286,4 @@ fn default_decompressed_name(input: &Path) -> Result<PathBuf> {
     Err(Error::InvalidArgument(format!(
         "cannot derive an output name from {s} (no .pvlc or .gz): give -o"
     )))
-}
-
-pub fn demo(a: DemoArgs) -> Result<()> {
-    let (size, tuning) = (a.size, &a.tuning);
-    let engine = open_engine(tuning)?;
-    let config = tuning.config(engine.backend());
-    println!(
-        "parvlc demo on {}: {} per sample, native format, {} scan",
-        engine.name(),
-        parvlc::bench::human(size),
-        tuning.strategy.name()
-    );
-    println!(
-        "{:>8} {:>9} {:>12} {:>12} {:>12}  round trip",
-        "entropy", "ratio", "GB/s wall", "GB/s kernel", "segments"
-    );
-    for (i, entropy) in [0.5, 2.0, 4.5, 7.0, 8.0].into_iter().enumerate() {
-        let data = parvlc::testdata::generate(size as usize, entropy, 7 + i as u64);
-        let _ = compress_any(&engine, &data, Format::Native, &config)?; // warm-up
-        let t = Instant::now();
-        let c = compress_any(&engine, &data, Format::Native, &config)?;
-        let wall = t.elapsed().as_secs_f64();
-        let back = codec::decompress(&c.bytes)?;
-        let ok = back == data;
-        let kernel = c.timings.total();
-        println!(
-            "{:>8.1} {:>9.3} {:>12.2} {:>12} {:>12}  {}",
-            entropy,
-            data.len() as f64 / c.bytes.len() as f64,
-            data.len() as f64 / wall / 1e9,
-            if kernel > 0.0 {
-                format!("{:.2}", data.len() as f64 / kernel / 1e9)
-            } else {
-                "-".into()
-            },
-            c.segments,
-            if ok { "ok" } else { "MISMATCH" }
-        );
-        if !ok {
-            return Err(Error::Gpu {
-                stage: "demo",
-                message: "round trip mismatch".into(),
-            });
-        }
-    }
-    Ok(())
 }

@@ -1,6 +1,7 @@
 //! The parvlc command line: one file per subcommand, every output through [`output`].
 
 mod bench;
+mod demo;
 mod h264;
 mod huffman;
 mod j2k;
@@ -37,7 +38,7 @@ enum Command {
     /// (reversible 5/3, one tile, one layer, LRCP, selective arithmetic coding bypass).
     J2k(j2k::J2kArgs),
     /// Compress generated data of several entropies, verify the round trip, print speeds.
-    Demo(huffman::DemoArgs),
+    Demo(demo::DemoArgs),
     /// Encode a Y4M (8-bit 4:2:0) file as an intra-only H.264 Baseline Annex B stream.
     H264(h264::H264Args),
     /// Plot results written by `bench --json` (throughput against entropy and size).
@@ -59,7 +60,7 @@ fn main() -> ExitCode {
         Command::Decompress(a) => huffman::decompress(a),
         Command::Info(a) => huffman::info(a),
         Command::J2k(a) => j2k::encode(a),
-        Command::Demo(a) => huffman::demo(a),
+        Command::Demo(a) => demo::demo(a),
         Command::H264(a) => h264::encode(a),
         Command::Plot(a) => bench::plot(a),
         Command::Bench(a) => bench::run(a),
