@@ -45,6 +45,12 @@ pub enum Error {
         path: PathBuf,
         source: std::io::Error,
     },
+    /// Reading a stream failed (the caller knows its name; the CLI adds it).
+    #[error("reading the input: {0}")]
+    ReadInput(std::io::Error),
+    /// Writing a stream failed.
+    #[error("writing the output: {0}")]
+    WriteOutput(std::io::Error),
     #[error("{0}")]
     InvalidArgument(String),
     /// A CAVLC level needs level_prefix > 15, which Baseline (and Main, Extended) forbid:

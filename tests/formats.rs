@@ -14,6 +14,7 @@ use parvlc::huffman::compress::{
 };
 use parvlc::huffman::cuvle::CuvleConfig;
 use parvlc::huffman::native;
+use parvlc::huffman::stream::{decompress_to, decompress_to_batched, Decompressed, Trailing};
 use parvlc::scan::{ScanConfig, ScanStrategy};
 use parvlc::testdata::{generate, SplitMix64};
 use parvlc::Error;
@@ -468,4 +469,307 @@ fn errors_name_the_problem() {
         let msg = message(&must_fail(&v, &format!("gzip trailer byte {at}")));
         assert!(msg.contains("gzip"), "{msg}");
     }
+}
+
+/// A writer that keeps what it is given and the size of every write.
+#[derive(Debug, Default)]
+struct Recorder {
+    data: Vec<u8>,
+    writes: Vec<usize>,
+}
+
+impl Write for Recorder {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.data.extend_from_slice(buf);
+        self.writes.push(buf.len());
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Streaming decode of `file` in batches of `batch` bytes, every write within a batch.
+fn stream_native(file: &[u8], batch: usize) -> Result<(Decompressed, Recorder), Error> {
+    let mut out = Recorder::default();
+    let done = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        decompress_to_batched(&mut &file[..], &mut out, batch)
+    }))
+    .unwrap_or_else(|_| panic!("decompress_to_batched panicked (batch {batch})"))?;
+    assert!(
+        out.writes.iter().all(|&w| w <= batch),
+        "batch {batch}: writes of {:?} bytes",
+        out.writes
+    );
+    Ok((done, out))
+}
+
+/// Native files decode in batches of any size: whole blocks per batch, blocks longer
+/// than a batch in parts, every alignment of batch and block boundaries.
+#[test]
+fn native_streams_in_batches_of_any_size() {
+    let data = generate(3001, 4.0, 90);
+    for block in [1u64, 7, 64, 1000, 4096] {
+        let file = compress_cpu(&data, Format::Native, block).unwrap().bytes;
+        let mut batches: Vec<usize> = (1..=70).collect();
+        batches.extend([
+            127,
+            128,
+            129,
+            999,
+            1000,
+            1001,
+            2999,
+            3000,
+            3001,
+            3002,
+            1 << 20,
+        ]);
+        for batch in batches {
+            let (done, out) = stream_native(&file, batch)
+                .unwrap_or_else(|e| panic!("block {block}, batch {batch}: {e}"));
+            assert!(out.data == data, "block {block}, batch {batch}: other data");
+            // Whole blocks fill a batch as far as they fit; a longer block goes in
+            // batch-sized parts: every write is a full batch or ends at a block's end.
+            let (n, block) = (data.len(), block as usize);
+            let mut pos = 0;
+            for (i, &w) in out.writes.iter().enumerate() {
+                pos += w;
+                let what = format!("block {block}, batch {batch}, write {i} of {w} bytes");
+                assert!(w == batch || pos % block == 0 || pos == n, "{what}");
+                if block <= batch && pos < n {
+                    assert!(w > batch - block, "{what}: the batch is not filled");
+                }
+            }
+            assert_eq!(
+                (done.format, done.bytes_out, done.data_end, done.trailing),
+                (Format::Native, 3001, file.len() as u64, Trailing::None)
+            );
+        }
+    }
+    // The empty file and the one-shot API share the same decoder.
+    let empty = compress_cpu(b"", Format::Native, 64).unwrap().bytes;
+    let (done, out) = stream_native(&empty, 1).unwrap();
+    assert_eq!((done.bytes_out, out.data.len()), (0, 0));
+    let big = generate(300_000, 5.0, 91);
+    let file = compress_cpu(&big, Format::Native, 4096).unwrap().bytes;
+    assert!(decompress(&file).unwrap() == big);
+    assert!(decompress_to(&mut &file[..], &mut Recorder::default()).is_ok());
+}
+
+/// Damage anywhere is an error in every batch layout, also where earlier batches were
+/// already written (the caller discards them), and never a panic.
+#[test]
+fn native_stream_damage_is_an_error_in_every_batch() {
+    let data = generate(400, 4.0, 92);
+    let file = compress_cpu(&data, Format::Native, 32).unwrap().bytes;
+    let (header, _) = native::parse_native(&file).unwrap();
+    let payload_start = header.encoded_len();
+    for batch in [1usize, 5, 32, 33, 100, 1000] {
+        for bit in 0..file.len() * 8 {
+            let mut bad = file.clone();
+            bad[bit / 8] ^= 1 << (bit % 8);
+            assert!(
+                stream_native(&bad, batch).is_err(),
+                "batch {batch}: flip of bit {bit} went unnoticed"
+            );
+        }
+        for cut in 0..file.len() {
+            let e = stream_native(&file[..cut], batch).unwrap_err();
+            let msg = message(&e);
+            if cut >= payload_start {
+                assert!(
+                    msg.contains("truncated") && msg.contains("header says"),
+                    "cut {cut}: {msg}"
+                );
+            }
+        }
+        let mut long = file.clone();
+        long.push(0);
+        let msg = message(&stream_native(&long, batch).unwrap_err());
+        assert!(msg.contains("payload is longer"), "{msg}");
+    }
+    // A flip in the last block: the first batches are written before the error.
+    let mut bad = file.clone();
+    let last = bad.len() - 1;
+    bad[last - 1] ^= 0x04;
+    let mut out = Recorder::default();
+    let e = decompress_to_batched(&mut &bad[..], &mut out, 32).unwrap_err();
+    assert!(
+        out.data.len() >= 32 && out.data[..32] == data[..32],
+        "{e}: {} bytes written before the error",
+        out.data.len()
+    );
+    // A header whose data checksum is wrong: the error comes after all data was written.
+    let (mut header, payload) = native::parse_native(&file).unwrap();
+    header.crc32 ^= 1;
+    let mut v = Vec::new();
+    native::write_native(&mut v, &header, payload).unwrap();
+    let mut out = Recorder::default();
+    let e = decompress_to_batched(&mut &v[..], &mut out, 7).unwrap_err();
+    assert!(matches!(e, Error::Checksum { .. }), "{e:?}");
+    assert!(out.data == data);
+}
+
+/// A header that claims many blocks allocates only what the file holds.
+#[test]
+fn native_header_allocation_follows_the_bytes_present() {
+    let file = compress_cpu(&generate(1000, 3.0, 93), Format::Native, 64)
+        .unwrap()
+        .bytes;
+    // n_blocks at bytes 24..28: u32::MAX blocks (32 GiB of offsets) in a 1 kB file.
+    let mut v = file.clone();
+    v[24..28].copy_from_slice(&u32::MAX.to_le_bytes());
+    let msg = message(&must_fail(&v, "4 billion blocks"));
+    assert!(msg.contains("truncated header"), "{msg}");
+    let msg = message(&stream_native(&v, 64).unwrap_err());
+    assert!(msg.contains("truncated header"), "{msg}");
+}
+
+/// `gzip -dc` of `gz`: its exit status and output.
+fn gzip_dc(gz: &[u8]) -> (i32, Vec<u8>) {
+    let mut child = Command::new(GZIP)
+        .arg("-dc")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot run {GZIP}: {e}"));
+    let mut stdin = child.stdin.take().unwrap();
+    let data = gz.to_vec();
+    let writer = std::thread::spawn(move || {
+        let _ = stdin.write_all(&data);
+    });
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    (out.status.code().unwrap(), out.stdout)
+}
+
+/// What follows a gzip member, decided as gzip decides it: the same output, and our
+/// outcome (success, success with a trailing-garbage warning, error) matching gzip's exit
+/// status (0, 2, 1).
+#[test]
+fn gzip_trailing_data_as_gzip_reads_it() {
+    let a = generate(5000, 3.0, 94);
+    let b = generate(3000, 6.0, 95);
+    let ga = compress_cpu(&a, Format::Gzip, 1024).unwrap().bytes;
+    let gb = compress_cpu(&b, Format::Gzip, 1024).unwrap().bytes;
+    let cat = |parts: &[&[u8]]| parts.concat();
+    let cases: Vec<(&str, Vec<u8>, Trailing)> = vec![
+        ("one member", ga.clone(), Trailing::None),
+        ("two members", cat(&[&ga, &gb]), Trailing::None),
+        ("one zero byte", cat(&[&ga, &[0]]), Trailing::Zeros),
+        ("zeros", cat(&[&ga, &[0; 1000]]), Trailing::Zeros),
+        (
+            "two members, zeros",
+            cat(&[&ga, &gb, &[0; 9]]),
+            Trailing::Zeros,
+        ),
+        ("garbage", cat(&[&ga, b"garbage"]), Trailing::Garbage),
+        (
+            "two members, garbage",
+            cat(&[&ga, &gb, b"xy"]),
+            Trailing::Garbage,
+        ),
+        (
+            "zeros then garbage",
+            cat(&[&ga, &[0; 10], b"x"]),
+            Trailing::Garbage,
+        ),
+        (
+            "zeros then a member",
+            cat(&[&ga, &[0; 3], &gb]),
+            Trailing::Garbage,
+        ),
+        (
+            "a zip header",
+            cat(&[&ga, b"PK\x03\x04abcd"]),
+            Trailing::Garbage,
+        ),
+        (
+            "0x1f and a letter",
+            cat(&[&ga, b"\x1fA"]),
+            Trailing::Garbage,
+        ),
+    ];
+    for (what, gz, trailing) in &cases {
+        let mut out = Vec::new();
+        let done = decompress_to(&mut &gz[..], &mut out).unwrap_or_else(|e| panic!("{what}: {e}"));
+        let (status, gzip_out) = gzip_dc(gz);
+        assert_eq!(done.trailing, *trailing, "{what}");
+        let want_status = if *trailing == Trailing::Garbage { 2 } else { 0 };
+        assert_eq!(status, want_status, "{what}: gzip -dc's exit status");
+        assert!(out == gzip_out, "{what}: other output than gzip -dc");
+        assert_eq!(done.bytes_out, out.len() as u64, "{what}");
+        let members = if gz.starts_with(&cat(&[&ga, &gb])) {
+            2
+        } else {
+            1
+        };
+        assert_eq!(done.members, members, "{what}");
+        let end = if members == 2 {
+            ga.len() + gb.len()
+        } else {
+            ga.len()
+        };
+        assert_eq!(done.data_end, end as u64, "{what}: where the members end");
+        // The one-shot API: trailing zeros are fine, garbage an error that says so.
+        match (decompress(gz), trailing) {
+            (Ok(v), Trailing::None | Trailing::Zeros) => assert!(v == out, "{what}"),
+            (Err(e), Trailing::Garbage) => {
+                assert!(message(&e).contains("trailing garbage"), "{what}: {e}")
+            }
+            (r, _) => panic!("{what}: decompress gave {:?}", r.map(|v| v.len())),
+        }
+    }
+    // Errors where gzip fails too (status 1): a lone byte, a cut or damaged second
+    // member, a format gzip reads and we do not.
+    let mut damaged = cat(&[&ga, &gb]);
+    let at = damaged.len() - 3;
+    damaged[at] ^= 1;
+    let errors: Vec<(&str, Vec<u8>)> = vec![
+        ("one byte", cat(&[&ga, b"A"])),
+        ("a lone 0x1f", cat(&[&ga, &[0x1f]])),
+        ("a gzip magic only", cat(&[&ga, &[0x1f, 0x8b]])),
+        ("a cut member", cat(&[&ga, &gb[..gb.len() / 2]])),
+        ("a damaged member", damaged),
+        (
+            "a bad method",
+            cat(&[&ga, &[0x1f, 0x8b, 9, 0, 0, 0, 0, 0, 0, 3, 1, 2]]),
+        ),
+        ("compress data", cat(&[&ga, b"\x1f\x9d\x90abc"])),
+    ];
+    for (what, gz) in &errors {
+        let (status, _) = gzip_dc(gz);
+        assert_eq!(status, 1, "{what}: gzip -dc's exit status");
+        let mut out = Vec::new();
+        let e = decompress_to(&mut &gz[..], &mut out).expect_err(what);
+        assert!(message(&e).contains("gzip"), "{what}: {e}");
+        must_fail(gz, what);
+    }
+}
+
+/// A block that claims more payload bits than its symbols can fill is refused before its
+/// bytes are read: what a batch reads is bounded by its output.
+#[test]
+fn native_block_spans_are_bounded_before_reading() {
+    let data = generate(1000, 3.0, 96);
+    let file = compress_cpu(&data, Format::Native, 64).unwrap().bytes;
+    let (mut header, payload) = native::parse_native(&file).unwrap();
+    let pad = 1 << 20;
+    header.payload_bits += 8 * pad as u64;
+    let mut v = Vec::new();
+    native::write_native(&mut v, &header, &[payload, &vec![0; pad]].concat()).unwrap();
+    // Only the header and the real payload are there; the padding is not.
+    let cut = &v[..file.len()];
+    let last = header.block_offsets.len() - 1;
+    for batch in [1, 64, 1 << 20] {
+        let msg = message(&stream_native(cut, batch).unwrap_err());
+        assert!(
+            msg.contains(&format!("block {last} has bits")) && msg.contains("at most"),
+            "batch {batch}: {msg}"
+        );
+    }
+    let msg = message(&must_fail(&v, "a padded last block"));
+    assert!(msg.contains(&format!("block {last} has bits")), "{msg}");
 }

@@ -3,7 +3,7 @@
 
 use super::cuvle::{CuvleConfig, Encoded, VleEncoder};
 use super::histogram::total_histogram;
-use super::{cpu, gzip, native, BitBuf, BitOrder, Codebook};
+use super::{cpu, gzip, native, stream, BitBuf, BitOrder, Codebook};
 use crate::gpu::{Gpu, Profiler, Timings};
 use crate::{Error, Result};
 
@@ -246,21 +246,28 @@ pub fn detect_format(data: &[u8]) -> Option<Format> {
     }
 }
 
-/// Decompress a native file (our parallel decoder) or any gzip file (flate2).
+/// Decompress a native file (our parallel decoder) or any gzip file (flate2) in memory.
+/// gzip's trailing zeros are ignored as gzip does; trailing garbage, which gzip decodes
+/// with a warning, is an error here (no way to warn): [`stream::decompress_to`] reports
+/// it instead.
 pub fn decompress(data: &[u8]) -> Result<Vec<u8>> {
     match detect_format(data) {
         Some(Format::Native) => native::decompress_native(data),
         Some(Format::Gzip) => {
-            use std::io::Read;
             let mut out = Vec::new();
-            flate2::read::MultiGzDecoder::new(data)
-                .read_to_end(&mut out)
-                .map_err(|e| Error::corrupt("gzip", e.to_string()))?;
+            let done = stream::decompress_to(&mut &data[..], &mut out)?;
+            if done.trailing == stream::Trailing::Garbage {
+                return Err(Error::corrupt(
+                    "gzip",
+                    format!(
+                        "trailing garbage at byte {} after {} member(s) (gzip decodes them \
+                         and warns)",
+                        done.data_end, done.members
+                    ),
+                ));
+            }
             Ok(out)
         }
-        None => Err(Error::BadMagic {
-            format: "parvlc native or gzip",
-            reason: format!("starts with {:02x?}", &data[..data.len().min(4)]),
-        }),
+        None => Err(stream::not_compressed(data)),
     }
 }

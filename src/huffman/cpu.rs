@@ -374,13 +374,29 @@ impl Decoder {
 
     /// Decodes `out.len()` symbols starting at `start_bit`; returns the end bit.
     fn decode_into(&self, bytes: &[u8], start_bit: u64, out: &mut [u8]) -> Result<u64> {
+        self.decode_window(bytes, 0, start_bit, out)
+    }
+
+    /// Like `decode_into` on a window of a longer stream: `bytes[0]` is stream bit
+    /// `base_bit` (a multiple of 8), and `start_bit` and the returned end bit are
+    /// relative to `bytes`. Errors name stream bits, so a streaming caller's messages
+    /// match a whole-file decode's.
+    pub(crate) fn decode_window(
+        &self,
+        bytes: &[u8],
+        base_bit: u64,
+        start_bit: u64,
+        out: &mut [u8],
+    ) -> Result<u64> {
         if out.is_empty() {
             return Ok(start_bit);
         }
+        let at = |bit: u64| base_bit.saturating_add(bit);
         let mut r = Reader::new(bytes, start_bit).ok_or_else(|| {
             corrupt(format!(
-                "start bit {start_bit} is past the end of the {}-byte stream",
-                bytes.len()
+                "start bit {} is past the end of the stream at bit {}",
+                at(start_bit),
+                at(bytes.len() as u64 * 8)
             ))
         })?;
         for (i, o) in out.iter_mut().enumerate() {
@@ -394,14 +410,14 @@ impl Decoder {
                 self.slow(r.buf).ok_or_else(|| {
                     corrupt(format!(
                         "invalid code at bit {} (symbol {i} of the block)",
-                        r.bit_pos()
+                        at(r.bit_pos())
                     ))
                 })?
             };
             if len > r.n {
                 return Err(corrupt(format!(
                     "stream ends inside symbol {i} of the block (bit {})",
-                    r.bit_pos()
+                    at(r.bit_pos())
                 )));
             }
             if sym > 255 {

@@ -11,6 +11,7 @@ pub mod histogram;
 pub mod native;
 pub mod pavle;
 pub(crate) mod segments;
+pub mod stream;
 
 pub use codebook::Codebook;
 

@@ -12,6 +12,9 @@
 //! checksums this makes every single-bit corruption detectable.
 
 use std::fmt::Write as _;
+use std::io::{Read, Write};
+
+use rayon::prelude::*;
 
 use crate::error::{Error, Result};
 use crate::huffman::cpu::Decoder;
@@ -87,32 +90,50 @@ fn corrupt(reason: impl Into<String>) -> Error {
     Error::corrupt("native", reason)
 }
 
-struct Cursor<'a> {
-    data: &'a [u8],
-    pos: usize,
+/// Output bytes decoded per batch by the streaming decoder: the batch, and the payload
+/// bytes it needs, are what it holds in memory.
+pub const DEFAULT_BATCH_BYTES: usize = 32 << 20;
+
+/// Reads until `buf` is full or the input ends; returns how many bytes were read.
+pub(crate) fn read_full(r: &mut impl Read, buf: &mut [u8]) -> Result<usize> {
+    let mut got = 0;
+    while got < buf.len() {
+        match r.read(&mut buf[got..]) {
+            Ok(0) => break,
+            Ok(n) => got += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(Error::ReadInput(e)),
+        }
+    }
+    Ok(got)
 }
 
-impl<'a> Cursor<'a> {
-    fn take(&mut self, n: usize, what: &str) -> Result<&'a [u8]> {
-        let end = self
-            .pos
-            .checked_add(n)
-            .filter(|&e| e <= self.data.len())
-            .ok_or_else(|| {
-                corrupt(format!(
-                    "truncated header: {} bytes, {what} needs bytes {}..{}",
-                    self.data.len(),
-                    self.pos,
-                    self.pos as u128 + n as u128
-                ))
-            })?;
-        let s = &self.data[self.pos..end];
-        self.pos = end;
-        Ok(s)
+/// Reads header fields in order, hashing them for the header checksum.
+struct HeaderReader<'r, R> {
+    r: &'r mut R,
+    pos: u64,
+    crc: crc32fast::Hasher,
+}
+
+impl<R: Read> HeaderReader<'_, R> {
+    fn fill(&mut self, buf: &mut [u8], what: &str) -> Result<()> {
+        let got = read_full(self.r, buf)?;
+        let want = buf.len() as u64;
+        if got < buf.len() {
+            return Err(corrupt(format!(
+                "truncated header: the file ends at byte {}, {what} needs bytes {}..{}",
+                self.pos + got as u64,
+                self.pos,
+                self.pos + want
+            )));
+        }
+        self.crc.update(buf);
+        self.pos += want;
+        Ok(())
     }
     fn array<const N: usize>(&mut self, what: &str) -> Result<[u8; N]> {
         let mut a = [0u8; N];
-        a.copy_from_slice(self.take(N, what)?);
+        self.fill(&mut a, what)?;
         Ok(a)
     }
     fn u32(&mut self, what: &str) -> Result<u32> {
@@ -123,16 +144,24 @@ impl<'a> Cursor<'a> {
     }
 }
 
-/// Parses and validates a native file; returns the header and the payload bytes.
-pub fn parse_native(data: &[u8]) -> Result<(NativeHeader, &[u8])> {
-    let magic = data.get(..4).unwrap_or(data);
-    if magic != MAGIC {
+/// Reads and validates a native header from the start of `r`, which is left at the
+/// first payload byte. Memory grows only with the header bytes actually present: the
+/// block offsets are read in chunks, never allocated from the count alone.
+pub fn read_header(r: &mut impl Read) -> Result<NativeHeader> {
+    let mut magic = [0u8; 4];
+    let got = read_full(r, &mut magic)?;
+    if &magic[..got] != MAGIC {
         return Err(Error::BadMagic {
             format: FORMAT,
-            reason: format!("starts with {magic:02x?}, expected {MAGIC:02x?} (\"PVLC\")"),
+            reason: format!(
+                "starts with {:02x?}, expected {MAGIC:02x?} (\"PVLC\")",
+                &magic[..got]
+            ),
         });
     }
-    let mut c = Cursor { data, pos: 4 };
+    let mut crc = crc32fast::Hasher::new();
+    crc.update(MAGIC);
+    let mut c = HeaderReader { r, pos: 4, crc };
     let [version] = c.array::<1>("version")?;
     if version != VERSION {
         return Err(Error::UnsupportedVersion {
@@ -147,10 +176,21 @@ pub fn parse_native(data: &[u8]) -> Result<(NativeHeader, &[u8])> {
     let n_blocks = c.u32("block count")?;
     let payload_bits = c.u64("payload size")?;
     let lengths = c.array::<256>("code lengths")?;
-    let offsets_raw = c.take((n_blocks as usize).saturating_mul(8), "block offsets")?;
-    let header_end = c.pos;
+    let mut block_offsets = Vec::with_capacity((n_blocks as usize).min(1 << 13));
+    let mut chunk = [0u8; 8 << 10];
+    let mut left = n_blocks as usize;
+    while left > 0 {
+        let n = left.min(chunk.len() / 8);
+        c.fill(&mut chunk[..n * 8], "block offsets")?;
+        block_offsets.extend(chunk[..n * 8].chunks_exact(8).map(|b| {
+            let mut a = [0u8; 8];
+            a.copy_from_slice(b);
+            u64::from_le_bytes(a)
+        }));
+        left -= n;
+    }
+    let computed = c.crc.clone().finalize();
     let stored_crc = c.u32("header checksum")?;
-    let computed = crc32fast::hash(&data[..header_end]);
     if stored_crc != computed {
         return Err(corrupt(format!(
             "header checksum mismatch (stored {stored_crc:08x}, computed {computed:08x})"
@@ -159,14 +199,23 @@ pub fn parse_native(data: &[u8]) -> Result<(NativeHeader, &[u8])> {
     if reserved != [0; 3] {
         return Err(corrupt("reserved header bytes are not zero"));
     }
-    let payload = &data[c.pos..];
-    let expected = payload_bits.div_ceil(8);
-    if payload.len() as u64 != expected {
-        return Err(corrupt(format!(
-            "payload is {} bytes, header says {expected}",
-            payload.len()
-        )));
-    }
+    let h = NativeHeader {
+        original_len,
+        crc32,
+        block_symbols,
+        payload_bits,
+        lengths,
+        block_offsets,
+    };
+    validate(&h)?;
+    Ok(h)
+}
+
+/// The checks a header passes on its own (the payload's length aside).
+fn validate(h: &NativeHeader) -> Result<()> {
+    let (original_len, block_symbols, payload_bits) =
+        (h.original_len, h.block_symbols, h.payload_bits);
+    let n_blocks = h.block_offsets.len();
     let expected_blocks = if original_len == 0 {
         0
     } else if block_symbols == 0 {
@@ -185,20 +234,17 @@ pub fn parse_native(data: &[u8]) -> Result<(NativeHeader, &[u8])> {
             "{original_len} bytes cannot fit in {payload_bits} payload bits"
         )));
     }
-    let block_offsets: Vec<u64> = offsets_raw
-        .chunks_exact(8)
-        .map(|b| {
-            let mut a = [0u8; 8];
-            a.copy_from_slice(b);
-            u64::from_le_bytes(a)
-        })
-        .collect();
-    if let Some(&first) = block_offsets.first() {
+    if original_len == 0 && payload_bits != 0 {
+        return Err(corrupt(format!(
+            "empty file with {payload_bits} payload bits"
+        )));
+    }
+    if let Some(&first) = h.block_offsets.first() {
         if first != 0 {
             return Err(corrupt(format!("block 0 starts at bit {first}, not 0")));
         }
     }
-    for (i, w) in block_offsets.windows(2).enumerate() {
+    for (i, w) in h.block_offsets.windows(2).enumerate() {
         if w[1] < w[0] || w[1] > payload_bits {
             return Err(corrupt(format!(
                 "block {} offset {} is out of order or past the payload",
@@ -207,76 +253,298 @@ pub fn parse_native(data: &[u8]) -> Result<(NativeHeader, &[u8])> {
             )));
         }
     }
-    Codebook::from_lengths(&lengths).map_err(|e| corrupt(format!("bad code lengths: {e}")))?;
-    if original_len > 0 && lengths.iter().all(|&l| l == 0) {
+    Codebook::from_lengths(&h.lengths).map_err(|e| corrupt(format!("bad code lengths: {e}")))?;
+    if original_len > 0 && h.lengths.iter().all(|&l| l == 0) {
         return Err(corrupt("no code lengths for a non-empty file"));
     }
-    Ok((
-        NativeHeader {
-            original_len,
-            crc32,
-            block_symbols,
-            payload_bits,
-            lengths,
-            block_offsets,
-        },
-        payload,
-    ))
+    Ok(())
+}
+
+/// Parses and validates a native file; returns the header and the payload bytes.
+pub fn parse_native(data: &[u8]) -> Result<(NativeHeader, &[u8])> {
+    let mut payload = data;
+    let h = read_header(&mut payload)?;
+    check_payload_len(&h, payload.len() as u64)?;
+    Ok((h, payload))
+}
+
+fn check_payload_len(h: &NativeHeader, present: u64) -> Result<()> {
+    let expected = h.payload_bits.div_ceil(8);
+    if present != expected {
+        return Err(corrupt(format!(
+            "payload is {present} bytes, header says {expected}"
+        )));
+    }
+    Ok(())
 }
 
 /// Decodes a native file (blocks in parallel) and verifies its checksum.
 pub fn decompress_native(data: &[u8]) -> Result<Vec<u8>> {
-    let (h, payload) = parse_native(data)?;
-    let total = usize::try_from(h.original_len)
-        .map_err(|_| Error::TooLarge(format!("{} bytes do not fit in memory", h.original_len)))?;
-    let book = Codebook::from_lengths(&h.lengths)?;
-    let dec = Decoder::new(&book)?;
-    let (out, ends) =
-        dec.decode_blocks_ends(payload, &h.block_offsets, h.block_symbols as usize, total)?;
-    for (i, &end) in ends.iter().enumerate() {
-        let next = h
-            .block_offsets
-            .get(i + 1)
-            .copied()
-            .unwrap_or(h.payload_bits);
-        if end != next {
+    let (h, mut payload) = parse_native(data)?;
+    // The checks above bound original_len by 8 bits per payload byte present.
+    let mut out = Vec::with_capacity(usize::try_from(h.original_len).unwrap_or(0));
+    decode_payload(&h, &mut payload, &mut out, DEFAULT_BATCH_BYTES)?;
+    Ok(out)
+}
+
+/// Decodes a native file from `input` into `output` as it goes, `batch_bytes` of output
+/// at a time (at least one), and returns the decoded length. Every check of
+/// [`decompress_native`] is made, the data checksum last: on an error, what was written
+/// must be discarded.
+pub fn decompress_native_to(
+    input: &mut impl Read,
+    output: &mut impl Write,
+    batch_bytes: usize,
+) -> Result<u64> {
+    let h = read_header(input)?;
+    decode_payload(&h, input, output, batch_bytes)?;
+    Ok(h.original_len)
+}
+
+/// A run of one block's symbols decoded as a unit: a whole block, or (where a block is
+/// longer than a batch) a batch-sized part of one, resumed where the last part ended.
+struct Piece {
+    block: usize,
+    start: u64,
+    symbols: u64,
+    /// The next block's first bit (the payload's end for the last block).
+    limit: u64,
+    /// Whether this piece finishes its block, which must then end exactly at `limit`.
+    last: bool,
+}
+
+/// Payload bytes `[base, base + bytes.len())`, read from the input as batches need them.
+struct Window {
+    bytes: Vec<u8>,
+    base: u64,
+    /// Payload bytes the header promises.
+    len: u64,
+}
+
+impl Window {
+    /// Drops the bytes before `from` and reads until the window reaches `to`.
+    fn slide(&mut self, input: &mut impl Read, from: u64, to: u64) -> Result<()> {
+        let drop = from.saturating_sub(self.base).min(self.bytes.len() as u64);
+        self.bytes.drain(..drop as usize);
+        self.base += drop;
+        let end = self.base + self.bytes.len() as u64;
+        if from > end {
             return Err(corrupt(format!(
-                "block {i} ends at bit {end}, the next starts at bit {next}"
+                "batch starts at payload byte {from}, past the {end} bytes read"
             )));
         }
+        let want = to.saturating_sub(end);
+        let want = usize::try_from(want)
+            .map_err(|_| Error::TooLarge(format!("a batch of {want} payload bytes")))?;
+        let old = self.bytes.len();
+        self.bytes.resize(old + want, 0);
+        let got = read_full(input, &mut self.bytes[old..])?;
+        if got < want {
+            return Err(corrupt(format!(
+                "payload is {} bytes, header says {} (the file is truncated)",
+                end + got as u64,
+                self.len
+            )));
+        }
+        Ok(())
     }
-    if ends.is_empty() && h.payload_bits != 0 {
-        return Err(corrupt(format!(
-            "empty file with {} payload bits",
-            h.payload_bits
-        )));
+}
+
+/// Decodes the payload after header `h`, checks its padding, its length and the data
+/// checksum (last: what was written before an error must be discarded).
+fn decode_payload(
+    h: &NativeHeader,
+    input: &mut impl Read,
+    output: &mut impl Write,
+    batch_bytes: usize,
+) -> Result<()> {
+    let mut window = Window {
+        bytes: Vec::new(),
+        base: 0,
+        len: h.payload_bits.div_ceil(8),
+    };
+    let mut crc = crc32fast::Hasher::new();
+    if h.original_len > 0 {
+        let dec = Decoder::new(&Codebook::from_lengths(&h.lengths)?)?;
+        let batch = (batch_bytes as u64).max(1);
+        decode_batches(h, &dec, batch, input, &mut window, &mut crc, output)?;
     }
     let pad = (h.payload_bits % 8) as u32;
     if pad != 0 {
-        if let Some(&last) = payload.last() {
+        if let Some(&last) = window.bytes.last() {
             if last & (0xffu8 >> pad) != 0 {
                 return Err(corrupt("padding bits after the payload are not zero"));
             }
         }
     }
-    let computed = crc32fast::hash(&out);
+    let mut extra = [0u8; 1];
+    if read_full(input, &mut extra)? != 0 {
+        return Err(corrupt(format!(
+            "payload is longer than the {} bytes the header says",
+            window.len
+        )));
+    }
+    let computed = crc.finalize();
     if computed != h.crc32 {
         return Err(Error::Checksum {
             expected: h.crc32,
             computed,
         });
     }
-    Ok(out)
+    Ok(())
+}
+
+/// The batch loop: plan up to `batch` symbols of pieces, read the payload bytes they
+/// span, decode them in parallel, check where every piece ended, hash and write.
+fn decode_batches(
+    h: &NativeHeader,
+    dec: &Decoder,
+    batch: u64,
+    input: &mut impl Read,
+    window: &mut Window,
+    crc: &mut crc32fast::Hasher,
+    output: &mut impl Write,
+) -> Result<()> {
+    let max_len = h.lengths.iter().copied().max().unwrap_or(0) as u64;
+    let mut out = Vec::new();
+    // Where the next batch starts: block, symbols of it done, and its next bit.
+    let (mut block, mut done, mut bit) = (0usize, 0u64, 0u64);
+    while block < h.block_offsets.len() {
+        let pieces = plan_batch(h, batch, (block, done, bit));
+        let (Some(first), Some(last)) = (pieces.first(), pieces.last()) else {
+            break;
+        };
+        // A symbol has at most max_len bits: this bounds the bytes a batch reads.
+        for p in pieces.iter().filter(|p| p.last) {
+            if p.limit < p.start || p.limit - p.start > p.symbols * max_len {
+                return Err(corrupt(format!(
+                    "block {} has bits {}..{} for {} symbols of at most {max_len} bits",
+                    p.block, p.start, p.limit, p.symbols
+                )));
+            }
+        }
+        let to = if last.last {
+            last.limit
+        } else {
+            last.limit
+                .min(last.start.saturating_add(last.symbols * max_len))
+        };
+        window.slide(input, first.start / 8, to.div_ceil(8))?;
+        out.resize(pieces.iter().map(|p| p.symbols as usize).sum(), 0);
+        let ends = decode_pieces(dec, window, &pieces, &mut out)?;
+        for (p, &end) in pieces.iter().zip(&ends) {
+            if end > p.limit || (p.last && end != p.limit) {
+                return Err(corrupt(format!(
+                    "block {} ends at bit {end}, the next starts at bit {}",
+                    p.block, p.limit
+                )));
+            }
+        }
+        crc.update(&out);
+        output.write_all(&out).map_err(Error::WriteOutput)?;
+        (block, done, bit) = match (last.last, ends.last()) {
+            // Only a batch's sole piece can leave its block unfinished (plan_batch).
+            (false, Some(&end)) => (last.block, done + last.symbols, end),
+            _ => {
+                let next = last.block + 1;
+                (next, 0, h.block_offsets.get(next).copied().unwrap_or(0))
+            }
+        };
+    }
+    Ok(())
+}
+
+/// The pieces of the next batch: whole blocks while they fit in `batch` symbols, or one
+/// batch-sized part of a longer block (the next part starts where this one ends, so it
+/// waits for the next batch).
+fn plan_batch(h: &NativeHeader, batch: u64, (block, done, bit): (usize, u64, u64)) -> Vec<Piece> {
+    let bs = h.block_symbols as u64;
+    let mut pieces = Vec::new();
+    let mut sum = 0u64;
+    let (mut b, mut done, mut start) = (block, done, bit);
+    while b < h.block_offsets.len() {
+        let block_len = bs.min(h.original_len - b as u64 * bs);
+        let symbols = (block_len - done).min(batch);
+        if sum + symbols > batch && !pieces.is_empty() {
+            break;
+        }
+        let limit = h
+            .block_offsets
+            .get(b + 1)
+            .copied()
+            .unwrap_or(h.payload_bits);
+        let last = done + symbols == block_len;
+        pieces.push(Piece {
+            block: b,
+            start,
+            symbols,
+            limit,
+            last,
+        });
+        sum += symbols;
+        if !last {
+            break;
+        }
+        b += 1;
+        done = 0;
+        start = limit;
+    }
+    pieces
+}
+
+/// Decodes `pieces` in parallel into consecutive parts of `out`; returns their end bits.
+fn decode_pieces(
+    dec: &Decoder,
+    window: &Window,
+    pieces: &[Piece],
+    out: &mut [u8],
+) -> Result<Vec<u64>> {
+    let mut parts = Vec::with_capacity(pieces.len());
+    let mut rest = out;
+    for p in pieces {
+        let (part, tail) = rest.split_at_mut((p.symbols as usize).min(rest.len()));
+        parts.push(part);
+        rest = tail;
+    }
+    let base_bit = window.base.saturating_mul(8);
+    parts
+        .into_par_iter()
+        .zip(pieces.par_iter())
+        .map(|(part, p)| {
+            let start = p.start.checked_sub(base_bit).unwrap_or(u64::MAX);
+            dec.decode_window(&window.bytes, base_bit, start, part)
+                .map(|end| end + base_bit)
+                .map_err(|e| match e {
+                    Error::Corrupt { format, reason } => Error::Corrupt {
+                        format,
+                        reason: format!("block {}: {reason}", p.block),
+                    },
+                    other => other,
+                })
+        })
+        .collect()
 }
 
 /// A human-readable summary of a native file's header.
 pub fn info_native(data: &[u8]) -> Result<String> {
-    let (h, payload) = parse_native(data)?;
+    let (h, _) = parse_native(data)?;
+    Ok(describe(&h, data.len() as u64))
+}
+
+/// The summary of [`info_native`] from the header alone: `r` holds the file from its
+/// start, `file_len` bytes long. Nothing past the header is read.
+pub fn info_native_header(r: &mut impl Read, file_len: u64) -> Result<String> {
+    let h = read_header(r)?;
+    check_payload_len(&h, file_len.saturating_sub(h.encoded_len() as u64))?;
+    Ok(describe(&h, file_len))
+}
+
+fn describe(h: &NativeHeader, file_len: u64) -> String {
     let used = h.lengths.iter().filter(|&&l| l > 0).count();
     let max = h.lengths.iter().copied().max().unwrap_or(0);
     let mut s = String::new();
     let ratio = if h.original_len > 0 {
-        data.len() as f64 / h.original_len as f64
+        file_len as f64 / h.original_len as f64
     } else {
         0.0
     };
@@ -289,14 +557,13 @@ pub fn info_native(data: &[u8]) -> Result<String> {
     let _ = writeln!(
         s,
         "file size:     {} bytes ({:.4} of original)",
-        data.len(),
-        ratio
+        file_len, ratio
     );
     let _ = writeln!(
         s,
         "payload:       {} bits in {} bytes",
         h.payload_bits,
-        payload.len()
+        h.payload_bits.div_ceil(8)
     );
     let _ = writeln!(
         s,
@@ -305,7 +572,7 @@ pub fn info_native(data: &[u8]) -> Result<String> {
         h.block_symbols
     );
     let _ = writeln!(s, "code:          {used} symbols, longest {max} bits");
-    Ok(s)
+    s
 }
 
 #[cfg(test)]
