@@ -6,7 +6,7 @@ mod common;
 use std::path::PathBuf;
 use std::process::Command;
 
-use common::cli::{parvlc, stderr};
+use common::cli::{files, parvlc, parvlc_measured, stderr};
 
 fn scratch(name: &str) -> PathBuf {
     common::cli::scratch("cli", name)
@@ -190,4 +190,197 @@ fn every_backend_writes_the_same_file() {
     let o = parvlc(&["compress", "--backend", "opencl", "x.bin"], &dir);
     assert!(!o.status.success());
     assert!(stderr(&o).contains("unknown backend"), "{}", stderr(&o));
+}
+
+/// Peak resident memory allowed for decoding the bombs below: far below their output.
+const BOMB_RSS: u64 = 64 << 20;
+
+/// Whether the file at `path` is `len` zero bytes, read in chunks.
+fn all_zeros(path: &std::path::Path, len: u64) -> bool {
+    use std::io::Read;
+    let mut f = std::fs::File::open(path).unwrap();
+    let mut buf = vec![0u8; 1 << 20];
+    let mut n = 0u64;
+    loop {
+        let k = f.read(&mut buf).unwrap();
+        if k == 0 {
+            return n == len;
+        }
+        if buf[..k].iter().any(|&b| b != 0) {
+            return false;
+        }
+        n += k as u64;
+    }
+}
+
+/// A gzip of 1 GiB of zeros (about 1 MB): `info` decodes it into a counter and
+/// `decompress` writes it as it decodes, both in a few MiB of memory.
+#[test]
+fn gzip_bomb_decodes_in_bounded_memory() {
+    use std::io::Write;
+    let dir = scratch("gzip-bomb");
+    let len = 1u64 << 30;
+    let file = std::fs::File::create(dir.join("bomb.gz")).unwrap();
+    let mut enc =
+        flate2::write::GzEncoder::new(std::io::BufWriter::new(file), flate2::Compression::new(1));
+    let chunk = vec![0u8; 1 << 20];
+    for _ in 0..len / chunk.len() as u64 {
+        enc.write_all(&chunk).unwrap();
+    }
+    enc.finish().unwrap().flush().unwrap();
+    let gz_len = std::fs::metadata(dir.join("bomb.gz")).unwrap().len();
+    assert!(gz_len < len / 100, "{gz_len} bytes is no bomb");
+
+    let m = parvlc_measured(&["info", "bomb.gz"], &dir, None);
+    assert!(m.output.status.success(), "{}", stderr(&m.output));
+    let said = String::from_utf8_lossy(&m.output.stdout).into_owned();
+    assert!(
+        said.contains(&format!("{gz_len} bytes compressed, {len} bytes original")),
+        "{said}"
+    );
+    assert!(
+        m.peak_rss < BOMB_RSS,
+        "info: peak RSS {} MiB",
+        m.peak_rss >> 20
+    );
+
+    let m = parvlc_measured(&["decompress", "bomb.gz", "-o", "bomb"], &dir, None);
+    assert!(m.output.status.success(), "{}", stderr(&m.output));
+    assert!(
+        m.peak_rss < BOMB_RSS,
+        "decompress: peak RSS {} MiB",
+        m.peak_rss >> 20
+    );
+    assert!(
+        all_zeros(&dir.join("bomb"), len),
+        "decompress wrote other data"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A native file of 256 MiB of zeros (one bit each, 32 MiB): decoded batch by batch in
+/// bounded memory; a flipped bit near its end (noticed only by the data checksum, after
+/// every batch was written) leaves no output and no temporary file behind.
+#[test]
+fn native_bomb_decodes_in_bounded_memory_and_late_damage_writes_nothing() {
+    use parvlc::huffman::native::{write_native, NativeHeader};
+    let dir = scratch("native-bomb");
+    let len = 256u64 << 20;
+    let block = 1u64 << 16;
+    let mut crc = crc32fast::Hasher::new();
+    let chunk = vec![0u8; 1 << 20];
+    for _ in 0..len / chunk.len() as u64 {
+        crc.update(&chunk);
+    }
+    // Bytes 0 and 1 have the one-bit codes 0 and 1: a zero payload is all zero bytes.
+    let mut lengths = [0u8; 256];
+    lengths[..2].fill(1);
+    let header = NativeHeader {
+        original_len: len,
+        crc32: crc.finalize(),
+        block_symbols: block as u32,
+        payload_bits: len,
+        lengths,
+        block_offsets: (0..len / block).map(|i| i * block).collect(),
+    };
+    let mut payload = vec![0u8; (len / 8) as usize];
+    let mut file = Vec::new();
+    write_native(&mut file, &header, &payload).unwrap();
+    std::fs::write(dir.join("zeros.pvlc"), &file).unwrap();
+    drop(file);
+
+    let m = parvlc_measured(&["decompress", "zeros.pvlc", "-o", "zeros"], &dir, None);
+    assert!(m.output.status.success(), "{}", stderr(&m.output));
+    assert!(
+        m.peak_rss < 2 * BOMB_RSS,
+        "decompress: peak RSS {} MiB",
+        m.peak_rss >> 20
+    );
+    assert!(
+        all_zeros(&dir.join("zeros"), len),
+        "decompress wrote other data"
+    );
+    let m = parvlc_measured(&["info", "zeros.pvlc"], &dir, None);
+    assert!(m.output.status.success(), "{}", stderr(&m.output));
+    assert!(
+        m.peak_rss < BOMB_RSS,
+        "info: peak RSS {} MiB",
+        m.peak_rss >> 20
+    );
+
+    // One byte becomes a one: a valid stream with other data, in the last batch.
+    let last = payload.len() - 100;
+    payload[last] = 0x10;
+    let mut file = Vec::new();
+    write_native(&mut file, &header, &payload).unwrap();
+    drop(payload);
+    std::fs::write(dir.join("bad.pvlc"), &file).unwrap();
+    drop(file);
+    std::fs::remove_file(dir.join("zeros")).unwrap();
+    let before = files(&dir);
+    let o = parvlc(&["decompress", "bad.pvlc", "-o", "bad"], &dir);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stderr(&o).contains("checksum mismatch"), "{}", stderr(&o));
+    assert_eq!(files(&dir), before, "a failed decompress left files behind");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// `gzip -dc FILE` run in `dir`: exit status and output.
+fn gzip_dc(dir: &std::path::Path, file: &str) -> (Option<i32>, Vec<u8>) {
+    let o = Command::new("gzip")
+        .args(["-dc", file])
+        .current_dir(dir)
+        .output()
+        .expect("gzip is installed by the test command");
+    (o.status.code(), o.stdout)
+}
+
+/// Trailing zeros are ignored, as gzip ignores them; after trailing garbage the output
+/// is written, one warning printed and the exit status is 2, as gzip does.
+#[test]
+fn gzip_trailing_zeros_and_garbage_as_gzip() {
+    let dir = scratch("trailing");
+    let data = parvlc::testdata::generate(100_000, 4.0, 9);
+    std::fs::write(dir.join("in.bin"), &data).unwrap();
+    let o = parvlc(&["compress", "-f", "gzip", "--cpu", "in.bin"], &dir);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let gz = std::fs::read(dir.join("in.bin.gz")).unwrap();
+    std::fs::write(dir.join("zeros.gz"), [&gz[..], &[0; 512]].concat()).unwrap();
+    std::fs::write(
+        dir.join("garbage.gz"),
+        [&gz[..], b"trailing bytes"].concat(),
+    )
+    .unwrap();
+
+    let (status, want) = gzip_dc(&dir, "zeros.gz");
+    assert_eq!(status, Some(0));
+    let o = parvlc(&["decompress", "zeros.gz", "-o", "zeros.out"], &dir);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(stderr(&o), "", "trailing zeros are not worth a warning");
+    assert!(std::fs::read(dir.join("zeros.out")).unwrap() == want);
+    let o = parvlc(&["info", "zeros.gz"], &dir);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+
+    let (status, want) = gzip_dc(&dir, "garbage.gz");
+    assert_eq!(status, Some(2), "gzip -dc's status after trailing garbage");
+    assert!(want == data);
+    let o = parvlc(&["decompress", "garbage.gz", "-o", "garbage.out"], &dir);
+    assert_eq!(o.status.code(), status, "{}", stderr(&o));
+    assert_eq!(
+        stderr(&o),
+        "parvlc: garbage.gz: decompression OK, trailing garbage ignored\n"
+    );
+    assert!(std::fs::read(dir.join("garbage.out")).unwrap() == want);
+    let o = parvlc(&["info", "garbage.gz"], &dir);
+    assert_eq!(o.status.code(), status, "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("trailing garbage ignored"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(
+        String::from_utf8_lossy(&o.stdout).contains(&format!("{} bytes original", data.len())),
+        "{}",
+        String::from_utf8_lossy(&o.stdout)
+    );
 }

@@ -773,3 +773,81 @@ fn native_block_spans_are_bounded_before_reading() {
     let msg = message(&must_fail(&v, "a padded last block"));
     assert!(msg.contains(&format!("block {last} has bits")), "{msg}");
 }
+
+/// Hostile headers with valid header checksums (fields changed, then re-signed), read
+/// in random batch sizes: errors or the right length, never a panic.
+#[test]
+fn native_stream_survives_resigned_hostile_headers() {
+    let data = generate(2000, 4.0, 97);
+    let file = compress_cpu(&data, Format::Native, 100).unwrap().bytes;
+    let (header, payload) = native::parse_native(&file).unwrap();
+    let mut rng = SplitMix64(98);
+    let (mut decoded, mut reached) = (0, 0);
+    for i in 0..3000 {
+        let mut h = header.clone();
+        let mut p = payload.to_vec();
+        for _ in 0..1 + rng.below(3) {
+            let r = rng.next_u64();
+            match rng.below(7) {
+                0 => h.original_len = [r % 4000, r, u64::MAX, 0][rng.below(4) as usize],
+                1 => {
+                    h.block_symbols = [r as u32 % 300, r as u32, u32::MAX, 0][rng.below(4) as usize]
+                }
+                2 => {
+                    h.payload_bits =
+                        [r % 40_000, r >> 40, h.payload_bits + 1][rng.below(3) as usize]
+                }
+                3 if !h.block_offsets.is_empty() => {
+                    let k = rng.below(h.block_offsets.len() as u64) as usize;
+                    h.block_offsets[k] =
+                        [r % 20_000, r, h.block_offsets[k] + 1][rng.below(3) as usize];
+                }
+                4 => h.block_offsets.truncate(rng.below(25) as usize),
+                5 => h.lengths[rng.below(256) as usize] = (r % 40) as u8,
+                _ => {
+                    let k = rng.below(p.len() as u64) as usize;
+                    p[k] ^= r as u8;
+                }
+            }
+        }
+        // Mostly a consistent block count, so that most cases reach the decoder.
+        if h.block_symbols > 0 && rng.below(4) != 0 {
+            let n = h.original_len.div_ceil(h.block_symbols as u64);
+            if n <= 5000 {
+                let step = 1 + rng.below(2 * h.block_symbols as u64);
+                let at = |k: usize| k as u64 * step;
+                h.block_offsets = (0..n as usize).map(at).collect();
+                h.payload_bits = h.payload_bits.max(h.original_len);
+            }
+        }
+        // The payload as long as the header says, where that is small enough to make.
+        let want = h.payload_bits.div_ceil(8);
+        if want > 1 << 16 {
+            continue;
+        }
+        p.resize(want as usize, 0);
+        let mut v = Vec::new();
+        native::write_native(&mut v, &h, &p).unwrap();
+        let batch = [1, 7, 64, 100, 101, 1 << 20][rng.below(6) as usize];
+        let mut out = Vec::new();
+        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            decompress_to_batched(&mut &v[..], &mut out, batch)
+        }))
+        .unwrap_or_else(|_| panic!("case {i}: panic on {h:?} (batch {batch})"));
+        if native::parse_native(&v).is_ok() {
+            reached += 1;
+        }
+        if let Ok(done) = r {
+            assert_eq!(done.bytes_out, out.len() as u64, "case {i}");
+            assert_eq!(done.bytes_out, h.original_len, "case {i}");
+            decoded += 1;
+        }
+        assert_eq!(
+            decompress(&v).is_ok(),
+            r.is_ok(),
+            "case {i}: one-shot and stream differ"
+        );
+    }
+    assert!(decoded < 3000, "no case was refused");
+    assert!(reached > 1000, "{reached} headers reached the decoder");
+}

@@ -75,6 +75,40 @@ pub fn decompress_to_batched(
     }
 }
 
+/// What `parvlc info` reports about a compressed stream.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Description {
+    /// A native file's header summary ([`native::info_native`]'s text).
+    Native(String),
+    /// A gzip stream, decoded into a counter (its output never held).
+    Gzip(Decompressed),
+}
+
+/// Describes the compressed stream `input`, `file_len` bytes long: a native file from its
+/// header alone; gzip by decoding every member into a byte counter.
+pub fn describe(input: &mut impl BufRead, file_len: u64) -> Result<Description> {
+    let mut input = Counted {
+        inner: input,
+        count: 0,
+        failed: None,
+    };
+    let mut head = [0u8; 4];
+    let got = read_full(&mut input, &mut head)?;
+    let head = &head[..got];
+    match detect_format(head) {
+        Some(Format::Native) => Ok(Description::Native(native::info_native_header(
+            &mut head.chain(&mut input),
+            file_len,
+        )?)),
+        Some(Format::Gzip) => Ok(Description::Gzip(gzip_members(
+            head,
+            &mut input,
+            &mut std::io::sink(),
+        )?)),
+        None => Err(not_compressed(head)),
+    }
+}
+
 /// The error for input that is neither format, naming its first bytes.
 pub(crate) fn not_compressed(head: &[u8]) -> Error {
     Error::BadMagic {

@@ -1,11 +1,14 @@
 //! `compress`, `decompress`, `info` and `demo`: the Huffman coder.
 
+use std::fs::File;
+use std::io::BufReader;
 use std::path::{Path, PathBuf};
+use std::process::ExitCode;
 use std::time::Instant;
 
-use parvlc::huffman::compress::{self as codec, detect_format, Compressed, Format};
+use parvlc::huffman::compress::{Compressed, Format};
 use parvlc::huffman::cuvle::CuvleConfig;
-use parvlc::huffman::native;
+use parvlc::huffman::stream::{self, Description, Trailing};
 use parvlc::scan::{ScanConfig, ScanStrategy};
 use parvlc::{Backend, Engine, Error, Result};
 
@@ -192,43 +195,62 @@ pub fn compress(a: CompressArgs) -> Result<()> {
     Ok(())
 }
 
-pub fn decompress(a: DecompressArgs) -> Result<()> {
+pub fn decompress(a: DecompressArgs) -> Result<ExitCode> {
     let output = match a.output {
         Some(o) => o,
         None => default_decompressed_name(&a.input)?,
     };
     let mut out = OutputFile::create(&output, a.force)?;
-    let data = read_input(&a.input)?;
-    let plain = codec::decompress(&data).map_err(|e| annotate(&a.input, e))?;
-    out.write_all(&plain)?;
-    out.commit()
+    let mut input = open_input(&a.input)?;
+    // Written as decoded; a corrupt input is an error before the commit, and dropping
+    // `out` removes what was written.
+    let done = stream::decompress_to(&mut input, &mut out)
+        .map_err(|e| annotate(&a.input, Some(&output), e))?;
+    out.commit()?;
+    Ok(trailing_status(&a.input, done.trailing))
 }
 
-pub fn info(a: InfoArgs) -> Result<()> {
+pub fn info(a: InfoArgs) -> Result<ExitCode> {
     let file = a.file;
-    let data = read_input(&file)?;
-    match detect_format(&data) {
-        Some(Format::Native) => println!(
-            "{}",
-            native::info_native(&data).map_err(|e| annotate(&file, e))?
-        ),
-        Some(Format::Gzip) => {
-            let plain = codec::decompress(&data).map_err(|e| annotate(&file, e))?;
+    let mut input = open_input(&file)?;
+    let len = input
+        .get_ref()
+        .metadata()
+        .map_err(|e| Error::io(&file, e))?
+        .len();
+    match stream::describe(&mut input, len).map_err(|e| annotate(&file, None, e))? {
+        Description::Native(text) => {
+            println!("{text}");
+            Ok(ExitCode::SUCCESS)
+        }
+        Description::Gzip(done) => {
             println!(
                 "gzip: {} bytes compressed, {} bytes original (ratio {:.3})",
-                data.len(),
-                plain.len(),
-                plain.len() as f64 / data.len().max(1) as f64
+                len,
+                done.bytes_out,
+                done.bytes_out as f64 / len.max(1) as f64
             );
-        }
-        None => {
-            return Err(Error::BadMagic {
-                format: "parvlc native or gzip",
-                reason: format!("{} has neither magic", file.display()),
-            })
+            Ok(trailing_status(&file, done.trailing))
         }
     }
-    Ok(())
+}
+
+/// gzip's convention for data after the last member that starts no member: the members'
+/// output stands, one warning, exit status 2.
+fn trailing_status(input: &Path, trailing: Trailing) -> ExitCode {
+    if trailing == Trailing::Garbage {
+        eprintln!(
+            "parvlc: {}: decompression OK, trailing garbage ignored",
+            input.display()
+        );
+        return ExitCode::from(crate::WARNING);
+    }
+    ExitCode::SUCCESS
+}
+
+fn open_input(path: &Path) -> Result<BufReader<File>> {
+    let file = File::open(path).map_err(|e| Error::io(path, e))?;
+    Ok(BufReader::with_capacity(256 << 10, file))
 }
 
 /// The backend of compress and demo: wgpu falls back to the CPU with one warning when
@@ -264,12 +286,16 @@ pub fn compress_any(
     })
 }
 
-fn annotate(path: &Path, e: Error) -> Error {
+/// Names the files in a library error: the input in corrupt-data and read errors, the
+/// output in write errors.
+fn annotate(input: &Path, output: Option<&Path>, e: Error) -> Error {
     match e {
         Error::Corrupt { format, reason } => Error::Corrupt {
             format,
-            reason: format!("{}: {reason}", path.display()),
+            reason: format!("{}: {reason}", input.display()),
         },
+        Error::ReadInput(e) => Error::io(input, e),
+        Error::WriteOutput(e) => Error::io(output.unwrap_or(input), e),
         other => other,
     }
 }
