@@ -513,7 +513,7 @@ fn decode_pieces(
         .map(|(part, p)| {
             let start = p.start.checked_sub(base_bit).unwrap_or(u64::MAX);
             dec.decode_window(&window.bytes, base_bit, start, part)
-                .map(|end| end + base_bit)
+                .map(|end| end.saturating_add(base_bit))
                 .map_err(|e| match e {
                     Error::Corrupt { format, reason } => Error::Corrupt {
                         format,
