@@ -31,7 +31,7 @@ for phase in "$@"; do
       echo "== lib (cuda::)"
       timeout 300 "$B/lib" cuda:: 2>&1
       echo "== lib exit $?"
-      for t in cuvle formats cli; do
+      for t in cuvle formats cli bench; do
         echo "== $t"
         timeout 300 "$B/$t" 2>&1
         echo "== $t exit $?"

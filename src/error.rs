@@ -69,6 +69,10 @@ pub enum Error {
     /// The CUDA path (`cuda` feature): no driver, no NVRTC, a failed compile or call.
     #[error("CUDA: {0}")]
     Cuda(String),
+    /// A benchmark's output differs from its reference (CPU twin, or the input after a
+    /// decode): the configuration is wrong, and the benchmark reports no time for it.
+    #[error("benchmark check failed: {0}")]
+    BenchMismatch(String),
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;

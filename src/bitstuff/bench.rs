@@ -205,10 +205,9 @@ pub fn run_bitstuff(
                 gpu.queue.submit([encoder.finish()]);
                 let got = pollster::block_on(finish(gpu, &batch, pending))?;
                 if got.stuffed != want {
-                    return Err(Error::Gpu {
-                        stage: "bitstuff bench",
-                        message: format!("{variant} differs from the serial reference on {input}"),
-                    });
+                    return Err(Error::BenchMismatch(format!(
+                        "bitstuff {variant} differs from the serial reference on {input}"
+                    )));
                 }
                 let (wall, gpu_s) = best_of(options.runs, || {
                     let t = Instant::now();

@@ -4,17 +4,25 @@
 //! timestamp queries (kernel only, the code-blocks resident), wall times host to host.
 //! The front end (level shift + RCT, DWT, gather) on the GPU against its CPU twin (scope
 //! `front-end`, rows `dwt...`), and the whole GPU path (GPU front end + GPU tier-1).
+//!
+//! Every timed path is checked before its row exists (see [`crate::bench`]): the CPU
+//! tier-1, the reference, by decoding every code-block back to its coefficients; the CPU
+//! encoder's codestream by `opj_decompress` where it is on PATH; the GPU tier-1 (both
+//! strategies, kernels and host to host), both front ends and the GPU encoders byte for
+//! byte against the CPU twins; `opj_compress`'s codestream by `opj_decompress`.
 
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use super::dwt_gpu::{upload_samples, DwtGpu, DwtPlan, PASS_DWT, PASS_GATHER, PASS_RCT};
+use super::tier1::decode::decode_code_block;
 use super::tier1::{encode_code_block, CodeBlockCoded, Tier1Options};
 use super::tier1_gpu::{jobs_of, GpuTier1, Tier1Gpu, Tier1GpuConfig, Tier1Strategy};
 use super::{
     encode, max_levels, transform_cpu, CodeBlockBatch, CpuTier1, EncoderConfig, Image, Tier1Engine,
     Tier1Future,
 };
+use crate::bench::{best_checked, check_same, Run, WarmUp};
 use crate::gpu::{Gpu, Profiler};
 use crate::{testdata, Error, Result};
 
@@ -116,28 +124,298 @@ impl Tier1Engine for Capture {
     }
 }
 
-fn best<F: FnMut() -> Result<f64>>(runs: usize, mut f: F) -> Result<f64> {
-    let mut best = f64::INFINITY;
-    for _ in 0..runs.max(1) {
-        best = best.min(f()?);
-    }
-    Ok(best)
+/// Time `f` as [`best_checked`] does, the output unused but for `check`; the best wall time.
+fn best_wall<T>(
+    runs: usize,
+    warm_up: WarmUp,
+    mut f: impl FnMut() -> Result<T>,
+    check: impl FnOnce(T) -> Result<()>,
+) -> Result<f64> {
+    let b = best_checked(
+        runs,
+        warm_up,
+        || {
+            let t = Instant::now();
+            let output = f()?;
+            Ok(Run {
+                wall: t.elapsed().as_secs_f64(),
+                gpu: None,
+                output,
+            })
+        },
+        check,
+    )?;
+    Ok(b.wall)
 }
 
-/// Best wall time of the whole encoder on `image` over `runs`, and its codestream's bytes.
-fn time_encoder(image: &Image, config: &EncoderConfig, runs: usize) -> Result<(f64, u64)> {
-    let mut bytes = 0;
-    let wall = best(runs, || {
-        let t = Instant::now();
-        let cs = pollster::block_on(encode(image, config))?;
-        bytes = cs.len() as u64;
-        Ok(t.elapsed().as_secs_f64())
-    })?;
-    Ok((wall, bytes))
+/// Best wall time of the whole encoder on `image` over `runs`, its output checked against
+/// the reference codestream `want` byte for byte; and the codestream's bytes.
+fn time_encoder(
+    what: &str,
+    image: &Image,
+    config: &EncoderConfig,
+    runs: usize,
+    warm_up: WarmUp,
+    want: &[u8],
+) -> Result<(f64, u64)> {
+    let wall = best_wall(
+        runs,
+        warm_up,
+        || pollster::block_on(encode(image, config)),
+        |cs| check_same(what, "byte", &cs, want),
+    )?;
+    Ok((wall, want.len() as u64))
 }
 
 fn coded_bytes(coded: &[CodeBlockCoded]) -> u64 {
     coded.iter().map(|c| c.data.len() as u64).sum()
+}
+
+/// An error unless every code-block of `coded` decodes to its coefficients in `batch`:
+/// the check of the CPU tier-1 that every other tier-1 is compared with.
+pub fn check_decodes(
+    what: &str,
+    batch: &CodeBlockBatch,
+    coded: &[CodeBlockCoded],
+    opts: &Tier1Options,
+) -> Result<()> {
+    use rayon::prelude::*;
+    if coded.len() != batch.jobs.len() {
+        return Err(Error::BenchMismatch(format!(
+            "{what}: {} code-blocks coded for {} jobs",
+            coded.len(),
+            batch.jobs.len()
+        )));
+    }
+    let bad = (0..coded.len()).into_par_iter().find_first(|&i| {
+        let j = &batch.jobs[i];
+        decode_code_block(&coded[i], j.width, j.height, j.band, opts)
+            .map_or(true, |c| c != batch.coeffs_of(i))
+    });
+    match bad {
+        None => Ok(()),
+        Some(i) => Err(Error::BenchMismatch(format!(
+            "{what}: code-block {i} does not decode to its coefficients"
+        ))),
+    }
+}
+
+/// An error unless the front end's `got` is the CPU front end's batch.
+fn check_batch(what: &str, got: &CodeBlockBatch, want: &CodeBlockBatch) -> Result<()> {
+    check_same(what, "code-block job", &got.jobs, &want.jobs)?;
+    check_same(what, "coefficient", &got.coeffs, &want.coeffs)
+}
+
+/// The GPU tier-1 on a resident batch: the best kernel time (None without timestamp
+/// queries) and the best wall time host to host, each path's output checked against the
+/// CPU tier-1's `want`; and the coded bytes.
+fn time_gpu_tier1(
+    what: &str,
+    gpu: &Gpu,
+    tier1: &Tier1Gpu,
+    batch: &CodeBlockBatch,
+    opts: &Tier1Options,
+    runs: usize,
+    want: &[CodeBlockCoded],
+) -> Result<(Option<f64>, f64, u64)> {
+    let jobs = jobs_of(batch);
+    let resident = tier1.upload(gpu, &jobs, opts)?;
+    // Warm-up: pipelines built, buffers pooled.
+    pollster::block_on(tier1.encode_code_blocks(gpu, &jobs, opts))?;
+    // The kernels alone. Blocks that outgrow their planned room come back as `Err` here
+    // (the host-to-host path codes them again with more room); the others must match.
+    let kernel = best_checked(
+        runs,
+        WarmUp::Once,
+        || {
+            let mut profiler = Profiler::new(gpu, 8);
+            let mut encoder = gpu
+                .device
+                .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                    label: Some("parvlc.bench.j2k_tier1"),
+                });
+            let t = Instant::now();
+            tier1.encode_into(gpu, &resident, &mut encoder, Some(&mut profiler))?;
+            profiler.resolve(&mut encoder);
+            gpu.queue.submit([encoder.finish()]);
+            gpu.wait_idle()?;
+            let wall = t.elapsed().as_secs_f64();
+            let timings = pollster::block_on(profiler.timings(gpu))?;
+            let gpu_s = (!timings.passes.is_empty()).then(|| timings.get("tier1"));
+            Ok(Run {
+                wall,
+                gpu: gpu_s,
+                output: (),
+            })
+        },
+        |()| {
+            let got = pollster::block_on(tier1.finish(gpu, &resident))?;
+            let outgrown = got.iter().filter(|r| r.is_err()).count();
+            if outgrown > 0 {
+                log::info!("{what}: {outgrown} code-blocks outgrew their room in the kernel run");
+            }
+            let bad = got
+                .iter()
+                .zip(want)
+                .position(|(g, w)| g.as_ref().is_ok_and(|g| g != w));
+            match bad {
+                None if got.len() == want.len() => Ok(()),
+                None => Err(Error::BenchMismatch(format!(
+                    "{what} kernels: {} code-blocks for {}",
+                    got.len(),
+                    want.len()
+                ))),
+                Some(i) => Err(Error::BenchMismatch(format!(
+                    "{what} kernels: code-block {i} differs from the CPU tier-1's"
+                ))),
+            }
+        },
+    )?;
+    let wall = best_wall(
+        runs,
+        WarmUp::Once,
+        || pollster::block_on(tier1.encode_code_blocks(gpu, &jobs, opts)),
+        |coded| check_same(what, "code-block", &coded, want),
+    )?;
+    Ok((kernel.gpu, wall, coded_bytes(want)))
+}
+
+/// Kernel seconds per profiler pass label.
+type PassTimes = Vec<(String, f64)>;
+
+/// The GPU front end on `image`: the best run's kernel seconds per pass (samples
+/// resident; None without timestamp queries) and the best wall time host to host (upload,
+/// passes, readback of the batch), each path's output checked against the CPU front
+/// end's `want`.
+fn time_gpu_front_end(
+    gpu: &Gpu,
+    image: &Image,
+    levels: u32,
+    cblk: u32,
+    runs: usize,
+    want: &CodeBlockBatch,
+) -> Result<(Option<PassTimes>, f64, u64)> {
+    let dwt = DwtGpu::new(gpu)?;
+    let plan = DwtPlan::for_image(gpu, image, levels, cblk)?;
+    let samples = upload_samples(gpu, image);
+    // Warm-up (buffers pooled), and the check of the resident path's output.
+    let (coeffs, _) = pollster::block_on(dwt.profile(gpu, &samples, &plan))?;
+    check_batch(
+        "dwt-gpu (resident)",
+        &pollster::block_on(coeffs.read(gpu))?,
+        want,
+    )?;
+    drop(coeffs);
+    let mut best_passes: Option<PassTimes> = None;
+    let mut best_sum = f64::INFINITY;
+    for _ in 0..runs.max(1) {
+        let (_coeffs, timings) = pollster::block_on(dwt.profile(gpu, &samples, &plan))?;
+        if timings.passes.is_empty() {
+            continue;
+        }
+        let passes: Vec<(String, f64)> = [PASS_RCT, PASS_DWT, PASS_GATHER]
+            .iter()
+            .map(|&l| (l.to_string(), timings.get(l)))
+            .collect();
+        let sum: f64 = passes.iter().map(|(_, s)| s).sum();
+        if sum < best_sum {
+            best_sum = sum;
+            best_passes = Some(passes);
+        }
+    }
+    let wall = best_wall(
+        runs,
+        WarmUp::Once,
+        || pollster::block_on(dwt.transform(gpu, image, levels, cblk)),
+        |batch| check_batch("dwt-gpu", &batch, want),
+    )?;
+    Ok((best_passes, wall, want.coeffs.len() as u64 * 4))
+}
+
+/// Whether `opj_decompress` gives back `image` from `codestream`: None where it cannot be
+/// run (not on PATH), else an error naming `what` unless the samples are equal.
+fn opj_decodes(image: &Image, codestream: &[u8], what: &str) -> Option<Result<()>> {
+    let dir = std::env::temp_dir().join(format!("parvlc-bench-j2k-dec-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).ok()?;
+    let input = dir.join("in.j2k");
+    let output = dir.join(if image.components == 1 {
+        "out.pgm"
+    } else {
+        "out.ppm"
+    });
+    std::fs::write(&input, codestream).ok()?;
+    let status = std::process::Command::new("opj_decompress")
+        .arg("-i")
+        .arg(&input)
+        .arg("-o")
+        .arg(&output)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .ok()?;
+    let decoded = std::fs::read(&output);
+    let _ = std::fs::remove_dir_all(&dir);
+    let mismatch = |why: String| Some(Err(Error::BenchMismatch(format!("{what}: {why}"))));
+    if !status.success() {
+        return mismatch("opj_decompress refuses its codestream".into());
+    }
+    let decoded = match decoded
+        .map_err(|e| e.to_string())
+        .and_then(|d| Image::from_bytes(&d).map_err(|e| e.to_string()))
+    {
+        Ok(d) => d,
+        Err(e) => return mismatch(format!("opj_decompress's output unreadable: {e}")),
+    };
+    if (decoded.width, decoded.height, decoded.components)
+        != (image.width, image.height, image.components)
+        || decoded.samples != image.samples
+    {
+        return mismatch("opj_decompress gives back other samples than the source".into());
+    }
+    Some(Ok(()))
+}
+
+/// `opj_compress -M 1` on all threads: the best wall time and its codestream's bytes, the
+/// codestream decoded by `opj_decompress` and compared with the picture; None where it
+/// cannot be run.
+fn opj_compress_seconds(
+    image: &Image,
+    options: &J2kBenchOptions,
+    runs: usize,
+) -> Option<Result<(f64, u64)>> {
+    let dir = std::env::temp_dir().join(format!("parvlc-bench-j2k-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).ok()?;
+    let ppm = dir.join("in.ppm");
+    std::fs::write(&ppm, image.to_pnm()).ok()?;
+    let out = dir.join("out.j2k");
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let cblk = format!("{0},{0}", options.cblk);
+    let resolutions = (options.levels + 1).to_string();
+    let run = || -> Option<f64> {
+        let t = Instant::now();
+        let status = std::process::Command::new("opj_compress")
+            .arg("-i")
+            .arg(&ppm)
+            .arg("-o")
+            .arg(&out)
+            .args(["-M", "1", "-n", &resolutions, "-b", &cblk])
+            .args(["-threads", &threads.to_string()])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .status()
+            .ok()?;
+        status.success().then(|| t.elapsed().as_secs_f64())
+    };
+    let mut best = None::<f64>;
+    for _ in 0..runs.max(1) {
+        let s = run()?;
+        best = Some(best.map_or(s, |b| b.min(s)));
+    }
+    let codestream = std::fs::read(&out).ok();
+    let _ = std::fs::remove_dir_all(&dir);
+    let codestream = codestream?;
+    let checked = opj_decodes(image, &codestream, "opj_compress")?;
+    Some(checked.map(|()| (best.unwrap_or(f64::INFINITY), codestream.len() as u64)))
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -169,129 +447,10 @@ fn record(
     }
 }
 
-/// Kernel and end-to-end times of the GPU tier-1 on a resident batch.
-fn time_gpu_tier1(
-    gpu: &Gpu,
-    tier1: &Tier1Gpu,
-    batch: &CodeBlockBatch,
-    opts: &Tier1Options,
-    runs: usize,
-) -> Result<(f64, f64, u64)> {
-    let jobs = jobs_of(batch);
-    let resident = tier1.upload(gpu, &jobs, opts)?;
-    // Warm-up: pipelines built, buffers pooled.
-    pollster::block_on(tier1.encode_code_blocks(gpu, &jobs, opts))?;
-    let kernel = best(runs, || {
-        let mut profiler = Profiler::new(gpu, 8);
-        let mut encoder = gpu
-            .device
-            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
-                label: Some("parvlc.bench.j2k_tier1"),
-            });
-        let t = Instant::now();
-        tier1.encode_into(gpu, &resident, &mut encoder, Some(&mut profiler))?;
-        profiler.resolve(&mut encoder);
-        gpu.queue.submit([encoder.finish()]);
-        gpu.wait_idle()?;
-        let wall = t.elapsed().as_secs_f64();
-        let timings = pollster::block_on(profiler.timings(gpu))?;
-        Ok(if timings.passes.is_empty() {
-            wall
-        } else {
-            timings.get("tier1")
-        })
-    })?;
-    let mut bytes = 0;
-    let wall = best(runs, || {
-        let t = Instant::now();
-        let coded = pollster::block_on(tier1.encode_code_blocks(gpu, &jobs, opts))?;
-        let s = t.elapsed().as_secs_f64();
-        bytes = coded_bytes(&coded);
-        Ok(s)
-    })?;
-    Ok((kernel, wall, bytes))
-}
-
-/// Kernel seconds per profiler pass label.
-type PassTimes = Vec<(String, f64)>;
-
-/// The GPU front end on `image`: the best run's kernel seconds per pass (samples
-/// resident; None without timestamp queries) and the best wall time host to host (upload,
-/// passes, readback of the batch).
-fn time_gpu_front_end(
-    gpu: &Gpu,
-    image: &Image,
-    levels: u32,
-    cblk: u32,
-    runs: usize,
-) -> Result<(Option<PassTimes>, f64, u64)> {
-    let dwt = DwtGpu::new(gpu)?;
-    let plan = DwtPlan::for_image(gpu, image, levels, cblk)?;
-    let samples = upload_samples(gpu, image);
-    // Warm-up: buffers pooled.
-    pollster::block_on(dwt.profile(gpu, &samples, &plan))?;
-    let mut best_passes: Option<PassTimes> = None;
-    let mut best_sum = f64::INFINITY;
-    for _ in 0..runs.max(1) {
-        let (_coeffs, timings) = pollster::block_on(dwt.profile(gpu, &samples, &plan))?;
-        if timings.passes.is_empty() {
-            continue;
-        }
-        let passes: Vec<(String, f64)> = [PASS_RCT, PASS_DWT, PASS_GATHER]
-            .iter()
-            .map(|&l| (l.to_string(), timings.get(l)))
-            .collect();
-        let sum: f64 = passes.iter().map(|(_, s)| s).sum();
-        if sum < best_sum {
-            best_sum = sum;
-            best_passes = Some(passes);
-        }
-    }
-    let mut bytes = 0;
-    let wall = best(runs, || {
-        let t = Instant::now();
-        let batch = pollster::block_on(dwt.transform(gpu, image, levels, cblk))?;
-        let s = t.elapsed().as_secs_f64();
-        bytes = batch.coeffs.len() as u64 * 4;
-        Ok(s)
-    })?;
-    Ok((best_passes, wall, bytes))
-}
-
-fn opj_compress_seconds(image: &Image, options: &J2kBenchOptions, runs: usize) -> Option<f64> {
-    let dir = std::env::temp_dir().join(format!("parvlc-bench-j2k-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).ok()?;
-    let ppm = dir.join("in.ppm");
-    std::fs::write(&ppm, image.to_pnm()).ok()?;
-    let out = dir.join("out.j2k");
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let cblk = format!("{0},{0}", options.cblk);
-    let resolutions = (options.levels + 1).to_string();
-    let run = || -> Option<f64> {
-        let t = Instant::now();
-        let status = std::process::Command::new("opj_compress")
-            .arg("-i")
-            .arg(&ppm)
-            .arg("-o")
-            .arg(&out)
-            .args(["-M", "1", "-n", &resolutions, "-b", &cblk])
-            .args(["-threads", &threads.to_string()])
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .status()
-            .ok()?;
-        status.success().then(|| t.elapsed().as_secs_f64())
-    };
-    let mut best = None::<f64>;
-    for _ in 0..runs.max(1) {
-        let s = run()?;
-        best = Some(best.map_or(s, |b| b.min(s)));
-    }
-    let _ = std::fs::remove_dir_all(&dir);
-    best
-}
-
-/// Run the suite; `report` sees each picture's records as they are measured.
+/// Run the suite; `report` sees each picture's records as they are measured. Every row's
+/// output is checked before the row exists: the CPU tier-1 (the reference) by decoding
+/// every code-block, the CPU encoder's codestream by `opj_decompress` where it is on PATH,
+/// and every other path against them byte for byte.
 pub fn run_j2k(
     gpu: Option<Arc<Gpu>>,
     options: &J2kBenchOptions,
@@ -325,9 +484,10 @@ pub fn run_j2k(
             engine,
             front_end: super::FrontEnd::Cpu,
         };
-        // The picture's code-blocks, as the encoder hands them to tier-1.
+        // The picture's code-blocks, as the encoder hands them to tier-1, and the CPU
+        // encoder's codestream: the references.
         let capture = Arc::new(Capture(Mutex::new(None)));
-        pollster::block_on(encode(
+        let want_cs = pollster::block_on(encode(
             &image,
             &config(capture.clone(), Some(options.bypass_from)),
         ))?;
@@ -339,6 +499,16 @@ pub fn run_j2k(
             .ok_or_else(|| {
                 Error::InvalidArgument("the encoder gave tier-1 no code-blocks".into())
             })?;
+        match opj_decodes(&image, &want_cs, "the CPU encoder's codestream") {
+            Some(checked) => checked?,
+            None => log::warn!(
+                "opj_decompress not on PATH: the CPU encoder's codestream is not decoded"
+            ),
+        }
+        let want_fast = pollster::block_on(CpuTier1.encode_batch(&batch, &fast))?;
+        check_decodes("CPU tier-1 (fast)", &batch, &want_fast, &fast)?;
+        let want_mq = pollster::block_on(CpuTier1.encode_batch(&batch, &all_mq))?;
+        check_decodes("CPU tier-1 (all MQ)", &batch, &want_mq, &all_mq)?;
         let mut records = Vec::new();
         if let (Some(g), Some(e)) = (&gpu, &engine) {
             // The configured strategy, then the paper's three-kernel one (per bit-plane:
@@ -349,36 +519,35 @@ pub fn run_j2k(
             };
             for (strategy, suffix) in [(options.gpu_config, ""), (three, "-three-kernel")] {
                 let tier1 = Tier1Gpu::with_config(g, strategy)?;
-                let (k_fast, w_fast, b_fast) =
-                    time_gpu_tier1(g, &tier1, &batch, &fast, options.runs)?;
-                let (k_mq, w_mq, b_mq) = time_gpu_tier1(g, &tier1, &batch, &all_mq, options.runs)?;
+                let (fast_name, mq_name) =
+                    (format!("gpu-fast{suffix}"), format!("gpu-all-mq{suffix}"));
+                let (k_fast, w_fast, b_fast) = time_gpu_tier1(
+                    &fast_name,
+                    g,
+                    &tier1,
+                    &batch,
+                    &fast,
+                    options.runs,
+                    &want_fast,
+                )?;
+                let (k_mq, w_mq, b_mq) =
+                    time_gpu_tier1(&mq_name, g, &tier1, &batch, &all_mq, options.runs, &want_mq)?;
                 let mut r = record(
-                    "tier1",
-                    &format!("gpu-fast{suffix}"),
-                    name,
-                    samples,
-                    Some(k_fast),
-                    w_fast,
-                    b_fast,
-                    &adapter,
+                    "tier1", &fast_name, name, samples, k_fast, w_fast, b_fast, &adapter,
                 );
-                r.speedup_fast_vs_all_mq = Some(k_mq / k_fast);
+                r.speedup_fast_vs_all_mq = Some(k_mq.unwrap_or(w_mq) / k_fast.unwrap_or(w_fast));
                 records.push(r);
                 records.push(record(
-                    "tier1",
-                    &format!("gpu-all-mq{suffix}"),
-                    name,
-                    samples,
-                    Some(k_mq),
-                    w_mq,
-                    b_mq,
-                    &adapter,
+                    "tier1", &mq_name, name, samples, k_mq, w_mq, b_mq, &adapter,
                 ));
             }
             let (wall, bytes) = time_encoder(
+                "encoder gpu-tier1-fast",
                 &image,
                 &config(e.clone(), Some(options.bypass_from)),
                 options.runs,
+                WarmUp::Once,
+                &want_cs,
             )?;
             records.push(record(
                 "encoder",
@@ -392,12 +561,15 @@ pub fn run_j2k(
             ));
             // The whole GPU path: front end and tier-1 on the GPU (fast mode).
             let (wall, bytes) = time_encoder(
+                "encoder gpu-front-end-gpu-tier1-fast",
                 &image,
                 &EncoderConfig {
                     front_end: super::FrontEnd::Gpu(g.clone()),
                     ..config(e.clone(), Some(options.bypass_from))
                 },
                 options.runs,
+                WarmUp::Once,
+                &want_cs,
             )?;
             records.push(record(
                 "encoder",
@@ -411,7 +583,7 @@ pub fn run_j2k(
             ));
             // The front end alone on the GPU (the levels the encoder uses).
             let (passes, wall, bytes) =
-                time_gpu_front_end(g, &image, levels, options.cblk, options.runs)?;
+                time_gpu_front_end(g, &image, levels, options.cblk, options.runs, &batch)?;
             let gpu_s = passes.as_ref().map(|p| p.iter().map(|(_, s)| s).sum());
             let mut r = record(
                 "front-end",
@@ -427,13 +599,12 @@ pub fn run_j2k(
             records.push(r);
         }
         // The front end on the CPU (all cores), the GPU one's twin.
-        let mut bytes = 0;
-        let wall = best(cpu_runs, || {
-            let t = Instant::now();
-            let batch = transform_cpu(&image, levels, options.cblk);
-            bytes = batch.coeffs.len() as u64 * 4;
-            Ok(t.elapsed().as_secs_f64())
-        })?;
+        let wall = best_wall(
+            cpu_runs,
+            WarmUp::None,
+            || Ok(transform_cpu(&image, levels, options.cblk)),
+            |got| check_batch("dwt-cpu-all-cores", &got, &batch),
+        )?;
         records.push(record(
             "front-end",
             "dwt-cpu-all-cores",
@@ -441,37 +612,47 @@ pub fn run_j2k(
             samples,
             None,
             wall,
-            bytes,
+            batch.coeffs.len() as u64 * 4,
             "the CPU",
         ));
         // CPU tier-1: all cores (the encoder's CPU engine) and one core.
-        for (variant, opts) in [
-            ("cpu-all-cores-fast", &fast),
-            ("cpu-all-cores-all-mq", &all_mq),
+        for (variant, opts, want) in [
+            ("cpu-all-cores-fast", &fast, &want_fast),
+            ("cpu-all-cores-all-mq", &all_mq, &want_mq),
         ] {
-            let mut bytes = 0;
-            let wall = best(cpu_runs, || {
-                let t = Instant::now();
-                let coded = pollster::block_on(CpuTier1.encode_batch(&batch, opts))?;
-                bytes = coded_bytes(&coded);
-                Ok(t.elapsed().as_secs_f64())
-            })?;
+            let wall = best_wall(
+                cpu_runs,
+                WarmUp::None,
+                || pollster::block_on(CpuTier1.encode_batch(&batch, opts)),
+                |got| check_same(variant, "code-block", &got, want),
+            )?;
             records.push(record(
-                "tier1", variant, name, samples, None, wall, bytes, "the CPU",
+                "tier1",
+                variant,
+                name,
+                samples,
+                None,
+                wall,
+                coded_bytes(want),
+                "the CPU",
             ));
         }
         if options.cpu_one_core {
-            let mut bytes = 0;
-            let wall = best(1, || {
-                let t = Instant::now();
-                bytes = 0;
-                for (i, j) in batch.jobs.iter().enumerate() {
-                    let c =
-                        encode_code_block(batch.coeffs_of(i), j.width, j.height, j.band, &fast)?;
-                    bytes += c.data.len() as u64;
-                }
-                Ok(t.elapsed().as_secs_f64())
-            })?;
+            let wall = best_wall(
+                1,
+                WarmUp::None,
+                || {
+                    batch
+                        .jobs
+                        .iter()
+                        .enumerate()
+                        .map(|(i, j)| {
+                            encode_code_block(batch.coeffs_of(i), j.width, j.height, j.band, &fast)
+                        })
+                        .collect::<Result<Vec<_>>>()
+                },
+                |got| check_same("cpu-1-core-fast", "code-block", &got, &want_fast),
+            )?;
             records.push(record(
                 "tier1",
                 "cpu-1-core-fast",
@@ -479,14 +660,17 @@ pub fn run_j2k(
                 samples,
                 None,
                 wall,
-                bytes,
+                coded_bytes(&want_fast),
                 "the CPU",
             ));
         }
         let (wall, bytes) = time_encoder(
+            "encoder cpu-all-cores-fast",
             &image,
             &config(Arc::new(CpuTier1), Some(options.bypass_from)),
             cpu_runs,
+            WarmUp::None,
+            &want_cs,
         )?;
         records.push(record(
             "encoder",
@@ -500,17 +684,22 @@ pub fn run_j2k(
         ));
         if options.openjpeg {
             match opj_compress_seconds(&image, options, cpu_runs) {
-                Some(s) => records.push(record(
-                    "encoder",
-                    "opj_compress-M1-all-threads",
-                    name,
-                    samples,
-                    None,
-                    s,
-                    0,
-                    "the CPU",
-                )),
-                None => log::warn!("opj_compress not on PATH or failed: no OpenJPEG row"),
+                Some(checked) => {
+                    let (s, bytes) = checked?;
+                    records.push(record(
+                        "encoder",
+                        "opj_compress-M1-all-threads",
+                        name,
+                        samples,
+                        None,
+                        s,
+                        bytes,
+                        "the CPU",
+                    ))
+                }
+                None => log::warn!(
+                    "opj_compress or opj_decompress not on PATH or failed: no OpenJPEG row"
+                ),
             }
         }
         report(&records);
