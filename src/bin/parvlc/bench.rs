@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use parvlc::bench::{self, BenchOptions};
 use parvlc::gpu::{Gpu, GpuOptions};
 use parvlc::scan::ScanStrategy;
-use parvlc::{Backend, Engine, Error, Result};
+use parvlc::{Backend, Error, Result};
 
 use crate::huffman::Tuning;
 use crate::open_gpu;
@@ -253,7 +253,7 @@ pub fn run(a: BenchArgs) -> Result<()> {
             });
         }
         #[cfg(not(feature = "cuda"))]
-        return Err(pollster::block_on(Engine::open(Backend::Cuda))
+        return Err(pollster::block_on(parvlc::Engine::open(Backend::Cuda))
             .err()
             .unwrap_or_else(|| Error::Cuda("unavailable".into())));
     }
