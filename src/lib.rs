@@ -30,7 +30,7 @@
 //! The README is the front door; `docs/` has one page per codec and every measured figure.
 
 pub mod backend;
-#[cfg(not(target_arch = "wasm32"))]
+#[cfg(all(feature = "bench", not(target_arch = "wasm32")))]
 pub mod bench;
 pub mod bitstuff;
 pub mod cavlc;

@@ -28,7 +28,7 @@
 //!   incoming state (bit phase 0-7, whether the current byte follows 0xFF), composed by
 //!   one scan, so the depth is O(log n) whatever the input.
 
-#[cfg(not(target_arch = "wasm32"))]
+#[cfg(all(feature = "bench", not(target_arch = "wasm32")))]
 pub mod bench;
 pub mod fsm;
 pub mod gpu;

@@ -4,7 +4,7 @@
 //! the GPU stages ([`gpu`]: [`cavlcu`], [`su`], [`pack`]) with their CPU twins, and a
 //! multi-core CPU encoder ([`multicore`]).
 
-#[cfg(not(target_arch = "wasm32"))]
+#[cfg(all(feature = "bench", not(target_arch = "wasm32")))]
 pub mod bench;
 pub mod cavlcu;
 pub mod cpu;

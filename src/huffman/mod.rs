@@ -1,7 +1,7 @@
 //! Huffman / variable-length encoding: codebook, CPU reference coders, GPU encoders
 //! and the container formats.
 
-#[cfg(not(target_arch = "wasm32"))]
+#[cfg(all(feature = "bench", not(target_arch = "wasm32")))]
 pub mod bench;
 pub mod bytestream;
 pub mod codebook;

@@ -10,7 +10,7 @@
 //! point, which the COD style byte cannot say: Part 1 decoders such as OpenJPEG will not
 //! decode those streams correctly.
 
-#[cfg(not(target_arch = "wasm32"))]
+#[cfg(all(feature = "bench", not(target_arch = "wasm32")))]
 pub mod bench;
 pub mod codestream;
 pub mod dwt;
