@@ -17,9 +17,10 @@ use std::path::Path;
 use crate::{Error, Result};
 
 /// Largest image accepted, in samples (width x height x components): 2^28, e.g.
-/// 16384 x 16384 grey or 9459 x 9459 RGB. The CPU encoder peaks near 14 bytes a sample
-/// (3.6 GB here), and the lossless codestream of even 16-bit noise (about 2.2 bytes a
-/// sample) stays well inside one tile-part (Psot is 32 bits).
+/// 16384 x 16384 grey or 9459 x 9459 RGB. The CPU encoder takes 16384 x 16384 grey noise
+/// in 3.2 GB at its peak (about 12 bytes a sample; OpenJPEG decodes the result exactly),
+/// and the lossless codestream of even 16-bit noise (about 2.2 bytes a sample) stays well
+/// inside one tile-part (Psot is 32 bits).
 pub const MAX_SAMPLES: u64 = 1 << 28;
 
 /// Deflate codes a run of 258 bytes in 2 bits at best: compressed data cannot inflate
