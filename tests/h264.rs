@@ -1,8 +1,8 @@
 //! The H.264 encoder's pieces and edges: the byte-wise bit appender, a random frame with
 //! I_NxN macroblocks through the CPU slice_data() reference (FFmpeg must decode it
 //! without an error), the command line with --recon and an odd picture size, and bad
-//! input (not Y4M, 4:4:4, 10-bit, truncated): a clear error, exit status 1 and no
-//! output file.
+//! input (not Y4M, 4:4:4, 10-bit, truncated, interlaced, over-long lines): a clear error,
+//! exit status 1 and no output file; hostile headers refused in small memory.
 
 mod common;
 mod h264_common;
@@ -10,7 +10,7 @@ mod h264_common;
 use std::path::Path;
 use std::process::Command;
 
-use common::cli::{files, parvlc, stderr};
+use common::cli::{files, parvlc, parvlc_measured, stderr};
 use h264_common::{clip, ffmpeg_decode, scratch};
 use parvlc::cavlc::frame::{Frame, MbHeader, MB_LEVELS};
 use parvlc::cavlc::BitWriter;
@@ -346,5 +346,181 @@ fn bad_input_is_a_clear_error_and_leaves_no_output() {
         assert_eq!(o.status.code(), Some(1), "{name}");
         assert!(stderr(&o).contains(message), "{name}: {}", stderr(&o));
         dir_holds_only(&dir, &["in.y4m"]);
+    }
+}
+
+/// Peak memory allowed to a run refused from its header. A tiny CPU encode peaks near
+/// 6 MB here and opening lavapipe alone takes about 100 MB, so this bound also shows that
+/// a refusal from the header comes before the GPU is opened.
+const SMALL_RSS: u64 = 32 << 20;
+
+/// A fifo at `path` whose writer (a thread) sends `data` once a reader opens it.
+fn fifo_feeding(path: &Path, data: Vec<u8>) -> std::thread::JoinHandle<()> {
+    let c = std::ffi::CString::new(path.to_str().unwrap()).unwrap();
+    // SAFETY: a valid NUL-terminated path; mkfifo touches nothing else.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0, "mkfifo");
+    let path = path.to_path_buf();
+    // A reader that quits early makes the write fail: that is its business.
+    std::thread::spawn(move || {
+        let _ = std::fs::write(path, data);
+    })
+}
+
+/// Release a fifo writer that may still wait for a reader, and join it.
+fn finish_fifo(path: &Path, writer: std::thread::JoinHandle<()>) {
+    use std::os::unix::fs::OpenOptionsExt;
+    let _reader = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)
+        .unwrap();
+    writer.join().unwrap();
+    std::fs::remove_file(path).unwrap();
+}
+
+#[test]
+fn hostile_y4m_headers_are_refused_in_small_memory() {
+    let dir = fresh_dir("hostile");
+    let with_kb = |header: &str| {
+        let mut v = format!("{header}\nFRAME\n").into_bytes();
+        v.resize(v.len() + 1000, 16);
+        v
+    };
+    // 402 MB frames: beyond every H.264 level.
+    std::fs::write(
+        dir.join("huge.y4m"),
+        with_kb("YUV4MPEG2 W16384 H16384 F25:1 Ip C420jpeg"),
+    )
+    .unwrap();
+    // The largest frame level 6.2 allows (53 MB), 1 kB of it present.
+    let big = with_kb("YUV4MPEG2 W8192 H4352 F25:1 Ip C420jpeg");
+    std::fs::write(dir.join("big.y4m"), &big).unwrap();
+    let cases: [(&str, &[&str]); 2] = [
+        (
+            "huge.y4m",
+            &["too large", "16384x16384", "at most 139264 macroblocks"],
+        ),
+        (
+            "big.y4m",
+            &[
+                "frame 0 is truncated",
+                "at least 53477382 bytes",
+                "holds 1006",
+            ],
+        ),
+    ];
+    for (name, words) in cases {
+        let before = files(&dir);
+        // The default engine (the GPU): refused before it is opened.
+        let m = parvlc_measured(&["h264", name, "-o", "out.264"], &dir, None);
+        let e = stderr(&m.output);
+        assert_eq!(m.output.status.code(), Some(1), "{name}: {e}");
+        for w in words.iter().chain([&name]) {
+            assert!(e.contains(w), "{name}: {e:?} should say {w:?}");
+        }
+        assert_eq!(files(&dir), before, "{name} left files behind");
+        assert!(m.peak_rss < SMALL_RSS, "{name}: peak RSS {}", m.peak_rss);
+    }
+
+    // Through a fifo (no length known): buffers grow only as data arrives. The CLI opens
+    // the GPU before it reads the first frame, so the CPU engine keeps lavapipe out of
+    // the measure.
+    let fifo = dir.join("pipe.y4m");
+    let writer = fifo_feeding(&fifo, big);
+    let m = parvlc_measured(
+        &["h264", "pipe.y4m", "-o", "out.264", "--cavlc", "cpu"],
+        &dir,
+        None,
+    );
+    finish_fifo(&fifo, writer);
+    let e = stderr(&m.output);
+    assert_eq!(m.output.status.code(), Some(1), "{e}");
+    assert!(
+        e.contains("pipe.y4m: frame 0 is truncated: 1000 of 53477376 bytes"),
+        "{e}"
+    );
+    assert!(m.peak_rss < SMALL_RSS, "fifo: peak RSS {}", m.peak_rss);
+    dir_holds_only(&dir, &["big.y4m", "huge.y4m"]);
+}
+
+#[test]
+fn interlaced_y4m_and_over_long_lines_are_clear_errors() {
+    let dir = fresh_dir("interlaced");
+    let frame = |header: &[u8], frame_line: &[u8]| {
+        let mut v = header.to_vec();
+        v.extend_from_slice(frame_line);
+        v.resize(v.len() + 16 * 16 * 3 / 2, 100);
+        v
+    };
+    let mut long_header = b"YUV4MPEG2 W16 H16 X".to_vec();
+    long_header.resize(5000, b'a');
+    long_header.push(b'\n');
+    let mut long_frame = b"FRAME X".to_vec();
+    long_frame.resize(5000, b'b');
+    long_frame.push(b'\n');
+    let cases: Vec<(&str, Vec<u8>, &[&str])> = vec![
+        (
+            "top.y4m",
+            frame(b"YUV4MPEG2 W16 H16 F25:1 It C420jpeg\n", b"FRAME\n"),
+            &[
+                "It",
+                "interlaced, top field first",
+                "progressive frames only",
+            ],
+        ),
+        (
+            "bottom.y4m",
+            frame(b"YUV4MPEG2 W16 H16 Ib\n", b"FRAME\n"),
+            &["Ib", "bottom field first", "progressive frames only"],
+        ),
+        (
+            "mixed.y4m",
+            frame(b"YUV4MPEG2 W16 H16 Im\n", b"FRAME\n"),
+            &["Im", "mixed", "progressive frames only"],
+        ),
+        (
+            "long-header.y4m",
+            frame(&long_header, b"FRAME\n"),
+            &["header line is too long", "4096 bytes"],
+        ),
+        (
+            "long-frame.y4m",
+            frame(b"YUV4MPEG2 W16 H16\n", &long_frame),
+            &["frame 0: the FRAME line is too long", "4096 bytes"],
+        ),
+    ];
+    for (name, bytes, words) in cases {
+        std::fs::write(dir.join(name), bytes).unwrap();
+        let before = files(&dir);
+        let o = parvlc(&["h264", name, "-o", "out.264", "--cavlc", "cpu"], &dir);
+        let e = stderr(&o);
+        assert_eq!(o.status.code(), Some(1), "{name}: {e}");
+        for w in words.iter().chain([&name]) {
+            assert!(e.contains(w), "{name}: {e:?} should say {w:?}");
+        }
+        assert_eq!(files(&dir), before, "{name} left files behind");
+    }
+    // Progressive (Ip) and unknown (I?, with a warning) are coded.
+    for (name, tag, warns) in [("p.y4m", "Ip", false), ("unknown.y4m", "I?", true)] {
+        let header = format!("YUV4MPEG2 W16 H16 F25:1 {tag}\n");
+        std::fs::write(dir.join(name), frame(header.as_bytes(), b"FRAME\n")).unwrap();
+        let (out, recon) = (format!("{name}.264"), format!("{name}.yuv"));
+        let o = parvlc(
+            &[
+                "h264", name, "-o", &out, "--recon", &recon, "--cavlc", "cpu",
+            ],
+            &dir,
+        );
+        assert!(o.status.success(), "{name}: {}", stderr(&o));
+        assert_eq!(
+            stderr(&o).contains("interlacing is unknown (I?)"),
+            warns,
+            "{name}: {}",
+            stderr(&o)
+        );
+        assert_eq!(
+            ffmpeg_decode(&dir.join(&out)),
+            std::fs::read(dir.join(&recon)).unwrap()
+        );
     }
 }

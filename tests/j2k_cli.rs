@@ -1,12 +1,13 @@
 //! `parvlc j2k` as a user meets it: a PGM, a PPM and a PNG encoded and decoded by
 //! OpenJPEG to the source; unsupported kinds, zero-sized and truncated images each a clear
-//! error with no output file (and no temporary file) left behind; refusal to overwrite.
+//! error with no output file (and no temporary file) left behind; refusal to overwrite;
+//! hostile headers (a PNG or PNM promising gigabytes) refused in small memory.
 
 mod common;
 
 use std::path::{Path, PathBuf};
 
-use common::cli::{files, opj_decompress, parvlc, stderr};
+use common::cli::{files, opj_decompress, parvlc, parvlc_measured, stderr};
 
 use parvlc::j2k::Image;
 
@@ -176,5 +177,116 @@ fn bad_inputs_are_clear_errors_and_leave_nothing_behind() {
         assert!(!o.status.success());
         assert!(stderr(&o).contains(want), "{args:?}: {}", stderr(&o));
         assert!(!dir.join("out.j2k").exists());
+    }
+}
+
+/// Peak memory allowed to a run refused from its header. A tiny `--cpu` encode peaks near
+/// 6 MB here and opening lavapipe alone takes about 250 MB, so this bound also shows that
+/// the refusal comes before the GPU is opened.
+const SMALL_RSS: u64 = 32 << 20;
+
+/// A PNG assembled chunk by chunk (IHDR: width, height, bit depth, colour type), so
+/// that its header can say anything.
+fn forged_png(w: u32, h: u32, depth: u8, color: u8, idat: &[u8]) -> Vec<u8> {
+    let mut ihdr = w.to_be_bytes().to_vec();
+    ihdr.extend_from_slice(&h.to_be_bytes());
+    ihdr.extend_from_slice(&[depth, color, 0, 0, 0]);
+    let mut out = b"\x89PNG\r\n\x1a\n".to_vec();
+    for (kind, data) in [(b"IHDR", &ihdr[..]), (b"IDAT", idat), (b"IEND", &[])] {
+        out.extend_from_slice(&(data.len() as u32).to_be_bytes());
+        let start = out.len();
+        out.extend_from_slice(kind);
+        out.extend_from_slice(data);
+        let crc = crc32fast::hash(&out[start..]);
+        out.extend_from_slice(&crc.to_be_bytes());
+    }
+    out
+}
+
+fn zlib_zeros(n: usize) -> Vec<u8> {
+    use std::io::Write;
+    let mut z = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::best());
+    z.write_all(&vec![0; n]).unwrap();
+    z.finish().unwrap()
+}
+
+/// `header` at the start of a sparse file of `len` bytes (zeros after it, no disk used).
+fn sparse(path: &Path, header: &[u8], len: u64) {
+    std::fs::write(path, header).unwrap();
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(path)
+        .unwrap()
+        .set_len(len)
+        .unwrap();
+}
+
+#[test]
+fn hostile_headers_are_refused_in_small_memory() {
+    let dir = scratch("hostile");
+    // The 68-byte bomb: 100000x100000 16-bit RGB, 60 GB of samples.
+    let bomb = forged_png(100_000, 100_000, 16, 2, &zlib_zeros(10));
+    assert!(bomb.len() < 80);
+    std::fs::write(dir.join("bomb.png"), &bomb).unwrap();
+    // Inside the sample limit, but 1 kB of compressed data cannot inflate to 256 MB.
+    std::fs::write(
+        dir.join("forged.png"),
+        forged_png(16_000, 16_000, 8, 0, &zlib_zeros(1000)),
+    )
+    .unwrap();
+    // A PGM header promising 10 GB, and the 10 GB there (sparse).
+    sparse(
+        &dir.join("huge.pgm"),
+        b"P5\n100000 100000\n255\n",
+        10_000_000_100,
+    );
+    // A PGM header promising 256 MB, 1 kB of it present.
+    let mut cut = b"P5\n16000 16000\n255\n".to_vec();
+    cut.resize(cut.len() + 1000, 7);
+    std::fs::write(dir.join("cut.pgm"), &cut).unwrap();
+    let cases: [(&str, &[&str]); 5] = [
+        (
+            "bomb.png",
+            &["too large", "100000x100000", "268435456 samples"],
+        ),
+        (
+            "forged.png",
+            &["16000x16000", "IDAT", "truncated file or forged header"],
+        ),
+        (
+            "huge.pgm",
+            &["too large", "100000x100000", "268435456 samples"],
+        ),
+        ("cut.pgm", &["needs 256000000 bytes", "truncated"]),
+        // A device that never ends: refused from its first bytes.
+        ("/dev/zero", &["neither P5, P6 nor the PNG signature"]),
+    ];
+    for (name, words) in cases {
+        let before = files(&dir);
+        // The default engine (the GPU): the header is refused before it is opened.
+        let m = parvlc_measured(&["j2k", name, "-o", "out.j2k"], &dir, None);
+        let e = stderr(&m.output);
+        assert_eq!(m.output.status.code(), Some(1), "{name}: {e}");
+        for w in words.iter().chain([&name]) {
+            assert!(e.contains(w), "{name}: {e:?} should say {w:?}");
+        }
+        assert_eq!(files(&dir), before, "{name} left files behind");
+        assert!(
+            m.peak_rss < SMALL_RSS,
+            "{name}: peak RSS {} bytes",
+            m.peak_rss
+        );
+    }
+
+    // A real 16x16 image at the start of a 64 GiB sparse file: only what the header
+    // needs is read.
+    let img = gradient(16, 16, 1, 8);
+    sparse(&dir.join("padded.pgm"), &img.to_pnm(), 64 << 30);
+    let m = parvlc_measured(&["j2k", "padded.pgm", "-o", "p.j2k", "--cpu"], &dir, None);
+    assert!(m.output.status.success(), "{}", stderr(&m.output));
+    assert!(m.peak_rss < SMALL_RSS, "peak RSS {} bytes", m.peak_rss);
+    assert_eq!(opj(&dir, "p.j2k", "p-out.pgm"), img);
+    for f in ["huge.pgm", "padded.pgm"] {
+        std::fs::remove_file(dir.join(f)).unwrap();
     }
 }

@@ -1,6 +1,12 @@
-//! YUV4MPEG2 (Y4M) input, read a frame at a time: 8-bit 4:2:0 only (no `C` tag, or
-//! `C420`, `C420jpeg`, `C420paldv`, `C420mpeg2`); other colour spaces and bit depths, a
-//! file that is not Y4M and a truncated frame are clear errors.
+//! YUV4MPEG2 (Y4M) input, read a frame at a time: 8-bit 4:2:0 progressive only (no `C`
+//! tag, or `C420`, `C420jpeg`, `C420paldv`, `C420mpeg2`; no `I` tag, `Ip`, or `I?` with a
+//! warning); other colour spaces and bit depths, interlaced streams, a file that is not Y4M
+//! and a truncated frame are clear errors.
+//!
+//! Memory is bounded by what the input can justify: a picture larger than any H.264 level
+//! allows is refused from the header; a frame is never allocated beyond what can follow
+//! (the rest of a regular file, checked first; on a pipe, buffers grow only as data
+//! arrives), so a header that promises a huge frame costs nothing.
 
 use std::io::{BufRead, Read};
 
@@ -10,7 +16,19 @@ use crate::{Error, Result};
 /// 4:2:0 8-bit colour-space tags (chroma siting differs; the samples do not).
 const ACCEPTED: [&str; 4] = ["420", "420jpeg", "420paldv", "420mpeg2"];
 
-const MAX_HEADER: u64 = 4096;
+/// Longest header or FRAME line, without its newline.
+pub const MAX_LINE: usize = 4096;
+
+/// Largest frame any H.264 level allows, in macroblocks (Table A-1, MaxFS of levels 6 to 6.2).
+pub const MAX_FRAME_MBS: u64 = 139_264;
+
+/// Largest width or height in macroblocks at that frame size: A.3.1 bounds each side by
+/// sqrt(8 * MaxFS) = 1055.5 (16880 samples).
+pub const MAX_SIDE_MBS: u32 = 1055;
+
+/// First buffer step when the length of what follows is unknown (a pipe): larger planes
+/// grow by doubling as data arrives, so a truncated stream costs about twice what it sent.
+const FIRST_STEP: usize = 1 << 20;
 
 /// The stream header's parameters.
 #[derive(Clone, Debug, PartialEq)]
@@ -39,58 +57,183 @@ pub struct Y4mReader<R> {
     name: String,
     header: Y4mHeader,
     frames: u64,
+    /// Bytes left in the input when known (a regular file): no frame is allocated beyond it.
+    remaining: Option<u64>,
 }
 
 impl Y4mReader<std::io::BufReader<std::fs::File>> {
-    /// Open a Y4M file and read its header.
+    /// Open a Y4M file and read its header. For a regular file whose first frame cannot
+    /// fit in what follows the header, that is reported here, before any frame is read.
     pub fn open(path: &std::path::Path) -> Result<Self> {
-        let f = std::fs::File::open(path).map_err(|e| Error::Io {
-            path: path.into(),
-            source: e,
-        })?;
-        Y4mReader::new(
-            std::io::BufReader::with_capacity(1 << 20, f),
-            &path.display().to_string(),
-        )
+        let f = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
+        let meta = f.metadata().map_err(|e| Error::io(path, e))?;
+        let len = meta.is_file().then_some(meta.len());
+        let name = path.display().to_string();
+        let reader =
+            Y4mReader::with_length(std::io::BufReader::with_capacity(1 << 20, f), &name, len)?;
+        // The shortest frame is "FRAME\n" and its samples.
+        let need = 6 + reader.header.frame_bytes() as u64;
+        if let Some(rem) = reader.remaining.filter(|&r| r > 0 && r < need) {
+            return Err(reader.truncated(format!(
+                "a frame takes at least {need} bytes, the file holds {rem} after the header"
+            )));
+        }
+        Ok(reader)
     }
 }
 
-/// Read up to and including `\n` (at most `limit` bytes); the line without it, or None
-/// at a clean end of stream.
-fn read_line<R: BufRead>(r: &mut R, limit: u64, name: &str) -> Result<Option<Vec<u8>>> {
+/// A line read by [`read_line`].
+enum Line {
+    /// The line without its `\n`.
+    Complete(Vec<u8>),
+    /// The stream ended inside the line.
+    Unterminated(Vec<u8>),
+    /// No `\n` within [`MAX_LINE`] bytes (what was read).
+    TooLong(Vec<u8>),
+}
+
+/// Read a line of at most [`MAX_LINE`] bytes plus its `\n`; None at a clean end of stream.
+/// Also returns the bytes consumed.
+fn read_line<R: BufRead>(r: &mut R, name: &str) -> Result<Option<(Line, u64)>> {
     let mut line = Vec::new();
     r.by_ref()
-        .take(limit)
+        .take(MAX_LINE as u64 + 1)
         .read_until(b'\n', &mut line)
         .map_err(|e| Error::io(name, e))?;
+    let used = line.len() as u64;
     if line.is_empty() {
         return Ok(None);
     }
-    if line.pop() != Some(b'\n') {
-        line.clear(); // signal an unterminated line
+    let line = if line.last() == Some(&b'\n') {
+        line.pop();
+        Line::Complete(line)
+    } else if line.len() > MAX_LINE {
+        Line::TooLong(line)
+    } else {
+        Line::Unterminated(line)
+    };
+    Ok(Some((line, used)))
+}
+
+/// Fill a buffer of up to `len` bytes from `r`, shorter only at the end of the stream.
+/// With `trusted` (the bytes are known to follow) it is allocated at once; otherwise it
+/// starts at [`FIRST_STEP`] and doubles only when full, never beyond `len`.
+fn read_plane<R: Read>(r: &mut R, len: usize, trusted: bool) -> std::io::Result<Vec<u8>> {
+    let mut buf = Vec::new();
+    let first = if trusted { len } else { len.min(FIRST_STEP) };
+    buf.resize(first, 0);
+    let mut filled = 0;
+    loop {
+        if filled == buf.len() {
+            if filled == len {
+                break;
+            }
+            let next = buf.len().saturating_mul(2).min(len);
+            buf.reserve_exact(next - buf.len());
+            buf.resize(next, 0);
+        }
+        match r.read(&mut buf[filled..]) {
+            Ok(0) => {
+                buf.truncate(filled);
+                break;
+            }
+            Ok(k) => filled += k,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
     }
-    Ok(Some(line))
+    Ok(buf)
+}
+
+/// The header's `I` tag: progressive and unknown are coded; field-coded kinds are refused.
+fn check_interlacing(value: &str, name: &str) -> Result<()> {
+    let kind = match value {
+        "p" => return Ok(()),
+        "?" => {
+            log::warn!("{name}: Y4M interlacing is unknown (I?); coding the frames as progressive");
+            return Ok(());
+        }
+        "t" => "interlaced, top field first",
+        "b" => "interlaced, bottom field first",
+        "m" => "mixed progressive and interlaced",
+        _ => {
+            return Err(Error::BadMagic {
+                format: "Y4M",
+                reason: format!(
+                    "{name}: bad interlacing tag I{}: expected Ip, It, Ib, Im or I?",
+                    value.escape_debug()
+                ),
+            })
+        }
+    };
+    Err(Error::InvalidArgument(format!(
+        "{name}: the Y4M header says I{value} ({kind}); this encoder codes progressive \
+         frames only: deinterlace first, e.g. ffmpeg -i {name} -vf bwdif -pix_fmt yuv420p \
+         out.y4m"
+    )))
+}
+
+/// Refuse a picture larger than any H.264 level allows.
+fn check_level_limits(width: u32, height: u32, name: &str) -> Result<()> {
+    let (wm, hm) = (width.div_ceil(16), height.div_ceil(16));
+    let mbs = wm as u64 * hm as u64;
+    if mbs > MAX_FRAME_MBS || wm > MAX_SIDE_MBS || hm > MAX_SIDE_MBS {
+        return Err(Error::TooLarge(format!(
+            "{name}: a {width}x{height} picture is {wm}x{hm} = {mbs} macroblocks; H.264 allows \
+             at most {MAX_FRAME_MBS} macroblocks per frame (level 6.2, e.g. 8192x4352) and \
+             {MAX_SIDE_MBS} ({} samples) in either direction",
+            MAX_SIDE_MBS * 16
+        )));
+    }
+    Ok(())
 }
 
 impl<R: BufRead> Y4mReader<R> {
-    /// Read the stream header from `r`; `name` labels errors (e.g. the file name).
-    pub fn new(mut r: R, name: &str) -> Result<Self> {
+    /// Read the stream header from `r`; `name` labels errors (e.g. the file name). The
+    /// length of what follows is unknown: frame buffers grow as data arrives.
+    pub fn new(r: R, name: &str) -> Result<Self> {
+        Y4mReader::with_length(r, name, None)
+    }
+
+    /// As [`Y4mReader::new`], for a stream of `len` bytes in all when known: no frame
+    /// buffer is then allocated beyond what is left.
+    pub fn with_length(mut r: R, name: &str, len: Option<u64>) -> Result<Self> {
         let not_y4m = |reason: String| Error::BadMagic {
             format: "Y4M",
             reason: format!("{name}: {reason}"),
         };
-        let line = read_line(&mut r, MAX_HEADER, name)?
-            .ok_or_else(|| not_y4m("the file is empty".into()))?;
-        let mut tags = line.split(|&b| b == b' ');
-        if tags.next() != Some(b"YUV4MPEG2".as_slice()) {
+        let corrupt = |reason: String| Error::corrupt("Y4M", format!("{name}: {reason}"));
+        let (read, used) =
+            read_line(&mut r, name)?.ok_or_else(|| not_y4m("the file is empty".into()))?;
+        // The magic first, so that a long binary file is "not Y4M", not "too long".
+        let (Line::Complete(text) | Line::Unterminated(text) | Line::TooLong(text)) = &read;
+        if !(text.starts_with(b"YUV4MPEG2") && matches!(text.get(9), None | Some(b' '))) {
             return Err(not_y4m(
                 "it does not start with a \"YUV4MPEG2 \" header line".into(),
             ));
         }
+        let line = match &read {
+            Line::Complete(l) => l,
+            Line::TooLong(_) => {
+                return Err(corrupt(format!(
+                    "the header line is too long: no end of line within {MAX_LINE} bytes"
+                )))
+            }
+            Line::Unterminated(_) => {
+                return Err(corrupt(
+                    "the header line has no end of line (truncated file)".into(),
+                ))
+            }
+        };
         let (mut width, mut height, mut fps, mut colorspace) = (None, None, (25, 1), None);
-        for tag in tags.filter(|t| !t.is_empty()) {
+        for tag in line.split(|&b| b == b' ').skip(1).filter(|t| !t.is_empty()) {
             let value = String::from_utf8_lossy(&tag[1..]).into_owned();
-            let bad = || not_y4m(format!("bad header tag {:?}", String::from_utf8_lossy(tag)));
+            let bad = || {
+                not_y4m(format!(
+                    "bad header tag {}",
+                    String::from_utf8_lossy(tag).escape_debug()
+                ))
+            };
             match tag[0] {
                 b'W' => width = Some(value.parse::<u32>().map_err(|_| bad())?),
                 b'H' => height = Some(value.parse::<u32>().map_err(|_| bad())?),
@@ -105,7 +248,8 @@ impl<R: BufRead> Y4mReader<R> {
                     }
                 }
                 b'C' => colorspace = Some(value),
-                _ => {} // I (interlacing: coded as frames), A (aspect), X (comments)
+                b'I' => check_interlacing(&value, name)?,
+                _ => {} // A (aspect), X (comments)
             }
         }
         let (width, height) = match (width, height) {
@@ -114,6 +258,7 @@ impl<R: BufRead> Y4mReader<R> {
         };
         if let Some(c) = &colorspace {
             if !ACCEPTED.contains(&c.as_str()) {
+                let c = c.escape_debug();
                 return Err(Error::InvalidArgument(format!(
                     "{name}: Y4M colour space C{c} is not supported: the H.264 encoder takes \
                      8-bit 4:2:0 only (C420, C420jpeg, C420paldv, C420mpeg2); convert with \
@@ -125,6 +270,7 @@ impl<R: BufRead> Y4mReader<R> {
             Error::InvalidArgument(m) => Error::InvalidArgument(format!("{name}: {m}")),
             other => other,
         })?;
+        check_level_limits(width, height, name)?;
         Ok(Y4mReader {
             r,
             name: name.into(),
@@ -135,6 +281,7 @@ impl<R: BufRead> Y4mReader<R> {
                 colorspace,
             },
             frames: 0,
+            remaining: len.map(|l| l.saturating_sub(used)),
         })
     }
 
@@ -147,49 +294,77 @@ impl<R: BufRead> Y4mReader<R> {
         self.frames
     }
 
+    /// The error for frame `self.frames` cut short.
+    fn truncated(&self, reason: String) -> Error {
+        Error::corrupt(
+            "Y4M",
+            format!(
+                "{}: frame {} is truncated: {reason}",
+                self.name, self.frames
+            ),
+        )
+    }
+
+    /// One plane of `len` bytes, `got` bytes of the frame's `want` read before it.
+    fn plane(&mut self, len: usize, got: &mut usize, want: usize) -> Result<Vec<u8>> {
+        // Allocated at once only when the rest of a regular file is known to hold it.
+        let trusted = self.remaining.is_some();
+        let plane = read_plane(&mut self.r, len, trusted).map_err(|e| Error::io(&self.name, e))?;
+        *got += plane.len();
+        self.remaining = self.remaining.map(|r| r.saturating_sub(plane.len() as u64));
+        if plane.len() < len {
+            return Err(self.truncated(format!("{got} of {want} bytes")));
+        }
+        Ok(plane)
+    }
+
     /// The next frame, or `None` at the end of the stream.
     pub fn read_frame(&mut self) -> Result<Option<Picture>> {
         let n = self.frames;
-        let truncated = |reason: String| {
-            Error::corrupt(
-                "Y4M",
-                format!("{}: frame {n} is truncated: {reason}", self.name),
-            )
-        };
-        let line = match read_line(&mut self.r, MAX_HEADER, &self.name)? {
+        let (read, used) = match read_line(&mut self.r, &self.name)? {
             None => return Ok(None),
             Some(l) => l,
         };
-        if line.is_empty()
-            || !(line.starts_with(b"FRAME") && matches!(line.get(5), None | Some(b' ')))
-        {
-            return Err(if line.is_empty() {
-                truncated("its FRAME line has no end".into())
-            } else {
-                Error::corrupt(
+        self.remaining = self.remaining.map(|r| r.saturating_sub(used));
+        let line = match read {
+            Line::Complete(l) => l,
+            Line::Unterminated(_) => return Err(self.truncated("its FRAME line has no end".into())),
+            Line::TooLong(_) => {
+                return Err(Error::corrupt(
                     "Y4M",
-                    format!("{}: frame {n} does not start with a FRAME line", self.name),
-                )
-            });
-        }
-        let h = &self.header;
-        let mut picture = Picture::new(h.width, h.height);
-        let want = h.frame_bytes();
-        let mut got = 0usize;
-        for plane in [&mut picture.y, &mut picture.u, &mut picture.v] {
-            let mut filled = 0;
-            while filled < plane.len() {
-                match self.r.read(&mut plane[filled..]) {
-                    Ok(0) => return Err(truncated(format!("{} of {want} bytes", got + filled))),
-                    Ok(k) => filled += k,
-                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                    Err(e) => return Err(Error::io(self.name.as_str(), e)),
-                }
+                    format!(
+                        "{}: frame {n}: the FRAME line is too long: no end of line within \
+                         {MAX_LINE} bytes",
+                        self.name
+                    ),
+                ))
             }
-            got += filled;
+        };
+        if !(line.starts_with(b"FRAME") && matches!(line.get(5), None | Some(b' '))) {
+            return Err(Error::corrupt(
+                "Y4M",
+                format!("{}: frame {n} does not start with a FRAME line", self.name),
+            ));
         }
+        let (width, height) = (self.header.width, self.header.height);
+        let want = self.header.frame_bytes();
+        if let Some(rem) = self.remaining.filter(|&r| r < want as u64) {
+            return Err(self.truncated(format!("{rem} of {want} bytes")));
+        }
+        let luma = width as usize * height as usize;
+        let chroma = (want - luma) / 2;
+        let mut got = 0;
+        let y = self.plane(luma, &mut got, want)?;
+        let u = self.plane(chroma, &mut got, want)?;
+        let v = self.plane(chroma, &mut got, want)?;
         self.frames += 1;
-        Ok(Some(picture))
+        Ok(Some(Picture {
+            width,
+            height,
+            y,
+            u,
+            v,
+        }))
     }
 }
 
@@ -249,5 +424,135 @@ mod tests {
             .read_frame()
             .unwrap_err();
         assert!(e.to_string().contains("FRAME line"), "{e}");
+    }
+
+    #[test]
+    fn interlaced_streams_are_refused_progressive_and_unknown_are_coded() {
+        for (tag, what) in [
+            ("It", "top field first"),
+            ("Ib", "bottom field first"),
+            ("Im", "mixed"),
+        ] {
+            let header = format!("YUV4MPEG2 W4 H4 {tag} C420\n");
+            let e = reader(header.as_bytes()).err().unwrap();
+            let m = e.to_string();
+            assert!(matches!(e, Error::InvalidArgument(_)), "{e:?}");
+            assert!(
+                m.contains(tag) && m.contains(what) && m.contains("progressive"),
+                "{m}"
+            );
+        }
+        for ok in [
+            "YUV4MPEG2 W4 H4 Ip\n",
+            "YUV4MPEG2 W4 H4 I?\n",
+            "YUV4MPEG2 W4 H4\n",
+        ] {
+            assert!(reader(ok.as_bytes()).is_ok(), "{ok}");
+        }
+        let e = reader(b"YUV4MPEG2 W4 H4 Ix\n").err().unwrap();
+        assert!(matches!(e, Error::BadMagic { .. }), "{e:?}");
+        assert!(e.to_string().contains("interlacing tag Ix"), "{e}");
+    }
+
+    #[test]
+    fn long_and_unterminated_lines_say_so() {
+        // A header of exactly MAX_LINE bytes is fine; one more is too long.
+        for (extra, ok) in [(0, true), (1, false), (5000, false)] {
+            let mut h = b"YUV4MPEG2 W2 H2 X".to_vec();
+            h.resize(MAX_LINE + extra, b'a');
+            h.push(b'\n');
+            match reader(&h) {
+                Ok(_) => assert!(ok, "{extra}"),
+                Err(e) => {
+                    assert!(!ok, "{extra}: {e}");
+                    assert!(matches!(e, Error::Corrupt { .. }), "{e:?}");
+                    assert!(e.to_string().contains("header line is too long"), "{e}");
+                }
+            }
+        }
+        let e = reader(b"YUV4MPEG2 W2 H2").err().unwrap().to_string();
+        assert!(e.contains("header line has no end of line"), "{e}");
+        // A long binary file without the magic is still "not Y4M".
+        let e = reader(&[0u8; 10_000]).err().unwrap();
+        assert!(matches!(e, Error::BadMagic { .. }), "{e:?}");
+
+        let mut data = b"YUV4MPEG2 W2 H2\nFRAME ".to_vec();
+        data.resize(data.len() + 5000, b'x');
+        data.extend_from_slice(b"\n\0\0\0\0\0\0");
+        let e = reader(&data).unwrap().read_frame().unwrap_err().to_string();
+        assert!(e.contains("frame 0: the FRAME line is too long"), "{e}");
+        let e = reader(b"YUV4MPEG2 W2 H2\nFRAME")
+            .unwrap()
+            .read_frame()
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("frame 0 is truncated: its FRAME line has no end"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn pictures_beyond_every_h264_level_are_refused_from_the_header() {
+        // 512x272 macroblocks: exactly level 6.2's MaxFS.
+        let r = reader(b"YUV4MPEG2 W8192 H4352\n").unwrap();
+        assert_eq!(r.header().frame_bytes(), 8192 * 4352 * 3 / 2);
+        for header in [
+            &b"YUV4MPEG2 W8192 H4353\n"[..],
+            b"YUV4MPEG2 W16384 H16384\n",
+        ] {
+            let e = reader(header).err().unwrap();
+            assert!(matches!(e, Error::TooLarge(_)), "{e:?}");
+            assert!(e.to_string().contains("at most 139264 macroblocks"), "{e}");
+        }
+        // Each side: at most sqrt(8 * MaxFS) = 1055 macroblocks.
+        assert!(check_level_limits(1055 * 16, 16, "t").is_ok());
+        let e = check_level_limits(1055 * 16 + 1, 16, "t").unwrap_err();
+        assert!(e.to_string().contains("1055 (16880 samples)"), "{e}");
+        assert!(check_level_limits(16, 1056 * 16, "t").is_err());
+    }
+
+    /// A stream that sends `left` bytes of zeros, then ends.
+    struct Zeros {
+        left: usize,
+    }
+    impl Read for Zeros {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            let k = buf.len().min(self.left).min(4096);
+            buf[..k].fill(0);
+            self.left -= k;
+            Ok(k)
+        }
+    }
+
+    #[test]
+    fn frame_buffers_grow_only_with_the_data_that_arrives() {
+        // A plane of 40 MiB promised, 3 MiB sent: about twice what arrived is allocated.
+        let p = read_plane(&mut Zeros { left: 3 << 20 }, 40 << 20, false).unwrap();
+        assert_eq!(p.len(), 3 << 20);
+        assert!(p.capacity() <= 4 << 20, "{}", p.capacity());
+        // The whole plane arrives: exactly its size.
+        let p = read_plane(&mut Zeros { left: 50 << 20 }, 5 << 20, false).unwrap();
+        assert_eq!((p.len(), p.capacity()), (5 << 20, 5 << 20));
+
+        // Through the reader: the largest frame H.264 allows, 1 kB of it sent.
+        let header = b"YUV4MPEG2 W8192 H4352 C420\nFRAME\n";
+        let stream = header.chain(Zeros { left: 1000 });
+        let mut r = Y4mReader::new(std::io::BufReader::new(stream), "pipe").unwrap();
+        let e = r.read_frame().unwrap_err().to_string();
+        assert!(
+            e.contains("frame 0 is truncated: 1000 of 53477376 bytes"),
+            "{e}"
+        );
+
+        // With the length known, the frame is refused before any plane is read.
+        let stream = header.chain(Zeros { left: 1000 });
+        let len = Some(header.len() as u64 + 1000);
+        let mut r = Y4mReader::with_length(std::io::BufReader::new(stream), "file", len).unwrap();
+        let e = r.read_frame().unwrap_err().to_string();
+        assert!(
+            e.contains("frame 0 is truncated: 1000 of 53477376 bytes"),
+            "{e}"
+        );
     }
 }

@@ -4,10 +4,38 @@
 //! 1023 -> 10, 65535 -> 16); palette PNGs are expanded to RGB; grey PNGs of 1, 2 or 4 bits
 //! keep that depth. Alpha (an alpha channel or a tRNS chunk) is refused: this encoder
 //! writes grey or RGB only.
+//!
+//! Memory is bounded by what the input can justify, checked from the header before any
+//! image-sized allocation: at most [`MAX_SAMPLES`] samples; a PNM's raster must be present
+//! in full; a PNG's compressed image data (IDAT) must be able to inflate to the size its
+//! header gives (deflate expands at most [`MAX_INFLATE_RATIO`] times). A regular file is
+//! read as it is parsed, never whole; a pipe or device is read up to [`MAX_UNSIZED_INPUT`].
 
+use std::io::{BufRead, Read, Seek, SeekFrom};
 use std::path::Path;
 
 use crate::{Error, Result};
+
+/// Largest image accepted, in samples (width x height x components): 2^28, e.g.
+/// 16384 x 16384 grey or 9459 x 9459 RGB. The CPU encoder takes 16384 x 16384 grey noise
+/// in 3.2 GB at its peak (about 12 bytes a sample; OpenJPEG decodes the result exactly),
+/// and the lossless codestream of even 16-bit noise (about 2.2 bytes a sample) stays well
+/// inside one tile-part (Psot is 32 bits).
+pub const MAX_SAMPLES: u64 = 1 << 28;
+
+/// Deflate codes a run of 258 bytes in 2 bits at best: compressed data cannot inflate
+/// more than 1032 times.
+pub const MAX_INFLATE_RATIO: u64 = 1032;
+
+/// Most bytes read from an input of unknown length (a pipe or device): room for a
+/// [`MAX_SAMPLES`] image stored uncompressed at 16 bits, with its metadata.
+pub const MAX_UNSIZED_INPUT: u64 = 4 * MAX_SAMPLES;
+
+/// Longest PNM header (comments included).
+const MAX_PNM_HEADER: u64 = 64 << 10;
+
+/// Memory the PNG decoder may take beyond a row (text chunks, ICC profile, buffers).
+const PNG_METADATA_BYTES: usize = 16 << 20;
 
 /// An unsigned image of 1 (grey) or 3 (RGB) components, samples interleaved in raster
 /// order, each below `1 << bit_depth`.
@@ -20,6 +48,23 @@ pub struct Image {
     pub samples: Vec<u16>,
 }
 
+/// The samples of a `width` x `height` image of `components`; [`MAX_SAMPLES`] at most.
+fn sample_count(width: u32, height: u32, components: u32) -> Result<u64> {
+    match (width as u64 * height as u64).checked_mul(components as u64) {
+        Some(n) if n <= MAX_SAMPLES => Ok(n),
+        _ => Err(Error::TooLarge(format!(
+            "a {width}x{height} image of {components} component(s) has more than \
+             {MAX_SAMPLES} samples, the most this encoder takes"
+        ))),
+    }
+}
+
+fn zero_sized(width: u32, height: u32) -> Error {
+    Error::InvalidArgument(format!(
+        "image is {width}x{height}: zero-sized images cannot be encoded"
+    ))
+}
+
 impl Image {
     /// Check the shape and every sample; the one way to build an image.
     pub fn new(
@@ -30,9 +75,7 @@ impl Image {
         samples: Vec<u16>,
     ) -> Result<Image> {
         if width == 0 || height == 0 {
-            return Err(Error::InvalidArgument(format!(
-                "image is {width}x{height}: zero-sized images cannot be encoded"
-            )));
+            return Err(zero_sized(width, height));
         }
         if components != 1 && components != 3 {
             return Err(Error::InvalidArgument(format!(
@@ -44,7 +87,7 @@ impl Image {
                 "bit depth {bit_depth}: only 1 to 16 bits per sample are supported"
             )));
         }
-        let n = width as u64 * height as u64 * components as u64;
+        let n = sample_count(width, height, components)?;
         if samples.len() as u64 != n {
             return Err(Error::InvalidArgument(format!(
                 "{width}x{height}x{components} image needs {n} samples, got {}",
@@ -69,8 +112,14 @@ impl Image {
 
     /// Read a PGM, PPM or PNG file (chosen by its magic bytes, not its name).
     pub fn read(path: &Path) -> Result<Image> {
-        let data = std::fs::read(path).map_err(|e| Error::io(path, e))?;
-        Image::from_bytes(&data).map_err(|e| match e {
+        let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
+        let meta = file.metadata().map_err(|e| Error::io(path, e))?;
+        let result = if meta.is_file() {
+            decode(std::io::BufReader::new(file), meta.len(), path)
+        } else {
+            read_unsized(file, path)
+        };
+        result.map_err(|e| match e {
             Error::Corrupt { format, reason } => Error::Corrupt {
                 format,
                 reason: format!("{}: {reason}", path.display()),
@@ -80,30 +129,18 @@ impl Image {
                 reason: format!("{}: {reason}", path.display()),
             },
             Error::InvalidArgument(m) => Error::InvalidArgument(format!("{}: {m}", path.display())),
+            Error::TooLarge(m) => Error::TooLarge(format!("{}: {m}", path.display())),
             other => other,
         })
     }
 
     /// Parse a PGM/PPM (P5/P6) or PNG held in memory.
     pub fn from_bytes(data: &[u8]) -> Result<Image> {
-        if data.starts_with(b"\x89PNG\r\n\x1a\n") {
-            return read_png(data);
-        }
-        match data.get(..2) {
-            Some(b"P5") => read_pnm(data, 1),
-            Some(b"P6") => read_pnm(data, 3),
-            Some([b'P', b'1'..=b'4' | b'7']) => Err(Error::BadMagic {
-                format: "PGM/PPM/PNG",
-                reason: format!(
-                    "{} is a netpbm kind this encoder does not read (only binary P5 and P6)",
-                    String::from_utf8_lossy(&data[..2])
-                ),
-            }),
-            _ => Err(Error::BadMagic {
-                format: "PGM/PPM/PNG",
-                reason: "neither P5, P6 nor the PNG signature at the start".into(),
-            }),
-        }
+        decode(
+            std::io::Cursor::new(data),
+            data.len() as u64,
+            Path::new("(memory)"),
+        )
     }
 
     /// Component `c` as its own plane.
@@ -134,19 +171,100 @@ impl Image {
     }
 }
 
-/// The header of a PNM: tokens separated by whitespace, `#` comments to the end of a
-/// line, and exactly one whitespace byte before the raster.
-fn read_pnm(data: &[u8], components: u32) -> Result<Image> {
+/// What the first bytes say the input is.
+enum Kind {
+    Png,
+    /// A PNM of 1 or 3 components.
+    Pnm(u32),
+}
+
+fn sniff(magic: &[u8]) -> Result<Kind> {
+    if magic.starts_with(b"\x89PNG\r\n\x1a\n") {
+        return Ok(Kind::Png);
+    }
+    match magic.get(..2) {
+        Some(b"P5") => Ok(Kind::Pnm(1)),
+        Some(b"P6") => Ok(Kind::Pnm(3)),
+        Some([b'P', d @ (b'1'..=b'4' | b'7')]) => Err(Error::BadMagic {
+            format: "PGM/PPM/PNG",
+            reason: format!(
+                "P{} is a netpbm kind this encoder does not read (only binary P5 and P6)",
+                *d as char
+            ),
+        }),
+        _ => Err(Error::BadMagic {
+            format: "PGM/PPM/PNG",
+            reason: "neither P5, P6 nor the PNG signature at the start".into(),
+        }),
+    }
+}
+
+/// An I/O error of `name`; the end of the data is a truncated file.
+fn read_error<'a>(format: &'static str, name: &'a Path) -> impl Fn(std::io::Error) -> Error + 'a {
+    move |e| match e.kind() {
+        std::io::ErrorKind::UnexpectedEof => {
+            Error::corrupt(format, "the file ends early (truncated file)")
+        }
+        _ => Error::io(name, e),
+    }
+}
+
+/// A pipe or device: no length to check a header against. The magic comes first (so
+/// `/dev/zero` fails at once), then the data as it arrives, up to [`MAX_UNSIZED_INPUT`].
+fn read_unsized(r: impl Read, name: &Path) -> Result<Image> {
+    let mut data = Vec::new();
+    let mut r = r.take(MAX_UNSIZED_INPUT + 1);
+    r.by_ref()
+        .take(8)
+        .read_to_end(&mut data)
+        .map_err(|e| Error::io(name, e))?;
+    sniff(&data)?;
+    r.read_to_end(&mut data).map_err(|e| Error::io(name, e))?;
+    if data.len() as u64 > MAX_UNSIZED_INPUT {
+        return Err(Error::TooLarge(format!(
+            "more than {MAX_UNSIZED_INPUT} bytes from a pipe or device, more than an image \
+             of at most {MAX_SAMPLES} samples needs"
+        )));
+    }
+    Image::from_bytes(&data)
+}
+
+/// A PNM or PNG of `len` bytes in all from `r`.
+fn decode<R: BufRead + Seek>(mut r: R, len: u64, name: &Path) -> Result<Image> {
+    let mut magic = Vec::with_capacity(8);
+    r.by_ref()
+        .take(8)
+        .read_to_end(&mut magic)
+        .map_err(|e| Error::io(name, e))?;
+    r.seek(SeekFrom::Start(0)).map_err(|e| Error::io(name, e))?;
+    match sniff(&magic)? {
+        Kind::Png => read_png(r, len, name),
+        Kind::Pnm(components) => read_pnm(r, len, components, name),
+    }
+}
+
+/// The header of a PNM held in `head` (the start of the file; `complete` when it is all of
+/// it): width, height, maxval and the raster's offset. Tokens are separated by whitespace,
+/// `#` comments run to the end of a line, and exactly one whitespace byte precedes the
+/// raster.
+fn pnm_header(head: &[u8], complete: bool) -> Result<(u32, u32, u32, usize)> {
     let corrupt = |m: String| Error::corrupt("PGM/PPM", m);
+    let ends_early = |what: &str| {
+        corrupt(if complete {
+            format!("{what} (truncated file)")
+        } else {
+            format!("the header is longer than {MAX_PNM_HEADER} bytes (comments included)")
+        })
+    };
     let mut pos = 2;
     let mut fields = [0u32; 3];
     for (i, name) in ["width", "height", "maxval"].iter().enumerate() {
         // Whitespace and comments before the token (at least one separator).
         let start = pos;
         loop {
-            match data.get(pos) {
+            match head.get(pos) {
                 Some(b'#') => {
-                    while data.get(pos).is_some_and(|&b| b != b'\n' && b != b'\r') {
+                    while head.get(pos).is_some_and(|&b| b != b'\n' && b != b'\r') {
                         pos += 1;
                     }
                 }
@@ -154,63 +272,79 @@ fn read_pnm(data: &[u8], components: u32) -> Result<Image> {
                 _ => break,
             }
         }
-        if pos >= data.len() {
-            return Err(corrupt(format!(
-                "header ends before the {name} (truncated file)"
-            )));
+        if pos >= head.len() {
+            return Err(ends_early(&format!("header ends before the {name}")));
         }
         if pos == start {
             return Err(corrupt(format!("no whitespace before the {name}")));
         }
-        let digits = data[pos..]
+        let digits = head[pos..]
             .iter()
             .take_while(|b| b.is_ascii_digit())
             .count();
         if digits == 0 {
             return Err(corrupt(format!("{name} is not a decimal number")));
         }
-        let text = std::str::from_utf8(&data[pos..pos + digits]).unwrap_or("");
+        let text = std::str::from_utf8(&head[pos..pos + digits]).unwrap_or("");
         fields[i] = text
             .parse()
             .map_err(|_| corrupt(format!("{name} {text} is too large")))?;
         pos += digits;
     }
-    match data.get(pos) {
+    match head.get(pos) {
         Some(b) if b.is_ascii_whitespace() => pos += 1,
-        None => {
-            return Err(corrupt(
-                "file ends after the maxval (truncated file)".into(),
-            ))
-        }
+        None => return Err(ends_early("file ends after the maxval")),
         Some(_) => return Err(corrupt("no whitespace after the maxval".into())),
     }
     let [width, height, maxval] = fields;
+    Ok((width, height, maxval, pos))
+}
+
+fn read_pnm<R: BufRead + Seek>(mut r: R, len: u64, components: u32, name: &Path) -> Result<Image> {
+    let corrupt = |m: String| Error::corrupt("PGM/PPM", m);
+    let mut head = Vec::new();
+    r.by_ref()
+        .take(MAX_PNM_HEADER)
+        .read_to_end(&mut head)
+        .map_err(|e| Error::io(name, e))?;
+    let (width, height, maxval, pos) = pnm_header(&head, head.len() as u64 >= len)?;
     if width == 0 || height == 0 {
-        return Err(Error::InvalidArgument(format!(
-            "image is {width}x{height}: zero-sized images cannot be encoded"
-        )));
+        return Err(zero_sized(width, height));
     }
     if !(1..=65535).contains(&maxval) {
         return Err(corrupt(format!("maxval {maxval} is not in 1..=65535")));
     }
+    // Every size is checked before the samples are allocated: against the limit, then
+    // against the bytes the file holds.
+    let n = sample_count(width, height, components)?;
     let bytes_per = if maxval > 255 { 2 } else { 1 };
-    let n = width as u64 * height as u64 * components as u64;
     let need = n * bytes_per;
-    let have = (data.len() - pos) as u64;
+    let have = len.saturating_sub(pos as u64);
     if have < need {
         return Err(corrupt(format!(
             "{width}x{height} raster needs {need} bytes, the file has {have} (truncated file)"
         )));
     }
-    let raster = &data[pos..pos + need as usize];
-    let samples: Vec<u16> = if bytes_per == 2 {
-        raster
-            .chunks_exact(2)
-            .map(|b| u16::from_be_bytes([b[0], b[1]]))
-            .collect()
-    } else {
-        raster.iter().map(|&b| b as u16).collect()
-    };
+    r.seek(SeekFrom::Start(pos as u64))
+        .map_err(|e| Error::io(name, e))?;
+    let mut samples: Vec<u16> = Vec::with_capacity(n as usize);
+    let mut chunk = vec![0u8; 1 << 16];
+    let mut left = need as usize;
+    while left > 0 {
+        let k = left.min(chunk.len());
+        r.read_exact(&mut chunk[..k])
+            .map_err(read_error("PGM/PPM", name))?;
+        if bytes_per == 2 {
+            samples.extend(
+                chunk[..k]
+                    .chunks_exact(2)
+                    .map(|b| u16::from_be_bytes([b[0], b[1]])),
+            );
+        } else {
+            samples.extend(chunk[..k].iter().map(|&b| b as u16));
+        }
+        left -= k;
+    }
     if let Some(i) = samples.iter().position(|&s| s as u32 > maxval) {
         return Err(corrupt(format!(
             "sample {i} is {} but maxval is {maxval}",
@@ -221,20 +355,110 @@ fn read_pnm(data: &[u8], components: u32) -> Result<Image> {
     Image::new(width, height, components, bit_depth, samples)
 }
 
-fn read_png(data: &[u8]) -> Result<Image> {
-    let png_err = |e: png::DecodingError| Error::corrupt("PNG", e.to_string());
-    let mut decoder = png::Decoder::new(std::io::Cursor::new(data));
+/// The bytes of IDAT data present in a PNG of `len` bytes (chunk headers are walked by
+/// seeking; a chunk running past the end counts only what is there).
+fn idat_bytes<R: Read + Seek>(r: &mut R, len: u64) -> std::io::Result<u64> {
+    let (mut pos, mut total) = (8u64, 0u64);
+    while pos + 8 <= len {
+        r.seek(SeekFrom::Start(pos))?;
+        let mut head = [0u8; 8];
+        r.read_exact(&mut head)?;
+        let n = u32::from_be_bytes([head[0], head[1], head[2], head[3]]) as u64;
+        match &head[4..] {
+            b"IDAT" => total += n.min(len - pos - 8),
+            b"IEND" => break,
+            _ => {}
+        }
+        pos += 12 + n;
+    }
+    Ok(total)
+}
+
+/// Bytes of inflated image data (a filter byte and a packed row per row, per Adam7 pass
+/// when interlaced) of a `width` x `height` PNG of `bits` bits a pixel.
+fn png_raw_bytes(width: u32, height: u32, bits: u64, interlaced: bool) -> u64 {
+    let rows = |w: u64, h: u64| {
+        if w == 0 {
+            0
+        } else {
+            h * (1 + (w * bits).div_ceil(8))
+        }
+    };
+    let (w, h) = (width as u64, height as u64);
+    if !interlaced {
+        return rows(w, h);
+    }
+    // (x0, y0, dx, dy) of the seven passes.
+    const ADAM7: [(u64, u64, u64, u64); 7] = [
+        (0, 0, 8, 8),
+        (4, 0, 8, 8),
+        (0, 4, 4, 8),
+        (2, 0, 4, 4),
+        (0, 2, 2, 4),
+        (1, 0, 2, 2),
+        (0, 1, 1, 2),
+    ];
+    ADAM7
+        .iter()
+        .map(|&(x0, y0, dx, dy)| {
+            rows(
+                w.saturating_sub(x0).div_ceil(dx),
+                h.saturating_sub(y0).div_ceil(dy),
+            )
+        })
+        .sum()
+}
+
+fn read_png<R: BufRead + Seek>(mut r: R, len: u64, name: &Path) -> Result<Image> {
+    let png_err = |e: png::DecodingError| match e {
+        png::DecodingError::IoError(e) => read_error("PNG", name)(e),
+        png::DecodingError::LimitsExceeded => Error::TooLarge(format!(
+            "PNG metadata (text, ICC profile or other chunks) needs more than \
+             {PNG_METADATA_BYTES} bytes"
+        )),
+        e => Error::corrupt("PNG", e.to_string()),
+    };
+    let idat = idat_bytes(&mut r, len).map_err(read_error("PNG", name))?;
+    r.seek(SeekFrom::Start(0)).map_err(|e| Error::io(name, e))?;
+    let mut decoder = png::Decoder::new(r);
     decoder.set_transformations(png::Transformations::IDENTITY);
     let header = decoder.read_header_info().map_err(png_err)?;
     let (width, height) = (header.width, header.height);
     if width == 0 || height == 0 {
-        return Err(Error::InvalidArgument(format!(
-            "image is {width}x{height}: zero-sized images cannot be encoded"
-        )));
+        return Err(zero_sized(width, height));
+    }
+    let components = match header.color_type {
+        png::ColorType::Grayscale => 1,
+        // Palette entries become RGB samples, 8 bits each.
+        png::ColorType::Rgb | png::ColorType::Indexed => 3,
+        png::ColorType::GrayscaleAlpha | png::ColorType::Rgba => {
+            return Err(Error::InvalidArgument(
+                "PNG has an alpha channel; alpha is not supported: flatten the image first".into(),
+            ))
+        }
+    };
+    // Sizes before any image-sized allocation: the limit, then what the data can hold.
+    sample_count(width, height, components)?;
+    let pixel_bits = header.color_type.samples() as u64 * header.bit_depth as u64;
+    let raw = png_raw_bytes(width, height, pixel_bits, header.interlaced);
+    if raw > idat.saturating_mul(MAX_INFLATE_RATIO) {
+        return Err(Error::corrupt(
+            "PNG",
+            format!(
+                "the header says {width}x{height}, {raw} bytes of image data, but the file \
+                 holds {idat} bytes of compressed image data (IDAT), which inflate to at most \
+                 {} (truncated file or forged header)",
+                idat.saturating_mul(MAX_INFLATE_RATIO)
+            ),
+        ));
     }
     let indexed = header.color_type == png::ColorType::Indexed;
+    // The decoder's own memory: a row of output and bounded metadata.
+    let row = (width as u64 * components as u64 * 2) as usize;
+    decoder.set_limits(png::Limits {
+        bytes: PNG_METADATA_BYTES + row,
+    });
     if indexed {
-        // Palette entries become RGB samples, 8 bits each.
         decoder.set_transformations(png::Transformations::EXPAND);
     }
     let mut reader = decoder.read_info().map_err(png_err)?;
@@ -244,20 +468,11 @@ fn read_png(data: &[u8]) -> Result<Image> {
         ));
     }
     let (color, depth) = reader.output_color_type();
-    let components = match color {
-        png::ColorType::Grayscale => 1,
-        png::ColorType::Rgb => 3,
-        png::ColorType::GrayscaleAlpha | png::ColorType::Rgba => {
-            return Err(Error::InvalidArgument(
-                "PNG has an alpha channel; alpha is not supported: flatten the image first".into(),
-            ))
-        }
-        png::ColorType::Indexed => {
-            return Err(Error::InvalidArgument(
-                "PNG palette could not be expanded".into(),
-            ))
-        }
-    };
+    if !matches!(color, png::ColorType::Grayscale | png::ColorType::Rgb) {
+        return Err(Error::InvalidArgument(format!(
+            "PNG decodes to {color:?}, not grey or RGB"
+        )));
+    }
     let bits = depth as u32;
     let size = reader
         .output_buffer_size()
@@ -392,5 +607,158 @@ mod tests {
         let full = png_bytes(8, 8, C::Grayscale, D::Eight, &[7; 64]);
         let e = Image::from_bytes(&full[..full.len() - 20]).unwrap_err();
         assert!(matches!(e, Error::Corrupt { format: "PNG", .. }), "{e}");
+    }
+
+    /// A PNG assembled chunk by chunk, so that its header can say anything.
+    fn forged_png(ihdr: (u32, u32, u8, u8, u8), chunks: &[(&[u8; 4], &[u8])]) -> Vec<u8> {
+        let (w, h, depth, color, interlace) = ihdr;
+        let mut head = Vec::new();
+        head.extend_from_slice(&w.to_be_bytes());
+        head.extend_from_slice(&h.to_be_bytes());
+        head.extend_from_slice(&[depth, color, 0, 0, interlace]);
+        let mut out = b"\x89PNG\r\n\x1a\n".to_vec();
+        for (kind, data) in std::iter::once((b"IHDR", &head[..]))
+            .chain(chunks.iter().copied())
+            .chain(std::iter::once((b"IEND", &[][..])))
+        {
+            out.extend_from_slice(&(data.len() as u32).to_be_bytes());
+            let start = out.len();
+            out.extend_from_slice(kind);
+            out.extend_from_slice(data);
+            let crc = crc32fast::hash(&out[start..]);
+            out.extend_from_slice(&crc.to_be_bytes());
+        }
+        out
+    }
+
+    /// A zlib stream of `n` zero bytes at the best compression.
+    fn zlib_zeros(n: usize) -> Vec<u8> {
+        use std::io::Write;
+        let mut z = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::best());
+        z.write_all(&vec![0; n]).unwrap();
+        z.finish().unwrap()
+    }
+
+    #[test]
+    fn png_headers_beyond_the_limit_or_the_data_are_refused() {
+        // The 65-byte bomb: 100000x100000, 16-bit RGB.
+        let bomb = forged_png((100_000, 100_000, 16, 2, 0), &[(b"IDAT", &zlib_zeros(10))]);
+        assert!(bomb.len() < 80, "{}", bomb.len());
+        let e = Image::from_bytes(&bomb).unwrap_err();
+        assert!(matches!(e, Error::TooLarge(_)), "{e:?}");
+        assert!(e.to_string().contains("268435456 samples"), "{e}");
+
+        // Within the limit, but 40 bytes of IDAT cannot inflate to 256 MB, even interlaced.
+        for interlace in [0, 1] {
+            let png = forged_png(
+                (16000, 16000, 8, 0, interlace),
+                &[(b"IDAT", &zlib_zeros(1000))],
+            );
+            let e = Image::from_bytes(&png).unwrap_err().to_string();
+            assert!(
+                e.contains("compressed image data (IDAT)") && e.contains("16000x16000"),
+                "{e}"
+            );
+        }
+        // Deflate at its best (all zeros) stays inside the bound: 2000x2000 grey is read.
+        let raw = 2000 * 2001;
+        let z = zlib_zeros(raw);
+        assert!(raw as u64 > 900 * z.len() as u64, "{} -> {}", raw, z.len());
+        let img = Image::from_bytes(&forged_png((2000, 2000, 8, 0, 0), &[(b"IDAT", &z)])).unwrap();
+        assert_eq!(
+            (img.width, img.height, img.samples.len()),
+            (2000, 2000, 4_000_000)
+        );
+        // IDAT split into chunks after an ancillary chunk: all IDAT bytes count.
+        let (a, b) = z.split_at(z.len() / 2);
+        let split = forged_png(
+            (2000, 2000, 8, 0, 0),
+            &[(b"tEXt", b"k\0v"), (b"IDAT", a), (b"IDAT", b)],
+        );
+        assert_eq!(Image::from_bytes(&split).unwrap(), img);
+
+        // Metadata beyond the decoder's budget: a clear error, not an allocation.
+        let mut text = b"Comment\0".to_vec();
+        text.resize(PNG_METADATA_BYTES + 4096, b'x');
+        let png = forged_png(
+            (8, 8, 8, 0, 0),
+            &[(b"tEXt", &text), (b"IDAT", &zlib_zeros(72))],
+        );
+        let e = Image::from_bytes(&png).unwrap_err();
+        assert!(matches!(e, Error::TooLarge(_)), "{e:?}");
+        assert!(e.to_string().contains("PNG metadata"), "{e}");
+    }
+
+    #[test]
+    fn png_raw_sizes_count_filter_bytes_and_adam7_passes() {
+        assert_eq!(png_raw_bytes(8, 8, 8, false), 8 * 9);
+        // Passes of an 8x8 image: 1x1, 1x1, 2x1, 2x2, 4x2, 4x4, 8x4 pixels.
+        assert_eq!(png_raw_bytes(8, 8, 8, true), 2 + 2 + 3 + 6 + 10 + 20 + 36);
+        // A 1x1 image has a pixel in the first pass only; 1-bit rows round up to bytes.
+        assert_eq!(png_raw_bytes(1, 1, 1, true), 2);
+        assert_eq!(png_raw_bytes(9, 2, 1, false), 2 * 3);
+        assert_eq!(png_raw_bytes(3, 1, 48, false), 1 + 18);
+    }
+
+    #[test]
+    fn pnm_sizes_are_checked_before_allocating_and_never_overflow() {
+        let cases: [(&[u8], &str); 4] = [
+            // width x height x 3 overflows 64 bits.
+            (
+                b"P6\n4294967295 4294967295\n255\n",
+                "more than 268435456 samples",
+            ),
+            (
+                b"P5\n100000 100000\n65535\n\0\0",
+                "more than 268435456 samples",
+            ),
+            (
+                b"P5\n10000 10000\n255\n\0\0\0",
+                "needs 100000000 bytes, the file has 3",
+            ),
+            (b"P6\n100 100\n65535\n", "needs 60000 bytes, the file has 0"),
+        ];
+        for (data, want) in cases {
+            let e = Image::from_bytes(data).unwrap_err().to_string();
+            assert!(e.contains(want), "{e:?} should mention {want:?}");
+        }
+        let e = Image::new(u32::MAX, u32::MAX, 3, 8, Vec::new()).unwrap_err();
+        assert!(matches!(e, Error::TooLarge(_)), "{e:?}");
+
+        // A header longer than the limit (a long comment) is said to be so.
+        let mut long = b"P5\n#".to_vec();
+        long.resize(MAX_PNM_HEADER as usize + 10, b'c');
+        long.extend_from_slice(b"\n1 1\n255\n\x07");
+        let e = Image::from_bytes(&long).unwrap_err().to_string();
+        assert!(e.contains("header is longer than 65536 bytes"), "{e}");
+        // Just inside it, the image is read.
+        let mut ok = b"P5\n#".to_vec();
+        ok.resize(MAX_PNM_HEADER as usize - 12, b'c');
+        ok.extend_from_slice(b"\n1 1\n255\n\x07");
+        assert_eq!(Image::from_bytes(&ok).unwrap().samples, vec![7]);
+    }
+
+    #[test]
+    fn pipes_and_devices_are_read_as_data_arrives() {
+        // /dev/zero never ends: the magic is checked first.
+        let e = Image::read(Path::new("/dev/zero")).unwrap_err();
+        assert!(matches!(e, Error::BadMagic { .. }), "{e:?}");
+        assert!(e.to_string().contains("/dev/zero"), "{e}");
+
+        // A PGM through a fifo (no length, no seeking).
+        let dir = std::env::temp_dir().join(format!("parvlc-image-fifo-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let fifo = dir.join("in.pgm");
+        let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+        // SAFETY: a valid NUL-terminated path; mkfifo touches nothing else.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        let img = Image::new(5, 3, 1, 8, (0..15).collect()).unwrap();
+        let bytes = img.to_pnm();
+        let path = fifo.clone();
+        let writer = std::thread::spawn(move || std::fs::write(path, bytes).unwrap());
+        assert_eq!(Image::read(&fifo).unwrap(), img);
+        writer.join().unwrap();
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }
