@@ -112,6 +112,7 @@ impl Geometry {
                 "picture size {width}x{height}: width and height must be 1..={MAX_DIMENSION}"
             )));
         }
+        y4m::check_level_limits(width, height, "picture")?;
         Ok(Geometry {
             width,
             height,
@@ -120,5 +121,19 @@ impl Geometry {
             width_mbs: width.div_ceil(16),
             height_mbs: height.div_ceil(16),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn geometry_holds_every_caller_to_the_level_limit() {
+        assert!(Geometry::new(8192, 4352).is_ok(), "139,264 macroblocks");
+        let e = Geometry::new(8192, 4368).unwrap_err();
+        assert!(matches!(e, Error::TooLarge(_)), "{e}");
+        assert!(Geometry::new(16384, 16384).is_err());
+        assert!(Geometry::new(1, 1).is_ok());
     }
 }

@@ -173,8 +173,8 @@ fn check_interlacing(value: &str, name: &str) -> Result<()> {
     )))
 }
 
-/// Refuse a picture larger than any H.264 level allows.
-fn check_level_limits(width: u32, height: u32, name: &str) -> Result<()> {
+/// Refuse a picture larger than any H.264 level allows (every `Geometry` is held to it).
+pub(crate) fn check_level_limits(width: u32, height: u32, name: &str) -> Result<()> {
     let (wm, hm) = (width.div_ceil(16), height.div_ceil(16));
     let mbs = wm as u64 * hm as u64;
     if mbs > MAX_FRAME_MBS || wm > MAX_SIDE_MBS || hm > MAX_SIDE_MBS {
@@ -266,11 +266,12 @@ impl<R: BufRead> Y4mReader<R> {
                 )));
             }
         }
+        // The level limits first, so that the message names the file.
+        check_level_limits(width, height, name)?;
         Geometry::new(width, height).map_err(|e| match e {
             Error::InvalidArgument(m) => Error::InvalidArgument(format!("{name}: {m}")),
             other => other,
         })?;
-        check_level_limits(width, height, name)?;
         Ok(Y4mReader {
             r,
             name: name.into(),

@@ -53,6 +53,8 @@ pub fn encode(a: H264Args) -> Result<()> {
         .transpose()?;
     let mut reader = h264::y4m::Y4mReader::open(input)?;
     let header = reader.header().clone();
+    // The first frame before the GPU: a cut-off pipe fails before the driver starts.
+    let first = reader.read_frame()?;
     let gpu = if config.cavlc.is_gpu() {
         let gpu = open_gpu(false);
         if gpu.is_none() {
@@ -80,7 +82,8 @@ pub fn encode(a: H264Args) -> Result<()> {
     );
     let t = Instant::now();
     let mut bytes = 0u64;
-    while let Some(picture) = reader.read_frame()? {
+    let mut next = first;
+    while let Some(picture) = next {
         let coded = pollster::block_on(encoder.encode(&picture))?;
         out.write_all(&coded.bytes)?;
         bytes += coded.bytes.len() as u64;
@@ -90,6 +93,7 @@ pub fn encode(a: H264Args) -> Result<()> {
         if let Some(b) = &bar {
             b.inc(1);
         }
+        next = reader.read_frame()?;
     }
     if let Some(b) = bar {
         b.finish_and_clear();
