@@ -1,11 +1,12 @@
 //! Device-wide exclusive scan, in three strategies (DESIGN.md): `chained` (the papers'
 //! adjacent-block synchronization), `decoupled` (look-back with fallback, the default),
 //! and `reduce_then_scan` (three dispatches, no inter-workgroup waiting).
-//! The same machinery (shaders/lib/lookback.wgsl) places CUVLE's block-codes.
+//! The same machinery (shaders/common/lookback.wgsl) places CUVLE's block-codes.
 
 use wgpu::util::DeviceExt;
 
-use crate::gpu::{Binding, Gpu, Profiler, StageLayout};
+use crate::gpu::registry::scan::{EXCLUSIVE, SPINE};
+use crate::gpu::{Gpu, Profiler, Stage};
 use crate::{Error, Result};
 
 /// How workgroups learn the sum of all blocks before theirs.
@@ -84,7 +85,7 @@ impl Default for ScanConfig {
     }
 }
 
-/// scan_state layout: keep in sync with shaders/lib/lookback.wgsl.
+/// scan_state layout: keep in sync with shaders/common/lookback.wgsl.
 pub(crate) const STATE_HEADER: usize = 4;
 pub(crate) const STATE_STALLED: usize = 1;
 pub(crate) const STATE_FALLBACKS: usize = 2;
@@ -164,15 +165,10 @@ pub(crate) fn read_state(
     })
 }
 
-const SPINE: StageLayout = StageLayout {
-    stage: "scan_spine",
-    bindings: &[Binding::Uniform(0), Binding::ReadWrite(STATE_BINDING)],
-};
-
 /// A stage that places blocks with the look-back: its layout, its override constants,
 /// its bindings other than the state, and its block count.
 pub(crate) struct LookbackStage<'a> {
-    pub layout: &'static StageLayout,
+    pub shader: &'static Stage,
     pub label: &'static str,
     pub constants: Vec<(&'static str, f64)>,
     pub bindings: Vec<(u32, wgpu::BufferBinding<'a>)>,
@@ -200,7 +196,7 @@ pub(crate) fn encode_lookback(
     let state_bytes = (STATE_HEADER as u64 + stage.n_blocks as u64) * 4;
     if state.size() < state_bytes {
         return Err(Error::Gpu {
-            stage: stage.layout.stage,
+            stage: stage.shader.name,
             message: "scan state buffer too small".into(),
         });
     }
@@ -214,7 +210,7 @@ pub(crate) fn encode_lookback(
     let mut dispatches = Vec::new();
     let (_, blocks_per_workgroup) = main_grid(gpu, config, stage.n_blocks);
     constants.push(("MAX_BLOCKS_PER_WORKGROUP", blocks_per_workgroup as f64));
-    let main = gpu.pipeline(stage.layout, "main", &constants)?;
+    let main = gpu.pipeline(stage.shader, "main", &constants)?;
     let main_bind = gpu.bind(&main, &bindings);
     let spine_params;
     let spine_bind;
@@ -222,7 +218,7 @@ pub(crate) fn encode_lookback(
     let reduce;
     let reduce_bind;
     if config.strategy == ScanStrategy::ReduceThenScan {
-        reduce = gpu.pipeline(stage.layout, "reduce", &constants)?;
+        reduce = gpu.pipeline(stage.shader, "reduce", &constants)?;
         reduce_bind = gpu.bind(&reduce, &bindings);
         dispatches.push((
             &reduce.pipeline,
@@ -234,7 +230,7 @@ pub(crate) fn encode_lookback(
         spine_params = gpu
             .device
             .create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                label: Some("parvlc.scan_spine.params"),
+                label: Some("parvlc.scan.spine.params"),
                 contents: bytemuck::bytes_of(&stage.n_blocks),
                 usage: wgpu::BufferUsages::UNIFORM,
             });
@@ -291,7 +287,7 @@ fn main_grid(gpu: &Gpu, config: &ScanConfig, n_blocks: u32) -> (u32, u32) {
     }
 }
 
-/// Exclusive scan on the CPU: the twin of shaders/scan_u32.wgsl.
+/// Exclusive scan on the CPU: the twin of shaders/scan/exclusive.wgsl.
 pub fn exclusive_scan_cpu(values: &[u32]) -> Vec<u32> {
     let mut sum = 0u32;
     values
@@ -306,32 +302,23 @@ pub fn exclusive_scan_cpu(values: &[u32]) -> Vec<u32> {
 
 #[repr(C)]
 #[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
-/// keep in sync with shaders/scan_u32.wgsl `ScanParams`
+/// keep in sync with shaders/scan/exclusive.wgsl `ScanParams`
 struct ScanParams {
     n: u32,
     n_blocks: u32,
 }
 
-const SCAN_U32: StageLayout = StageLayout {
-    stage: "scan_u32",
-    bindings: &[
-        Binding::Uniform(0),
-        Binding::ReadOnly(1),
-        Binding::ReadWrite(2),
-        Binding::ReadWrite(STATE_BINDING),
-    ],
-};
-
-/// Elements per invocation in scan_u32.
+/// Elements per invocation in scan/exclusive.
 const SCAN_ITEMS: u32 = 8;
 
-/// Blocks (look-back state words after the header) the scan_u32 stage uses for `n` values.
+/// Blocks (look-back state words after the header) the scan/exclusive stage uses for `n`
+/// values.
 pub(crate) fn scan_u32_blocks(n: u32, config: &ScanConfig) -> u32 {
     n.div_ceil(config.workgroup_size * SCAN_ITEMS)
 }
 
 /// Record an exclusive scan of the first `n` values of `values` into `prefixes` (the
-/// scan_u32 stage) into `encoder`; nothing is submitted. `state` holds at least
+/// scan/exclusive stage) into `encoder`; nothing is submitted. `state` holds at least
 /// `STATE_HEADER + scan_u32_blocks(n)` words; check it afterwards with [`read_state`].
 /// `label` names the scan's (last) pass for the profiler. The total must stay below 2^30.
 #[allow(clippy::too_many_arguments)]
@@ -350,7 +337,7 @@ pub(crate) fn encode_exclusive_scan(
     let params = gpu
         .device
         .create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some("parvlc.scan_u32.params"),
+            label: Some("parvlc.scan.exclusive.params"),
             contents: bytemuck::bytes_of(&ScanParams { n, n_blocks }),
             usage: wgpu::BufferUsages::UNIFORM,
         });
@@ -359,7 +346,7 @@ pub(crate) fn encode_exclusive_scan(
         encoder,
         profiler,
         LookbackStage {
-            layout: &SCAN_U32,
+            shader: &EXCLUSIVE,
             label,
             constants: vec![("ITEMS", SCAN_ITEMS as f64)],
             bindings: vec![
@@ -408,7 +395,7 @@ pub async fn exclusive_scan(
     let mut encoder = gpu
         .device
         .create_command_encoder(&wgpu::CommandEncoderDescriptor {
-            label: Some("parvlc.scan_u32"),
+            label: Some(EXCLUSIVE.label),
         });
     encode_exclusive_scan(
         gpu,
@@ -427,7 +414,7 @@ pub async fn exclusive_scan(
         .read_buffer(&state, 0, (STATE_HEADER as u64 + n_blocks as u64) * 4)
         .await?;
     let report = read_state(
-        "scan_u32",
+        EXCLUSIVE.name,
         config.strategy,
         &bytemuck::pod_collect_to_vec::<u8, u32>(&state_words),
         n_blocks as usize,

@@ -1,4 +1,4 @@
-//! The JPEG 2000 front end on the GPU (shaders/j2k_dwt.wgsl: level shift + RCT, the 5/3
+//! The JPEG 2000 front end on the GPU (shaders/j2k/dwt.wgsl: level shift + RCT, the 5/3
 //! DWT over all levels, the gather into code-blocks) equals its CPU twin
 //! (`j2k::transform_cpu`) i32 for i32: grey and RGB, 8 and 16 bits, sizes from 1x1 to
 //! 257x130 (odd and even, lines of one sample), 0 to 5 levels (more than the image

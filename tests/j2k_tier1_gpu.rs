@@ -1,4 +1,4 @@
-//! The GPU tier-1 (shaders/j2k_tier1.wgsl) against the CPU twin, byte for byte: data,
+//! The GPU tier-1 (shaders/j2k/tier1.wgsl) against the CPU twin, byte for byte: data,
 //! pass ends, termination flags and bit-planes, for every bypass setting (Part 1's 5,
 //! Part 2's 2..=4, and all passes MQ-coded), every band orientation, sizes from 1x1 to
 //! 64x64 and the long thin extremes, on flat, sparse, dense, full-range and adversarial

@@ -8,7 +8,7 @@ use parvlc::scan::{exclusive_scan, exclusive_scan_cpu, ScanConfig, ScanReport, S
 use parvlc::testdata::SplitMix64;
 use parvlc::Error;
 
-/// Elements per invocation in shaders/scan_u32.wgsl (one block = workgroup_size * 8).
+/// Elements per invocation in shaders/scan/exclusive.wgsl (one block = workgroup_size * 8).
 const ITEMS: usize = 8;
 const LIMIT: u64 = 1 << 30;
 

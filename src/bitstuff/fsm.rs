@@ -1,4 +1,4 @@
-//! Bit-stuffing by state-machine scan on the GPU (shaders/bitstuff_fsm.wgsl): every chunk
+//! Bit-stuffing by state-machine scan on the GPU (shaders/bitstuff/fsm.wgsl): every chunk
 //! of raw bits maps the writer's 16 states (bit phase 0-7, current byte after 0xFF) to
 //! outgoing ones; one scan composing those maps decides every insertion in O(log n) depth
 //! whatever the input, then each invocation emits its bits from its incoming state.
@@ -6,15 +6,14 @@
 
 use super::gpu::{self, BitstuffConfig, GpuBatch, GpuStuffed, Pending, StageRun};
 use super::{RawBits, Termination};
-use crate::gpu::{Gpu, StageLayout};
+use crate::gpu::registry::bitstuff::FSM;
+use crate::gpu::Gpu;
 use crate::Result;
 
-pub(crate) const LAYOUT: StageLayout = gpu::layout("bitstuff_fsm");
-
 /// The fsm pipeline and its override constants.
-fn stage(config: &BitstuffConfig) -> StageRun<'static> {
+fn stage(config: &BitstuffConfig) -> StageRun {
     StageRun {
-        layout: &LAYOUT,
+        shader: &FSM,
         label: "fsm",
         constants: vec![
             ("WG_SIZE", config.workgroup_size as f64),

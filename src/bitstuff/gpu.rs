@@ -1,16 +1,16 @@
-//! What the two GPU stages share (shaders/lib/bitstuff_batch.wgsl): a batch of raw
+//! What the two GPU stages share (shaders/bitstuff/batch.wgsl): a batch of raw
 //! segments resident on the GPU, one dispatch per group of segments that fits a storage
 //! binding, one workgroup per segment, and the readback into a [`Stuffed`].
 
 use wgpu::util::DeviceExt;
 
 use super::{max_stuffed_bytes, RawBits, Stuffed, Termination};
-use crate::gpu::{Binding, Gpu, PooledBuffer, Profiler, StageLayout, Timings};
+use crate::gpu::{Gpu, PooledBuffer, Profiler, Stage, Timings};
 use crate::{Error, Result};
 
 #[repr(C)]
 #[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
-/// keep in sync with shaders/lib/bitstuff_batch.wgsl `Segment`
+/// keep in sync with shaders/bitstuff/batch.wgsl `Segment`
 pub(crate) struct GpuSegment {
     pub in_word: u32,
     pub bits: u32,
@@ -20,26 +20,12 @@ pub(crate) struct GpuSegment {
 
 #[repr(C)]
 #[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
-/// keep in sync with shaders/lib/bitstuff_batch.wgsl `BatchParams`
+/// keep in sync with shaders/bitstuff/batch.wgsl `BatchParams`
 pub(crate) struct BatchParams {
     pub n_segments: u32,
     pub grid_x: u32,
     pub predictable: u32,
     pub _pad: u32,
-}
-
-/// Bindings of both stages (shaders/lib/bitstuff_batch.wgsl).
-pub(crate) const fn layout(stage: &'static str) -> StageLayout {
-    StageLayout {
-        stage,
-        bindings: &[
-            Binding::Uniform(0),
-            Binding::ReadOnly(1),
-            Binding::ReadOnly(2),
-            Binding::ReadWrite(3),
-            Binding::ReadWrite(4),
-        ],
-    }
 }
 
 /// Default and largest segment the GPU stages take: 4 KiB of raw bits. A code-block's
@@ -118,7 +104,7 @@ impl BitstuffConfig {
     }
 }
 
-/// Workgroup memory of lib/bitstuff_scan.wgsl (both scans' buffers: a word and a map per
+/// Workgroup memory of common/bitstuff_scan.wgsl (both scans' buffers: a word and a map per
 /// invocation) or of its subgroup twin (per subgroup, at most 128).
 fn bitstuff_scan_bytes(gpu: &Gpu, config: &BitstuffConfig) -> u32 {
     match gpu.flavour() {
@@ -127,8 +113,8 @@ fn bitstuff_scan_bytes(gpu: &Gpu, config: &BitstuffConfig) -> u32 {
     }
 }
 
-/// Workgroup memory of either stage: raw bits, output, lib/bitstuff_scan.wgsl, and
-/// lib/wg_scan.wgsl's buffer.
+/// Workgroup memory of either stage: raw bits, output, common/bitstuff_scan.wgsl, and
+/// common/wg_scan.wgsl's buffer.
 fn workgroup_bytes(gpu: &Gpu, config: &BitstuffConfig) -> u32 {
     let scan = match gpu.flavour() {
         crate::gpu::Flavour::Workgroup => 4 * 1024,
@@ -258,8 +244,8 @@ impl GpuBatch {
 }
 
 /// A stage's pipeline and override constants, chosen by vote.rs / fsm.rs.
-pub(crate) struct StageRun<'a> {
-    pub layout: &'a StageLayout,
+pub(crate) struct StageRun {
+    pub shader: &'static Stage,
     pub label: &'static str,
     pub constants: Vec<(&'static str, f64)>,
 }
@@ -298,12 +284,12 @@ pub(crate) fn encode(
     encoder: &mut wgpu::CommandEncoder,
     batch: &GpuBatch,
     config: &BitstuffConfig,
-    run: StageRun<'_>,
+    run: StageRun,
     profile: bool,
 ) -> Result<Pending> {
     config.validate()?;
     config.check_workgroup_memory(gpu, run.label, workgroup_bytes(gpu, config))?;
-    let built = gpu.pipeline(run.layout, "main", &run.constants)?;
+    let built = gpu.pipeline(run.shader, "main", &run.constants)?;
     let storage =
         wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST;
     let mut profiler = Profiler::new(
@@ -365,7 +351,7 @@ pub(crate) fn encode(
     Ok(Pending {
         groups: outs,
         profiler,
-        stage: run.layout.stage,
+        stage: run.shader.name,
     })
 }
 
@@ -375,14 +361,13 @@ pub(crate) async fn stuff(
     segments: &[RawBits<'_>],
     term: Termination,
     config: &BitstuffConfig,
-    run: StageRun<'_>,
+    run: StageRun,
 ) -> Result<GpuStuffed> {
     let batch = GpuBatch::upload(gpu, segments, term, config)?;
-    let label = format!("parvlc.{}", run.layout.stage);
     let mut encoder = gpu
         .device
         .create_command_encoder(&wgpu::CommandEncoderDescriptor {
-            label: Some(&label),
+            label: Some(run.shader.label),
         });
     let pending = encode(gpu, &mut encoder, &batch, config, run, false)?;
     gpu.queue.submit([encoder.finish()]);

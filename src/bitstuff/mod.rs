@@ -21,10 +21,10 @@
 //!
 //! Three implementations over many segments at once, byte for byte the same:
 //! - [`serial`]: the reference, also an incremental [`RawWriter`] for a CPU tier-1;
-//! - [`vote`] (shaders/bitstuff_vote.wgsl, core in shaders/lib/bitstuff_wg.wgsl): the
+//! - [`vote`] (shaders/bitstuff/vote.wgsl, core in shaders/common/bitstuff_wg.wgsl): the
 //!   EBCOT fast-mode paper's Algorithm 2, a segmented scan over runs of 0xFF repeated
 //!   until no invocation changes its vote;
-//! - [`fsm`] (shaders/bitstuff_fsm.wgsl): every chunk's effect as a function of its
+//! - [`fsm`] (shaders/bitstuff/fsm.wgsl): every chunk's effect as a function of its
 //!   incoming state (bit phase 0-7, whether the current byte follows 0xFF), composed by
 //!   one scan, so the depth is O(log n) whatever the input.
 

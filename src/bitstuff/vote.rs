@@ -1,5 +1,5 @@
-//! Bit-stuffing by vote on the GPU (shaders/bitstuff_vote.wgsl, core in
-//! shaders/lib/bitstuff_wg.wgsl): the EBCOT fast-mode paper's Algorithm 2, a segmented
+//! Bit-stuffing by vote on the GPU (shaders/bitstuff/vote.wgsl, core in
+//! shaders/common/bitstuff_wg.wgsl): the EBCOT fast-mode paper's Algorithm 2, a segmented
 //! scan over runs of 0xFF repeated until no invocation changes its vote, 4 output bytes
 //! per invocation. It counts its iterations per segment: 1-3 on random bits, but a
 //! cascade (every insertion making a new 0xFF) needs one per 0xFF. CPU twin:
@@ -7,15 +7,14 @@
 
 use super::gpu::{self, BitstuffConfig, GpuBatch, GpuStuffed, Pending, StageRun};
 use super::{RawBits, Termination};
-use crate::gpu::{Gpu, StageLayout};
+use crate::gpu::registry::bitstuff::VOTE;
+use crate::gpu::Gpu;
 use crate::Result;
 
-pub(crate) const LAYOUT: StageLayout = gpu::layout("bitstuff_vote");
-
 /// The vote pipeline and its override constants.
-fn stage(config: &BitstuffConfig) -> StageRun<'static> {
+fn stage(config: &BitstuffConfig) -> StageRun {
     StageRun {
-        layout: &LAYOUT,
+        shader: &VOTE,
         label: "vote",
         constants: vec![
             ("WG_SIZE", config.workgroup_size as f64),

@@ -1,18 +1,19 @@
-//! CAVLCU on the GPU (shaders/cavlc_cavlcu.wgsl; its `RECOMPUTE` override is the
+//! CAVLCU on the GPU (shaders/cavlc/cavlcu.wgsl; its `RECOMPUTE` override is the
 //! `recompute` variant) and the CPU twin of its output: every block's code and length in
 //! the frame's 27 slots per macroblock ([`SlotCodes`]).
 
 use super::cpu::BlockKind;
 use super::frame::{block_nc, total_coeffs, Frame, CHROMA_BLOCK0, LUMA_CODING_ORDER, ZIGZAG};
 use super::tables::{self, CoeffTokenTable};
-use crate::gpu::{Binding, Gpu, Profiler, StageLayout};
+use crate::gpu::registry::cavlc::CAVLCU;
+use crate::gpu::{Gpu, Profiler};
 use crate::scan::STATE_BINDING;
 use crate::{Error, Result};
 
 /// Block slots per macroblock, in bitstream order: [`SLOT_LUMA_DC`], 16 luma blocks by
 /// luma4x4BlkIdx from [`SLOT_LUMA`], Cb and Cr DC from [`SLOT_CHROMA_DC`], 8 chroma AC
 /// blocks (Cb 0..3, Cr 0..3) from [`SLOT_CHROMA_AC`]. Keep in sync with
-/// shaders/lib/cavlc_frame.wgsl.
+/// shaders/cavlc/frame.wgsl.
 pub const MB_SLOTS: usize = 27;
 pub const SLOT_LUMA_DC: usize = 0;
 pub const SLOT_LUMA: usize = 1;
@@ -39,7 +40,7 @@ impl SlotCodes {
     }
 }
 
-/// Per-block writer of the twin: MSB-first words, as shaders/lib/cavlc_block.wgsl.
+/// Per-block writer of the twin: MSB-first words, as shaders/cavlc/block.wgsl.
 struct SlotWriter {
     words: [u32; SLOT_WORDS],
     word: usize,
@@ -83,7 +84,7 @@ fn table_for(kind: BlockKind, nc: i32) -> Result<CoeffTokenTable> {
     }
 }
 
-/// One block's code as the GPU writes it (the twin of shaders/lib/cavlc_block.wgsl
+/// One block's code as the GPU writes it (the twin of shaders/cavlc/block.wgsl
 /// `encode_block`: nonzero mask, coefficients walked from the last one, levels without
 /// tables): `coeffs` in scan order, `kind.max_coeffs()` of them. The same bits as
 /// [`super::encode_residual_block`], and the same error for a level Baseline cannot code.
@@ -295,7 +296,7 @@ pub(crate) fn slot_codes_into(
     Ok(())
 }
 
-/// The CPU twin of cavlc_cavlcu (and of recompute and su's coding kernel): every slot's
+/// The CPU twin of cavlc/cavlcu (and of recompute and su's coding kernel): every slot's
 /// code and length. The frame must be valid ([`Frame::validate`]).
 pub fn block_codes_cpu(frame: &Frame) -> Result<SlotCodes> {
     let tc = total_coeffs(frame);
@@ -314,21 +315,7 @@ pub fn block_codes_cpu(frame: &Frame) -> Result<SlotCodes> {
     Ok(codes)
 }
 
-pub(crate) const LAYOUT: StageLayout = StageLayout {
-    stage: "cavlc_cavlcu",
-    bindings: &[
-        Binding::Uniform(0),
-        Binding::ReadOnly(1),
-        Binding::ReadOnly(2),
-        Binding::ReadOnly(4),
-        Binding::ReadWrite(5),
-        Binding::ReadWrite(6),
-        Binding::ReadWrite(STATE_BINDING),
-        Binding::ReadWrite(9),
-    ],
-};
-
-/// Record one cavlc_cavlcu dispatch (`recompute`: the RECOMPUTE override). `state` holds
+/// Record one cavlc/cavlcu dispatch (`recompute`: the RECOMPUTE override). `state` holds
 /// `STATE_HEADER + 4 * n_mbs` words and is cleared here.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn encode_cavlcu(
@@ -341,7 +328,7 @@ pub(crate) fn encode_cavlcu(
     recompute: bool,
 ) -> Result<()> {
     let built = gpu.pipeline(
-        &LAYOUT,
+        &CAVLCU,
         "main",
         &[
             ("REG_SIZE", reg_size as f64),

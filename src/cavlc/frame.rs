@@ -26,7 +26,7 @@ pub const LUMA_CODING_ORDER: [usize; 16] = [0, 1, 4, 5, 2, 3, 6, 7, 8, 9, 12, 13
 pub const MB_TYPE_I_NXN: u32 = 0;
 
 /// One macroblock's header. `#[repr(C)]` because the GPU stages read it as is: keep in
-/// sync with `struct MbHeader` in shaders/lib/cavlc_frame.wgsl.
+/// sync with `struct MbHeader` in shaders/cavlc/frame.wgsl.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct MbHeader {

@@ -1,7 +1,7 @@
 //! CAVLC on the GPU: one frame's `slice_data()` in three variants ([`GpuVariant`]) that
 //! share the packing stage.
 //!
-//! - `cavlcu` (shaders/cavlc_cavlcu.wgsl, [`super::cavlcu`]): the CAVLCU paper's single
+//! - `cavlcu` (shaders/cavlc/cavlcu.wgsl, [`super::cavlcu`]): the CAVLCU paper's single
 //!   kernel, nC across workgroups through ticket-ordered published words with a bounded
 //!   spin and a recomputing fallback;
 //! - `recompute`: the same kernel, every neighbour outside the workgroup recomputed from
@@ -91,7 +91,7 @@ impl Default for CavlcConfig {
     }
 }
 
-/// keep in sync with shaders/lib/cavlc_frame.wgsl `CavlcParams`
+/// keep in sync with shaders/cavlc/frame.wgsl `CavlcParams`
 #[repr(C)]
 #[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
 pub(crate) struct CavlcParams {
@@ -102,7 +102,7 @@ pub(crate) struct CavlcParams {
 }
 
 /// Table words as the shaders read them (`len << 16 | code`); keep in sync with the
-/// `*_BASE` constants of shaders/lib/cavlc_frame.wgsl.
+/// `*_BASE` constants of shaders/cavlc/frame.wgsl.
 pub fn table_words() -> Vec<u32> {
     let entry = |v: Option<tables::Vlc>| v.map_or(0, |v| ((v.len as u32) << 16) | v.code as u32);
     let mut t = Vec::with_capacity(677);

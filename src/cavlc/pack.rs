@@ -1,4 +1,4 @@
-//! Packing on the GPU (shaders/cavlc_pack.wgsl): macroblock headers and block codes in
+//! Packing on the GPU (shaders/cavlc/pack.wgsl): macroblock headers and block codes in
 //! bitstream order at offsets from the look-back scan, and its CPU twin ([`pack_cpu`]).
 
 use wgpu::util::DeviceExt;
@@ -7,26 +7,13 @@ use super::cavlcu::{SlotCodes, MB_SLOTS};
 use super::cpu::BitSink;
 use super::frame::{put_mb_header, Frame};
 use super::gpu::{CavlcParams, FrameBuffers, MB_MAX_BITS};
-use crate::gpu::{Binding, Gpu, PooledBuffer, Profiler, StageLayout};
+use crate::gpu::registry::cavlc::PACK;
+use crate::gpu::{Gpu, PooledBuffer, Profiler};
 use crate::scan::{
     encode_lookback, read_state, LookbackStage, ScanConfig, ScanStrategy, STATE_BINDING,
     STATE_HEADER, VALUE_MASK,
 };
 use crate::{Error, Result};
-
-pub(crate) const LAYOUT: StageLayout = StageLayout {
-    stage: "cavlc_pack",
-    bindings: &[
-        Binding::Uniform(0),
-        Binding::ReadOnly(1),
-        Binding::ReadWrite(3),
-        Binding::ReadOnly(4),
-        Binding::ReadOnly(5),
-        Binding::ReadOnly(6),
-        Binding::ReadWrite(7),
-        Binding::ReadWrite(STATE_BINDING),
-    ],
-};
 
 /// A packed frame on the GPU.
 pub(crate) struct Packed {
@@ -66,7 +53,7 @@ pub(crate) fn encode_pack(
         encoder,
         profiler,
         LookbackStage {
-            layout: &LAYOUT,
+            shader: &PACK,
             label: "pack",
             constants: vec![("MSB_FIRST", 1.0)],
             bindings: vec![
@@ -113,11 +100,11 @@ fn zero_output(
     const WG: u32 = 256;
     let words = u32::try_from(words)
         .map_err(|_| Error::TooLarge("CAVLC: packed output above 2^32 words".into()))?;
-    let built = gpu.pipeline(&LAYOUT, "zero", &[("WG_SIZE", WG as f64)])?;
+    let built = gpu.pipeline(&PACK, "zero", &[("WG_SIZE", WG as f64)])?;
     let params = gpu
         .device
         .create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some("parvlc.cavlc_pack.zero"),
+            label: Some("parvlc.cavlc.pack.zero"),
             contents: bytemuck::bytes_of(&CavlcParams {
                 width_mbs: 1,
                 n_mbs: bufs.n_mbs,
@@ -170,7 +157,7 @@ pub(crate) async fn read_packed(
         ScanStrategy::ReduceThenScan => words[3],
         _ => words[STATE_HEADER + n - 1] & VALUE_MASK,
     } as u64;
-    read_state("cavlc_pack", scan.strategy, &words, n, total)?;
+    read_state(PACK.name, scan.strategy, &words, n, total)?;
     let offsets: Vec<u32> = bytemuck::pod_collect_to_vec(
         &gpu.read_buffer(&packed.mb_offsets, 0, packed.n_mbs as u64 * 4)
             .await?,
@@ -195,7 +182,7 @@ pub fn split_slices(
     let mut out = Vec::with_capacity(slice_starts.len());
     for (s, &mb) in slice_starts.iter().enumerate() {
         let start = *mb_offsets.get(mb).ok_or_else(|| Error::Gpu {
-            stage: "cavlc_pack",
+            stage: PACK.name,
             message: "macroblock offsets truncated".into(),
         })? as u64;
         let end = match slice_starts.get(s + 1) {
@@ -204,7 +191,7 @@ pub fn split_slices(
         };
         if end < start || end > bits {
             return Err(Error::Gpu {
-                stage: "cavlc_pack",
+                stage: PACK.name,
                 message: format!("slice {s} spans bits {start}..{end} of {bits}"),
             });
         }
@@ -302,7 +289,7 @@ pub(crate) fn pack_mbs(
     words: &[u32],
 ) {
     for (i, mb) in mbs.enumerate() {
-        // The header as shaders/cavlc_pack.wgsl `put_header` writes it.
+        // The header as shaders/cavlc/pack.wgsl `put_header` writes it.
         put_mb_header(w, &frame.mbs[mb]);
         for slot in 0..MB_SLOTS {
             let at = i * MB_SLOTS + slot;

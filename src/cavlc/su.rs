@@ -1,6 +1,6 @@
 //! The CAVLCU paper's baseline, CAVLC_SU (Su et al.): three kernels with their
-//! intermediates in global memory (shaders/cavlc_su_forward.wgsl,
-//! cavlc_su_backward.wgsl, cavlc_su_code.wgsl), writing the same slots as cavlcu. CPU
+//! intermediates in global memory (shaders/cavlc/su_forward.wgsl,
+//! cavlc/su_backward.wgsl, cavlc/su_code.wgsl), writing the same slots as cavlcu. CPU
 //! twin of the forward scan: [`forward_cpu`]; the coding kernel's twin is
 //! [`super::cavlcu::block_codes_cpu`] (same slots).
 //!
@@ -11,45 +11,12 @@
 
 use super::frame::{total_coeffs, Frame, MB_BLOCKS, ZIGZAG};
 use super::gpu::FrameBuffers;
-use crate::gpu::{Binding, Gpu, PooledBuffer, Profiler, StageLayout};
+use crate::gpu::registry::cavlc::{SU_BACKWARD, SU_CODE, SU_FORWARD};
+use crate::gpu::{Gpu, PooledBuffer, Profiler};
 use crate::Result;
 
-/// Words per symbol record (keep in sync with shaders/cavlc_su_backward.wgsl).
+/// Words per symbol record (keep in sync with shaders/cavlc/su_backward.wgsl).
 const SYM_WORDS: u64 = 12;
-
-const FORWARD: StageLayout = StageLayout {
-    stage: "cavlc_su_forward",
-    bindings: &[
-        Binding::Uniform(0),
-        Binding::ReadOnly(1),
-        Binding::ReadOnly(2),
-        Binding::ReadWrite(7),
-        Binding::ReadWrite(10),
-    ],
-};
-
-const BACKWARD: StageLayout = StageLayout {
-    stage: "cavlc_su_backward",
-    bindings: &[
-        Binding::Uniform(0),
-        Binding::ReadOnly(1),
-        Binding::ReadOnly(7),
-        Binding::ReadOnly(10),
-        Binding::ReadWrite(11),
-    ],
-};
-
-const CODE: StageLayout = StageLayout {
-    stage: "cavlc_su_code",
-    bindings: &[
-        Binding::Uniform(0),
-        Binding::ReadOnly(4),
-        Binding::ReadWrite(5),
-        Binding::ReadWrite(6),
-        Binding::ReadWrite(9),
-        Binding::ReadOnly(11),
-    ],
-};
 
 /// The forward scan's output on the CPU: every block's levels in zigzag order
 /// ([`MB_BLOCKS`] blocks of 16 per macroblock) and its TotalCoeff as neighbours count it.
@@ -106,7 +73,7 @@ pub(crate) fn encode_su(
     let sym = gpu.pooled_buffer(n_mbs * 27 * SYM_WORDS * 4, storage);
     let mut profiler = profiler;
 
-    let forward = gpu.pipeline(&FORWARD, "main", &[])?;
+    let forward = gpu.pipeline(&SU_FORWARD, "main", &[])?;
     let bind = gpu.bind(
         &forward,
         &[
@@ -126,7 +93,7 @@ pub(crate) fn encode_su(
         grid(gpu, bufs.n_mbs.div_ceil(8)),
     );
 
-    let backward = gpu.pipeline(&BACKWARD, "main", &[])?;
+    let backward = gpu.pipeline(&SU_BACKWARD, "main", &[])?;
     let bind = gpu.bind(
         &backward,
         &[
@@ -147,7 +114,7 @@ pub(crate) fn encode_su(
         grid(gpu, slot_groups),
     );
 
-    let code = gpu.pipeline(&CODE, "main", &[])?;
+    let code = gpu.pipeline(&SU_CODE, "main", &[])?;
     let bind = gpu.bind(
         &code,
         &[

@@ -355,7 +355,7 @@ impl<'c> CudaVleEncoder<'c> {
         )
     }
 
-    /// The code table as the kernel reads it (shaders/vle_cuvle.wgsl's layout).
+    /// The code table as the kernel reads it (shaders/huffman/cuvle.wgsl's layout).
     pub fn upload_table(&self, table: &CodeTable) -> Result<CudaSlice<u32>> {
         self.cuda
             .stream

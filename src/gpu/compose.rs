@@ -1,224 +1,184 @@
-//! Shader composition: a stage file names the shared files it needs with `//!import NAME`
-//! lines (WGSL comments, so every file stays plain WGSL). Composition concatenates each
-//! import once, dependencies first, and hoists `enable` directives to the top.
-//! Tuning is by `override` constants, never by editing text.
-//! Shared by `build.rs` (validation with naga) and the runtime.
-
-/// Every WGSL file: (import name, source). Stages are the ones with entry points.
-pub const SOURCES: &[(&str, &str)] = &[
-    (
-        "invocation",
-        include_str!("../../shaders/lib/invocation.wgsl"),
-    ),
-    (
-        "invocation_subgroup",
-        include_str!("../../shaders/lib/invocation_subgroup.wgsl"),
-    ),
-    ("wg_scan", include_str!("../../shaders/lib/wg_scan.wgsl")),
-    (
-        "wg_scan_subgroup",
-        include_str!("../../shaders/lib/wg_scan_subgroup.wgsl"),
-    ),
-    ("lookback", include_str!("../../shaders/lib/lookback.wgsl")),
-    ("bitpack", include_str!("../../shaders/lib/bitpack.wgsl")),
-    (
-        "bitwriter",
-        include_str!("../../shaders/lib/bitwriter.wgsl"),
-    ),
-    ("scan_u32", include_str!("../../shaders/scan_u32.wgsl")),
-    ("scan_spine", include_str!("../../shaders/scan_spine.wgsl")),
-    (
-        "vle_histogram",
-        include_str!("../../shaders/vle_histogram.wgsl"),
-    ),
-    ("vle_cuvle", include_str!("../../shaders/vle_cuvle.wgsl")),
-    (
-        "bitwriter_wg",
-        include_str!("../../shaders/lib/bitwriter_wg.wgsl"),
-    ),
-    ("vle_pavle", include_str!("../../shaders/vle_pavle.wgsl")),
-    (
-        "vle_pavle_compact",
-        include_str!("../../shaders/vle_pavle_compact.wgsl"),
-    ),
-    (
-        "vle_bytestream",
-        include_str!("../../shaders/vle_bytestream.wgsl"),
-    ),
-    (
-        "cavlc_frame",
-        include_str!("../../shaders/lib/cavlc_frame.wgsl"),
-    ),
-    (
-        "cavlc_block",
-        include_str!("../../shaders/lib/cavlc_block.wgsl"),
-    ),
-    (
-        "cavlc_nbr",
-        include_str!("../../shaders/lib/cavlc_nbr.wgsl"),
-    ),
-    (
-        "cavlc_nbr_subgroup",
-        include_str!("../../shaders/lib/cavlc_nbr_subgroup.wgsl"),
-    ),
-    (
-        "cavlc_cavlcu",
-        include_str!("../../shaders/cavlc_cavlcu.wgsl"),
-    ),
-    ("cavlc_pack", include_str!("../../shaders/cavlc_pack.wgsl")),
-    (
-        "cavlc_su_forward",
-        include_str!("../../shaders/cavlc_su_forward.wgsl"),
-    ),
-    (
-        "cavlc_su_backward",
-        include_str!("../../shaders/cavlc_su_backward.wgsl"),
-    ),
-    (
-        "cavlc_su_code",
-        include_str!("../../shaders/cavlc_su_code.wgsl"),
-    ),
-    (
-        "bitstuff_batch",
-        include_str!("../../shaders/lib/bitstuff_batch.wgsl"),
-    ),
-    (
-        "bitstuff_ops",
-        include_str!("../../shaders/lib/bitstuff_ops.wgsl"),
-    ),
-    (
-        "bitstuff_scan",
-        include_str!("../../shaders/lib/bitstuff_scan.wgsl"),
-    ),
-    (
-        "bitstuff_scan_subgroup",
-        include_str!("../../shaders/lib/bitstuff_scan_subgroup.wgsl"),
-    ),
-    (
-        "bitstuff_wg",
-        include_str!("../../shaders/lib/bitstuff_wg.wgsl"),
-    ),
-    (
-        "bitstuff_vote",
-        include_str!("../../shaders/bitstuff_vote.wgsl"),
-    ),
-    (
-        "bitstuff_fsm",
-        include_str!("../../shaders/bitstuff_fsm.wgsl"),
-    ),
-    (
-        "j2k_t1_io",
-        include_str!("../../shaders/lib/j2k_t1_io.wgsl"),
-    ),
-    (
-        "j2k_t1_model",
-        include_str!("../../shaders/lib/j2k_t1_model.wgsl"),
-    ),
-    ("j2k_mq", include_str!("../../shaders/lib/j2k_mq.wgsl")),
-    (
-        "j2k_t1_raw",
-        include_str!("../../shaders/lib/j2k_t1_raw.wgsl"),
-    ),
-    ("j2k_tier1", include_str!("../../shaders/j2k_tier1.wgsl")),
-    (
-        "j2k_tier1_split",
-        include_str!("../../shaders/j2k_tier1_split.wgsl"),
-    ),
-    ("j2k_dwt", include_str!("../../shaders/j2k_dwt.wgsl")),
-];
-
-/// The stages (files with entry points), as pipelines are labelled `parvlc.NAME`.
-pub const STAGES: &[&str] = &[
-    "scan_u32",
-    "scan_spine",
-    "vle_histogram",
-    "vle_cuvle",
-    "vle_bytestream",
-    "vle_pavle",
-    "vle_pavle_compact",
-    "cavlc_cavlcu",
-    "cavlc_pack",
-    "cavlc_su_forward",
-    "cavlc_su_backward",
-    "cavlc_su_code",
-    "bitstuff_vote",
-    "bitstuff_fsm",
-    "j2k_tier1",
-    "j2k_tier1_split",
-    "j2k_dwt",
-];
+//! Shader composition. A file names the files it needs with `//!import PATH` lines (WGSL
+//! comments, so every file stays plain WGSL), PATH being the file's path under `shaders/`
+//! without `.wgsl` (`//!import common/lookback`). Composition concatenates each import
+//! once, dependencies first, and hoists `enable` directives to the top. Tuning is by
+//! `override` constants, never by editing text.
+//!
+//! Flavours by a naming rule, not a table: where `X_subgroup.wgsl` lies beside `X.wgsl`,
+//! the subgroup flavour takes it wherever `X` is named (as an import or as the stage
+//! itself). Files always import `X`; naming `X_subgroup` is an error.
+//!
+//! Shared by `build.rs` (which validates every composition with naga) and the runtime
+//! (which composes from the generated registry).
 
 /// Which flavour of the workgroup primitives a stage is composed with.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Flavour {
     /// Workgroup memory only: runs everywhere.
     Workgroup,
-    /// Subgroup operations (`enable subgroups;`), where the adapter has them.
+    /// Subgroup operations, where the adapter has them.
     Subgroup,
 }
 
-fn source(name: &str) -> Result<&'static str, String> {
-    SOURCES
-        .iter()
-        .find(|(n, _)| *n == name)
-        .map(|(_, s)| *s)
-        .ok_or_else(|| format!("unknown shader import `{name}`"))
+/// The suffix of a file's subgroup flavour.
+pub const SUBGROUP_SUFFIX: &str = "_subgroup";
+
+/// The paths a file's `//!import` lines name, in order.
+pub fn imports(text: &str) -> impl Iterator<Item = &str> {
+    text.lines()
+        .filter_map(|line| line.trim().strip_prefix("//!import "))
+        .map(str::trim)
 }
 
-fn resolve(name: &str, flavour: Flavour) -> &str {
-    match (flavour, name) {
-        (Flavour::Subgroup, "invocation") => "invocation_subgroup",
-        (Flavour::Subgroup, "wg_scan") => "wg_scan_subgroup",
-        (Flavour::Subgroup, "bitstuff_scan") => "bitstuff_scan_subgroup",
-        (Flavour::Subgroup, "cavlc_nbr") => "cavlc_nbr_subgroup",
-        _ => name,
-    }
-}
-
-fn visit(
-    name: &str,
+/// The file that stands for `path` in `flavour`.
+fn resolve<'s>(
+    path: &str,
     flavour: Flavour,
-    seen: &mut Vec<String>,
-    enables: &mut Vec<String>,
-    body: &mut String,
-) -> Result<(), String> {
-    let name = resolve(name, flavour);
-    if seen.iter().any(|s| s == name) {
-        return Ok(());
+    source: &impl Fn(&str) -> Option<&'s str>,
+) -> Result<(String, &'s str), String> {
+    if path.ends_with(SUBGROUP_SUFFIX) {
+        return Err(format!(
+            "`{path}` is a subgroup flavour: name `{}` and the flavour picks the file",
+            path.trim_end_matches(SUBGROUP_SUFFIX)
+        ));
     }
-    seen.push(name.to_string());
-    let text = source(name)?;
-    for line in text.lines() {
-        if let Some(dep) = line.trim().strip_prefix("//!import ") {
-            visit(dep.trim(), flavour, seen, enables, body)?;
+    if flavour == Flavour::Subgroup {
+        let variant = format!("{path}{SUBGROUP_SUFFIX}");
+        if let Some(text) = source(&variant) {
+            return Ok((variant, text));
         }
     }
-    body.push_str(&format!("// ---- {name}.wgsl\n"));
-    for line in text.lines() {
-        let trimmed = line.trim();
-        if trimmed.starts_with("enable ") {
-            if !enables.iter().any(|e| e == trimmed) {
-                enables.push(trimmed.to_string());
-            }
-        } else {
-            body.push_str(line);
-            body.push('\n');
-        }
-    }
-    Ok(())
+    source(path)
+        .map(|text| (path.to_string(), text))
+        .ok_or_else(|| format!("no shader `{path}` (shaders/{path}.wgsl)"))
 }
 
-/// The complete WGSL module for `stage`.
-pub fn compose(stage: &str, flavour: Flavour) -> Result<String, String> {
-    let mut seen = Vec::new();
-    let mut enables = Vec::new();
-    let mut body = String::new();
-    visit(stage, flavour, &mut seen, &mut enables, &mut body)?;
+struct Composer<'s, F> {
+    flavour: Flavour,
+    source: F,
+    seen: Vec<String>,
+    enables: Vec<&'s str>,
+    body: String,
+}
+
+impl<'s, F: Fn(&str) -> Option<&'s str>> Composer<'s, F> {
+    fn visit(&mut self, path: &str, from: Option<&str>) -> Result<(), String> {
+        let (name, text) = resolve(path, self.flavour, &self.source).map_err(|e| match from {
+            Some(from) => format!("shaders/{from}.wgsl: {e}"),
+            None => e,
+        })?;
+        if self.seen.contains(&name) {
+            return Ok(());
+        }
+        self.seen.push(name.clone());
+        for dep in imports(text) {
+            self.visit(dep, Some(&name))?;
+        }
+        self.body.push_str(&format!("// ---- {name}.wgsl\n"));
+        for line in text.lines() {
+            let trimmed = line.trim();
+            if trimmed.starts_with("enable ") {
+                if !self.enables.contains(&trimmed) {
+                    self.enables.push(trimmed);
+                }
+            } else {
+                self.body.push_str(line);
+                self.body.push('\n');
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The complete WGSL module for the file at `path` (under `shaders/`, no extension), its
+/// files looked up by `source`.
+pub fn compose<'s>(
+    path: &str,
+    flavour: Flavour,
+    source: impl Fn(&str) -> Option<&'s str>,
+) -> Result<String, String> {
+    let mut composer = Composer {
+        flavour,
+        source,
+        seen: Vec::new(),
+        enables: Vec::new(),
+        body: String::new(),
+    };
+    composer.visit(path, None)?;
     let mut out = String::new();
-    for e in &enables {
+    for e in &composer.enables {
         out.push_str(e);
         out.push('\n');
     }
-    out.push_str(&body);
+    out.push_str(&composer.body);
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const FILES: &[(&str, &str)] = &[
+        ("common/inv", "// inv\nfn inv() {}\n"),
+        (
+            "common/inv_subgroup",
+            "enable subgroups;\n// inv sub\nfn inv() {}\n",
+        ),
+        ("common/scan", "//!import common/inv\nfn scan() {}\n"),
+        (
+            "codec/stage",
+            "//!import common/scan\n//!import common/inv\nfn main() {}\n",
+        ),
+        ("codec/bad", "//!import common/inv_subgroup\n"),
+        ("codec/lost", "//!import common/nowhere\n"),
+    ];
+
+    fn lookup(path: &str) -> Option<&'static str> {
+        FILES.iter().find(|(p, _)| *p == path).map(|(_, t)| *t)
+    }
+
+    fn order(text: &str) -> Vec<&str> {
+        text.lines()
+            .filter_map(|l| l.strip_prefix("// ---- "))
+            .collect()
+    }
+
+    #[test]
+    fn imports_once_dependencies_first() {
+        let text = compose("codec/stage", Flavour::Workgroup, lookup).unwrap();
+        assert_eq!(
+            order(&text),
+            ["common/inv.wgsl", "common/scan.wgsl", "codec/stage.wgsl"]
+        );
+        assert!(!text.contains("enable"));
+    }
+
+    #[test]
+    fn subgroup_flavour_takes_the_file_beside() {
+        let text = compose("codec/stage", Flavour::Subgroup, lookup).unwrap();
+        assert_eq!(
+            order(&text),
+            [
+                "common/inv_subgroup.wgsl",
+                "common/scan.wgsl",
+                "codec/stage.wgsl"
+            ]
+        );
+        // The directive is hoisted above every file.
+        assert!(text.starts_with("enable subgroups;\n// ---- "));
+        let root = compose("common/inv", Flavour::Subgroup, lookup).unwrap();
+        assert_eq!(order(&root), ["common/inv_subgroup.wgsl"]);
+    }
+
+    #[test]
+    fn naming_a_flavour_or_a_missing_file_is_an_error() {
+        let e = compose("codec/bad", Flavour::Workgroup, lookup).unwrap_err();
+        assert!(
+            e.contains("shaders/codec/bad.wgsl") && e.contains("`common/inv`"),
+            "{e}"
+        );
+        let e = compose("codec/lost", Flavour::Subgroup, lookup).unwrap_err();
+        assert!(e.contains("shaders/common/nowhere.wgsl"), "{e}");
+        assert!(compose("codec/none", Flavour::Workgroup, lookup).is_err());
+    }
 }

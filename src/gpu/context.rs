@@ -123,6 +123,14 @@ impl Gpu {
             .min(self.limits.max_buffer_size)
     }
 
+    /// Record an error of ours beside wgpu's, for the next [`Gpu::check_errors`].
+    pub(crate) fn report_error(&self, message: String) {
+        log::error!("{message}");
+        if let Ok(mut v) = self.errors.lock() {
+            v.push(message);
+        }
+    }
+
     /// Turn wgpu's reported errors since the last check into one of ours.
     pub(crate) fn check_errors(&self, stage: &'static str) -> Result<()> {
         let mut errors = self.errors.lock().map_err(|_| Error::Gpu {

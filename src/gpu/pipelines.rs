@@ -2,23 +2,9 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use super::compose::compose;
+use super::registry::{self, BindingKind, Stage};
 use super::Gpu;
 use crate::{Error, Result};
-
-/// How a stage sees one binding of bind group 0.
-#[derive(Clone, Copy, Debug)]
-pub enum Binding {
-    Uniform(u32),
-    ReadOnly(u32),
-    ReadWrite(u32),
-}
-
-/// A stage's shader file and its bind group layout, shared by all its entry points.
-#[derive(Debug)]
-pub struct StageLayout {
-    pub stage: &'static str,
-    pub bindings: &'static [Binding],
-}
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 struct Key {
@@ -30,6 +16,7 @@ struct Key {
 pub(crate) struct Built {
     pub pipeline: wgpu::ComputePipeline,
     pub layout: wgpu::BindGroupLayout,
+    stage: &'static Stage,
 }
 
 /// Pipelines are compiled once per (stage, entry point, override constants).
@@ -47,61 +34,99 @@ fn poisoned(stage: &'static str) -> Error {
     }
 }
 
+/// What the registry says against `entry` and `constants`: a clear error here instead of
+/// wgpu's validation error later.
+fn check_request(
+    stage: &'static Stage,
+    entry: &str,
+    constants: &[(&'static str, f64)],
+) -> Result<()> {
+    let wrong = |message: String| {
+        Err(Error::Gpu {
+            stage: stage.name,
+            message,
+        })
+    };
+    if stage.entry(entry).is_none() {
+        let names: Vec<&str> = stage.entries.iter().map(|e| e.name).collect();
+        return wrong(format!(
+            "no entry point `{entry}` (it has {})",
+            names.join(", ")
+        ));
+    }
+    for &(name, value) in constants {
+        match stage.override_type(name) {
+            None => return wrong(format!("no override constant `{name}`")),
+            Some(ty) if !ty.holds(value) => {
+                return wrong(format!("override `{name}` = {value} is not a {ty:?}"))
+            }
+            Some(_) => {}
+        }
+    }
+    Ok(())
+}
+
 impl Gpu {
-    /// The compute pipeline for `entry` of `layout.stage` with these override constants
-    /// (values as WGSL would take them: u32 and bool both as f64).
+    /// The compute pipeline for `entry` of `stage` with these override constants (values
+    /// as wgpu takes them: u32 and bool both as f64).
     pub(crate) fn pipeline(
         &self,
-        layout: &StageLayout,
+        stage: &'static Stage,
         entry: &'static str,
         constants: &[(&'static str, f64)],
     ) -> Result<Arc<Built>> {
         let cache = &self.pipelines;
-        let stage = layout.stage;
+        let name = stage.name;
         let key = Key {
-            stage,
+            stage: name,
             entry,
             constants: constants.iter().map(|(k, v)| (*k, v.to_bits())).collect(),
         };
-        if let Some(p) = cache.built.lock().map_err(|_| poisoned(stage))?.get(&key) {
+        if let Some(p) = cache.built.lock().map_err(|_| poisoned(name))?.get(&key) {
             return Ok(p.clone());
         }
+        check_request(stage, entry, constants)?;
         let module = {
-            let mut modules = cache.modules.lock().map_err(|_| poisoned(stage))?;
-            match modules.get(stage) {
+            let mut modules = cache.modules.lock().map_err(|_| poisoned(name))?;
+            match modules.get(name) {
                 Some(m) => m.clone(),
                 None => {
-                    let text = compose(stage, self.flavour)
-                        .map_err(|message| Error::Gpu { stage, message })?;
+                    let text =
+                        compose(name, self.flavour, registry::source).map_err(|message| {
+                            Error::Gpu {
+                                stage: name,
+                                message,
+                            }
+                        })?;
                     let m = Arc::new(self.device.create_shader_module(
                         wgpu::ShaderModuleDescriptor {
-                            label: Some(&format!("parvlc.{stage}")),
+                            label: Some(stage.label),
                             source: wgpu::ShaderSource::Wgsl(text.into()),
                         },
                     ));
-                    modules.insert(stage, m.clone());
+                    modules.insert(name, m.clone());
                     m
                 }
             }
         };
         let bind_layout = {
-            let mut layouts = cache.layouts.lock().map_err(|_| poisoned(stage))?;
+            let mut layouts = cache.layouts.lock().map_err(|_| poisoned(name))?;
             layouts
-                .entry(stage)
-                .or_insert_with(|| Arc::new(self.bind_group_layout(layout)))
+                .entry(name)
+                .or_insert_with(|| Arc::new(self.bind_group_layout(stage)))
                 .clone()
         };
         let pipeline_layout = self
             .device
             .create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-                label: Some(&format!("parvlc.{stage}")),
+                label: Some(stage.label),
                 bind_group_layouts: &[Some(&bind_layout)],
                 immediate_size: 0,
             });
         let pipeline = self
             .device
             .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                label: Some(&format!("parvlc.{stage}.{entry}")),
+                label: Some(&format!("{}.{entry}", stage.label)),
                 layout: Some(&pipeline_layout),
                 module: &module,
                 entry_point: Some(entry),
@@ -112,58 +137,61 @@ impl Gpu {
                 },
                 cache: None,
             });
-        self.check_errors(stage)?;
+        self.check_errors(name)?;
         let built = Arc::new(Built {
             pipeline,
             layout: (*bind_layout).clone(),
+            stage,
         });
         cache
             .built
             .lock()
-            .map_err(|_| poisoned(stage))?
+            .map_err(|_| poisoned(name))?
             .insert(key, built.clone());
         Ok(built)
     }
 
-    fn bind_group_layout(&self, layout: &StageLayout) -> wgpu::BindGroupLayout {
-        let entries: Vec<wgpu::BindGroupLayoutEntry> = layout
+    fn bind_group_layout(&self, stage: &Stage) -> wgpu::BindGroupLayout {
+        let entries: Vec<wgpu::BindGroupLayoutEntry> = stage
             .bindings
             .iter()
-            .map(|b| {
-                let (binding, ty) = match *b {
-                    Binding::Uniform(i) => (i, wgpu::BufferBindingType::Uniform),
-                    Binding::ReadOnly(i) => {
-                        (i, wgpu::BufferBindingType::Storage { read_only: true })
-                    }
-                    Binding::ReadWrite(i) => {
-                        (i, wgpu::BufferBindingType::Storage { read_only: false })
-                    }
-                };
-                wgpu::BindGroupLayoutEntry {
-                    binding,
-                    visibility: wgpu::ShaderStages::COMPUTE,
-                    ty: wgpu::BindingType::Buffer {
-                        ty,
-                        has_dynamic_offset: false,
-                        min_binding_size: None,
+            .map(|b| wgpu::BindGroupLayoutEntry {
+                binding: b.index,
+                visibility: wgpu::ShaderStages::COMPUTE,
+                ty: wgpu::BindingType::Buffer {
+                    ty: match b.kind {
+                        BindingKind::Uniform => wgpu::BufferBindingType::Uniform,
+                        BindingKind::ReadOnly => {
+                            wgpu::BufferBindingType::Storage { read_only: true }
+                        }
+                        BindingKind::ReadWrite => {
+                            wgpu::BufferBindingType::Storage { read_only: false }
+                        }
                     },
-                    count: None,
-                }
+                    has_dynamic_offset: false,
+                    min_binding_size: None,
+                },
+                count: None,
             })
             .collect();
         self.device
             .create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-                label: Some(&format!("parvlc.{}", layout.stage)),
+                label: Some(stage.label),
                 entries: &entries,
             })
     }
 
-    /// A bind group for `built` from (binding, buffer slice) pairs.
+    /// A bind group for `built` from (binding, buffer slice) pairs: exactly the stage's
+    /// bindings (the registry's), else an error naming the missing or unknown ones (for
+    /// the next `check_errors`) before wgpu's own.
     pub(crate) fn bind(
         &self,
         built: &Built,
         entries: &[(u32, wgpu::BufferBinding<'_>)],
     ) -> wgpu::BindGroup {
+        if let Some(message) = binding_mismatch(built.stage, entries.iter().map(|(i, _)| *i)) {
+            self.report_error(format!("{}: {message}", built.stage.name));
+        }
         let entries: Vec<wgpu::BindGroupEntry> = entries
             .iter()
             .map(|(binding, b)| wgpu::BindGroupEntry {
@@ -172,9 +200,72 @@ impl Gpu {
             })
             .collect();
         self.device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: None,
+            label: Some(built.stage.label),
             layout: &built.layout,
             entries: &entries,
         })
+    }
+}
+
+/// How the bound indices differ from the stage's bindings, if they do.
+fn binding_mismatch(stage: &Stage, bound: impl Iterator<Item = u32>) -> Option<String> {
+    let mut bound: Vec<u32> = bound.collect();
+    bound.sort_unstable();
+    let mut problems = Vec::new();
+    for pair in bound.windows(2) {
+        if pair[0] == pair[1] {
+            problems.push(format!("binding {} bound twice", pair[0]));
+        }
+    }
+    for b in stage.bindings {
+        if bound.binary_search(&b.index).is_err() {
+            problems.push(format!(
+                "binding {} (`{}`, {:?}) not bound",
+                b.index, b.name, b.kind
+            ));
+        }
+    }
+    for i in bound {
+        if !stage.bindings.iter().any(|b| b.index == i) {
+            problems.push(format!("binding {i} bound, but no entry point uses one"));
+        }
+    }
+    (!problems.is_empty()).then(|| problems.join("; "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gpu::registry::huffman::HISTOGRAM;
+
+    #[test]
+    fn a_bind_names_what_it_misses() {
+        assert_eq!(binding_mismatch(&HISTOGRAM, [2, 0, 1].into_iter()), None);
+        let e = binding_mismatch(&HISTOGRAM, [0, 1].into_iter()).unwrap();
+        assert!(
+            e.contains("binding 2 (`histogram`, ReadWrite) not bound"),
+            "{e}"
+        );
+        let e = binding_mismatch(&HISTOGRAM, [0, 1, 2, 2, 7].into_iter()).unwrap();
+        assert!(
+            e.contains("binding 2 bound twice") && e.contains("binding 7"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn a_request_is_checked_against_the_registry() {
+        assert!(check_request(&HISTOGRAM, "main", &[("WG_SIZE", 64.0)]).is_ok());
+        let e = check_request(&HISTOGRAM, "nope", &[])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("huffman/histogram") && e.contains("`nope`"),
+            "{e}"
+        );
+        let e = check_request(&HISTOGRAM, "main", &[("NET", 1.0)]).unwrap_err();
+        assert!(e.to_string().contains("`NET`"), "{e}");
+        let e = check_request(&HISTOGRAM, "main", &[("WG_SIZE", -1.0)]).unwrap_err();
+        assert!(e.to_string().contains("U32"), "{e}");
     }
 }

@@ -1,10 +1,10 @@
-//! Byte-per-bit Huffman encoding on the GPU (shaders/vle_bytestream.wgsl), after Rahmani,
+//! Byte-per-bit Huffman encoding on the GPU (shaders/huffman/bytestream.wgsl), after Rahmani,
 //! "A Parallel Huffman Coder on the CUDA Architecture" (2014), and its CPU twin.
 //!
 //! The paper's GPU steps, for every segment of the input:
 //! 1. a device-wide exclusive scan of the per-symbol code lengths gives every symbol the
-//!    position of its first output bit (`symbol_lengths`, then the crate's scan_u32 through
-//!    [`crate::scan`]);
+//!    position of its first output bit (`symbol_lengths`, then the crate's scan/exclusive
+//!    through [`crate::scan`]);
 //! 2. every symbol writes its code as one byte per bit (0 or 1) into a bit-byte array at
 //!    that position (`scatter_bit_bytes`; bytes live four to a u32, so a run's first and
 //!    last word are OR-ed, the words between stored);
@@ -36,8 +36,9 @@ use super::cuvle::{check_table, gpu_table_words};
 use super::histogram::{histogram_cpu, total_histogram};
 use super::segments::{group_chunks, Segment, SegmentCaps};
 use super::{BitBuf, BitOrder, CodeTable};
+use crate::gpu::registry::huffman::BYTESTREAM;
 use crate::gpu::Window;
-use crate::gpu::{Binding, Gpu, PooledBuffer, Profiler, StageLayout, Timings};
+use crate::gpu::{Gpu, PooledBuffer, Profiler, Timings};
 use crate::scan::{
     encode_exclusive_scan, exclusive_scan_cpu, read_state, scan_u32_blocks, ScanConfig,
     STATE_HEADER,
@@ -46,26 +47,13 @@ use crate::{Error, Result};
 
 #[repr(C)]
 #[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
-/// keep in sync with shaders/vle_bytestream.wgsl `BytestreamParams`
+/// keep in sync with shaders/huffman/bytestream.wgsl `BytestreamParams`
 struct BytestreamParams {
     n_bytes: u32,
     phase: u32,
     n_words: u32,
     out_word_base: u32,
 }
-
-const LAYOUT: StageLayout = StageLayout {
-    stage: "vle_bytestream",
-    bindings: &[
-        Binding::Uniform(0),
-        Binding::ReadOnly(1),
-        Binding::ReadOnly(2),
-        Binding::ReadWrite(3),
-        Binding::ReadOnly(4),
-        Binding::ReadWrite(5),
-        Binding::ReadWrite(6),
-    ],
-};
 
 /// Largest code-bit count of one segment: the scan packs 30-bit values.
 const SEGMENT_BITS_MAX: u64 = (1 << 30) - 64;
@@ -510,10 +498,10 @@ impl<'g> BytestreamEncoder<'g> {
 
         let wg = ("WG_SIZE", scan.workgroup_size as f64);
         let msb = order == BitOrder::MsbFirst;
-        let lengths_pipe = gpu.pipeline(&LAYOUT, "symbol_lengths", &[wg])?;
-        let scatter_pipe = gpu.pipeline(&LAYOUT, "scatter_bit_bytes", &[wg])?;
+        let lengths_pipe = gpu.pipeline(&BYTESTREAM, "symbol_lengths", &[wg])?;
+        let scatter_pipe = gpu.pipeline(&BYTESTREAM, "scatter_bit_bytes", &[wg])?;
         let pack_pipe = gpu.pipeline(
-            &LAYOUT,
+            &BYTESTREAM,
             "pack_bit_bytes",
             &[wg, ("MSB_FIRST", if msb { 1.0 } else { 0.0 })],
         )?;
@@ -530,7 +518,7 @@ impl<'g> BytestreamEncoder<'g> {
             table: gpu
                 .device
                 .create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                    label: Some("parvlc.vle_bytestream.table"),
+                    label: Some("parvlc.huffman.bytestream.table"),
                     contents: bytemuck::cast_slice(&gpu_table_words(table)),
                     usage: wgpu::BufferUsages::STORAGE,
                 }),
@@ -566,7 +554,7 @@ impl<'g> BytestreamEncoder<'g> {
             let params = gpu
                 .device
                 .create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                    label: Some("parvlc.vle_bytestream.params"),
+                    label: Some("parvlc.huffman.bytestream.params"),
                     contents: bytemuck::bytes_of(&params),
                     usage: wgpu::BufferUsages::UNIFORM,
                 });
@@ -691,7 +679,7 @@ impl<'g> BytestreamEncoder<'g> {
         let mut at = 0usize;
         for (seg, &n) in pending.segments.iter().zip(&blocks) {
             read_state(
-                "vle_bytestream",
+                BYTESTREAM.name,
                 scan.strategy,
                 &log[at..at + STATE_HEADER + n],
                 n,
@@ -715,7 +703,7 @@ impl<'g> BytestreamEncoder<'g> {
             .gpu
             .device
             .create_command_encoder(&wgpu::CommandEncoderDescriptor {
-                label: Some("parvlc.vle_bytestream"),
+                label: Some(BYTESTREAM.label),
             });
         let pending = self.encode_into(&mut encoder, &input, table, order, start_bit, false)?;
         self.gpu.queue.submit([encoder.finish()]);
@@ -736,7 +724,7 @@ impl<'g> BytestreamEncoder<'g> {
             .gpu
             .device
             .create_command_encoder(&wgpu::CommandEncoderDescriptor {
-                label: Some("parvlc.vle_bytestream"),
+                label: Some(BYTESTREAM.label),
             });
         let pending = self.encode_into(&mut encoder, &input, table, order, start_bit, false)?;
         if pending.segments.len() > 1 {

@@ -1,4 +1,4 @@
-//! CUVLE on the GPU (shaders/vle_cuvle.wgsl) and its CPU twin.
+//! CUVLE on the GPU (shaders/huffman/cuvle.wgsl) and its CPU twin.
 //!
 //! Flow: upload the input in windows no larger than one storage binding; histogram per
 //! chunk; once the code table is known, every chunk's exact code length follows, so the
@@ -12,17 +12,17 @@ use super::histogram::{encode_histogram, total_histogram};
 pub(crate) use super::segments::Segment;
 use super::segments::{group_chunks, SegmentCaps};
 use super::{BitBuf, BitOrder, CodeTable};
+use crate::gpu::registry::huffman::CUVLE;
 use crate::gpu::Window;
-use crate::gpu::{Binding, Gpu, PooledBuffer, Profiler, StageLayout, Timings};
+use crate::gpu::{Gpu, PooledBuffer, Profiler, Timings};
 use crate::scan::{
-    encode_lookback, read_state, LookbackStage, ScanConfig, ScanStrategy, STATE_BINDING,
-    STATE_HEADER,
+    encode_lookback, read_state, LookbackStage, ScanConfig, ScanStrategy, STATE_HEADER,
 };
 use crate::{Error, Result};
 
 #[repr(C)]
 #[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
-/// keep in sync with shaders/vle_cuvle.wgsl `CuvleParams`
+/// keep in sync with shaders/huffman/cuvle.wgsl `CuvleParams`
 pub(crate) struct CuvleParams {
     pub n_bytes: u32,
     pub n_blocks: u32,
@@ -35,20 +35,9 @@ const SCAN_WORKGROUP_BYTES: u32 = 4 * 1024 + 256;
 /// Average code bits per input byte from which blocks are staged.
 const STAGE_MIN_BITS_PER_BYTE: u64 = 4;
 
-pub(crate) const LAYOUT: StageLayout = StageLayout {
-    stage: "vle_cuvle",
-    bindings: &[
-        Binding::Uniform(0),
-        Binding::ReadOnly(1),
-        Binding::ReadOnly(2),
-        Binding::ReadWrite(3),
-        Binding::ReadWrite(STATE_BINDING),
-    ],
-};
-
 /// Longest code for which the kernel emits two symbols per put (`PAIRS`).
 const PAIRS_MAX_LEN: u32 = 16;
-/// Longest code the kernel's packed table holds (shaders/vle_cuvle.wgsl `PACKED`).
+/// Longest code the kernel's packed table holds (shaders/huffman/cuvle.wgsl `PACKED`).
 const PACKED_MAX_LEN: u32 = 27;
 /// Largest bit count one segment may produce: the look-back packs 30-bit values.
 const SEGMENT_BITS_MAX: u64 = (1 << 30) - 64;
@@ -146,7 +135,7 @@ pub fn check_table(table: &CodeTable, histogram: &[u64; 256]) -> Result<()> {
     Ok(())
 }
 
-/// The CPU twin of vle_cuvle: the same blocks, thread-inputs, scan and word writes
+/// The CPU twin of huffman/cuvle: the same blocks, thread-inputs, scan and word writes
 /// (first and last word OR-ed, the ones between stored), run one invocation at a time.
 /// It mirrors the direct path; the staged path packs the same words in workgroup memory
 /// first, so its output is the same.
@@ -180,7 +169,7 @@ pub fn encode_cuvle_cpu(
     for block in input.chunks(block_bytes) {
         let mut offset = block_base;
         for thread in block.chunks(thread_bytes) {
-            // bitwriter_at / put / flush / finish, as in shaders/lib/bitwriter.wgsl: the
+            // bitwriter_at / put / flush / finish, as in shaders/common/bitwriter.wgsl: the
             // first full word is held back and OR-ed at the end, like the partial last one.
             let first_word = (offset >> 5) as usize;
             let mut word = first_word;
@@ -279,10 +268,10 @@ impl Plan {
         for seg in &self.segments {
             let n = seg.n_blocks as usize;
             let words = log.get(at..at + STATE_HEADER + n).ok_or(Error::Gpu {
-                stage: "vle_cuvle",
+                stage: CUVLE.name,
                 message: "scan log truncated".into(),
             })?;
-            let report = read_state("vle_cuvle", strategy, words, n, seg.bits)?;
+            let report = read_state(CUVLE.name, strategy, words, n, seg.bits)?;
             fallbacks += report.fallbacks as u64;
             block_offsets.extend(
                 report
@@ -430,7 +419,7 @@ impl<'g> VleEncoder<'g> {
         &self.config
     }
 
-    /// Words of the block stage in workgroup memory (see shaders/lib/bitwriter.wgsl),
+    /// Words of the block stage in workgroup memory (see shaders/common/bitwriter.wgsl),
     /// 0 for the paper's direct writes. Staging pays from about 4 bits per byte (on the
     /// H200: +7% at 4.5 bits, +14% at 7) and costs below (-11% at 2 bits: fewer words to
     /// write, and the workgroup memory costs occupancy and L1), so the stage is used from
@@ -504,7 +493,7 @@ impl<'g> VleEncoder<'g> {
             .gpu
             .device
             .create_command_encoder(&wgpu::CommandEncoderDescriptor {
-                label: Some("parvlc.vle_histogram"),
+                label: Some(crate::gpu::registry::huffman::HISTOGRAM.label),
             });
         encoder.clear_buffer(&hist, 0, None);
         let mut profiler = profiler;
@@ -629,7 +618,7 @@ impl<'g> VleEncoder<'g> {
             let params = gpu
                 .device
                 .create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                    label: Some("parvlc.vle_cuvle.params"),
+                    label: Some("parvlc.huffman.cuvle.params"),
                     contents: bytemuck::bytes_of(&params),
                     usage: wgpu::BufferUsages::UNIFORM,
                 });
@@ -639,7 +628,7 @@ impl<'g> VleEncoder<'g> {
                 encoder,
                 profile.then_some(&mut profiler),
                 LookbackStage {
-                    layout: &LAYOUT,
+                    shader: &CUVLE,
                     label: "cuvle",
                     constants: vec![
                         ("NET", self.config.net as f64),
@@ -692,7 +681,7 @@ impl<'g> VleEncoder<'g> {
         self.gpu
             .device
             .create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                label: Some("parvlc.vle_cuvle.table"),
+                label: Some("parvlc.huffman.cuvle.table"),
                 contents: bytemuck::cast_slice(&gpu_table_words(table)),
                 usage: wgpu::BufferUsages::STORAGE,
             })
@@ -744,7 +733,7 @@ impl<'g> VleEncoder<'g> {
             .gpu
             .device
             .create_command_encoder(&wgpu::CommandEncoderDescriptor {
-                label: Some("parvlc.vle_cuvle"),
+                label: Some(CUVLE.label),
             });
         let pending = self.encode_into(&mut encoder, &input, &table_buf, &plan, false)?;
         self.gpu.queue.submit([encoder.finish()]);

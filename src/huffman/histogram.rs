@@ -1,15 +1,16 @@
-//! Byte histograms per input chunk, on the GPU (shaders/vle_histogram.wgsl) and its CPU twin.
+//! Byte histograms per input chunk, on the GPU (shaders/huffman/histogram.wgsl) and its CPU twin.
 //! Per-chunk counts give the exact code length of every chunk once the code table is
 //! known, which is what lets the encoder plan its segments without a round trip.
 
 use wgpu::util::DeviceExt;
 
-use crate::gpu::{Binding, Gpu, Profiler, StageLayout};
+use crate::gpu::registry::huffman::HISTOGRAM;
+use crate::gpu::{Gpu, Profiler};
 use crate::Result;
 
 #[repr(C)]
 #[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
-/// keep in sync with shaders/vle_histogram.wgsl `HistogramParams`
+/// keep in sync with shaders/huffman/histogram.wgsl `HistogramParams`
 pub(crate) struct HistogramParams {
     pub n_bytes: u32,
     pub words_per_workgroup: u32,
@@ -17,16 +18,7 @@ pub(crate) struct HistogramParams {
     pub hist_base: u32,
 }
 
-pub(crate) const LAYOUT: StageLayout = StageLayout {
-    stage: "vle_histogram",
-    bindings: &[
-        Binding::Uniform(0),
-        Binding::ReadOnly(1),
-        Binding::ReadWrite(2),
-    ],
-};
-
-/// Histogram of each `chunk_bytes` chunk of `input`: the CPU twin of vle_histogram.
+/// Histogram of each `chunk_bytes` chunk of `input`: the CPU twin of huffman/histogram.
 pub fn histogram_cpu(input: &[u8], chunk_bytes: usize) -> Vec<[u64; 256]> {
     use rayon::prelude::*;
     input
@@ -87,11 +79,11 @@ pub(crate) fn encode_histogram(
     let params = gpu
         .device
         .create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some("parvlc.vle_histogram.params"),
+            label: Some("parvlc.huffman.histogram.params"),
             contents: bytemuck::bytes_of(&params),
             usage: wgpu::BufferUsages::UNIFORM,
         });
-    let built = gpu.pipeline(&LAYOUT, "main", &[("WG_SIZE", workgroup_size as f64)])?;
+    let built = gpu.pipeline(&HISTOGRAM, "main", &[("WG_SIZE", workgroup_size as f64)])?;
     let bind = gpu.bind(
         &built,
         &[
@@ -102,7 +94,7 @@ pub(crate) fn encode_histogram(
     );
     let timestamp_writes = profiler.and_then(|p| p.pass("histogram"));
     let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-        label: Some("parvlc.vle_histogram"),
+        label: Some(HISTOGRAM.label),
         timestamp_writes,
     });
     pass.set_pipeline(&built.pipeline);

@@ -71,7 +71,7 @@ impl BitBuf {
 }
 
 /// An LSB-first packed word in the stream's bit order: for MSB-first, the bits of every
-/// byte reversed (twin of shaders/lib/bitwriter.wgsl `stream_word`).
+/// byte reversed (twin of shaders/common/bitwriter.wgsl `stream_word`).
 pub(crate) fn stream_word(lsb_first: u32, order: BitOrder) -> u32 {
     match order {
         BitOrder::LsbFirst => lsb_first,

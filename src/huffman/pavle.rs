@@ -1,10 +1,10 @@
-//! PAVLE on the GPU (shaders/vle_pavle.wgsl, shaders/vle_pavle_compact.wgsl) and its CPU
-//! twin: the baseline of the CUVLE paper, A. Balevic's "Parallel variable-length encoding
+//! PAVLE on the GPU (shaders/huffman/pavle.wgsl, shaders/huffman/pavle_compact.wgsl) and
+//! its CPU twin: the baseline of the CUVLE paper, A. Balevic's "Parallel variable-length encoding
 //! on GPGPUs" (Euro-Par 2009 workshops, LNCS 6043, 2010), built as that paper describes it.
 //!
 //! Three passes per segment, all recorded into the caller's command encoder:
 //!
-//! 1. `vle_pavle` (profiler label `"pavle"`): one workgroup per block-input of
+//! 1. `huffman/pavle` (profiler label `"pavle"`): one workgroup per block-input of
 //!    `workgroup_size` thread-inputs of NET words (a grid-stride loop when there are more
 //!    blocks than one dispatch holds; no tickets, no persistent workgroups). The code table
 //!    is cached in workgroup memory; each invocation encodes its thread-input; a workgroup
@@ -13,10 +13,10 @@
 //!    the buffer is copied out to the block's own slot of an intermediate buffer (slot j at
 //!    a fixed stride, the block's worst-case size: "at the position of the block's input"
 //!    once codes may be longer than 8 bits), and the block's bit length to a per-block array.
-//! 2. `scan_u32` (`"pavle_scan"`): the exclusive scan of the block bit lengths gives every
-//!    block-code's offset (the device-wide scan of [`crate::scan`], decoupled look-back).
-//! 3. `vle_pavle_compact` (`"pavle_compact"`): one workgroup per block-code shifts its words
-//!    into place in the final stream: stores for the words only that block covers,
+//! 2. `scan/exclusive` (`"pavle_scan"`): the exclusive scan of the block bit lengths gives
+//!    every block-code's offset (the device-wide scan of [`crate::scan`], decoupled look-back).
+//! 3. `huffman/pavle_compact` (`"pavle_compact"`): one workgroup per block-code shifts its
+//!    words into place in the final stream: stores for the words only that block covers,
 //!    atomicOr for its first and last word, which it shares with its neighbours.
 //!
 //! Passes 2 and 3 are the compaction the CUVLE paper charges to PAVLE's total time.
@@ -59,8 +59,9 @@ use super::cuvle::{check_table, gpu_table_words};
 use super::histogram::{histogram_cpu, total_histogram};
 use super::segments::{group_chunks, Segment, SegmentCaps};
 use super::{BitBuf, BitOrder, CodeTable};
+use crate::gpu::registry::huffman::{PAVLE, PAVLE_COMPACT};
 use crate::gpu::Window;
-use crate::gpu::{Binding, Flavour, Gpu, PooledBuffer, Profiler, StageLayout, Timings};
+use crate::gpu::{Flavour, Gpu, PooledBuffer, Profiler, Timings};
 use crate::scan::{
     encode_exclusive_scan, read_state, scan_u32_blocks, ScanConfig,
     CPU_ADAPTER_BLOCKS_PER_WORKGROUP, STATE_HEADER, VALUE_MASK,
@@ -69,7 +70,7 @@ use crate::{Error, Result};
 
 #[repr(C)]
 #[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
-/// keep in sync with shaders/vle_pavle.wgsl `PavleParams`
+/// keep in sync with shaders/huffman/pavle.wgsl `PavleParams`
 struct PavleParams {
     n_bytes: u32,
     n_blocks: u32,
@@ -79,7 +80,7 @@ struct PavleParams {
 
 #[repr(C)]
 #[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
-/// keep in sync with shaders/vle_pavle_compact.wgsl `CompactParams`
+/// keep in sync with shaders/huffman/pavle_compact.wgsl `CompactParams`
 struct CompactParams {
     n_blocks: u32,
     slot_words: u32,
@@ -87,32 +88,10 @@ struct CompactParams {
     out_word_base: u32,
 }
 
-const LAYOUT: StageLayout = StageLayout {
-    stage: "vle_pavle",
-    bindings: &[
-        Binding::Uniform(0),
-        Binding::ReadOnly(1),
-        Binding::ReadOnly(2),
-        Binding::ReadWrite(3),
-        Binding::ReadWrite(4),
-    ],
-};
-
-const COMPACT_LAYOUT: StageLayout = StageLayout {
-    stage: "vle_pavle_compact",
-    bindings: &[
-        Binding::Uniform(0),
-        Binding::ReadOnly(1),
-        Binding::ReadOnly(2),
-        Binding::ReadWrite(3),
-        Binding::ReadOnly(4),
-    ],
-};
-
-/// Workgroup memory of the code table (shaders/vle_pavle.wgsl `table_code`, `table_len`).
+/// Workgroup memory of the code table (shaders/huffman/pavle.wgsl `table_code`, `table_len`).
 const TABLE_BYTES: u64 = 2 * 256 * 4;
-/// Workgroup memory of the workgroup scan: keep in sync with shaders/lib/wg_scan.wgsl
-/// `WG_SCAN_MAX` and shaders/lib/wg_scan_subgroup.wgsl `WG_SCAN_MAX_SUBGROUPS`.
+/// Workgroup memory of the workgroup scan: keep in sync with shaders/common/wg_scan.wgsl
+/// `WG_SCAN_MAX` and shaders/common/wg_scan_subgroup.wgsl `WG_SCAN_MAX_SUBGROUPS`.
 const SCAN_BYTES_WORKGROUP: u64 = 1024 * 4;
 const SCAN_BYTES_SUBGROUP: u64 = 256 * 4;
 /// Room for alignment and the odd workgroup variable.
@@ -201,7 +180,7 @@ fn check_start_bit(start_bit: u32) -> Result<()> {
 }
 
 /// Word `k` of a block-code (LSB-first words `slot`) that starts `shift` bits into its
-/// first output word: shaders/vle_pavle_compact.wgsl `shifted_word`.
+/// first output word: shaders/huffman/pavle_compact.wgsl `shifted_word`.
 fn shifted_word(slot: &[u32], k: usize, shift: u32) -> u32 {
     let mut v = slot.get(k).map_or(0, |&w| w << shift);
     if shift != 0 && k > 0 {
@@ -231,7 +210,7 @@ pub fn encode_pavle_cpu(
     let block_bytes = config.block_bytes() as usize;
     let thread_bytes = config.net as usize * 4;
 
-    // Pass 1 (vle_pavle): block-codes into their slots, lengths beside them.
+    // Pass 1 (huffman/pavle): block-codes into their slots, lengths beside them.
     let n_blocks = input.len().div_ceil(block_bytes);
     let mut slots = vec![0u32; n_blocks * slot_words];
     let mut block_bits = Vec::with_capacity(n_blocks);
@@ -240,7 +219,7 @@ pub fn encode_pavle_cpu(
         buffer.fill(0);
         let mut position = 0u32; // the workgroup scan, one thread at a time
         for thread in block.chunks(thread_bytes) {
-            // lib/bitwriter_wg.wgsl: at / put / finish.
+            // huffman/bitwriter_wg.wgsl: at / put / finish.
             let mut word = (position >> 5) as usize;
             let mut fill = position & 31;
             let mut pending = 0u32;
@@ -268,7 +247,7 @@ pub fn encode_pavle_cpu(
         block_bits.push(position);
     }
 
-    // Pass 2 (vle_pavle_compact): offsets by exclusive scan, then shift into place.
+    // Pass 2 (huffman/pavle_compact): offsets by exclusive scan, then shift into place.
     let total_bits = start_bit as u64 + block_bits.iter().map(|&b| b as u64).sum::<u64>();
     let mut out = vec![0u32; total_bits.div_ceil(32) as usize];
     let mut offset = start_bit as u64;
@@ -592,13 +571,13 @@ impl<'g> PavleEncoder<'g> {
         let table_buf = gpu
             .device
             .create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                label: Some("parvlc.vle_pavle.table"),
+                label: Some("parvlc.huffman.pavle.table"),
                 contents: bytemuck::cast_slice(&gpu_table_words(table)),
                 usage: wgpu::BufferUsages::STORAGE,
             });
         let wg = self.config.workgroup_size;
         let encode = gpu.pipeline(
-            &LAYOUT,
+            &PAVLE,
             "main",
             &[
                 ("WG_SIZE", wg as f64),
@@ -612,7 +591,7 @@ impl<'g> PavleEncoder<'g> {
             0.0
         };
         let compact = gpu.pipeline(
-            &COMPACT_LAYOUT,
+            &PAVLE_COMPACT,
             "compact",
             &[("WG_SIZE", wg as f64), ("MSB_FIRST", msb)],
         )?;
@@ -640,7 +619,7 @@ impl<'g> PavleEncoder<'g> {
             let params = gpu
                 .device
                 .create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                    label: Some("parvlc.vle_pavle.params"),
+                    label: Some("parvlc.huffman.pavle.params"),
                     contents: bytemuck::bytes_of(&PavleParams {
                         n_bytes: seg.n_bytes as u32,
                         n_blocks: seg.n_blocks,
@@ -711,7 +690,7 @@ impl<'g> PavleEncoder<'g> {
             let compact_params = gpu
                 .device
                 .create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                    label: Some("parvlc.vle_pavle_compact.params"),
+                    label: Some("parvlc.huffman.pavle_compact.params"),
                     contents: bytemuck::bytes_of(&CompactParams {
                         n_blocks: seg.n_blocks,
                         slot_words: plan.slot_words,
@@ -782,7 +761,7 @@ impl<'g> PavleEncoder<'g> {
         for seg in &plan.segments {
             let n = scan_u32_blocks(seg.n_blocks, &scan) as usize;
             read_state(
-                "vle_pavle",
+                PAVLE.name,
                 scan.strategy,
                 &log[at..at + STATE_HEADER + n],
                 n,
@@ -790,7 +769,7 @@ impl<'g> PavleEncoder<'g> {
             )?;
             at += STATE_HEADER + n;
         }
-        self.gpu.check_errors("vle_pavle")?;
+        self.gpu.check_errors(PAVLE.name)?;
         log::debug!(
             "pavle: {} bits in {} segments, slots of {} words (codes up to {} bits)",
             plan.total_bits,
@@ -817,7 +796,7 @@ impl<'g> PavleEncoder<'g> {
             .gpu
             .device
             .create_command_encoder(&wgpu::CommandEncoderDescriptor {
-                label: Some("parvlc.vle_pavle"),
+                label: Some(PAVLE.label),
             });
         let pending = self.encode_into(&mut encoder, &input, table, order, start_bit, false)?;
         self.gpu.queue.submit([encoder.finish()]);

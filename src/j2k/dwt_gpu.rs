@@ -1,4 +1,4 @@
-//! The encoder's front end on the GPU (shaders/j2k_dwt.wgsl): DC level shift + RCT, the
+//! The encoder's front end on the GPU (shaders/j2k/dwt.wgsl): DC level shift + RCT, the
 //! reversible 5/3 DWT over all levels, and the gather of every code-block into the batch.
 //! The CPU twin is [`super::transform_cpu`] (rct.rs, dwt.rs and the gather): the GPU's
 //! coefficients equal its [`CodeBlockBatch::coeffs`] i32 for i32.
@@ -20,7 +20,8 @@ use wgpu::util::DeviceExt;
 
 use super::partition::{self, Layout};
 use super::{band_orientation, CodeBlockBatch, CodeBlockJob, Image};
-use crate::gpu::{Binding, Gpu, PooledBuffer, Profiler, StageLayout, Timings};
+use crate::gpu::registry::j2k::DWT;
+use crate::gpu::{Gpu, PooledBuffer, Profiler, Timings};
 use crate::{Error, Result};
 
 /// Profiler label of the level shift + RCT pass.
@@ -32,20 +33,9 @@ pub const PASS_GATHER: &str = "j2k_gather";
 
 const WG_SIZE: u32 = 256;
 
-const LAYOUT: StageLayout = StageLayout {
-    stage: "j2k_dwt",
-    bindings: &[
-        Binding::Uniform(0),
-        Binding::ReadOnly(1),
-        Binding::ReadOnly(2),
-        Binding::ReadWrite(3),
-        Binding::ReadOnly(4),
-    ],
-};
-
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, bytemuck::Pod, bytemuck::Zeroable)]
-/// keep in sync with shaders/j2k_dwt.wgsl `Params`
+/// keep in sync with shaders/j2k/dwt.wgsl `Params`
 struct DwtParams {
     region_w: u32,
     region_h: u32,
@@ -59,7 +49,7 @@ struct DwtParams {
 
 #[repr(C)]
 #[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
-/// keep in sync with shaders/j2k_dwt.wgsl `Block`
+/// keep in sync with shaders/j2k/dwt.wgsl `Block`
 struct GpuBlock {
     offset: u32,
     x0: u32,
@@ -272,7 +262,7 @@ impl DwtGpu {
     /// Build the stage's pipelines (once per [`Gpu`]).
     pub fn new(gpu: &Gpu) -> Result<DwtGpu> {
         for entry in ["rct", "columns", "rows", "gather"] {
-            gpu.pipeline(&LAYOUT, entry, &Self::constants())?;
+            gpu.pipeline(&DWT, entry, &Self::constants())?;
         }
         Ok(DwtGpu { _built: () })
     }
@@ -305,10 +295,10 @@ impl DwtGpu {
         }
         let constants = Self::constants();
         // Entry points by index: 0 rct, 1 columns, 2 rows, 3 gather.
-        let rct = gpu.pipeline(&LAYOUT, "rct", &constants)?;
-        let columns = gpu.pipeline(&LAYOUT, "columns", &constants)?;
-        let rows = gpu.pipeline(&LAYOUT, "rows", &constants)?;
-        let gather = gpu.pipeline(&LAYOUT, "gather", &constants)?;
+        let rct = gpu.pipeline(&DWT, "rct", &constants)?;
+        let columns = gpu.pipeline(&DWT, "columns", &constants)?;
+        let rows = gpu.pipeline(&DWT, "rows", &constants)?;
+        let gather = gpu.pipeline(&DWT, "gather", &constants)?;
 
         let storage = wgpu::BufferUsages::STORAGE;
         let coeff_bytes = plan.n_coeffs() * 4;
@@ -334,7 +324,7 @@ impl DwtGpu {
         let blocks_buffer = gpu
             .device
             .create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                label: Some("parvlc.j2k_dwt.blocks"),
+                label: Some("parvlc.j2k.dwt.blocks"),
                 contents: bytemuck::cast_slice(&blocks),
                 usage: storage,
             });
@@ -461,7 +451,7 @@ impl DwtGpu {
             }
             let timestamp_writes = profiler.as_deref_mut().and_then(|p| p.pass(label));
             let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                label: Some("parvlc.j2k_dwt"),
+                label: Some(DWT.label),
                 timestamp_writes,
             });
             for i in range {
@@ -492,7 +482,7 @@ impl DwtGpu {
         let mut encoder = gpu
             .device
             .create_command_encoder(&wgpu::CommandEncoderDescriptor {
-                label: Some("parvlc.j2k_dwt"),
+                label: Some(DWT.label),
             });
         let out = self.encode_into(gpu, &mut encoder, samples, plan, Some(&mut profiler))?;
         profiler.resolve(&mut encoder);
@@ -516,11 +506,11 @@ impl DwtGpu {
         let mut encoder = gpu
             .device
             .create_command_encoder(&wgpu::CommandEncoderDescriptor {
-                label: Some("parvlc.j2k_dwt"),
+                label: Some(DWT.label),
             });
         let out = self.encode_into(gpu, &mut encoder, &samples, &plan, None)?;
         gpu.queue.submit([encoder.finish()]);
-        gpu.check_errors("j2k_dwt")?;
+        gpu.check_errors(DWT.name)?;
         out.read(gpu).await
     }
 }

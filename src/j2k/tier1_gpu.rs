@@ -1,4 +1,4 @@
-//! EBCOT tier-1 on the GPU (shaders/j2k_tier1.wgsl): many code-blocks per dispatch, one
+//! EBCOT tier-1 on the GPU (shaders/j2k/tier1.wgsl): many code-blocks per dispatch, one
 //! workgroup per code-block, byte for byte the CPU twin [`crate::j2k::tier1::encode_code_block`].
 //!
 //! The kernel is the fast-mode paper's one-kernel strategy (Algorithm 1): stripe-column
@@ -6,7 +6,7 @@
 //! in parallel, MQ-coded passes coded by one invocation from the context-decision pairs
 //! the others produced. With `bypass_from: None` the same kernel MQ-codes every pass:
 //! that is the all-MQ baseline the fast mode is measured against.
-//! [`Tier1Strategy::ThreeKernel`] (shaders/j2k_tier1_split.wgsl) is the paper's other
+//! [`Tier1Strategy::ThreeKernel`] (shaders/j2k/tier1_split.wgsl) is the paper's other
 //! organisation, for many code-blocks at once: per bit-plane a context-modelling, a
 //! raw-pass and an MQ kernel over all blocks, state in global memory; same bytes.
 //!
@@ -15,14 +15,13 @@
 //! nothing past it), so such a block is encoded again with exactly the room it needs.
 
 use super::tier1::{BandOrientation, CodeBlockCoded, PassInfo, Tier1Options};
-use crate::gpu::{Binding, Gpu, PooledBuffer, Profiler, StageLayout};
+use crate::gpu::registry::j2k::{TIER1, TIER1_SPLIT};
+use crate::gpu::{Gpu, PooledBuffer, Profiler};
 use crate::{Error, Result};
-
-const STAGE: &str = "j2k_tier1";
 
 #[repr(C)]
 #[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
-/// keep in sync with shaders/j2k_tier1.wgsl `Tier1Params`
+/// keep in sync with shaders/j2k/tier1.wgsl `Tier1Params`
 struct Tier1Params {
     n_blocks: u32,
     bypass_from: u32,
@@ -32,7 +31,7 @@ struct Tier1Params {
 
 #[repr(C)]
 #[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
-/// keep in sync with shaders/j2k_tier1.wgsl `BlockDesc`
+/// keep in sync with shaders/j2k/tier1.wgsl `BlockDesc`
 struct BlockDesc {
     coeff_offset: u32,
     width: u32,
@@ -44,7 +43,7 @@ struct BlockDesc {
     pad: u32,
 }
 
-/// Result record per block (keep in sync with shaders/j2k_tier1.wgsl `results`): bytes,
+/// Result record per block (keep in sync with shaders/j2k/tier1.wgsl `results`): bytes,
 /// bit-planes, passes, then one word per pass.
 const RESULT_HEAD: usize = 3;
 /// 32 bit-planes at most (|i32::MIN| = 2^31): 3 * 32 - 2 passes.
@@ -58,37 +57,13 @@ const MAX_STRIPE_COLUMNS: usize = 1024;
 /// Largest stripe-column count per invocation the kernel holds (shaders `MAX_CPI`).
 const MAX_CPI: u32 = 8;
 
-const LAYOUT: StageLayout = StageLayout {
-    stage: STAGE,
-    bindings: &[
-        Binding::Uniform(0),
-        Binding::ReadOnly(1),
-        Binding::ReadOnly(2),
-        Binding::ReadWrite(3),
-        Binding::ReadWrite(4),
-    ],
-};
-
-const SPLIT_STAGE: &str = "j2k_tier1_split";
-const SPLIT_LAYOUT: StageLayout = StageLayout {
-    stage: SPLIT_STAGE,
-    bindings: &[
-        Binding::Uniform(0),
-        Binding::ReadOnly(1),
-        Binding::ReadOnly(2),
-        Binding::ReadWrite(3),
-        Binding::ReadWrite(4),
-        Binding::ReadWrite(5),
-        Binding::ReadWrite(6),
-    ],
-};
 /// Per-block state and scratch words of the three-kernel strategy (keep in sync with
-/// shaders/j2k_tier1_split.wgsl `STATE_WORDS`, `SCRATCH_WORDS`).
+/// shaders/j2k/tier1_split.wgsl `STATE_WORDS`, `SCRATCH_WORDS`).
 const SPLIT_STATE_WORDS: u64 = 176;
 const SPLIT_SCRATCH_WORDS: u64 = 3073;
 /// Code-blocks per workgroup of the split strategy's MQ kernel (one invocation each).
 const SPLIT_MQ_WG: u32 = 64;
-/// Raw segment room of lib/bitstuff_wg.wgsl: at most 2 bits per sample of 4096, which
+/// Raw segment room of common/bitstuff_wg.wgsl: at most 2 bits per sample of 4096, which
 /// stuffing turns into at most ceil(8192 / 7) bytes.
 const BS_IN_WORDS: f64 = 257.0;
 const BS_OUT_WORDS: f64 = 296.0;
@@ -294,12 +269,12 @@ impl Tier1Gpu {
     fn warm(&self, gpu: &Gpu, cpi: u32) -> Result<()> {
         match self.config.strategy {
             Tier1Strategy::OneKernel => {
-                gpu.pipeline(&LAYOUT, "main", &self.constants(cpi))?;
+                gpu.pipeline(&TIER1, "main", &self.constants(cpi))?;
             }
             Tier1Strategy::ThreeKernel => {
-                gpu.pipeline(&SPLIT_LAYOUT, "cm", &self.constants(cpi))?;
-                gpu.pipeline(&SPLIT_LAYOUT, "raw", &self.constants(cpi))?;
-                gpu.pipeline(&SPLIT_LAYOUT, "mq", &Self::mq_constants())?;
+                gpu.pipeline(&TIER1_SPLIT, "cm", &self.constants(cpi))?;
+                gpu.pipeline(&TIER1_SPLIT, "raw", &self.constants(cpi))?;
+                gpu.pipeline(&TIER1_SPLIT, "mq", &Self::mq_constants())?;
             }
         }
         Ok(())
@@ -632,7 +607,7 @@ impl Tier1Gpu {
                 self.encode_split(gpu, d, batch.bypass_from, encoder, profiler.as_deref_mut())?;
                 continue;
             }
-            let built = gpu.pipeline(&LAYOUT, "main", &self.constants(d.cpi))?;
+            let built = gpu.pipeline(&TIER1, "main", &self.constants(d.cpi))?;
             let bind = gpu.bind(
                 &built,
                 &[
@@ -645,14 +620,14 @@ impl Tier1Gpu {
             );
             let timestamp_writes = profiler.as_deref_mut().and_then(|p| p.pass("tier1"));
             let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                label: Some("parvlc.j2k_tier1"),
+                label: Some(TIER1.label),
                 timestamp_writes,
             });
             pass.set_pipeline(&built.pipeline);
             pass.set_bind_group(0, &bind, &[]);
             pass.dispatch_workgroups((d.blocks.len() as u32).min(max_groups), 1, 1);
         }
-        gpu.check_errors(STAGE)
+        gpu.check_errors(TIER1.name)
     }
 
     /// The three-kernel strategy: per bit-plane, context modelling, raw passes and MQ
@@ -673,9 +648,9 @@ impl Tier1Gpu {
         else {
             return Ok(());
         };
-        let cm = gpu.pipeline(&SPLIT_LAYOUT, "cm", &self.constants(d.cpi))?;
-        let raw = gpu.pipeline(&SPLIT_LAYOUT, "raw", &self.constants(d.cpi))?;
-        let mq = gpu.pipeline(&SPLIT_LAYOUT, "mq", &Self::mq_constants())?;
+        let cm = gpu.pipeline(&TIER1_SPLIT, "cm", &self.constants(d.cpi))?;
+        let raw = gpu.pipeline(&TIER1_SPLIT, "raw", &self.constants(d.cpi))?;
+        let mq = gpu.pipeline(&TIER1_SPLIT, "mq", &Self::mq_constants())?;
         let n = d.blocks.len() as u32;
         let max_groups = gpu.limits.max_compute_workgroups_per_dimension.max(1);
         let groups = n.min(max_groups);
@@ -705,7 +680,7 @@ impl Tier1Gpu {
         }
         let timestamp_writes = profiler.and_then(|p| p.pass("tier1"));
         let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-            label: Some("parvlc.j2k_tier1_split"),
+            label: Some(TIER1_SPLIT.label),
             timestamp_writes,
         });
         for (plane, (b_cm, b_raw, b_mq)) in (1..=planes).zip(&binds) {
@@ -795,7 +770,7 @@ impl Tier1Gpu {
             let again = self.upload_with(gpu, &jobs, &caps, opts)?;
             for (&(i, _), r) in retry.iter().zip(self.run(gpu, &again).await?) {
                 out[i] = Some(r.map_err(|need| Error::Gpu {
-                    stage: STAGE,
+                    stage: TIER1.name,
                     message: format!(
                         "code-block {i} needed {need} bytes after a re-encode with that room"
                     ),
@@ -806,7 +781,7 @@ impl Tier1Gpu {
             .enumerate()
             .map(|(i, b)| {
                 b.ok_or_else(|| Error::Gpu {
-                    stage: STAGE,
+                    stage: TIER1.name,
                     message: format!("code-block {i} has no result"),
                 })
             })
@@ -821,7 +796,7 @@ impl Tier1Gpu {
         let mut encoder = gpu
             .device
             .create_command_encoder(&wgpu::CommandEncoderDescriptor {
-                label: Some("parvlc.j2k_tier1"),
+                label: Some(TIER1.label),
             });
         self.encode_into(gpu, batch, &mut encoder, None)?;
         gpu.queue.submit([encoder.finish()]);
@@ -852,7 +827,7 @@ impl Tier1Batch {
 
 fn corrupt(message: String) -> Error {
     Error::Gpu {
-        stage: STAGE,
+        stage: TIER1.name,
         message,
     }
 }
@@ -949,7 +924,7 @@ impl GpuTier1 {
         let mut encoder = gpu
             .device
             .create_command_encoder(&wgpu::CommandEncoderDescriptor {
-                label: Some("parvlc.j2k_dwt"),
+                label: Some(crate::gpu::registry::j2k::DWT.label),
             });
         // `front`'s work buffers stay alive (out of the pool) until the submission.
         let front = DwtGpu::new(gpu)?.encode_into(gpu, &mut encoder, &samples, &plan, None)?;
@@ -977,7 +952,7 @@ impl GpuTier1 {
         };
         self.tier1.encode_into(gpu, &batch, &mut encoder, None)?;
         gpu.queue.submit([encoder.finish()]);
-        gpu.check_errors(STAGE)?;
+        gpu.check_errors(TIER1.name)?;
         self.tier1
             .finish_resident(gpu, &batch, &plan.jobs, opts)
             .await

@@ -1,0 +1,232 @@
+// CUVLE (Fuentes-Alventosa et al.): variable-length encoding with the code table cached
+// in workgroup memory, persistent workgroups taking block-inputs by ticket, block offsets
+// by common/lookback.wgsl, and each invocation writing its thread-code straight into the
+// output (common/bitwriter.wgsl). CPU twin: src/huffman/cuvle.rs `encode_cuvle_cpu`.
+//!import common/lookback
+//!import common/wg_scan
+//!import common/bitwriter
+
+struct CuvleParams {
+    n_bytes: u32,       // input bytes in this segment
+    n_blocks: u32,      // block-inputs in this segment
+    start_bit: u32,     // bit offset of the first code within output word `out_word_base`
+    out_word_base: u32, // first output word of this segment within the bound window
+}
+// keep in sync with src/huffman/cuvle.rs `CuvleParams`
+@group(0) @binding(0) var<uniform> params: CuvleParams;
+@group(0) @binding(1) var<storage, read> input: array<vec4<u32>>;
+// [0, 256): codes, bit-reversed (first bit in bit 0); [256, 512): lengths.
+@group(0) @binding(2) var<storage, read> code_table: array<u32, 512>;
+
+// Input words per invocation (the paper's NET): a multiple of 4, at most 32.
+override NET: u32 = 16u;
+const MAX_NET_VEC4: u32 = 8u;
+
+// PACKED: one word per symbol, code in the low bits and length in the top five (codes of
+// at most 27 bits; one workgroup-memory read per symbol when writing). Otherwise codes
+// and lengths in two tables (codes up to 32 bits).
+override PACKED: bool = true;
+// Codes of at most 16 bits: two symbols always fit one 32-bit put, which halves the
+// per-symbol flush checks (each a branch some lane of a warp takes on almost every symbol).
+override PAIRS: bool = false;
+const PACKED_LEN_SHIFT: u32 = 27u;
+
+var<workgroup> table_code: array<u32, 256>;
+var<workgroup> table_len: array<u32, 256>;
+var<workgroup> block_staged: u32;
+
+fn code_len(symbol: u32) -> u32 {
+    if PACKED {
+        return table_code[symbol] >> PACKED_LEN_SHIFT;
+    }
+    return table_len[symbol];
+}
+
+fn put_symbol(writer: ptr<function, BitWriter>, symbol: u32) {
+    if PACKED {
+        let entry = table_code[symbol];
+        bitwriter_put(writer, entry & ((1u << PACKED_LEN_SHIFT) - 1u), entry >> PACKED_LEN_SHIFT);
+    } else {
+        bitwriter_put(writer, table_code[symbol], table_len[symbol]);
+    }
+}
+
+fn bytes_in_word(first_byte: u32) -> u32 {
+    if first_byte >= params.n_bytes {
+        return 0u;
+    }
+    return min(4u, params.n_bytes - first_byte);
+}
+
+fn full_word_bits(word: u32) -> u32 {
+    return code_len(word & 0xffu) + code_len((word >> 8u) & 0xffu)
+        + code_len((word >> 16u) & 0xffu) + code_len(word >> 24u);
+}
+
+fn word_bits(word: u32, valid: u32) -> u32 {
+    if valid == 4u {
+        return full_word_bits(word);
+    }
+    var bits = 0u;
+    for (var k = 0u; k < valid; k++) {
+        bits += code_len((word >> (8u * k)) & 0xffu);
+    }
+    return bits;
+}
+
+// First byte of the thread-input of `lane` in `block`.
+fn thread_input_byte(block: u32, lane: u32) -> u32 {
+    return (block * WG_SIZE + lane) * NET * 4u;
+}
+
+fn thread_input_bits(block: u32, lane: u32) -> u32 {
+    let first_vec = (block * WG_SIZE + lane) * (NET / 4u);
+    let first_byte = thread_input_byte(block, lane);
+    var bits = 0u;
+    for (var v = 0u; v < NET / 4u; v++) {
+        if first_byte + v * 16u >= params.n_bytes {
+            break;
+        }
+        let q = input[first_vec + v];
+        for (var k = 0u; k < 4u; k++) {
+            bits += word_bits(q[k], bytes_in_word(first_byte + v * 16u + k * 4u));
+        }
+    }
+    return bits;
+}
+
+// The decoupled fallback: a stalled predecessor's block-code length, from its input.
+fn block_aggregate(inv: Invocation, block: u32) -> u32 {
+    return wg_exclusive_scan(inv, thread_input_bits(block, scan_lane(inv))).y;
+}
+
+fn cache_code_table(inv: Invocation) {
+    for (var i = inv.lid; i < 256u; i += WG_SIZE) {
+        let len = code_table[256u + i];
+        if PACKED {
+            table_code[i] = code_table[i] | (len << PACKED_LEN_SHIFT);
+        } else {
+            table_code[i] = code_table[i];
+            table_len[i] = len;
+        }
+    }
+    workgroupBarrier();
+}
+
+// reduce_then_scan, first dispatch: every block-code's length.
+@compute @workgroup_size(WG_SIZE)
+fn reduce(inv: Invocation) {
+    cache_code_table(inv);
+    let grid = workgroup_grid(inv);
+    for (var block = grid.x; block < params.n_blocks; block += grid.y) {
+        let total = block_aggregate(inv, block);
+        if inv.lid == 0u {
+            atomicStore(&scan_state[STATE_HEADER + block], total);
+        }
+    }
+}
+
+@compute @workgroup_size(WG_SIZE)
+fn main(inv: Invocation) {
+    cache_code_table(inv);
+    let lane = scan_lane(inv);
+    for (var taken = 0u; taken < MAX_BLOCKS_PER_WORKGROUP; taken++) {
+        let block = take_block(inv);
+        if block >= params.n_blocks {
+            break;
+        }
+        // Read the thread-input once, into registers, and size its thread-code. Whole
+        // thread-inputs (all but the last few) take the straight-line path: constant trip
+        // counts, so the words stay in registers.
+        let first_vec = (block * WG_SIZE + lane) * (NET / 4u);
+        let first_byte = thread_input_byte(block, lane);
+        let whole = first_byte + NET * 4u <= params.n_bytes;
+        var words: array<vec4<u32>, MAX_NET_VEC4>;
+        var bits = 0u;
+        if whole {
+            for (var v = 0u; v < NET / 4u; v++) {
+                let q = input[first_vec + v];
+                words[v] = q;
+                bits += full_word_bits(q.x) + full_word_bits(q.y) + full_word_bits(q.z) + full_word_bits(q.w);
+            }
+        } else {
+            for (var v = 0u; v < NET / 4u; v++) {
+                if first_byte + v * 16u < params.n_bytes {
+                    words[v] = input[first_vec + v];
+                    for (var k = 0u; k < 4u; k++) {
+                        bits += word_bits(words[v][k], bytes_in_word(first_byte + v * 16u + k * 4u));
+                    }
+                }
+            }
+        }
+        let local = wg_exclusive_scan(inv, bits);
+        lookback_publish(inv, block, local.y);
+        loop {
+            let stalled = lookback_wait(inv, block);
+            if stalled == 0u {
+                break;
+            }
+            lookback_supply(inv, block_aggregate(inv, stalled - 1u));
+        }
+        let base = lookback_finish(inv, block, local.y);
+        let block_first_bit = params.out_word_base * 32u + params.start_bit + base;
+        let position = block_first_bit + local.x;
+        // Staged when the block's code fits the stage, the paper's direct writes otherwise:
+        // a workgroup-uniform choice (the staged path has barriers).
+        if inv.lid == 0u {
+            block_staged = u32(stage_fits(block_first_bit, local.y));
+        }
+        if workgroupUniformLoad(&block_staged) != 0u {
+            var writer = bitwriter_staged(position, block_first_bit >> 5u);
+            if bits != 0u {
+                encode_thread_input(&writer, &words, whole, first_byte);
+            }
+            let is_last = bits != 0u && local.x + bits == local.y;
+            bitwriter_stage_out(inv, &writer, is_last, block_first_bit, local.y);
+        } else if bits != 0u {
+            var writer = bitwriter_at(position);
+            encode_thread_input(&writer, &words, whole, first_byte);
+            bitwriter_finish(&writer, position >> 5u);
+        }
+    }
+}
+
+// Put every symbol of the thread-input (held in `words`) into `writer`.
+fn encode_thread_input(writer: ptr<function, BitWriter>, words: ptr<function, array<vec4<u32>, MAX_NET_VEC4>>, whole: bool, first_byte: u32) {
+    if whole && PAIRS {
+        for (var v = 0u; v < NET / 4u; v++) {
+            for (var k = 0u; k < 4u; k++) {
+                let word = (*words)[v][k];
+                let e0 = table_code[word & 0xffu];
+                let e1 = table_code[(word >> 8u) & 0xffu];
+                let e2 = table_code[(word >> 16u) & 0xffu];
+                let e3 = table_code[word >> 24u];
+                let mask = (1u << PACKED_LEN_SHIFT) - 1u;
+                let l0 = e0 >> PACKED_LEN_SHIFT;
+                let l2 = e2 >> PACKED_LEN_SHIFT;
+                bitwriter_put(writer, (e0 & mask) | ((e1 & mask) << l0), l0 + (e1 >> PACKED_LEN_SHIFT));
+                bitwriter_put(writer, (e2 & mask) | ((e3 & mask) << l2), l2 + (e3 >> PACKED_LEN_SHIFT));
+            }
+        }
+    } else if whole {
+        for (var v = 0u; v < NET / 4u; v++) {
+            for (var k = 0u; k < 4u; k++) {
+                let word = (*words)[v][k];
+                put_symbol(writer, word & 0xffu);
+                put_symbol(writer, (word >> 8u) & 0xffu);
+                put_symbol(writer, (word >> 16u) & 0xffu);
+                put_symbol(writer, word >> 24u);
+            }
+        }
+    } else {
+        for (var v = 0u; v < NET / 4u; v++) {
+            for (var k = 0u; k < 4u; k++) {
+                let valid = bytes_in_word(first_byte + v * 16u + k * 4u);
+                let word = (*words)[v][k];
+                for (var b = 0u; b < valid; b++) {
+                    put_symbol(writer, (word >> (8u * b)) & 0xffu);
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,53 @@
+// Byte histogram per input chunk: workgroup-private counts (several copies, to spread
+// same-address atomics on low-entropy data) merged into global counts.
+// CPU twin: src/huffman/histogram.rs `histogram_cpu`.
+//!import common/invocation
+
+struct HistogramParams {
+    n_bytes: u32,
+    words_per_workgroup: u32,
+    words_per_chunk: u32,
+    hist_base: u32,
+}
+// keep in sync with src/huffman/histogram.rs `HistogramParams`
+@group(0) @binding(0) var<uniform> params: HistogramParams;
+@group(0) @binding(1) var<storage, read> input: array<u32>;
+@group(0) @binding(2) var<storage, read_write> histogram: array<atomic<u32>>;
+
+const COPIES: u32 = 4u;
+var<workgroup> counts: array<atomic<u32>, 1024>; // 256 * COPIES
+
+@compute @workgroup_size(WG_SIZE)
+fn main(inv: Invocation) {
+    for (var i = inv.lid; i < 256u * COPIES; i += WG_SIZE) {
+        atomicStore(&counts[i], 0u);
+    }
+    workgroupBarrier();
+    let copy = (inv.lid % COPIES) * 256u;
+    let n_words = (params.n_bytes + 3u) / 4u;
+    let first = inv.wid.x * params.words_per_workgroup;
+    let end = min(first + params.words_per_workgroup, n_words);
+    for (var w = first + inv.lid; w < end; w += WG_SIZE) {
+        let word = input[w];
+        let valid = min(4u, params.n_bytes - w * 4u);
+        let b0 = word & 0xffu;
+        if valid == 4u && word == b0 * 0x01010101u {
+            atomicAdd(&counts[copy + b0], 4u); // a run of one byte: one atomic
+        } else {
+            for (var k = 0u; k < valid; k++) {
+                atomicAdd(&counts[copy + ((word >> (8u * k)) & 0xffu)], 1u);
+            }
+        }
+    }
+    workgroupBarrier();
+    let chunk = first / params.words_per_chunk;
+    for (var s = inv.lid; s < 256u; s += WG_SIZE) {
+        var total = 0u;
+        for (var c = 0u; c < COPIES; c++) {
+            total += atomicLoad(&counts[c * 256u + s]);
+        }
+        if total != 0u {
+            atomicAdd(&histogram[params.hist_base + chunk * 256u + s], total);
+        }
+    }
+}
