@@ -165,7 +165,7 @@ pub(crate) fn read_state(
     })
 }
 
-/// A stage that places blocks with the look-back: its layout, its override constants,
+/// A stage that places blocks with the look-back: its shader, its override constants,
 /// its bindings other than the state, and its block count.
 pub(crate) struct LookbackStage<'a> {
     pub shader: &'static Stage,
