@@ -32,6 +32,7 @@
 pub mod backend;
 #[cfg(all(feature = "bench", not(target_arch = "wasm32")))]
 pub mod bench;
+pub mod bits;
 pub mod bitstuff;
 pub mod cavlc;
 #[cfg(feature = "cuda")]

@@ -8,6 +8,7 @@ mod common;
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
+use parvlc::bits::MsbWriter;
 use parvlc::cavlc::cavlcu::{block_codes_cpu, slot_block, slot_coeffs, SlotCodes, MB_SLOTS};
 use parvlc::cavlc::frame::{block_nc, encode_slice_data, total_coeffs, Frame, MbHeader};
 use parvlc::cavlc::gpu::{CavlcConfig, CavlcGpu, GpuVariant};
@@ -15,7 +16,7 @@ use parvlc::cavlc::multicore::encode_frame_cpu;
 use parvlc::cavlc::pack::pack_cpu;
 use parvlc::cavlc::su::forward_cpu;
 use parvlc::cavlc::testframes::RandomFrame;
-use parvlc::cavlc::{encode_residual_block, BitWriter, BlockKind};
+use parvlc::cavlc::{encode_residual_block, BlockKind};
 use parvlc::gpu::Gpu;
 use parvlc::scan::{ScanConfig, ScanStrategy};
 use parvlc::Error;
@@ -32,7 +33,7 @@ fn reference(frame: &Frame) -> Slices {
         .slices()
         .into_iter()
         .map(|r| {
-            let mut w = BitWriter::new();
+            let mut w = MsbWriter::new();
             encode_slice_data(frame, &tc, r, &mut w).expect("reference encodes");
             let bits = w.bit_len();
             (w.as_bytes().to_vec(), bits)
@@ -61,7 +62,7 @@ fn reference_slots(frame: &Frame) -> (Slots, HashMap<BlockKind, usize>, Coverage
                 _ => block_nc(frame, &tc, mb, blk),
             };
             cover(&mut coverage, slot_coeffs(&scan, kind), nc);
-            let mut w = BitWriter::new();
+            let mut w = MsbWriter::new();
             encode_residual_block(slot_coeffs(&scan, kind), kind, nc, &mut w).expect("codable");
             let mut bytes = w.as_bytes().to_vec();
             bytes.resize(bytes.len().next_multiple_of(4), 0);
@@ -478,7 +479,7 @@ fn bad_frames() {
         let want = f
             .slices()
             .into_iter()
-            .find_map(|r| encode_slice_data(&f, &tc, r, &mut BitWriter::new()).err())
+            .find_map(|r| encode_slice_data(&f, &tc, r, &mut MsbWriter::new()).err())
             .expect("the reference refuses the level");
         assert!(matches!(want, Error::CavlcLevelTooLarge { .. }), "{want:?}");
         for r in encode_all(&f) {

@@ -12,8 +12,8 @@ use std::process::Command;
 
 use common::cli::{files, parvlc, parvlc_measured, stderr};
 use h264_common::{clip, ffmpeg_decode, scratch};
+use parvlc::bits::MsbWriter;
 use parvlc::cavlc::frame::{Frame, MbHeader, MB_LEVELS};
-use parvlc::cavlc::BitWriter;
 use parvlc::h264::syntax::level_idc;
 use parvlc::h264::y4m::Y4mReader;
 use parvlc::h264::{cpu_slice_data, write_picture, Geometry};
@@ -37,8 +37,8 @@ impl Rng {
 fn append_bytes_matches_bit_by_bit() {
     let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
     for _ in 0..2000 {
-        let mut a = BitWriter::new();
-        let mut b = BitWriter::new();
+        let mut a = MsbWriter::new();
+        let mut b = MsbWriter::new();
         let lead = rng.below(20) as u32;
         let v = rng.next() as u32;
         a.put(v, lead);

@@ -2,80 +2,8 @@
 //! clause 7.3.5.3.2 residual_block_cavlc, clause 9.2), and a decoder for checking it.
 
 use super::tables::{self, CoeffTokenTable, Vlc};
-use crate::huffman::BitBuf;
+use crate::bits::MsbWriter;
 use crate::{Error, Result};
-
-/// Where MSB-first bits go: the reference [`BitWriter`] and the packer's fast writer, so
-/// that syntax written on top of them (Exp-Golomb codes, macroblock headers) exists once.
-pub trait BitSink {
-    /// Append the low `len` (<= 32) bits of `value`, most significant first; `value` has
-    /// no bits above `len`.
-    fn put_bits(&mut self, value: u32, len: u32);
-}
-
-impl BitSink for BitWriter {
-    fn put_bits(&mut self, value: u32, len: u32) {
-        self.put(value, len);
-    }
-}
-
-/// MSB-first bit writer (the H.264 bit order: the first bit is bit 7 of byte 0).
-#[derive(Clone, Debug, Default)]
-pub struct BitWriter {
-    bytes: Vec<u8>,
-    bits: u64,
-}
-
-impl BitWriter {
-    pub fn new() -> BitWriter {
-        BitWriter::default()
-    }
-    /// Append the low `len` bits of `value`, most significant first (`len` <= 32).
-    pub fn put(&mut self, value: u32, len: u32) {
-        assert!(len <= 32, "BitWriter::put: len {len} > 32");
-        for i in (0..len).rev() {
-            let bit = (value >> i) & 1;
-            let pos = (self.bits % 8) as u32;
-            if pos == 0 {
-                self.bytes.push(0);
-            }
-            if bit != 0 {
-                *self.bytes.last_mut().unwrap() |= 0x80 >> pos;
-            }
-            self.bits += 1;
-        }
-    }
-    pub fn put_vlc(&mut self, vlc: Vlc) {
-        self.put(vlc.code as u32, vlc.len as u32);
-    }
-    /// Bits written so far.
-    pub fn bit_len(&self) -> u64 {
-        self.bits
-    }
-    /// The written bits as a string of '0' and '1'.
-    pub fn to_bit_string(&self) -> String {
-        (0..self.bits)
-            .map(|i| {
-                if self.bytes[(i / 8) as usize] & (0x80 >> (i % 8)) != 0 {
-                    '1'
-                } else {
-                    '0'
-                }
-            })
-            .collect()
-    }
-    /// The bytes, MSB-first, the unused tail bits of the last byte zero.
-    pub fn as_bytes(&self) -> &[u8] {
-        &self.bytes
-    }
-    /// As the crate's bit-stream type ([`crate::huffman::BitOrder::MsbFirst`] packing).
-    pub fn into_bitbuf(self) -> BitBuf {
-        BitBuf {
-            bytes: self.bytes,
-            bits: self.bits,
-        }
-    }
-}
 
 /// MSB-first bit reader over `bytes` holding `bits` bits.
 #[derive(Clone, Debug)]
@@ -207,7 +135,7 @@ pub fn encode_residual_block(
     coeffs: &[i32],
     kind: BlockKind,
     nc: i32,
-    out: &mut BitWriter,
+    out: &mut MsbWriter,
 ) -> Result<u8> {
     let max = kind.max_coeffs();
     if coeffs.len() != max {
@@ -218,7 +146,7 @@ pub fn encode_residual_block(
     }
     let table = kind.table(nc)?;
     // Build into a scratch writer so that an error leaves `out` untouched.
-    let mut w = BitWriter::new();
+    let mut w = MsbWriter::new();
 
     // Nonzero coefficients in reverse scan order, with the zeros run before each.
     let mut levels = [0i32; 16];
@@ -341,40 +269,6 @@ pub fn encode_residual_block(
     Ok(total_coeff as u8)
 }
 
-impl BitWriter {
-    /// Append all of `other`'s bits.
-    pub fn append(&mut self, other: &BitWriter) {
-        self.append_bytes(&other.bytes, other.bits);
-    }
-    /// Append the first `bits` bits of the MSB-first `bytes` (at most `bytes.len() * 8`),
-    /// a byte at a time: a shift and an OR per byte when this writer is not byte aligned.
-    pub fn append_bytes(&mut self, bytes: &[u8], bits: u64) {
-        let bits = bits.min(bytes.len() as u64 * 8);
-        let src = &bytes[..bits.div_ceil(8) as usize];
-        let off = (self.bits % 8) as u32;
-        if off == 0 {
-            self.bytes.extend_from_slice(src);
-        } else {
-            self.bytes.reserve(src.len());
-            for &b in src {
-                if let Some(last) = self.bytes.last_mut() {
-                    *last |= b >> off;
-                }
-                self.bytes.push(b << (8 - off));
-            }
-        }
-        self.bits += bits;
-        self.bytes.truncate(self.bits.div_ceil(8) as usize);
-        // Keep the unused tail bits zero, whatever `bytes` held past `bits`.
-        let tail = (self.bits % 8) as u32;
-        if tail != 0 {
-            if let Some(last) = self.bytes.last_mut() {
-                *last &= 0xFFu8 << (8 - tail);
-            }
-        }
-    }
-}
-
 /// Decode one residual block written by [`encode_residual_block`] (or any conforming
 /// encoder): the `kind.max_coeffs()` coefficients in scan order.
 pub fn decode_residual_block(r: &mut BitReader<'_>, kind: BlockKind, nc: i32) -> Result<Vec<i32>> {
@@ -485,4 +379,11 @@ fn invalid(message: String) -> Error {
 
 fn corrupt(reason: String) -> Error {
     Error::corrupt("CAVLC", reason)
+}
+
+/// CAVLC codewords go out as they are written in the tables.
+impl MsbWriter {
+    pub fn put_vlc(&mut self, vlc: Vlc) {
+        self.put(vlc.code as u32, vlc.len as u32);
+    }
 }

@@ -6,7 +6,8 @@
 //! This is the contract between the H.264 encoder (`crate::h264`) and the CAVLC stages:
 //! the CPU reference here and the GPU stages must produce the same bits.
 
-use super::cpu::{encode_residual_block, nc_from_neighbours, BitSink, BitWriter, BlockKind};
+use super::cpu::{encode_residual_block, nc_from_neighbours, BlockKind};
+use crate::bits::{BitSink, MsbWriter};
 use crate::{Error, Result};
 
 /// 4x4 blocks per macroblock: 16 luma, 4 Cb, 4 Cr.
@@ -347,9 +348,9 @@ pub fn encode_slice_data(
     frame: &Frame,
     tc: &[u8],
     mbs: std::ops::Range<usize>,
-    out: &mut BitWriter,
+    out: &mut MsbWriter,
 ) -> Result<()> {
-    let mut w = BitWriter::new();
+    let mut w = MsbWriter::new();
     let mut scan = [0i32; 16];
     for mb in mbs {
         let h = &frame.mbs[mb];
@@ -364,7 +365,7 @@ pub fn encode_slice_data(
                 scan[s] = levels[blk * 16 + r] as i32;
             }
         };
-        let enc = |coeffs: &[i32], kind, nc, w: &mut BitWriter| {
+        let enc = |coeffs: &[i32], kind, nc, w: &mut MsbWriter| {
             encode_residual_block(coeffs, kind, nc, w)
                 .map(|_| ())
                 .map_err(|e| with_mb(e, mb))

@@ -22,7 +22,7 @@ use super::frame::{encode_slice_data, total_coeffs, Frame, MbHeader, MB_LEVELS};
 use super::pack;
 use super::su;
 use super::tables::{self, CoeffTokenTable};
-use super::BitWriter;
+use crate::bits::MsbWriter;
 use crate::gpu::{Gpu, PooledBuffer, Profiler, Timings};
 use crate::scan::{ScanConfig, STATE_HEADER};
 use crate::{Error, Result};
@@ -396,7 +396,7 @@ impl CavlcGpu {
     fn level_error(frame: &Frame) -> Error {
         let tc = total_coeffs(frame);
         for r in frame.slices() {
-            if let Err(e) = encode_slice_data(frame, &tc, r, &mut BitWriter::new()) {
+            if let Err(e) = encode_slice_data(frame, &tc, r, &mut MsbWriter::new()) {
                 return e;
             }
         }
@@ -479,7 +479,7 @@ impl CavlcGpu {
     }
 
     /// Code a frame: per slice, the bytes and bit count of its slice_data(), exactly as
-    /// [`encode_slice_data`] writes them into a fresh [`BitWriter`].
+    /// [`encode_slice_data`] writes them into a fresh [`MsbWriter`].
     pub async fn encode_frame(
         &self,
         gpu: &Gpu,

@@ -17,7 +17,6 @@ pub mod tables;
 pub mod testframes;
 
 pub use cpu::{
-    decode_residual_block, encode_residual_block, nc_from_neighbours, BitReader, BitWriter,
-    BlockKind,
+    decode_residual_block, encode_residual_block, nc_from_neighbours, BitReader, BlockKind,
 };
 pub use gpu::{CavlcConfig, CavlcGpu, GpuVariant};

@@ -4,9 +4,9 @@
 use wgpu::util::DeviceExt;
 
 use super::cavlcu::{SlotCodes, MB_SLOTS};
-use super::cpu::BitSink;
 use super::frame::{put_mb_header, Frame};
 use super::gpu::{CavlcParams, FrameBuffers, MB_MAX_BITS};
+use crate::bits::BitSink;
 use crate::gpu::registry::cavlc::PACK;
 use crate::gpu::{Gpu, PooledBuffer, Profiler};
 use crate::scan::{

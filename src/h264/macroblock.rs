@@ -7,8 +7,9 @@ use super::transform::{
     chroma_qp, dequant4x4, forward4x4, forward_chroma_dc, forward_luma_dc, inverse4x4,
     inverse_chroma_dc, inverse_luma_dc, quant4x4, quant_dc,
 };
+use crate::bits::MsbWriter;
 use crate::cavlc::frame::{CHROMA_BLOCK0, MB_LEVELS, ZIGZAG};
-use crate::cavlc::{encode_residual_block, BitWriter, BlockKind};
+use crate::cavlc::{encode_residual_block, BlockKind};
 use crate::{Error, Result};
 
 /// The source samples of a macroblock and the reconstructed neighbours around it.
@@ -86,7 +87,7 @@ fn codable(scan: &[i32], kind: BlockKind) -> bool {
         return true;
     }
     let nc = if kind == BlockKind::ChromaDC { -1 } else { 0 };
-    encode_residual_block(scan, kind, nc, &mut BitWriter::new()).is_ok()
+    encode_residual_block(scan, kind, nc, &mut MsbWriter::new()).is_ok()
 }
 
 fn zigzag(block: &[i32; 16]) -> [i32; 16] {
@@ -272,7 +273,7 @@ mod tests {
             // Every block of the result is codable by the real coder.
             for b in 0..16 {
                 let blk: [i32; 16] = std::array::from_fn(|p| out.levels[b * 16 + p] as i32);
-                let mut w = BitWriter::new();
+                let mut w = MsbWriter::new();
                 encode_residual_block(&zigzag(&blk)[1..], BlockKind::Intra16x16AC, 0, &mut w)
                     .unwrap();
             }
@@ -281,7 +282,7 @@ mod tests {
                 &zigzag(&dc),
                 BlockKind::Intra16x16DC,
                 0,
-                &mut BitWriter::new(),
+                &mut MsbWriter::new(),
             )
             .unwrap();
             // And the reconstruction is close to the flat source.

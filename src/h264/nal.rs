@@ -1,7 +1,7 @@
 //! NAL units in the Annex B byte stream: start codes, the one-byte NAL header and
 //! emulation prevention (clause 7.4.1), and RBSP trailing bits.
 
-use crate::cavlc::BitWriter;
+use crate::bits::MsbWriter;
 
 pub const NAL_SLICE_IDR: u8 = 5;
 pub const NAL_SPS: u8 = 7;
@@ -47,7 +47,7 @@ pub fn write_nal(out: &mut Vec<u8>, nal_ref_idc: u8, nal_unit_type: u8, rbsp: &[
 }
 
 /// rbsp_trailing_bits(): a one, then zeros to the byte boundary.
-pub fn trailing_bits(w: &mut BitWriter) {
+pub fn trailing_bits(w: &mut MsbWriter) {
     w.put(1, 1);
     let pad = (8 - w.bit_len() % 8) % 8;
     w.put(0, pad as u32);
@@ -106,11 +106,11 @@ mod tests {
 
     #[test]
     fn nal_header_and_trailing_bits() {
-        let mut w = BitWriter::new();
+        let mut w = MsbWriter::new();
         w.put(0b101, 3);
         trailing_bits(&mut w);
         assert_eq!(w.as_bytes(), &[0b1011_0000]);
-        let mut w = BitWriter::new();
+        let mut w = MsbWriter::new();
         w.put(0xAB, 8);
         trailing_bits(&mut w);
         assert_eq!(w.as_bytes(), &[0xAB, 0x80]);

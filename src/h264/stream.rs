@@ -6,8 +6,9 @@ use rayon::prelude::*;
 use super::nal::{trailing_bits, write_nal, NAL_PPS, NAL_SLICE_IDR, NAL_SPS};
 use super::syntax::{level_idc, pps, slice_header, sps};
 use super::{encode_picture_levels, Geometry, Picture};
+use crate::bits::MsbWriter;
 use crate::cavlc::frame::{encode_slice_data, total_coeffs, Frame};
-use crate::cavlc::{BitWriter, CavlcGpu, GpuVariant};
+use crate::cavlc::{CavlcGpu, GpuVariant};
 use crate::gpu::Gpu;
 use crate::{Error, Result};
 
@@ -239,7 +240,7 @@ pub fn cpu_slice_data(frame: &Frame) -> Result<Vec<(Vec<u8>, u64)>> {
         .slices()
         .into_par_iter()
         .map(|range| {
-            let mut w = BitWriter::new();
+            let mut w = MsbWriter::new();
             encode_slice_data(frame, &tc, range, &mut w)?;
             let b = w.into_bitbuf();
             Ok((b.bytes, b.bits))

@@ -4,8 +4,8 @@
 
 use super::nal::trailing_bits;
 use super::Geometry;
+use crate::bits::MsbWriter;
 use crate::cavlc::frame::{put_se, put_ue};
-use crate::cavlc::BitWriter;
 
 /// log2_max_frame_num_minus4 = 0: frame_num takes 4 bits (always 0 here).
 const FRAME_NUM_BITS: u32 = 4;
@@ -54,7 +54,7 @@ pub fn level_idc(width_mbs: u32, height_mbs: u32, fps: f64) -> u8 {
 
 /// seq_parameter_set_rbsp().
 pub fn sps(g: &Geometry, level_idc: u8) -> Vec<u8> {
-    let mut w = BitWriter::new();
+    let mut w = MsbWriter::new();
     w.put(66, 8); // profile_idc: Baseline
     w.put(0b1100_0000, 8); // constraint_set0_flag, constraint_set1_flag (Constrained Baseline)
     w.put(level_idc as u32, 8);
@@ -89,7 +89,7 @@ pub fn sps(g: &Geometry, level_idc: u8) -> Vec<u8> {
 /// pic_parameter_set_rbsp(): CAVLC, one slice group, deblocking control present,
 /// pic_init_qp = `qp`.
 pub fn pps(qp: u8) -> Vec<u8> {
-    let mut w = BitWriter::new();
+    let mut w = MsbWriter::new();
     put_ue(&mut w, 0); // pic_parameter_set_id
     put_ue(&mut w, 0); // seq_parameter_set_id
     w.put(0, 1); // entropy_coding_mode_flag: CAVLC
@@ -111,8 +111,8 @@ pub fn pps(qp: u8) -> Vec<u8> {
 
 /// slice_header() of an I slice of an IDR picture at the PPS's QP, deblocking disabled
 /// (so the decoded picture is exactly our reconstruction).
-pub fn slice_header(first_mb: u32, idr_pic_id: u32) -> BitWriter {
-    let mut w = BitWriter::new();
+pub fn slice_header(first_mb: u32, idr_pic_id: u32) -> MsbWriter {
+    let mut w = MsbWriter::new();
     put_ue(&mut w, first_mb); // first_mb_in_slice
     put_ue(&mut w, 7); // slice_type: I, and every slice of the picture is I
     put_ue(&mut w, 0); // pic_parameter_set_id

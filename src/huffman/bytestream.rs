@@ -215,7 +215,7 @@ pub fn pack_bit_bytes_cpu(bit_bytes: &[u8], order: BitOrder) -> Vec<u32> {
                 .iter()
                 .enumerate()
                 .fold(0u32, |w, (k, &b)| w | (((b & 1) as u32) << k));
-            super::stream_word(lsb, order)
+            crate::bits::stream_word(lsb, order)
         })
         .collect()
 }

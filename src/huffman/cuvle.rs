@@ -164,7 +164,7 @@ pub fn encode_cuvle_cpu(
             .map(|&b| table.lengths[b as usize] as u64)
             .sum::<u64>();
     let mut out = vec![0u32; total_bits.div_ceil(32) as usize + 1];
-    let stream_word = |x: u32| super::stream_word(x, order);
+    let stream_word = |x: u32| crate::bits::stream_word(x, order);
     let mut block_base = start_bit as u64;
     for block in input.chunks(block_bytes) {
         let mut offset = block_base;

@@ -3,9 +3,10 @@
 
 use rayon::prelude::*;
 
+use crate::bits::{BitBuf, BitOrder, LsbWriter};
 use crate::error::{Error, Result};
 use crate::huffman::cpu::encode_parallel;
-use crate::huffman::{BitBuf, BitOrder, Codebook};
+use crate::huffman::Codebook;
 
 /// The end-of-block symbol of the literal/length alphabet.
 pub const EOB: usize = 256;
@@ -25,68 +26,6 @@ pub fn literal_frequencies(hist: &[u64; 256]) -> Vec<u64> {
     f.extend_from_slice(hist);
     f.push(1);
     f
-}
-
-/// LSB-first bit writer (DEFLATE packing).
-struct BitWriter {
-    bytes: Vec<u8>,
-    acc: u64,
-    n: u32,
-}
-
-impl BitWriter {
-    fn new() -> BitWriter {
-        BitWriter {
-            bytes: Vec::new(),
-            acc: 0,
-            n: 0,
-        }
-    }
-
-    /// Continues a stream of `bits` bits held in `bytes`.
-    fn resume(mut bytes: Vec<u8>, bits: u64) -> BitWriter {
-        let n = (bits % 8) as u32;
-        let mut acc = 0;
-        if n != 0 {
-            acc = bytes.pop().map_or(0, |b| (b & ((1u8 << n) - 1)) as u64);
-        }
-        BitWriter { bytes, acc, n }
-    }
-
-    /// Writes the low `len` (<= 32) bits of `value`, least significant first.
-    fn bits(&mut self, value: u32, len: u32) {
-        let mask = if len >= 32 {
-            u32::MAX
-        } else {
-            (1u32 << len) - 1
-        };
-        self.acc |= ((value & mask) as u64) << self.n;
-        self.n += len;
-        while self.n >= 8 {
-            self.bytes.push(self.acc as u8);
-            self.acc >>= 8;
-            self.n -= 8;
-        }
-    }
-
-    /// Writes a Huffman code, its most significant bit first.
-    fn code(&mut self, code: u32, len: u8) {
-        if len > 0 {
-            let rev = code.reverse_bits() >> (32 - len as u32);
-            self.bits(rev, len as u32);
-        }
-    }
-
-    fn finish(mut self) -> BitBuf {
-        let bits = self.bytes.len() as u64 * 8 + self.n as u64;
-        if self.n > 0 {
-            self.bytes.push(self.acc as u8);
-        }
-        BitBuf {
-            bytes: self.bytes,
-            bits,
-        }
-    }
 }
 
 /// Run-length codes the code-length sequence with symbols 16, 17 and 18:
@@ -174,7 +113,7 @@ pub fn deflate_block_header(book: &Codebook) -> Result<BitBuf> {
         .rposition(|&s| cl_len[s] != 0)
         .map_or(4, |p| (p + 1).max(4));
 
-    let mut w = BitWriter::new();
+    let mut w = LsbWriter::new();
     w.bits(1, 1); // BFINAL
     w.bits(2, 2); // BTYPE = 10 (dynamic)
     w.bits((LITERAL_SYMBOLS - 257) as u32, 5); // HLIT
@@ -234,7 +173,7 @@ pub fn assemble_gzip(
         stream.extend_from_slice(&body.bytes);
     }
     let bits = 80 + header.bits - phase + body.bits;
-    let mut w = BitWriter::resume(stream, bits);
+    let mut w = LsbWriter::resume(stream, bits);
     w.code(book.codes()[EOB], book.lengths()[EOB]);
     let mut out = w.finish().bytes;
     out.extend_from_slice(&crc32.to_le_bytes());

@@ -260,7 +260,7 @@ pub fn encode_pavle_cpu(
         let shift = (offset & 31) as u32;
         let n_dst = ((offset + bits as u64 - 1) >> 5) as usize - first + 1;
         for k in 0..n_dst {
-            let word = super::stream_word(shifted_word(slot, k, shift), order);
+            let word = crate::bits::stream_word(shifted_word(slot, k, shift), order);
             if k == 0 || k + 1 == n_dst {
                 out[first + k] |= word;
             } else {

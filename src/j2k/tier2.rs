@@ -7,18 +7,18 @@
 
 use crate::{Error, Result};
 
-/// MSB-first bit writer with the packet header's bit-stuffing.
+/// The packet header's bit writer: MSB-first, 7 bits in the byte after each 0xFF.
 #[derive(Debug)]
-pub struct BitWriter {
+pub struct HeaderWriter {
     out: Vec<u8>,
     acc: u8,
     /// Bits still free in `acc` (7 after a 0xFF byte).
     free: u32,
 }
 
-impl Default for BitWriter {
+impl Default for HeaderWriter {
     fn default() -> Self {
-        BitWriter {
+        HeaderWriter {
             out: Vec::new(),
             acc: 0,
             free: 8,
@@ -26,7 +26,7 @@ impl Default for BitWriter {
     }
 }
 
-impl BitWriter {
+impl HeaderWriter {
     pub fn put_bit(&mut self, bit: bool) {
         if self.free == 0 {
             self.emit();
@@ -117,7 +117,7 @@ impl TagTree {
     }
 
     /// Code whether leaf `leaf`'s value is below `threshold`, and if it is, the value.
-    pub fn encode(&mut self, leaf: usize, threshold: u32, bits: &mut BitWriter) {
+    pub fn encode(&mut self, leaf: usize, threshold: u32, bits: &mut HeaderWriter) {
         let mut path = vec![leaf];
         while self.nodes[*path.last().unwrap_or(&leaf)].parent != ROOT {
             let last = path[path.len() - 1];
@@ -148,7 +148,7 @@ impl TagTree {
 }
 
 /// The "number of coding passes" codeword (Table B.4).
-pub fn put_num_passes(n: u32, bits: &mut BitWriter) -> Result<()> {
+pub fn put_num_passes(n: u32, bits: &mut HeaderWriter) -> Result<()> {
     match n {
         1 => bits.put_bits(0, 1),
         2 => bits.put_bits(0b10, 2),
@@ -189,7 +189,7 @@ const LBLOCK_START: u32 = 3;
 /// The header of one packet: `bands` holds, per band of the precinct, its code-block grid
 /// width and height and its blocks in raster order.
 pub fn packet_header(bands: &[(usize, usize, Vec<&BlockHeader>)]) -> Result<Vec<u8>> {
-    let mut bits = BitWriter::default();
+    let mut bits = HeaderWriter::default();
     let any = bands
         .iter()
         .any(|(_, _, blocks)| blocks.iter().any(|b| b.passes > 0));
@@ -240,18 +240,18 @@ mod tests {
 
     #[test]
     fn writer_stuffs_a_zero_after_ff() {
-        let mut w = BitWriter::default();
+        let mut w = HeaderWriter::default();
         w.put_bits(0xFF, 8);
         w.put_bits(0b1111111, 7);
         w.put_bits(0b1, 1);
         // 0xFF, then 7 bits in 0x7F, then the next bit starts a new byte.
         assert_eq!(w.finish(), vec![0xFF, 0x7F, 0x80]);
         // A header ending exactly in 0xFF gets a trailing zero byte.
-        let mut w = BitWriter::default();
+        let mut w = HeaderWriter::default();
         w.put_bits(0xFF, 8);
         assert_eq!(w.finish(), vec![0xFF, 0x00]);
         // Partial last byte is padded with zeros.
-        let mut w = BitWriter::default();
+        let mut w = HeaderWriter::default();
         w.put_bits(0b101, 3);
         assert_eq!(w.finish(), vec![0b1010_0000]);
     }
@@ -262,7 +262,7 @@ mod tests {
         // leaf "1" (same as root). Leaf 1 (3): root already known; leaf "001". Leaves 2
         // and 3 (2): "01" each.
         let mut t = TagTree::new(2, 2, &[1, 3, 2, 2]);
-        let mut w = BitWriter::default();
+        let mut w = HeaderWriter::default();
         t.encode(0, 2, &mut w);
         t.encode(1, 4, &mut w);
         t.encode(2, 3, &mut w);
@@ -276,7 +276,7 @@ mod tests {
         // threshold 1: root "1"; its parent (value 1) "0"; stop (threshold reached).
         // Then leaf 1 to completion: root known, parent (value 0) "1", leaf "1".
         let mut t = TagTree::new(3, 1, &[2, 0, 1]);
-        let mut w = BitWriter::default();
+        let mut w = HeaderWriter::default();
         t.encode(2, 1, &mut w);
         t.encode(1, 1, &mut w);
         assert_eq!(bits_of(&w.finish()), "10110000");
@@ -286,11 +286,11 @@ mod tests {
     fn tag_tree_threshold_stops_early() {
         // A single leaf of value 5 coded against threshold 1: one 0 bit says "not yet".
         let mut t = TagTree::new(1, 1, &[5]);
-        let mut w = BitWriter::default();
+        let mut w = HeaderWriter::default();
         t.encode(0, 1, &mut w);
         assert_eq!(w.finish(), vec![0b0000_0000]);
         // Then to completion: the decoder knows >= 1, so 4 more zeros and a one.
-        let mut w = BitWriter::default();
+        let mut w = HeaderWriter::default();
         t.encode(0, 6, &mut w);
         assert_eq!(bits_of(&w.finish())[..5], *"00001");
     }
@@ -298,7 +298,7 @@ mod tests {
     #[test]
     fn num_passes_codewords() {
         let code = |n| {
-            let mut w = BitWriter::default();
+            let mut w = HeaderWriter::default();
             put_num_passes(n, &mut w).unwrap();
             bits_of(&w.finish())
         };
@@ -312,15 +312,15 @@ mod tests {
         // 111111111 0000000; 164 is sixteen 1s, whose second byte is 0xFF, so the last 1
         // lands after a stuffed 0.
         let bytes = |n| {
-            let mut w = BitWriter::default();
+            let mut w = HeaderWriter::default();
             w.put_bit(false);
             put_num_passes(n, &mut w).unwrap();
             w.finish()
         };
         assert_eq!(bytes(37), vec![0x7F, 0xC0, 0x00]);
         assert_eq!(bytes(164), vec![0x7F, 0xFF, 0x40]);
-        assert!(put_num_passes(165, &mut BitWriter::default()).is_err());
-        assert!(put_num_passes(0, &mut BitWriter::default()).is_err());
+        assert!(put_num_passes(165, &mut HeaderWriter::default()).is_err());
+        assert!(put_num_passes(0, &mut HeaderWriter::default()).is_err());
     }
 
     #[test]
