@@ -14,7 +14,6 @@ pub mod multicore;
 pub mod pack;
 pub mod su;
 pub mod tables;
-/// Random CAVLC frames (seeded), the synthetic inputs of the tests and benchmarks.
 #[cfg(feature = "bench")]
 pub mod testframes;
 
