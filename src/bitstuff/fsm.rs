@@ -4,14 +4,16 @@
 //! whatever the input, then each invocation emits its bits from its incoming state.
 //! CPU twin: [`super::serial::stuff_batch`].
 
-use super::gpu::{self, BitstuffConfig, GpuBatch, GpuStuffed, Pending, StageRun};
+use super::gpu::{
+    self, BitstuffConfig, BitstuffStage, GpuBatch, GpuStuffed, Pending, StageRun, Stuffer,
+};
 use super::{RawBits, Termination};
 use crate::gpu::registry::bitstuff::FSM;
-use crate::gpu::Gpu;
+use crate::gpu::{Gpu, GpuStage};
 use crate::Result;
 
 /// The fsm pipeline and its override constants.
-fn stage(config: &BitstuffConfig) -> StageRun {
+pub(crate) fn stage(config: &BitstuffConfig) -> StageRun {
     StageRun {
         shader: &FSM,
         label: "fsm",
@@ -42,5 +44,11 @@ pub async fn stuff_fsm(
     term: Termination,
     config: &BitstuffConfig,
 ) -> Result<GpuStuffed> {
-    gpu::stuff(gpu, segments, term, config, stage(config)).await
+    let stage = BitstuffStage {
+        gpu,
+        stuffer: Stuffer::Fsm,
+        term,
+        config: *config,
+    };
+    GpuStage::run(&stage, segments).await
 }

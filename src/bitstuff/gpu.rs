@@ -5,7 +5,7 @@
 use wgpu::util::DeviceExt;
 
 use super::{max_stuffed_bytes, RawBits, Stuffed, Termination};
-use crate::gpu::{Gpu, PooledBuffer, Profiler, Stage, Timings};
+use crate::gpu::{Gpu, GpuStage, PooledBuffer, Profiler, Stage, Timings};
 use crate::{Error, Result};
 
 #[repr(C)]
@@ -355,23 +355,73 @@ pub(crate) fn encode(
     })
 }
 
-/// Upload `segments`, run one stage over them, read back.
-pub(crate) async fn stuff(
-    gpu: &Gpu,
-    segments: &[RawBits<'_>],
-    term: Termination,
-    config: &BitstuffConfig,
-    run: StageRun,
-) -> Result<GpuStuffed> {
-    let batch = GpuBatch::upload(gpu, segments, term, config)?;
-    let mut encoder = gpu
-        .device
-        .create_command_encoder(&wgpu::CommandEncoderDescriptor {
-            label: Some(run.shader.label),
-        });
-    let pending = encode(gpu, &mut encoder, &batch, config, run, false)?;
-    gpu.queue.submit([encoder.finish()]);
-    finish(gpu, &batch, pending).await
+/// Which GPU bit-stuffing stage.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stuffer {
+    /// [`super::vote`]: segmented scan and vote, repeated until no vote changes.
+    Vote,
+    /// [`super::fsm`]: one scan of composed state maps.
+    Fsm,
+}
+
+impl Stuffer {
+    fn run(self, config: &BitstuffConfig) -> StageRun {
+        match self {
+            Stuffer::Vote => super::vote::stage(config),
+            Stuffer::Fsm => super::fsm::stage(config),
+        }
+    }
+}
+
+/// One bit-stuffing stage on a GPU: raw segments in, stuffed segments out (twin:
+/// [`super::serial::stuff_batch`]).
+pub struct BitstuffStage<'g> {
+    pub gpu: &'g Gpu,
+    pub stuffer: Stuffer,
+    pub term: Termination,
+    pub config: BitstuffConfig,
+}
+
+impl GpuStage for BitstuffStage<'_> {
+    type Input<'a> = [RawBits<'a>];
+    type Uploaded = GpuBatch;
+    type Pending = Pending;
+    type Report = GpuStuffed;
+    type Output = Stuffed;
+
+    fn gpu(&self) -> &Gpu {
+        self.gpu
+    }
+
+    fn label(&self) -> &'static str {
+        self.stuffer.run(&self.config).shader.label
+    }
+
+    async fn upload(&self, segments: &Self::Input<'_>) -> Result<GpuBatch> {
+        GpuBatch::upload(self.gpu, segments, self.term, &self.config)
+    }
+
+    fn encode_into(&self, encoder: &mut wgpu::CommandEncoder, batch: &GpuBatch) -> Result<Pending> {
+        let run = self.stuffer.run(&self.config);
+        encode(self.gpu, encoder, batch, &self.config, run, false)
+    }
+
+    async fn finish(
+        &self,
+        _segments: &Self::Input<'_>,
+        batch: &GpuBatch,
+        pending: Pending,
+    ) -> Result<GpuStuffed> {
+        finish(self.gpu, batch, pending).await
+    }
+
+    fn output(report: GpuStuffed) -> Stuffed {
+        report.stuffed
+    }
+
+    fn cpu(&self, segments: &Self::Input<'_>) -> Result<Stuffed> {
+        super::serial::stuff_batch(segments, self.term)
+    }
 }
 
 /// What a GPU stage returns.

@@ -5,14 +5,16 @@
 //! cascade (every insertion making a new 0xFF) needs one per 0xFF. CPU twin:
 //! [`super::serial::stuff_batch`].
 
-use super::gpu::{self, BitstuffConfig, GpuBatch, GpuStuffed, Pending, StageRun};
+use super::gpu::{
+    self, BitstuffConfig, BitstuffStage, GpuBatch, GpuStuffed, Pending, StageRun, Stuffer,
+};
 use super::{RawBits, Termination};
 use crate::gpu::registry::bitstuff::VOTE;
-use crate::gpu::Gpu;
+use crate::gpu::{Gpu, GpuStage};
 use crate::Result;
 
 /// The vote pipeline and its override constants.
-fn stage(config: &BitstuffConfig) -> StageRun {
+pub(crate) fn stage(config: &BitstuffConfig) -> StageRun {
     StageRun {
         shader: &VOTE,
         label: "vote",
@@ -42,5 +44,11 @@ pub async fn stuff_vote(
     term: Termination,
     config: &BitstuffConfig,
 ) -> Result<GpuStuffed> {
-    gpu::stuff(gpu, segments, term, config, stage(config)).await
+    let stage = BitstuffStage {
+        gpu,
+        stuffer: Stuffer::Vote,
+        term,
+        config: *config,
+    };
+    GpuStage::run(&stage, segments).await
 }

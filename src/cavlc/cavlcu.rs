@@ -4,24 +4,16 @@
 
 use super::cpu::BlockKind;
 use super::frame::{block_nc, total_coeffs, Frame, CHROMA_BLOCK0, LUMA_CODING_ORDER, ZIGZAG};
+use super::layout::FrameBuffers;
 use super::tables::{self, CoeffTokenTable};
 use crate::gpu::registry::cavlc::CAVLCU;
 use crate::gpu::{Gpu, Profiler};
 use crate::scan::STATE_BINDING;
 use crate::{Error, Result};
 
-/// Block slots per macroblock, in bitstream order: [`SLOT_LUMA_DC`], 16 luma blocks by
-/// luma4x4BlkIdx from [`SLOT_LUMA`], Cb and Cr DC from [`SLOT_CHROMA_DC`], 8 chroma AC
-/// blocks (Cb 0..3, Cr 0..3) from [`SLOT_CHROMA_AC`]. Keep in sync with
-/// shaders/cavlc/frame.wgsl.
-pub const MB_SLOTS: usize = 27;
-pub const SLOT_LUMA_DC: usize = 0;
-pub const SLOT_LUMA: usize = 1;
-pub const SLOT_CHROMA_DC: usize = 17;
-pub const SLOT_CHROMA_AC: usize = 19;
-/// Words each slot owns: a block's code is at most 16 (coeff_token) + 3 + 16 * 28
-/// (levels) bits when TotalCoeff is 16, less otherwise, below 512.
-pub const SLOT_WORDS: usize = 16;
+pub use super::layout::{
+    MB_SLOTS, SLOT_CHROMA_AC, SLOT_CHROMA_DC, SLOT_LUMA, SLOT_LUMA_DC, SLOT_WORDS,
+};
 
 /// Every slot's code (MSB-first words, [`SLOT_WORDS`] per slot, bits past the length
 /// zero in the last used word, words past it unspecified) and length in bits (0 for
@@ -322,7 +314,7 @@ pub(crate) fn encode_cavlcu(
     gpu: &Gpu,
     encoder: &mut wgpu::CommandEncoder,
     profiler: Option<&mut Profiler>,
-    bufs: &super::gpu::FrameBuffers<'_>,
+    bufs: &FrameBuffers<'_>,
     reg_size: u32,
     spin_budget: u32,
     recompute: bool,

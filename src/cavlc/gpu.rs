@@ -17,13 +17,15 @@
 
 use wgpu::util::DeviceExt;
 
-use super::cavlcu::{self, MB_SLOTS, SLOT_WORDS};
+use super::cavlcu;
 use super::frame::{encode_slice_data, total_coeffs, Frame, MbHeader, MB_LEVELS};
+use super::layout::{CavlcParams, FrameBuffers, MB_MAX_BITS, MB_SLOTS, SLOT_WORDS};
+use super::multicore::encode_frame_cpu;
 use super::pack;
 use super::su;
 use super::tables::{self, CoeffTokenTable};
 use crate::bits::MsbWriter;
-use crate::gpu::{Gpu, PooledBuffer, Profiler, Timings};
+use crate::gpu::{Gpu, GpuStage, PooledBuffer, Profiler, Timings};
 use crate::scan::{ScanConfig, STATE_HEADER};
 use crate::{Error, Result};
 
@@ -91,16 +93,6 @@ impl Default for CavlcConfig {
     }
 }
 
-/// keep in sync with shaders/cavlc/frame.wgsl `CavlcParams`
-#[repr(C)]
-#[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
-pub(crate) struct CavlcParams {
-    pub width_mbs: u32,
-    pub n_mbs: u32,
-    pub n_groups: u32,
-    pub pad: u32,
-}
-
 /// Table words as the shaders read them (`len << 16 | code`); keep in sync with the
 /// `*_BASE` constants of shaders/cavlc/frame.wgsl.
 pub fn table_words() -> Vec<u32> {
@@ -143,9 +135,6 @@ pub fn table_words() -> Vec<u32> {
     t
 }
 
-/// Bits a macroblock may take at most: its header (under 128) and 27 full slots.
-pub(crate) const MB_MAX_BITS: u64 = 128 + (MB_SLOTS * SLOT_WORDS * 32) as u64;
-
 /// A frame resident on the GPU.
 pub struct GpuFrame {
     width_mbs: u32,
@@ -160,20 +149,6 @@ impl GpuFrame {
     pub fn mb_count(&self) -> usize {
         self.n_mbs as usize
     }
-}
-
-/// The buffers a stage binds.
-pub(crate) struct FrameBuffers<'a> {
-    pub n_mbs: u32,
-    pub n_groups: u32,
-    pub params: &'a wgpu::Buffer,
-    pub headers: &'a wgpu::Buffer,
-    pub levels: &'a wgpu::Buffer,
-    pub tables: &'a wgpu::Buffer,
-    pub enc_words: &'a wgpu::Buffer,
-    pub enc_lens: &'a wgpu::Buffer,
-    pub state: &'a wgpu::Buffer,
-    pub status: &'a wgpu::Buffer,
 }
 
 /// GPU work in flight: read it back with [`CavlcGpu::finish`] or
@@ -496,14 +471,69 @@ impl CavlcGpu {
         frame: &Frame,
         variant: GpuVariant,
     ) -> Result<Encoded> {
-        let input = self.upload(gpu, frame)?;
-        let mut encoder = gpu
-            .device
-            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
-                label: Some("parvlc.cavlc"),
-            });
-        let pending = self.encode_into(gpu, &mut encoder, &input, variant, true, false)?;
-        gpu.queue.submit([encoder.finish()]);
-        self.finish(gpu, pending, frame).await
+        GpuStage::run(&self.stage(gpu, variant), frame).await
+    }
+
+    /// `variant` of this encoder on `gpu`, as a [`GpuStage`].
+    pub fn stage<'g>(&'g self, gpu: &'g Gpu, variant: GpuVariant) -> CavlcStage<'g> {
+        CavlcStage {
+            gpu,
+            engine: self,
+            variant,
+        }
+    }
+}
+
+/// One variant of a [`CavlcGpu`] on its GPU: a frame in, its packed slices out (twin:
+/// [`encode_frame_cpu`]).
+pub struct CavlcStage<'g> {
+    pub gpu: &'g Gpu,
+    pub engine: &'g CavlcGpu,
+    pub variant: GpuVariant,
+}
+
+impl GpuStage for CavlcStage<'_> {
+    type Input<'a> = Frame;
+    type Uploaded = GpuFrame;
+    type Pending = Pending;
+    type Report = Encoded;
+    type Output = Vec<(Vec<u8>, u64)>;
+
+    fn gpu(&self) -> &Gpu {
+        self.gpu
+    }
+
+    fn label(&self) -> &'static str {
+        "parvlc.cavlc"
+    }
+
+    async fn upload(&self, frame: &Self::Input<'_>) -> Result<GpuFrame> {
+        self.engine.upload(self.gpu, frame)
+    }
+
+    fn encode_into(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        uploaded: &GpuFrame,
+    ) -> Result<Pending> {
+        self.engine
+            .encode_into(self.gpu, encoder, uploaded, self.variant, true, false)
+    }
+
+    async fn finish(
+        &self,
+        frame: &Self::Input<'_>,
+        _uploaded: &GpuFrame,
+        pending: Pending,
+    ) -> Result<Encoded> {
+        self.engine.finish(self.gpu, pending, frame).await
+    }
+
+    fn output(report: Encoded) -> Self::Output {
+        report.slices
+    }
+
+    fn cpu(&self, frame: &Self::Input<'_>) -> Result<Self::Output> {
+        encode_frame_cpu(frame, false)
     }
 }

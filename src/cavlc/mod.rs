@@ -10,6 +10,7 @@ pub mod cavlcu;
 pub mod cpu;
 pub mod frame;
 pub mod gpu;
+mod layout;
 pub mod multicore;
 pub mod pack;
 pub mod su;

@@ -3,9 +3,9 @@
 
 use wgpu::util::DeviceExt;
 
-use super::cavlcu::{SlotCodes, MB_SLOTS};
+use super::cavlcu::SlotCodes;
 use super::frame::{put_mb_header, Frame};
-use super::gpu::{CavlcParams, FrameBuffers, MB_MAX_BITS};
+use super::layout::{CavlcParams, FrameBuffers, MB_MAX_BITS, MB_SLOTS, SLOT_WORDS};
 use crate::bits::BitSink;
 use crate::gpu::registry::cavlc::PACK;
 use crate::gpu::{Gpu, PooledBuffer, Profiler};
@@ -294,7 +294,7 @@ pub(crate) fn pack_mbs(
         for slot in 0..MB_SLOTS {
             let at = i * MB_SLOTS + slot;
             let len = lens[at];
-            let code = &words[at * super::cavlcu::SLOT_WORDS..];
+            let code = &words[at * SLOT_WORDS..];
             for &word in &code[..(len / 32) as usize] {
                 w.put(word >> 16, 16);
                 w.put(word & 0xffff, 16);
@@ -321,7 +321,7 @@ pub fn pack_cpu(frame: &Frame, codes: &SlotCodes) -> Vec<(Vec<u8>, u64)> {
                 frame,
                 r,
                 &codes.lens[first..],
-                &codes.words[first * super::cavlcu::SLOT_WORDS..],
+                &codes.words[first * SLOT_WORDS..],
             );
             w.finish()
         })

@@ -10,7 +10,7 @@
 //! (as cavlcu does) instead of caching them in workgroup memory.
 
 use super::frame::{total_coeffs, Frame, MB_BLOCKS, ZIGZAG};
-use super::gpu::FrameBuffers;
+use super::layout::FrameBuffers;
 use crate::gpu::registry::cavlc::{SU_BACKWARD, SU_CODE, SU_FORWARD};
 use crate::gpu::{Gpu, PooledBuffer, Profiler};
 use crate::Result;

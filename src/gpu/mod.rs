@@ -1,5 +1,6 @@
 //! The GPU context: adapter and device choice, pipelines built once from the generated
-//! shader registry, a buffer pool, async readback and a timestamp profiler.
+//! shader registry, a buffer pool, async readback, a timestamp profiler, and the
+//! [`GpuStage`] trait every GPU stage family implements.
 
 pub mod compose;
 mod context;
@@ -8,6 +9,7 @@ mod pool;
 mod profiler;
 mod readback;
 pub mod registry;
+mod stage;
 mod upload;
 
 pub use compose::Flavour;
@@ -15,4 +17,5 @@ pub use context::{Gpu, GpuOptions};
 pub use pool::PooledBuffer;
 pub use profiler::{Profiler, Timings};
 pub use registry::Stage;
+pub use stage::GpuStage;
 pub(crate) use upload::Window;

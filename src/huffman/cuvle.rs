@@ -14,7 +14,7 @@ use super::segments::{group_chunks, SegmentCaps};
 use super::{BitBuf, BitOrder, CodeTable};
 use crate::gpu::registry::huffman::CUVLE;
 use crate::gpu::Window;
-use crate::gpu::{Gpu, PooledBuffer, Profiler, Timings};
+use crate::gpu::{Gpu, GpuStage, PooledBuffer, Profiler, Timings};
 use crate::scan::{
     encode_lookback, read_state, LookbackStage, ScanConfig, ScanStrategy, STATE_HEADER,
 };
@@ -725,18 +725,94 @@ impl<'g> VleEncoder<'g> {
         order: BitOrder,
         start_bit: u32,
     ) -> Result<Encoded> {
-        let input = self.upload(data)?;
-        let hist = self.histograms(&input, None).await?;
-        let plan = self.plan(&input, &hist, table, order, start_bit)?;
-        let table_buf = self.upload_table(table);
-        let mut encoder = self
-            .gpu
-            .device
-            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
-                label: Some(CUVLE.label),
-            });
-        let pending = self.encode_into(&mut encoder, &input, &table_buf, &plan, false)?;
-        self.gpu.queue.submit([encoder.finish()]);
-        self.finish(pending).await
+        let input = CuvleInput {
+            data,
+            table,
+            order,
+            start_bit,
+        };
+        GpuStage::run(self, &input).await
+    }
+}
+
+/// What one cuvle encode codes: the bytes, their code table, the bit order and the bit of
+/// the first word the stream starts at.
+#[derive(Clone, Copy, Debug)]
+pub struct CuvleInput<'a> {
+    pub data: &'a [u8],
+    pub table: &'a CodeTable,
+    pub order: BitOrder,
+    pub start_bit: u32,
+}
+
+/// An input uploaded, histogrammed on the GPU and planned, with its code table.
+pub struct CuvleUploaded {
+    pub input: GpuInput,
+    pub plan: Plan,
+    pub table: wgpu::Buffer,
+}
+
+impl GpuStage for VleEncoder<'_> {
+    type Input<'a> = CuvleInput<'a>;
+    type Uploaded = CuvleUploaded;
+    type Pending = Pending;
+    type Report = Encoded;
+    type Output = BitBuf;
+
+    fn gpu(&self) -> &Gpu {
+        self.gpu
+    }
+
+    fn label(&self) -> &'static str {
+        CUVLE.label
+    }
+
+    async fn upload(&self, input: &Self::Input<'_>) -> Result<CuvleUploaded> {
+        let uploaded = VleEncoder::upload(self, input.data)?;
+        let hist = self.histograms(&uploaded, None).await?;
+        let plan = self.plan(&uploaded, &hist, input.table, input.order, input.start_bit)?;
+        Ok(CuvleUploaded {
+            input: uploaded,
+            plan,
+            table: self.upload_table(input.table),
+        })
+    }
+
+    fn encode_into(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        uploaded: &CuvleUploaded,
+    ) -> Result<Pending> {
+        VleEncoder::encode_into(
+            self,
+            encoder,
+            &uploaded.input,
+            &uploaded.table,
+            &uploaded.plan,
+            false,
+        )
+    }
+
+    async fn finish(
+        &self,
+        _input: &Self::Input<'_>,
+        _uploaded: &CuvleUploaded,
+        pending: Pending,
+    ) -> Result<Encoded> {
+        VleEncoder::finish(self, pending).await
+    }
+
+    fn output(report: Encoded) -> BitBuf {
+        report.stream
+    }
+
+    fn cpu(&self, input: &Self::Input<'_>) -> Result<BitBuf> {
+        encode_cuvle_cpu(
+            input.data,
+            input.table,
+            input.order,
+            input.start_bit,
+            &self.config,
+        )
     }
 }
