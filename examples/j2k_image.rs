@@ -6,7 +6,7 @@
 use std::sync::Arc;
 
 use parvlc::gpu::{Gpu, GpuOptions};
-use parvlc::j2k::tier1_gpu::GpuTier1;
+use parvlc::j2k::tier1::gpu::Tier1GpuEngine;
 use parvlc::j2k::{encode, EncoderConfig, FrontEnd, Image};
 
 fn main() -> parvlc::Result<()> {
@@ -28,7 +28,7 @@ fn main() -> parvlc::Result<()> {
     let mut config = EncoderConfig::default();
     if let Ok(gpu) = pollster::block_on(Gpu::new(GpuOptions::default())) {
         let gpu = Arc::new(gpu);
-        config.engine = Arc::new(GpuTier1::new(gpu.clone())?);
+        config.engine = Arc::new(Tier1GpuEngine::new(gpu.clone())?);
         config.front_end = FrontEnd::Gpu(gpu);
     }
     let codestream = pollster::block_on(encode(&image, &config))?;

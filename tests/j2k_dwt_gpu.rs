@@ -19,7 +19,7 @@ use common::j2k_images::{make, Content};
 
 use parvlc::gpu::{Gpu, GpuOptions, Profiler};
 use parvlc::j2k::dwt_gpu::{self, DwtGpu, DwtPlan};
-use parvlc::j2k::tier1_gpu::GpuTier1;
+use parvlc::j2k::tier1::gpu::Tier1GpuEngine;
 use parvlc::j2k::{self, EncoderConfig, FrontEnd, Image};
 
 fn gpu() -> Arc<Gpu> {
@@ -209,7 +209,7 @@ fn codestreams_with_the_gpu_front_end_equal_the_cpu_ones_and_decode_in_openjpeg(
             pollster::block_on(j2k::encode(&img, &config(FrontEnd::Gpu(gpu.clone())))).unwrap();
         // The whole GPU path: front end and tier-1 on the GPU, tier-2 on the CPU.
         let all_gpu = EncoderConfig {
-            engine: Arc::new(GpuTier1::new(gpu.clone()).unwrap()),
+            engine: Arc::new(Tier1GpuEngine::new(gpu.clone()).unwrap()),
             ..config(FrontEnd::Gpu(gpu.clone()))
         };
         let whole = pollster::block_on(j2k::encode(&img, &all_gpu)).unwrap();
@@ -245,12 +245,12 @@ fn codestreams_with_the_gpu_front_end_equal_the_cpu_ones_and_decode_in_openjpeg(
 }
 
 /// The whole GPU path leaves the front end's coefficients on the GPU for tier-1
-/// (`GpuTier1::encode_image`): the codestream equals the CPU one for both strategies, and
+/// (`Tier1GpuEngine::encode_image`): the codestream equals the CPU one for both strategies, and
 /// with a room of 8 bytes per block every block outgrows it and is coded again from
 /// coefficients read back for it alone (the resident retry path).
 #[test]
 fn the_resident_whole_gpu_path_writes_the_cpu_codestream() {
-    use parvlc::j2k::tier1_gpu::{Tier1GpuConfig, Tier1Strategy};
+    use parvlc::j2k::tier1::gpu::{Tier1GpuConfig, Tier1Strategy};
     // Its own GPU: no other test's buffers in its pool.
     let gpu = Arc::new(pollster::block_on(Gpu::new(GpuOptions::default())).expect("a GPU"));
     let three = Tier1GpuConfig {
@@ -286,7 +286,7 @@ fn the_resident_whole_gpu_path_writes_the_cpu_codestream() {
             tight(Tier1GpuConfig::default()),
             tight(three),
         ] {
-            let engine = Arc::new(GpuTier1::with_config(gpu.clone(), t1).unwrap());
+            let engine = Arc::new(Tier1GpuEngine::with_config(gpu.clone(), t1).unwrap());
             let whole = pollster::block_on(j2k::encode(
                 &img,
                 &config(FrontEnd::Gpu(gpu.clone()), engine),

@@ -7,8 +7,10 @@
 //! planned output room.
 mod common;
 
-use parvlc::j2k::tier1::{encode_code_block, BandOrientation, CodeBlockCoded, Tier1Options};
-use parvlc::j2k::tier1_gpu::{CodeBlockJob, Tier1Gpu, Tier1GpuConfig, Tier1Strategy};
+use parvlc::j2k::tier1::gpu::{Tier1GpuConfig, Tier1Kernels, Tier1Strategy};
+use parvlc::j2k::tier1::{
+    encode_code_block, BandOrientation, CodeBlockCoded, CodeBlockInput, Tier1Options,
+};
 use parvlc::testdata::SplitMix64;
 
 const BANDS: [BandOrientation; 4] = [
@@ -177,10 +179,10 @@ fn blocks(seed: u64) -> Vec<Block> {
     out
 }
 
-fn jobs(blocks: &[Block]) -> Vec<CodeBlockJob<'_>> {
+fn jobs(blocks: &[Block]) -> Vec<CodeBlockInput<'_>> {
     blocks
         .iter()
-        .map(|b| CodeBlockJob {
+        .map(|b| CodeBlockInput {
             coeffs: &b.coeffs,
             width: b.width,
             height: b.height,
@@ -213,7 +215,7 @@ fn first_difference(a: &CodeBlockCoded, b: &CodeBlockCoded) -> String {
 }
 
 fn check(gpu: &parvlc::gpu::Gpu, config: Tier1GpuConfig, blocks: &[Block], opts: Tier1Options) {
-    let tier1 = Tier1Gpu::with_config(gpu, config).expect("tier-1 pipelines");
+    let tier1 = Tier1Kernels::with_config(gpu, config).expect("tier-1 pipelines");
     let got = pollster::block_on(tier1.encode_code_blocks(gpu, &jobs(blocks), &opts))
         .expect("GPU tier-1");
     assert_eq!(got.len(), blocks.len());
@@ -321,10 +323,10 @@ fn three_kernel_strategy_equals_cpu() {
 #[test]
 fn bad_blocks_are_refused() {
     let gpu = common::gpu();
-    let tier1 = Tier1Gpu::new(gpu).expect("tier-1");
+    let tier1 = Tier1Kernels::new(gpu).expect("tier-1");
     let coeffs = vec![0i32; 65 * 64];
     for (w, h, n) in [(65, 64, 65 * 64), (64, 64, 10), (0, 4, 0), (2048, 2, 4096)] {
-        let job = CodeBlockJob {
+        let job = CodeBlockInput {
             coeffs: &coeffs[..n],
             width: w,
             height: h,
@@ -333,14 +335,14 @@ fn bad_blocks_are_refused() {
         let r = pollster::block_on(tier1.encode_code_blocks(gpu, &[job], &opts(Some(5))));
         assert!(r.is_err(), "{w}x{h} with {n} coefficients was accepted");
     }
-    let job = CodeBlockJob {
+    let job = CodeBlockInput {
         coeffs: &coeffs[..16],
         width: 4,
         height: 4,
         band: BandOrientation::LL,
     };
     assert!(pollster::block_on(tier1.encode_code_blocks(gpu, &[job], &opts(Some(0)))).is_err());
-    assert!(Tier1Gpu::with_config(
+    assert!(Tier1Kernels::with_config(
         gpu,
         Tier1GpuConfig {
             workgroup_size: 64,
@@ -354,11 +356,11 @@ fn bad_blocks_are_refused() {
 /// (which tests/j2k_openjpeg.rs decodes with OpenJPEG).
 #[test]
 fn encoder_with_gpu_tier1_writes_the_cpu_codestream() {
-    use parvlc::j2k::tier1_gpu::GpuTier1;
+    use parvlc::j2k::tier1::gpu::Tier1GpuEngine;
     use parvlc::j2k::{encode, CpuTier1, EncoderConfig, Image};
     use std::sync::Arc;
     let gpu = pollster::block_on(parvlc::gpu::Gpu::new(Default::default())).expect("a GPU");
-    let engine = Arc::new(GpuTier1::new(Arc::new(gpu)).expect("GPU tier-1"));
+    let engine = Arc::new(Tier1GpuEngine::new(Arc::new(gpu)).expect("GPU tier-1"));
     let rgb = Image::new(150, 97, 3, 8, parvlc::testdata::synthetic_rgb(150, 97, 9)).unwrap();
     let grey_samples: Vec<u16> = parvlc::testdata::synthetic_rgb(70, 45, 3)
         .chunks(3)

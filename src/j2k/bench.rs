@@ -16,8 +16,8 @@ use std::time::Instant;
 
 use super::dwt_gpu::{upload_samples, DwtGpu, DwtPlan, PASS_DWT, PASS_GATHER, PASS_RCT};
 use super::tier1::decode::decode_code_block;
+use super::tier1::gpu::{inputs_of, Tier1GpuConfig, Tier1GpuEngine, Tier1Kernels, Tier1Strategy};
 use super::tier1::{encode_code_block, CodeBlockCoded, Tier1Options};
-use super::tier1_gpu::{jobs_of, GpuTier1, Tier1Gpu, Tier1GpuConfig, Tier1Strategy};
 use super::{
     encode, max_levels, transform_cpu, CodeBlockBatch, CpuTier1, EncoderConfig, Image, Tier1Engine,
     Tier1Future,
@@ -212,13 +212,13 @@ fn check_batch(what: &str, got: &CodeBlockBatch, want: &CodeBlockBatch) -> Resul
 fn time_gpu_tier1(
     what: &str,
     gpu: &Gpu,
-    tier1: &Tier1Gpu,
+    tier1: &Tier1Kernels,
     batch: &CodeBlockBatch,
     opts: &Tier1Options,
     runs: usize,
     want: &[CodeBlockCoded],
 ) -> Result<(Option<f64>, f64, u64)> {
-    let jobs = jobs_of(batch);
+    let jobs = inputs_of(batch);
     let resident = tier1.upload(gpu, &jobs, opts)?;
     // Warm-up: pipelines built, buffers pooled.
     pollster::block_on(tier1.encode_code_blocks(gpu, &jobs, opts))?;
@@ -461,7 +461,7 @@ pub fn run_j2k(
         .as_ref()
         .map_or("the CPU".to_string(), |g| g.adapter_name());
     let engine = match &gpu {
-        Some(g) => Some(Arc::new(GpuTier1::with_config(
+        Some(g) => Some(Arc::new(Tier1GpuEngine::with_config(
             g.clone(),
             options.gpu_config,
         )?)),
@@ -518,7 +518,7 @@ pub fn run_j2k(
                 ..options.gpu_config
             };
             for (strategy, suffix) in [(options.gpu_config, ""), (three, "-three-kernel")] {
-                let tier1 = Tier1Gpu::with_config(g, strategy)?;
+                let tier1 = Tier1Kernels::with_config(g, strategy)?;
                 let (fast_name, mq_name) =
                     (format!("gpu-fast{suffix}"), format!("gpu-all-mq{suffix}"));
                 let (k_fast, w_fast, b_fast) = time_gpu_tier1(

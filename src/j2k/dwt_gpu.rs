@@ -21,7 +21,7 @@ use wgpu::util::DeviceExt;
 use super::partition::{self, Layout};
 use super::{band_orientation, CodeBlockBatch, CodeBlockJob, Image};
 use crate::gpu::registry::j2k::DWT;
-use crate::gpu::{Gpu, PooledBuffer, Profiler, Timings};
+use crate::gpu::{Gpu, GpuStage, PooledBuffer, Profiler, Timings};
 use crate::{Error, Result};
 
 /// Profiler label of the level shift + RCT pass.
@@ -501,16 +501,77 @@ impl DwtGpu {
         levels: u32,
         cblk: u32,
     ) -> Result<CodeBlockBatch> {
-        let plan = DwtPlan::for_image(gpu, image, levels, cblk)?;
-        let samples = upload_samples(gpu, image);
-        let mut encoder = gpu
-            .device
-            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
-                label: Some(DWT.label),
-            });
-        let out = self.encode_into(gpu, &mut encoder, &samples, &plan, None)?;
-        gpu.queue.submit([encoder.finish()]);
-        gpu.check_errors(DWT.name)?;
-        out.read(gpu).await
+        let stage = DwtStage {
+            gpu,
+            dwt: *self,
+            levels,
+            cblk,
+        };
+        GpuStage::encode(&stage, image).await
+    }
+}
+
+/// The front end on one GPU for `levels` levels and `cblk` x `cblk` code-blocks: an image
+/// in, the batch of code-block coefficients out (twin: [`super::transform_cpu`]).
+pub struct DwtStage<'g> {
+    pub gpu: &'g Gpu,
+    pub dwt: DwtGpu,
+    pub levels: u32,
+    pub cblk: u32,
+}
+
+/// An image's samples on the GPU with the plan of its transform.
+pub struct DwtUploaded {
+    pub plan: DwtPlan,
+    pub samples: PooledBuffer,
+}
+
+impl GpuStage for DwtStage<'_> {
+    type Input<'a> = Image;
+    type Uploaded = DwtUploaded;
+    type Pending = GpuCoeffs;
+    type Report = CodeBlockBatch;
+    type Output = CodeBlockBatch;
+
+    fn gpu(&self) -> &Gpu {
+        self.gpu
+    }
+
+    fn label(&self) -> &'static str {
+        DWT.label
+    }
+
+    async fn upload(&self, image: &Self::Input<'_>) -> Result<DwtUploaded> {
+        Ok(DwtUploaded {
+            plan: DwtPlan::for_image(self.gpu, image, self.levels, self.cblk)?,
+            samples: upload_samples(self.gpu, image),
+        })
+    }
+
+    fn encode_into(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        uploaded: &DwtUploaded,
+    ) -> Result<GpuCoeffs> {
+        self.dwt
+            .encode_into(self.gpu, encoder, &uploaded.samples, &uploaded.plan, None)
+    }
+
+    async fn finish(
+        &self,
+        _image: &Self::Input<'_>,
+        _uploaded: &DwtUploaded,
+        coeffs: GpuCoeffs,
+    ) -> Result<CodeBlockBatch> {
+        self.gpu.check_errors(DWT.name)?;
+        coeffs.read(self.gpu).await
+    }
+
+    fn output(report: CodeBlockBatch) -> CodeBlockBatch {
+        report
+    }
+
+    fn cpu(&self, image: &Self::Input<'_>) -> Result<CodeBlockBatch> {
+        Ok(super::transform_cpu(image, self.levels, self.cblk))
     }
 }

@@ -20,7 +20,6 @@ pub mod mq;
 pub mod partition;
 pub mod rct;
 pub mod tier1;
-pub mod tier1_gpu;
 pub mod tier2;
 
 use std::future::Future;
@@ -45,7 +44,7 @@ pub struct CodeBlockJob {
 }
 
 /// Every code-block of an image, coefficients back to back (one upload for a GPU).
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct CodeBlockBatch {
     pub coeffs: Vec<i32>,
     pub jobs: Vec<CodeBlockJob>,
@@ -70,7 +69,7 @@ pub trait Tier1Engine: Send + Sync {
     /// The GPU tier-1 behind this engine, if it is one: with the GPU front end on the same
     /// GPU, the encoder then leaves the coefficients on the GPU for it.
     #[cfg(not(target_arch = "wasm32"))]
-    fn gpu_tier1(&self) -> Option<&tier1_gpu::GpuTier1> {
+    fn gpu_tier1(&self) -> Option<&tier1::gpu::Tier1GpuEngine> {
         None
     }
     fn encode_batch<'a>(
@@ -113,8 +112,8 @@ pub enum FrontEnd {
     #[default]
     Cpu,
     /// [`dwt_gpu::DwtGpu`] on this GPU; its coefficients are read back for tier-1, except
-    /// with a [`tier1_gpu::GpuTier1`] engine on the same GPU, which codes them where they
-    /// lie ([`tier1_gpu::GpuTier1::encode_image`]).
+    /// with a [`tier1::gpu::Tier1GpuEngine`] engine on the same GPU, which codes them where they
+    /// lie ([`tier1::gpu::Tier1GpuEngine::encode_image`]).
     Gpu(Arc<Gpu>),
 }
 

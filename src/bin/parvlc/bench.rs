@@ -331,7 +331,7 @@ fn bench_module(module: BenchModule) -> Result<()> {
                 bypass_from,
                 openjpeg: !no_openjpeg,
                 cpu_one_core: !no_one_core,
-                gpu_config: parvlc::j2k::tier1_gpu::Tier1GpuConfig {
+                gpu_config: parvlc::j2k::tier1::gpu::Tier1GpuConfig {
                     workgroup_size,
                     ..Default::default()
                 },

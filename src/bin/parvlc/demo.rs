@@ -157,7 +157,7 @@ fn j2k(gpu: Option<std::sync::Arc<parvlc::gpu::Gpu>>) -> Result<()> {
     );
     if let Some(gpu) = gpu {
         let config = EncoderConfig {
-            engine: std::sync::Arc::new(parvlc::j2k::tier1_gpu::GpuTier1::new(gpu.clone())?),
+            engine: std::sync::Arc::new(parvlc::j2k::tier1::gpu::Tier1GpuEngine::new(gpu.clone())?),
             front_end: FrontEnd::Gpu(gpu),
             ..EncoderConfig::default()
         };

@@ -64,7 +64,7 @@ fn engine(
         Some(gpu) => {
             let gpu = std::sync::Arc::new(gpu);
             Ok((
-                std::sync::Arc::new(parvlc::j2k::tier1_gpu::GpuTier1::new(gpu.clone())?),
+                std::sync::Arc::new(parvlc::j2k::tier1::gpu::Tier1GpuEngine::new(gpu.clone())?),
                 parvlc::j2k::FrontEnd::Gpu(gpu),
             ))
         }

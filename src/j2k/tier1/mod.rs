@@ -9,6 +9,7 @@
 
 pub mod cpu;
 pub mod decode;
+pub mod gpu;
 pub mod model;
 
 pub use decode::decode_code_block;

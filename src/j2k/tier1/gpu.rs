@@ -13,10 +13,19 @@
 //! Output room: each code-block gets a region sized from its bit-planes; the kernel
 //! counts a block's true length even when it outgrows its region (it then writes
 //! nothing past it), so such a block is encoded again with exactly the room it needs.
+//!
+//! Three names, three jobs:
+//! - [`Tier1Kernels`], the kernel driver: uploads code-blocks, records the kernels into a
+//!   command encoder, reads the coded blocks back; it holds no GPU of its own.
+//! - [`Tier1Stage`], the driver on one GPU with its coding options, as a
+//!   [`GpuStage`] (CPU twin: [`super::encode_code_blocks_serial`]).
+//! - [`Tier1GpuEngine`], the encoder's engine ([`crate::j2k::Tier1Engine`]): owns the
+//!   GPU and a driver, and codes a whole image, the front end included.
 
-use super::tier1::{BandOrientation, CodeBlockCoded, PassInfo, Tier1Options};
+use super::{BandOrientation, CodeBlockCoded, CodeBlockInput, PassInfo, Tier1Options};
 use crate::gpu::registry::j2k::{TIER1, TIER1_SPLIT};
-use crate::gpu::{Gpu, PooledBuffer, Profiler};
+use crate::gpu::{Gpu, GpuStage, PooledBuffer, Profiler};
+use crate::j2k::{CodeBlockBatch, CodeBlockJob};
 use crate::{Error, Result};
 
 #[repr(C)]
@@ -79,15 +88,6 @@ pub enum Tier1Strategy {
     ThreeKernel,
 }
 
-/// One code-block to encode: `width * height` coefficients, row-major.
-#[derive(Clone, Copy, Debug)]
-pub struct CodeBlockJob<'a> {
-    pub coeffs: &'a [i32],
-    pub width: usize,
-    pub height: usize,
-    pub band: BandOrientation,
-}
-
 /// GPU tier-1 tuning.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Tier1GpuConfig {
@@ -127,13 +127,13 @@ impl Tier1GpuConfig {
     }
 }
 
-/// The GPU tier-1 encoder: pipelines are built on first use and cached by the [`Gpu`].
-pub struct Tier1Gpu {
+/// The tier-1 kernel driver: pipelines are built on first use and cached by the [`Gpu`].
+pub struct Tier1Kernels {
     config: Tier1GpuConfig,
 }
 
 /// Code-blocks resident on the GPU with their planned output regions: encode them with
-/// [`Tier1Gpu::encode_into`] (as often as wanted), read them with [`Tier1Gpu::finish`].
+/// [`Tier1Kernels::encode_into`] (as often as wanted), read them with [`Tier1Kernels::finish`].
 pub struct Tier1Batch {
     dispatches: Vec<Dispatch>,
     /// Per block: (dispatch, index in it).
@@ -173,7 +173,7 @@ fn orient_index(band: BandOrientation) -> u32 {
     }
 }
 
-fn check_job(i: usize, job: &CodeBlockJob<'_>) -> Result<()> {
+fn check_job(i: usize, job: &CodeBlockInput<'_>) -> Result<()> {
     let (w, h) = (job.width, job.height);
     if w == 0 || h == 0 || w > 1024 || h > 1024 || w * h > 4096 {
         return Err(Error::InvalidArgument(format!(
@@ -190,13 +190,13 @@ fn check_job(i: usize, job: &CodeBlockJob<'_>) -> Result<()> {
     Ok(())
 }
 
-fn stripe_columns(job: &CodeBlockJob<'_>) -> usize {
+fn stripe_columns(job: &CodeBlockInput<'_>) -> usize {
     job.width * job.height.div_ceil(4)
 }
 
 /// Room for a block: a bit per sample and bit-plane, two more for signs and run symbols,
 /// a quarter on top for MQ passes that expand, and a little for terminations.
-fn bit_planes(job: &CodeBlockJob<'_>) -> u32 {
+fn bit_planes(job: &CodeBlockInput<'_>) -> u32 {
     let max = job
         .coeffs
         .iter()
@@ -206,7 +206,7 @@ fn bit_planes(job: &CodeBlockJob<'_>) -> u32 {
     32 - max.leading_zeros()
 }
 
-fn planned_capacity(job: &CodeBlockJob<'_>) -> u32 {
+fn planned_capacity(job: &CodeBlockInput<'_>) -> u32 {
     capacity_for(job.width * job.height, bit_planes(job))
 }
 
@@ -226,15 +226,15 @@ fn bypass_word(opts: &Tier1Options) -> Result<u32> {
     }
 }
 
-impl Tier1Gpu {
-    pub fn new(gpu: &Gpu) -> Result<Tier1Gpu> {
+impl Tier1Kernels {
+    pub fn new(gpu: &Gpu) -> Result<Tier1Kernels> {
         Self::with_config(gpu, Tier1GpuConfig::default())
     }
 
     /// Builds the pipeline for 64x64 code-blocks up front.
-    pub fn with_config(gpu: &Gpu, config: Tier1GpuConfig) -> Result<Tier1Gpu> {
+    pub fn with_config(gpu: &Gpu, config: Tier1GpuConfig) -> Result<Tier1Kernels> {
         config.validate()?;
-        let t = Tier1Gpu { config };
+        let t = Tier1Kernels { config };
         t.warm(gpu, t.cpi_for(MAX_STRIPE_COLUMNS))?;
         Ok(t)
     }
@@ -285,7 +285,7 @@ impl Tier1Gpu {
     pub fn upload(
         &self,
         gpu: &Gpu,
-        blocks: &[CodeBlockJob<'_>],
+        blocks: &[CodeBlockInput<'_>],
         opts: &Tier1Options,
     ) -> Result<Tier1Batch> {
         let capacities: Vec<u32> = blocks
@@ -302,7 +302,7 @@ impl Tier1Gpu {
     fn upload_with(
         &self,
         gpu: &Gpu,
-        blocks: &[CodeBlockJob<'_>],
+        blocks: &[CodeBlockInput<'_>],
         capacities: &[u32],
         opts: &Tier1Options,
     ) -> Result<Tier1Batch> {
@@ -389,17 +389,17 @@ impl Tier1Gpu {
     }
 
     /// Plan tier-1 for code-blocks whose coefficients already lie in `coeffs` in the
-    /// layout of [`super::CodeBlockBatch::coeffs`] (as [`super::dwt_gpu::GpuCoeffs`] leaves
+    /// layout of [`CodeBlockBatch::coeffs`] (as [`crate::j2k::dwt_gpu::GpuCoeffs`] leaves
     /// them): only the block descriptors are uploaded. Without the values on the host,
     /// each block's room is planned for `room_planes` bit-planes (a block that outgrows it
-    /// is coded again, see [`Tier1Gpu::finish_resident`]) and the three-kernel strategy
+    /// is coded again, see [`Tier1Kernels::finish_resident`]) and the three-kernel strategy
     /// runs `max_planes` rounds (a block skips the planes it lacks). Gives `coeffs` back
     /// when the blocks do not fit one dispatch (a buffer over one storage binding).
     pub fn upload_resident(
         &self,
         gpu: &Gpu,
         coeffs: PooledBuffer,
-        jobs: &[super::CodeBlockJob],
+        jobs: &[CodeBlockJob],
         (room_planes, max_planes): (u32, u32),
         opts: &Tier1Options,
     ) -> Result<std::result::Result<Tier1Batch, PooledBuffer>> {
@@ -472,14 +472,14 @@ impl Tier1Gpu {
         }))
     }
 
-    /// Read a resident batch ([`Tier1Gpu::upload_resident`], encoded and submitted) and
+    /// Read a resident batch ([`Tier1Kernels::upload_resident`], encoded and submitted) and
     /// code the blocks that outgrew their room again from their coefficients, read back
     /// for them alone.
     pub async fn finish_resident(
         &self,
         gpu: &Gpu,
         batch: &Tier1Batch,
-        jobs: &[super::CodeBlockJob],
+        jobs: &[CodeBlockJob],
         opts: &Tier1Options,
     ) -> Result<Vec<CodeBlockCoded>> {
         let first = self.finish(gpu, batch).await?;
@@ -503,10 +503,10 @@ impl Tier1Gpu {
                 ),
             });
         }
-        let blocks: Vec<CodeBlockJob<'_>> = jobs
+        let blocks: Vec<CodeBlockInput<'_>> = jobs
             .iter()
             .zip(&coeffs)
-            .map(|(j, c)| CodeBlockJob {
+            .map(|(j, c)| CodeBlockInput {
                 coeffs: c,
                 width: j.width,
                 height: j.height,
@@ -734,15 +734,22 @@ impl Tier1Gpu {
     pub async fn encode_code_blocks(
         &self,
         gpu: &Gpu,
-        blocks: &[CodeBlockJob<'_>],
+        blocks: &[CodeBlockInput<'_>],
         opts: &Tier1Options,
     ) -> Result<Vec<CodeBlockCoded>> {
         if blocks.is_empty() {
             return Ok(Vec::new());
         }
-        let batch = self.upload(gpu, blocks, opts)?;
-        let first = self.run(gpu, &batch).await?;
-        self.retry_outgrown(gpu, first, blocks, opts).await
+        GpuStage::run(&self.stage(gpu, *opts), blocks).await
+    }
+
+    /// This driver on `gpu` with `opts`, as a [`GpuStage`].
+    pub fn stage<'g>(&'g self, gpu: &'g Gpu, opts: Tier1Options) -> Tier1Stage<'g> {
+        Tier1Stage {
+            gpu,
+            kernels: self,
+            opts,
+        }
     }
 
     /// The first results of `blocks`, those that outgrew their room coded again with
@@ -751,7 +758,7 @@ impl Tier1Gpu {
         &self,
         gpu: &Gpu,
         first: Vec<std::result::Result<CodeBlockCoded, u32>>,
-        blocks: &[CodeBlockJob<'_>],
+        blocks: &[CodeBlockInput<'_>],
         opts: &Tier1Options,
     ) -> Result<Vec<CodeBlockCoded>> {
         let retry: Vec<(usize, u32)> = first
@@ -765,7 +772,7 @@ impl Tier1Gpu {
                 "tier-1: {} code-blocks re-encoded with more room",
                 retry.len()
             );
-            let jobs: Vec<CodeBlockJob<'_>> = retry.iter().map(|&(i, _)| blocks[i]).collect();
+            let jobs: Vec<CodeBlockInput<'_>> = retry.iter().map(|&(i, _)| blocks[i]).collect();
             let caps: Vec<u32> = retry.iter().map(|&(_, need)| need.max(4)).collect();
             let again = self.upload_with(gpu, &jobs, &caps, opts)?;
             for (&(i, _), r) in retry.iter().zip(self.run(gpu, &again).await?) {
@@ -801,6 +808,59 @@ impl Tier1Gpu {
         self.encode_into(gpu, batch, &mut encoder, None)?;
         gpu.queue.submit([encoder.finish()]);
         self.finish(gpu, batch).await
+    }
+}
+
+/// The tier-1 kernels on one GPU with their coding options: code-blocks in, coded
+/// blocks out (twin: [`super::encode_code_blocks_serial`]). Blocks that outgrow their
+/// planned room are coded again in [`GpuStage::finish`], a second submission.
+pub struct Tier1Stage<'g> {
+    pub gpu: &'g Gpu,
+    pub kernels: &'g Tier1Kernels,
+    pub opts: Tier1Options,
+}
+
+impl GpuStage for Tier1Stage<'_> {
+    type Input<'a> = [CodeBlockInput<'a>];
+    type Uploaded = Tier1Batch;
+    type Pending = ();
+    type Report = Vec<CodeBlockCoded>;
+    type Output = Vec<CodeBlockCoded>;
+
+    fn gpu(&self) -> &Gpu {
+        self.gpu
+    }
+
+    fn label(&self) -> &'static str {
+        TIER1.label
+    }
+
+    async fn upload(&self, blocks: &Self::Input<'_>) -> Result<Tier1Batch> {
+        self.kernels.upload(self.gpu, blocks, &self.opts)
+    }
+
+    fn encode_into(&self, encoder: &mut wgpu::CommandEncoder, batch: &Tier1Batch) -> Result<()> {
+        self.kernels.encode_into(self.gpu, batch, encoder, None)
+    }
+
+    async fn finish(
+        &self,
+        blocks: &Self::Input<'_>,
+        batch: &Tier1Batch,
+        _pending: (),
+    ) -> Result<Vec<CodeBlockCoded>> {
+        let first = self.kernels.finish(self.gpu, batch).await?;
+        self.kernels
+            .retry_outgrown(self.gpu, first, blocks, &self.opts)
+            .await
+    }
+
+    fn output(report: Vec<CodeBlockCoded>) -> Vec<CodeBlockCoded> {
+        report
+    }
+
+    fn cpu(&self, blocks: &Self::Input<'_>) -> Result<Vec<CodeBlockCoded>> {
+        super::encode_code_blocks_serial(blocks, &self.opts)
     }
 }
 
@@ -869,7 +929,7 @@ fn decode_result(
         })
         .collect();
     // data holds exactly `len` bytes.
-    super::tier1::cpu::settle_pass_ends(&mut passes, &data);
+    super::cpu::settle_pass_ends(&mut passes, &data);
     Ok(Ok(CodeBlockCoded {
         data,
         num_bitplanes,
@@ -877,24 +937,24 @@ fn decode_result(
     }))
 }
 
-/// The GPU tier-1 as the encoder's [`super::Tier1Engine`]: a whole image's code-blocks in
-/// one upload and one submission. Native only: an engine is Send + Sync, which wgpu's
+/// The GPU tier-1 as the encoder's engine ([`crate::j2k::Tier1Engine`]): a whole image's
+/// code-blocks in one upload and one submission. Native only: an engine is Send + Sync, which wgpu's
 /// WebGPU objects are not.
 #[cfg(not(target_arch = "wasm32"))]
-pub struct GpuTier1 {
+pub struct Tier1GpuEngine {
     gpu: std::sync::Arc<Gpu>,
-    tier1: Tier1Gpu,
+    tier1: Tier1Kernels,
 }
 
 #[cfg(not(target_arch = "wasm32"))]
-impl GpuTier1 {
-    pub fn new(gpu: std::sync::Arc<Gpu>) -> Result<GpuTier1> {
+impl Tier1GpuEngine {
+    pub fn new(gpu: std::sync::Arc<Gpu>) -> Result<Tier1GpuEngine> {
         Self::with_config(gpu, Tier1GpuConfig::default())
     }
 
-    pub fn with_config(gpu: std::sync::Arc<Gpu>, config: Tier1GpuConfig) -> Result<GpuTier1> {
-        let tier1 = Tier1Gpu::with_config(&gpu, config)?;
-        Ok(GpuTier1 { gpu, tier1 })
+    pub fn with_config(gpu: std::sync::Arc<Gpu>, config: Tier1GpuConfig) -> Result<Tier1GpuEngine> {
+        let tier1 = Tier1Kernels::with_config(&gpu, config)?;
+        Ok(Tier1GpuEngine { gpu, tier1 })
     }
 
     pub fn gpu(&self) -> &Gpu {
@@ -906,18 +966,18 @@ impl GpuTier1 {
         &self.gpu
     }
 
-    /// The whole GPU path for one image: the front end ([`super::dwt_gpu::DwtGpu`]) and
+    /// The whole GPU path for one image: the front end ([`crate::j2k::dwt_gpu::DwtGpu`]) and
     /// tier-1 in one submission, the coefficients staying on the GPU; the same blocks as
-    /// [`super::transform_cpu`] then [`Tier1Gpu::encode_code_blocks`]. Where the blocks do
+    /// [`crate::j2k::transform_cpu`] then [`Tier1Kernels::encode_code_blocks`]. Where the blocks do
     /// not fit one dispatch, the coefficients are read back and coded that way.
     pub async fn encode_image(
         &self,
-        image: &super::Image,
+        image: &crate::j2k::Image,
         levels: u32,
         cblk: u32,
         opts: &Tier1Options,
     ) -> Result<Vec<CodeBlockCoded>> {
-        use super::dwt_gpu::{upload_samples, DwtGpu, DwtPlan};
+        use crate::j2k::dwt_gpu::{upload_samples, DwtGpu, DwtPlan};
         let gpu = &*self.gpu;
         let plan = DwtPlan::for_image(gpu, image, levels, cblk)?;
         let samples = upload_samples(gpu, image);
@@ -940,13 +1000,13 @@ impl GpuTier1 {
             Err(coeffs) => {
                 gpu.queue.submit([encoder.finish()]);
                 let bytes = gpu.read_buffer(&coeffs, 0, plan.n_coeffs() * 4).await?;
-                let host = super::CodeBlockBatch {
+                let host = CodeBlockBatch {
                     coeffs: bytemuck::pod_collect_to_vec(&bytes),
                     jobs: plan.jobs.clone(),
                 };
                 return self
                     .tier1
-                    .encode_code_blocks(gpu, &jobs_of(&host), opts)
+                    .encode_code_blocks(gpu, &inputs_of(&host), opts)
                     .await;
             }
         };
@@ -959,13 +1019,13 @@ impl GpuTier1 {
     }
 }
 
-/// The code-blocks of an encoder batch as GPU jobs.
-pub fn jobs_of(batch: &super::CodeBlockBatch) -> Vec<CodeBlockJob<'_>> {
+/// The code-blocks of an encoder batch as tier-1 inputs.
+pub fn inputs_of(batch: &CodeBlockBatch) -> Vec<CodeBlockInput<'_>> {
     batch
         .jobs
         .iter()
         .enumerate()
-        .map(|(i, j)| CodeBlockJob {
+        .map(|(i, j)| CodeBlockInput {
             coeffs: batch.coeffs_of(i),
             width: j.width,
             height: j.height,
@@ -975,23 +1035,23 @@ pub fn jobs_of(batch: &super::CodeBlockBatch) -> Vec<CodeBlockJob<'_>> {
 }
 
 #[cfg(not(target_arch = "wasm32"))]
-impl super::Tier1Engine for GpuTier1 {
+impl crate::j2k::Tier1Engine for Tier1GpuEngine {
     fn name(&self) -> String {
         format!("the GPU ({})", self.gpu.adapter_name())
     }
 
-    fn gpu_tier1(&self) -> Option<&GpuTier1> {
+    fn gpu_tier1(&self) -> Option<&Tier1GpuEngine> {
         Some(self)
     }
 
     fn encode_batch<'a>(
         &'a self,
-        batch: &'a super::CodeBlockBatch,
+        batch: &'a CodeBlockBatch,
         opts: &'a Tier1Options,
-    ) -> super::Tier1Future<'a> {
+    ) -> crate::j2k::Tier1Future<'a> {
         Box::pin(async move {
             self.tier1
-                .encode_code_blocks(&self.gpu, &jobs_of(batch), opts)
+                .encode_code_blocks(&self.gpu, &inputs_of(batch), opts)
                 .await
         })
     }

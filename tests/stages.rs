@@ -1,0 +1,236 @@
+//! Every GPU stage through the one trait, [`GpuStage`]: one check written once and run
+//! for each stage family on seeded inputs (the GPU's `encode` equals the CPU twin's `cpu`
+//! bit for bit), and two stages recorded into one caller-owned command encoder and
+//! submitted once (`encode_into` composes).
+mod common;
+
+use std::fmt::Debug;
+
+use common::j2k_images::{make, Content};
+use common::serial;
+use parvlc::bitstuff::{BitstuffConfig, BitstuffStage, RawBits, Stuffer, Termination};
+use parvlc::cavlc::testframes::RandomFrame;
+use parvlc::cavlc::{CavlcGpu, GpuVariant};
+use parvlc::gpu::{Gpu, GpuStage};
+use parvlc::huffman::cuvle::{CuvleConfig, CuvleInput, VleEncoder};
+use parvlc::huffman::BitOrder;
+use parvlc::j2k::dwt_gpu::{DwtGpu, DwtStage};
+use parvlc::j2k::tier1::gpu::Tier1Kernels;
+use parvlc::j2k::tier1::{BandOrientation, CodeBlockInput, Tier1Options};
+use parvlc::testdata::{self, SplitMix64};
+
+/// The one check: GPU == CPU twin on `input`.
+fn check<S>(what: &str, stage: &S, input: &S::Input<'_>)
+where
+    S: GpuStage,
+    S::Output: PartialEq + Debug,
+{
+    let gpu = pollster::block_on(stage.encode(input))
+        .unwrap_or_else(|e| panic!("{what}: GPU encode failed: {e}"));
+    let cpu = stage
+        .cpu(input)
+        .unwrap_or_else(|e| panic!("{what}: CPU twin failed: {e}"));
+    assert!(gpu == cpu, "{what}: GPU and CPU twin differ");
+}
+
+fn cuvle_data(seed: u64) -> Vec<u8> {
+    let len = 1 + SplitMix64(seed).below(20_000) as usize;
+    testdata::generate(len, 1.0 + (seed % 7) as f64, seed)
+}
+
+fn segments(seed: u64) -> Vec<Vec<u8>> {
+    let mut rng = SplitMix64(seed);
+    (0..1 + rng.below(40))
+        .map(|_| {
+            let n = rng.below(200) as usize;
+            // Runs of 0xFF so that stuffing has work to do.
+            (0..n)
+                .map(|_| match rng.below(4) {
+                    0 | 1 => 0xFF,
+                    _ => rng.next_u64() as u8,
+                })
+                .collect()
+        })
+        .collect()
+}
+
+fn views(segs: &[Vec<u8>]) -> Vec<RawBits<'_>> {
+    segs.iter().map(|s| RawBits::bytes(s)).collect()
+}
+
+/// Code-blocks of seeded sizes, bands and magnitudes.
+fn blocks(seed: u64) -> Vec<(Vec<i32>, usize, usize, BandOrientation)> {
+    let mut rng = SplitMix64(seed);
+    let bands = [
+        BandOrientation::LL,
+        BandOrientation::HL,
+        BandOrientation::LH,
+        BandOrientation::HH,
+    ];
+    (0..1 + rng.below(6))
+        .map(|_| {
+            let (w, h) = (1 + rng.below(32) as usize, 1 + rng.below(32) as usize);
+            let bits = 1 + rng.below(12) as u32;
+            let coeffs = (0..w * h)
+                .map(|_| (rng.below(1 << bits) as i32) - (1 << (bits - 1)))
+                .collect();
+            (coeffs, w, h, bands[rng.below(4) as usize])
+        })
+        .collect()
+}
+
+fn block_inputs(b: &[(Vec<i32>, usize, usize, BandOrientation)]) -> Vec<CodeBlockInput<'_>> {
+    b.iter()
+        .map(|(coeffs, width, height, band)| CodeBlockInput {
+            coeffs,
+            width: *width,
+            height: *height,
+            band: *band,
+        })
+        .collect()
+}
+
+fn gpu() -> &'static Gpu {
+    common::gpu()
+}
+
+#[test]
+fn cuvle_equals_its_twin() {
+    let _s = serial();
+    let encoder = VleEncoder::new(gpu(), CuvleConfig::default()).unwrap();
+    for seed in 0..3 {
+        let data = cuvle_data(seed);
+        let table = common::table_for(&data, 16);
+        for order in [BitOrder::MsbFirst, BitOrder::LsbFirst] {
+            let input = CuvleInput {
+                data: &data,
+                table: &table,
+                order,
+                start_bit: (seed * 11 % 32) as u32,
+            };
+            check(&format!("cuvle seed {seed} {order:?}"), &encoder, &input);
+        }
+    }
+}
+
+#[test]
+fn cavlc_variants_equal_their_twin() {
+    let _s = serial();
+    let engine = CavlcGpu::new(gpu()).unwrap();
+    for seed in 0..2 {
+        let frame = RandomFrame::new(4 + seed as u32, 3).generate(seed);
+        for variant in GpuVariant::ALL {
+            check(
+                &format!("cavlc {} seed {seed}", variant.name()),
+                &engine.stage(gpu(), variant),
+                &frame,
+            );
+        }
+    }
+}
+
+#[test]
+fn bitstuff_stages_equal_their_twin() {
+    let _s = serial();
+    for seed in 0..3 {
+        let segs = segments(seed);
+        for stuffer in [Stuffer::Vote, Stuffer::Fsm] {
+            for term in [Termination::Plain, Termination::Predictable] {
+                let stage = BitstuffStage {
+                    gpu: gpu(),
+                    stuffer,
+                    term,
+                    config: BitstuffConfig::default(),
+                };
+                check(
+                    &format!("bitstuff {stuffer:?} {term:?} seed {seed}"),
+                    &stage,
+                    &views(&segs)[..],
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn tier1_equals_its_twin() {
+    let _s = serial();
+    let kernels = Tier1Kernels::new(gpu()).unwrap();
+    for seed in 0..3 {
+        let b = blocks(seed);
+        for opts in [Tier1Options::PART1_BYPASS, Tier1Options::default()] {
+            check(
+                &format!("tier1 {opts:?} seed {seed}"),
+                &kernels.stage(gpu(), opts),
+                &block_inputs(&b)[..],
+            );
+        }
+    }
+}
+
+#[test]
+fn dwt_equals_its_twin() {
+    let _s = serial();
+    let dwt = DwtGpu::new(gpu()).unwrap();
+    for (seed, (w, h, comps, levels)) in [(17, 9, 1, 2), (40, 33, 3, 3), (64, 64, 3, 5)]
+        .into_iter()
+        .enumerate()
+    {
+        let image = make(w, h, comps, 8, Content::Noise, seed as u64);
+        let stage = DwtStage {
+            gpu: gpu(),
+            dwt,
+            levels,
+            cblk: 32,
+        };
+        check(&format!("dwt {w}x{h}x{comps} seed {seed}"), &stage, &image);
+    }
+}
+
+/// Upload a stage's input and record it into `encoder`.
+fn record<S: GpuStage>(
+    stage: &S,
+    encoder: &mut wgpu::CommandEncoder,
+    input: &S::Input<'_>,
+) -> (S::Uploaded, S::Pending) {
+    let uploaded = pollster::block_on(stage.upload(input)).unwrap();
+    let pending = stage.encode_into(encoder, &uploaded).unwrap();
+    (uploaded, pending)
+}
+
+#[test]
+fn two_stages_in_one_submission() {
+    let _s = serial();
+    let gpu = gpu();
+    let vle = VleEncoder::new(gpu, CuvleConfig::default()).unwrap();
+    let data = cuvle_data(5);
+    let table = common::table_for(&data, 16);
+    let cuvle_input = CuvleInput {
+        data: &data,
+        table: &table,
+        order: BitOrder::MsbFirst,
+        start_bit: 3,
+    };
+    let stuff = BitstuffStage {
+        gpu,
+        stuffer: Stuffer::Fsm,
+        term: Termination::Plain,
+        config: BitstuffConfig::default(),
+    };
+    let segs = segments(5);
+    let raw = views(&segs);
+
+    let mut encoder = gpu.device.create_command_encoder(&Default::default());
+    let (cu_up, cu_pending) = record(&vle, &mut encoder, &cuvle_input);
+    let (bs_up, bs_pending) = record(&stuff, &mut encoder, &raw[..]);
+    gpu.queue.submit([encoder.finish()]);
+
+    let coded = pollster::block_on(GpuStage::finish(&vle, &cuvle_input, &cu_up, cu_pending))
+        .unwrap()
+        .stream;
+    let stuffed = pollster::block_on(GpuStage::finish(&stuff, &raw[..], &bs_up, bs_pending))
+        .unwrap()
+        .stuffed;
+    assert!(coded == GpuStage::cpu(&vle, &cuvle_input).unwrap(), "cuvle");
+    assert!(stuffed == stuff.cpu(&raw[..]).unwrap(), "bit-stuffing");
+}
