@@ -355,23 +355,38 @@ fn read_pnm<R: BufRead + Seek>(mut r: R, len: u64, components: u32, name: &Path)
     Image::new(width, height, components, bit_depth, samples)
 }
 
-/// The bytes of IDAT data present in a PNG of `len` bytes (chunk headers are walked by
-/// seeking; a chunk running past the end counts only what is there).
-fn idat_bytes<R: Read + Seek>(r: &mut R, len: u64) -> std::io::Result<u64> {
-    let (mut pos, mut total) = (8u64, 0u64);
+/// What the chunk headers of a PNG of `len` bytes say, read before the decoder sees it.
+struct PngChunks {
+    /// Bytes of IDAT data present (a chunk running past the end counts what is there).
+    idat: u64,
+    /// The length of a PLTE chunk that is not whole RGB entries (1 to 256 of them): the
+    /// png crate panics on one, so it is refused first.
+    bad_palette: Option<u64>,
+}
+
+/// Walks the chunk headers by seeking.
+fn png_chunks<R: Read + Seek>(r: &mut R, len: u64) -> std::io::Result<PngChunks> {
+    let mut chunks = PngChunks {
+        idat: 0,
+        bad_palette: None,
+    };
+    let mut pos = 8u64;
     while pos + 8 <= len {
         r.seek(SeekFrom::Start(pos))?;
         let mut head = [0u8; 8];
         r.read_exact(&mut head)?;
         let n = u32::from_be_bytes([head[0], head[1], head[2], head[3]]) as u64;
         match &head[4..] {
-            b"IDAT" => total += n.min(len - pos - 8),
+            b"IDAT" => chunks.idat += n.min(len - pos - 8),
+            b"PLTE" if n == 0 || n % 3 != 0 || n > 768 => {
+                chunks.bad_palette.get_or_insert(n);
+            }
             b"IEND" => break,
             _ => {}
         }
         pos += 12 + n;
     }
-    Ok(total)
+    Ok(chunks)
 }
 
 /// Bytes of inflated image data (a filter byte and a packed row per row, per Adam7 pass
@@ -418,7 +433,14 @@ fn read_png<R: BufRead + Seek>(mut r: R, len: u64, name: &Path) -> Result<Image>
         )),
         e => Error::corrupt("PNG", e.to_string()),
     };
-    let idat = idat_bytes(&mut r, len).map_err(read_error("PNG", name))?;
+    let chunks = png_chunks(&mut r, len).map_err(read_error("PNG", name))?;
+    if let Some(n) = chunks.bad_palette {
+        return Err(Error::corrupt(
+            "PNG",
+            format!("the palette (PLTE) is {n} bytes, not 1 to 256 RGB entries of 3 bytes"),
+        ));
+    }
+    let idat = chunks.idat;
     r.seek(SeekFrom::Start(0)).map_err(|e| Error::io(name, e))?;
     let mut decoder = png::Decoder::new(r);
     decoder.set_transformations(png::Transformations::IDENTITY);
@@ -607,6 +629,31 @@ mod tests {
         let full = png_bytes(8, 8, C::Grayscale, D::Eight, &[7; 64]);
         let e = Image::from_bytes(&full[..full.len() - 20]).unwrap_err();
         assert!(matches!(e, Error::Corrupt { format: "PNG", .. }), "{e}");
+    }
+
+    /// Found by the `image_read` fuzz target: a palette that is not whole RGB entries
+    /// made the png crate panic (its palette.rs); it is a clear error now.
+    #[test]
+    fn a_palette_of_partial_entries_is_an_error_not_a_panic() {
+        for plte in [&[1u8, 2, 3, 4][..], &[9; 2], &[], &[0; 771]] {
+            let png = forged_png(
+                (2, 1, 8, 3, 0),
+                &[(b"PLTE", plte), (b"IDAT", &zlib_zeros(3))],
+            );
+            let e = Image::from_bytes(&png).unwrap_err();
+            assert!(
+                e.to_string().contains("palette (PLTE)"),
+                "{} bytes: {e}",
+                plte.len()
+            );
+        }
+        // Whole entries still decode.
+        let png = forged_png(
+            (2, 1, 8, 3, 0),
+            &[(b"PLTE", &[1, 2, 3, 4, 5, 6]), (b"IDAT", &zlib_zeros(3))],
+        );
+        let img = Image::from_bytes(&png).unwrap();
+        assert_eq!(img.samples, [1, 2, 3, 1, 2, 3]);
     }
 
     /// A PNG assembled chunk by chunk, so that its header can say anything.
