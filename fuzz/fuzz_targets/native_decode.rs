@@ -1,15 +1,12 @@
-//! The native decoder on hostile input: no panic, no allocation beyond the limits the
-//! run sets, and whatever decodes re-encodes and decodes to the same bytes.
+//! The native decoder on hostile input, in memory and streaming in small batches: no
+//! panic, no allocation beyond the limits the run sets, both paths agree, and whatever
+//! decodes re-encodes and decodes to the same bytes.
 
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use parvlc::huffman::compress::{compress_cpu, Format};
-
-/// The decoder under test: the one call to change if its API moves.
-fn decode(data: &[u8]) -> parvlc::Result<Vec<u8>> {
-    parvlc::huffman::compress::decompress(data)
-}
+use parvlc::huffman::compress::{compress_cpu, decompress, Format};
+use parvlc::huffman::stream::decompress_to_batched;
 
 /// Bytes before the block offsets, and where `n_blocks` lies (src/huffman/native.rs).
 const FIXED_LEN: usize = 4 + 1 + 3 + 8 + 4 + 4 + 4 + 8 + 256;
@@ -18,7 +15,9 @@ const N_BLOCKS_AT: usize = 4 + 1 + 3 + 8 + 4 + 4;
 fuzz_target!(|data: &[u8]| {
     // Every input is a native file (the magic forced), and its header checksum is made
     // right, so mutations reach the parser's checks and the decoder instead of stopping
-    // at the magic or the checksum.
+    // at the magic or the checksum. The first byte, which the magic replaces, picks the
+    // streaming batch size: 1 to 24736 bytes, so blocks are cut across batches.
+    let batch = 1 + data.first().copied().unwrap_or(0) as usize * 97;
     let mut file = b"PVLC".to_vec();
     file.extend_from_slice(data.get(4..).unwrap_or_default());
     if let Some(n) = file.get(N_BLOCKS_AT..N_BLOCKS_AT + 4) {
@@ -31,11 +30,26 @@ fuzz_target!(|data: &[u8]| {
             file[end..end + 4].copy_from_slice(&crc.to_le_bytes());
         }
     }
-    if let Ok(out) = decode(&file) {
+    let in_memory = decompress(&file);
+    let mut streamed = Vec::new();
+    let stream = decompress_to_batched(&mut &file[..], &mut streamed, batch);
+    match (&in_memory, &stream) {
+        (Ok(out), Ok(done)) => {
+            assert!(*out == streamed, "streaming (batch {batch}) differs");
+            assert_eq!(done.bytes_out, out.len() as u64);
+        }
+        (Err(_), Err(_)) => {}
+        _ => panic!(
+            "in memory {:?}, streaming (batch {batch}) {:?}",
+            in_memory.as_ref().map(Vec::len),
+            stream
+        ),
+    }
+    if let Ok(out) = in_memory {
         // What decodes is data like any other: it must survive a round trip.
         let again = compress_cpu(&out, Format::Native, 4096).expect("re-encode");
         assert_eq!(
-            decode(&again.bytes).expect("decode the re-encoded file"),
+            decompress(&again.bytes).expect("decode the re-encoded file"),
             out
         );
     }
