@@ -34,7 +34,10 @@ for t in "${targets[@]}"; do
   if ! cargo fuzz run --debug-assertions "$t" "${dirs[@]}" -- "${opts[@]}" \
     -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=64 \
     -print_final_stats=1 >"$log" 2>&1; then
-    grep -v '^#[0-9]' "$log" | tail -n 60
+    # What went wrong (a panic's message, the sanitizer's or libFuzzer's error), then
+    # libFuzzer's summary with the failing input.
+    grep -A2 -E 'panicked at|ERROR: ' "$log" | head -n 20
+    grep -v -E '^#[0-9]|^ +#?[0-9]+:? ' "$log" | tail -n 30
     echo "fuzz: $t failed; its input is in fuzz/artifacts/$t/" >&2
     exit 1
   fi
