@@ -6,11 +6,13 @@
 #   - libopenjp2-tools: opj_decompress / opj_dump, third-party judges of our JPEG 2000 codestreams
 #   - chromium, and node/npm where missing: the browser test of web/ (WebGPU on
 #     SwiftShader through playwright-core; see web/test/browser.test.mjs)
+#   - g++: libFuzzer (built by the fuzz targets' libfuzzer-sys); cargo-fuzz itself is
+#     installed by fuzz/run.sh when missing
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 missing=()
-for pkg in mesa-vulkan-drivers gzip chromium ffmpeg libopenjp2-tools; do
+for pkg in mesa-vulkan-drivers gzip chromium ffmpeg libopenjp2-tools g++; do
   dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg")
 done
 command -v node >/dev/null 2>&1 || missing+=(nodejs)
@@ -29,6 +31,13 @@ cargo test --release "$@"
 for ex in examples/*.rs; do
   cargo run --release --quiet --example "$(basename "$ex" .rs)"
 done
+
+# Every fuzz target (fuzz/README.md) for a bounded time each (PARVLC_FUZZ_SECONDS, default
+# 60; 0 skips them); any crash fails the run.
+fuzz_seconds="${PARVLC_FUZZ_SECONDS:-60}"
+if [ "$fuzz_seconds" -gt 0 ]; then
+  ./fuzz/run.sh "$fuzz_seconds"
+fi
 
 # The browser demo: build web/dist/, then drive it in headless Chromium (both scenarios:
 # WebGPU on SwiftShader, and no WebGPU -> the CPU path). Screenshots: web/test/out/.
