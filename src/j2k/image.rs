@@ -378,7 +378,7 @@ fn png_chunks<R: Read + Seek>(r: &mut R, len: u64) -> std::io::Result<PngChunks>
         let n = u32::from_be_bytes([head[0], head[1], head[2], head[3]]) as u64;
         match &head[4..] {
             b"IDAT" => chunks.idat += n.min(len - pos - 8),
-            b"PLTE" if n == 0 || n % 3 != 0 || n > 768 => {
+            b"PLTE" if n == 0 || !n.is_multiple_of(3) || n > 768 => {
                 chunks.bad_palette.get_or_insert(n);
             }
             b"IEND" => break,
