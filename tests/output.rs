@@ -288,3 +288,42 @@ fn a_headless_run_prints_its_report_and_nothing_else() {
     assert_eq!(e.lines().count(), 1, "one report line, no warnings: {e}");
     assert!(e.starts_with("in.txt -> in.pvlc:"), "{e}");
 }
+
+#[test]
+fn bench_logs_and_plots_follow_the_same_rules() {
+    let dir = scratch("bench-outputs");
+    std::fs::write(dir.join("victim"), b"precious").unwrap();
+    std::os::unix::fs::symlink("victim", dir.join("rows.jsonl")).unwrap();
+    let o = parvlc(
+        &[
+            "bench",
+            "--backend",
+            "cpu",
+            "--sizes",
+            "4096",
+            "--entropies",
+            "4",
+            "--runs",
+            "1",
+            "--json",
+            "rows.jsonl",
+        ],
+        &dir,
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stderr(&o).contains("a symbolic link"), "{}", stderr(&o));
+    assert_eq!(std::fs::read(dir.join("victim")).unwrap(), b"precious");
+
+    // A plot is written whole, through the output writer.
+    let results =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/results/h200-2026-11-21.jsonl");
+    let o = parvlc(&["plot", results.to_str().unwrap(), "-o", "h200.svg"], &dir);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let svg = std::fs::read_to_string(dir.join("h200.svg")).unwrap();
+    assert!(
+        svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"),
+        "{}",
+        &svg[..80.min(svg.len())]
+    );
+    assert!(temporaries(&dir).is_empty(), "{:?}", files(&dir));
+}

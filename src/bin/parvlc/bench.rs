@@ -184,7 +184,11 @@ pub enum BenchModule {
 }
 
 pub fn plot(a: PlotArgs) -> Result<()> {
-    bench::plot(&bench::read_records(&a.results)?, &a.output)
+    write_file(
+        &a.output,
+        bench::plot_svg(&bench::read_records(&a.results)?)?.as_bytes(),
+        true,
+    )
 }
 
 /// `parvlc bench`: the Huffman suite, or the suite of the module named.
@@ -261,7 +265,7 @@ pub fn run(a: BenchArgs) -> Result<()> {
         bench::run_huffman(gpu.as_ref(), &options, sink)
     })?;
     if let Some(p) = plot {
-        bench::plot(&records, &p)?;
+        write_file(&p, bench::plot_svg(&records)?.as_bytes(), true)?;
         eprintln!("plot: {}", p.display());
     }
     measured(records.len(), records.first().map(|r| r.adapter.as_str()));
@@ -418,7 +422,7 @@ fn report_rows<R: serde::Serialize>(
 ) -> Result<Vec<R>> {
     // A log, written as the rows come so that a run cut short keeps what it measured.
     let mut json_out = match json {
-        Some(p) => Some(std::fs::File::create(p).map_err(|e| Error::io(p, e))?),
+        Some(p) => Some(crate::output::open_log(p)?),
         None => None,
     };
     run(&mut |records| {

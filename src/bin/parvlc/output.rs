@@ -135,6 +135,20 @@ pub fn write_file(path: &Path, data: &[u8], force: bool) -> Result<()> {
     out.commit()
 }
 
+/// A log written as it goes (a benchmark's JSON Lines, kept if the run is cut short):
+/// not atomic by design, but held to the same rules of what it may replace: a regular
+/// file or nothing, opened without following a symlink.
+pub fn open_log(path: &Path) -> Result<File> {
+    check_target(path, true)?;
+    OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
+        .open(path)
+        .map_err(|e| Error::io(path, e))
+}
+
 /// What may stand at an output path: nothing, or a regular file when `force`.
 fn check_target(path: &Path, force: bool) -> Result<()> {
     match std::fs::symlink_metadata(path) {

@@ -29,7 +29,7 @@ mod plot;
 use std::cell::Cell;
 use std::time::Instant;
 
-pub use plot::plot;
+pub use plot::plot_svg;
 
 use crate::bench::{best_checked, check_bits, check_same, Best, Run, WARM_UP};
 use crate::gpu::Gpu;

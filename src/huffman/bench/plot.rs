@@ -4,10 +4,10 @@ use super::{human, Record};
 use crate::Result;
 
 /// Throughput against entropy (at the largest size) and against size (at the entropy
-/// nearest 4.5), one line per encoder, as an SVG file.
-pub fn plot(records: &[Record], path: &std::path::Path) -> Result<()> {
+/// nearest 4.5), one line per encoder, as the text of an SVG file.
+pub fn plot_svg(records: &[Record]) -> Result<String> {
     use plotters::prelude::*;
-    let err = |e: String| crate::Error::InvalidArgument(format!("plot {}: {e}", path.display()));
+    let err = |e: String| crate::Error::InvalidArgument(format!("plot: {e}"));
     let rows: Vec<&Record> = records
         .iter()
         .filter(|r| r.scope == "encode" && r.input.starts_with("synthetic"))
@@ -35,7 +35,9 @@ pub fn plot(records: &[Record], path: &std::path::Path) -> Result<()> {
     // Sizes on a log2 axis, labelled in KiB/MiB/GiB.
     let log2 = |b: u64| (b.max(1) as f64).log2();
     let smallest = rows.iter().map(|r| r.bytes).min().unwrap_or(1);
-    let root = SVGBackend::new(path, (1100, 480)).into_drawing_area();
+    // Drawn into memory: the caller writes the file (all or nothing).
+    let mut svg = String::new();
+    let root = SVGBackend::with_string(&mut svg, (1100, 480)).into_drawing_area();
     root.fill(&WHITE).map_err(|e| err(e.to_string()))?;
     let (left, right) = root.split_horizontally(550);
     let adapter = rows[0].adapter.clone();
@@ -121,5 +123,6 @@ pub fn plot(records: &[Record], path: &std::path::Path) -> Result<()> {
         .draw()
         .map_err(|e| err(e.to_string()))?;
     root.present().map_err(|e| err(e.to_string()))?;
-    Ok(())
+    drop((entropy_chart, size_chart, left, right, root));
+    Ok(svg)
 }
