@@ -14,6 +14,11 @@ pub struct GpuOptions {
     pub allow_subgroups: bool,
     /// Request timestamp queries where the adapter has them.
     pub allow_timestamps: bool,
+    /// Where compiled pipelines are kept across processes (one file per adapter), where
+    /// the backend can cache them (Vulkan): by default the user's cache directory
+    /// (`$PARVLC_CACHE_DIR`, `$XDG_CACHE_HOME/parvlc`, `~/.cache/parvlc`); `None` keeps
+    /// nothing.
+    pub pipeline_cache: Option<std::path::PathBuf>,
 }
 
 impl Default for GpuOptions {
@@ -21,6 +26,10 @@ impl Default for GpuOptions {
         GpuOptions {
             allow_subgroups: true,
             allow_timestamps: true,
+            #[cfg(not(target_arch = "wasm32"))]
+            pipeline_cache: super::disk_cache::default_dir(),
+            #[cfg(target_arch = "wasm32")]
+            pipeline_cache: None,
         }
     }
 }
@@ -36,7 +45,23 @@ pub struct Gpu {
     pub(crate) flavour: Flavour,
     pub(crate) pipelines: PipelineCache,
     pub(crate) pool: BufferPool,
+    #[cfg(not(target_arch = "wasm32"))]
+    pub(crate) disk_cache: Option<super::disk_cache::DiskCache>,
     errors: Arc<Mutex<Vec<String>>>,
+}
+
+#[cfg(target_arch = "wasm32")]
+pub use self::wasm_cache::CacheState;
+#[cfg(not(target_arch = "wasm32"))]
+pub use super::disk_cache::CacheState;
+
+#[cfg(target_arch = "wasm32")]
+mod wasm_cache {
+    /// In the browser pipelines are never kept across page loads.
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub enum CacheState {
+        Off,
+    }
 }
 
 impl Gpu {
@@ -54,6 +79,9 @@ impl Gpu {
         }
         if options.allow_subgroups {
             wanted |= wgpu::Features::SUBGROUP;
+        }
+        if options.pipeline_cache.is_some() && cfg!(not(target_arch = "wasm32")) {
+            wanted |= wgpu::Features::PIPELINE_CACHE;
         }
         let features = available & wanted;
         // Ask for everything the adapter has: storage bindings reach 2 GiB on NVIDIA.
@@ -88,7 +116,16 @@ impl Gpu {
             flavour,
             limits.max_storage_buffer_binding_size
         );
+        #[cfg(not(target_arch = "wasm32"))]
+        let disk_cache = match &options.pipeline_cache {
+            Some(dir) if features.contains(wgpu::Features::PIPELINE_CACHE) => {
+                super::disk_cache::DiskCache::open(&device, &info, dir)
+            }
+            _ => None,
+        };
         Ok(Gpu {
+            #[cfg(not(target_arch = "wasm32"))]
+            disk_cache,
             device,
             queue,
             info,
@@ -99,6 +136,25 @@ impl Gpu {
             pool: BufferPool::default(),
             errors,
         })
+    }
+
+    /// What became of the on-disk pipeline cache when this GPU was opened.
+    pub fn pipeline_cache_state(&self) -> CacheState {
+        #[cfg(not(target_arch = "wasm32"))]
+        if let Some(d) = &self.disk_cache {
+            return d.state.clone();
+        }
+        CacheState::Off
+    }
+
+    /// The wgpu pipeline cache new pipelines go through, if any.
+    pub(crate) fn wgpu_pipeline_cache(&self) -> Option<&wgpu::PipelineCache> {
+        #[cfg(not(target_arch = "wasm32"))]
+        if let Some(d) = &self.disk_cache {
+            d.dirty.store(true, std::sync::atomic::Ordering::Relaxed);
+            return Some(&d.cache);
+        }
+        None
     }
 
     /// Whether kernel times from timestamp queries are available.
@@ -143,6 +199,16 @@ impl Gpu {
         let message = errors.join("; ");
         errors.clear();
         Err(Error::Gpu { stage, message })
+    }
+}
+
+/// The pipelines compiled in this process are kept for the next one.
+#[cfg(not(target_arch = "wasm32"))]
+impl Drop for Gpu {
+    fn drop(&mut self) {
+        if let Some(d) = &self.disk_cache {
+            d.save();
+        }
     }
 }
 

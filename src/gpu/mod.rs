@@ -4,6 +4,8 @@
 
 pub mod compose;
 mod context;
+#[cfg(not(target_arch = "wasm32"))]
+mod disk_cache;
 mod pipelines;
 mod pool;
 mod profiler;
@@ -13,7 +15,9 @@ mod stage;
 mod upload;
 
 pub use compose::Flavour;
-pub use context::{Gpu, GpuOptions};
+pub use context::{CacheState, Gpu, GpuOptions};
+#[cfg(not(target_arch = "wasm32"))]
+pub use disk_cache::default_dir as default_cache_dir;
 pub use pool::PooledBuffer;
 pub use profiler::{Profiler, Timings};
 pub use registry::Stage;

@@ -135,7 +135,7 @@ impl Gpu {
                     // Every workgroup variable is written before it is read.
                     zero_initialize_workgroup_memory: false,
                 },
-                cache: None,
+                cache: self.wgpu_pipeline_cache(),
             });
         self.check_errors(name)?;
         let built = Arc::new(Built {

@@ -66,6 +66,7 @@ pub async fn open_gpu() -> Object {
     let options = GpuOptions {
         allow_subgroups: false,
         allow_timestamps: true,
+        ..Default::default()
     };
     let t0 = now_ms();
     let opened = match Gpu::new(options).await {

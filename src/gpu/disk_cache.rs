@@ -1,0 +1,175 @@
+//! Compiled pipelines kept across processes: wgpu's pipeline cache (the driver's compiled
+//! code), loaded from and saved to a file per adapter in the user's cache directory, so a
+//! second process does not compile its shaders again.
+//!
+//! File: `b"PVLCPC1\0"`, the CRC-32 of the rest (u32 LE), then exactly what
+//! `wgpu::PipelineCache::get_data` returned. wgpu checks its own header (magic, version,
+//! adapter, sizes) but not the contents; the CRC makes a damaged file a fallback to an
+//! empty cache, never data handed to the driver. Saved atomically (a temporary file
+//! renamed into place), so concurrent processes never read a half-written file.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+const MAGIC: &[u8; 8] = b"PVLCPC1\0";
+/// Larger files are not ours (the cache of every parvlc pipeline is a few MiB).
+const MAX_BYTES: u64 = 256 << 20;
+
+/// What became of the cache file when the GPU was opened.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CacheState {
+    /// No directory given, the backend cannot cache pipelines, or no key for this adapter.
+    Off,
+    /// No file yet: pipelines are compiled and the cache is saved when the `Gpu` drops.
+    Empty,
+    /// A file was loaded and handed to wgpu.
+    Loaded,
+    /// A file was there but not used (damaged, foreign, too large): pipelines are
+    /// compiled and the file is replaced when the `Gpu` drops.
+    Rejected(String),
+}
+
+pub(crate) struct DiskCache {
+    pub(crate) cache: wgpu::PipelineCache,
+    path: PathBuf,
+    pub(crate) state: CacheState,
+    /// Set when a pipeline was compiled in this process: then the file is worth saving.
+    pub(crate) dirty: AtomicBool,
+}
+
+/// `$PARVLC_CACHE_DIR`, else `$XDG_CACHE_HOME/parvlc`, else `$HOME/.cache/parvlc`.
+pub fn default_dir() -> Option<PathBuf> {
+    let env = |k| {
+        std::env::var_os(k)
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+    };
+    env("PARVLC_CACHE_DIR")
+        .or_else(|| env("XDG_CACHE_HOME").map(|d| d.join("parvlc")))
+        .or_else(|| env("HOME").map(|d| d.join(".cache").join("parvlc")))
+}
+
+/// The file's payload, or why it is not usable.
+fn read(path: &Path) -> std::io::Result<Result<Vec<u8>, String>> {
+    let meta = std::fs::metadata(path)?;
+    if meta.len() > MAX_BYTES {
+        return Ok(Err(format!(
+            "{} bytes, more than a cache of ours",
+            meta.len()
+        )));
+    }
+    let bytes = std::fs::read(path)?;
+    if bytes.len() < 12 || &bytes[..8] != MAGIC {
+        return Ok(Err("not a parvlc pipeline cache".into()));
+    }
+    let stored = u32::from_le_bytes([bytes[8], bytes[9], bytes[10], bytes[11]]);
+    let payload = bytes[12..].to_vec();
+    if crc32fast::hash(&payload) != stored {
+        return Ok(Err("checksum mismatch (damaged)".into()));
+    }
+    Ok(Ok(payload))
+}
+
+impl DiskCache {
+    /// The cache for `info`'s adapter in `dir`, on a device opened with
+    /// `Features::PIPELINE_CACHE`.
+    pub(crate) fn open(
+        device: &wgpu::Device,
+        info: &wgpu::AdapterInfo,
+        dir: &Path,
+    ) -> Option<Self> {
+        let key = wgpu::util::pipeline_cache_key(info)?;
+        let path = dir.join(key);
+        let (data, state) = match read(&path) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => (None, CacheState::Empty),
+            Err(e) => (None, CacheState::Rejected(e.to_string())),
+            Ok(Err(why)) => (None, CacheState::Rejected(why)),
+            Ok(Ok(data)) => (Some(data), CacheState::Loaded),
+        };
+        if let CacheState::Rejected(why) = &state {
+            log::warn!(
+                "pipeline cache {}: {why}; compiling the shaders",
+                path.display()
+            );
+        }
+        // SAFETY: `data` is what `get_data` returned for an adapter with this key (our
+        // magic and CRC hold, and the file name is wgpu's key); wgpu checks its own header
+        // again and `fallback` turns data it does not accept into an empty cache.
+        let cache = unsafe {
+            device.create_pipeline_cache(&wgpu::PipelineCacheDescriptor {
+                label: Some("parvlc"),
+                data: data.as_deref(),
+                fallback: true,
+            })
+        };
+        Some(DiskCache {
+            cache,
+            path,
+            state,
+            dirty: AtomicBool::new(false),
+        })
+    }
+
+    /// Write the cache if this process compiled anything; errors are only logged (a
+    /// cache that cannot be saved costs the next process time, nothing else).
+    pub(crate) fn save(&self) {
+        if !self.dirty.load(Ordering::Relaxed) && self.state == CacheState::Loaded {
+            return;
+        }
+        let Some(data) = self.cache.get_data() else {
+            return;
+        };
+        if let Err(e) = self.write(&data) {
+            log::warn!("pipeline cache {}: not saved: {e}", self.path.display());
+        }
+    }
+
+    fn write(&self, data: &[u8]) -> std::io::Result<()> {
+        let dir = self.path.parent().unwrap_or(Path::new("."));
+        std::fs::create_dir_all(dir)?;
+        let mut bytes = Vec::with_capacity(12 + data.len());
+        bytes.extend_from_slice(MAGIC);
+        bytes.extend_from_slice(&crc32fast::hash(data).to_le_bytes());
+        bytes.extend_from_slice(data);
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.subsec_nanos())
+            .unwrap_or(0);
+        let tmp = dir.join(format!(".tmp-{}-{nanos}", std::process::id()));
+        std::fs::write(&tmp, &bytes)?;
+        std::fs::rename(&tmp, &self.path).inspect_err(|_| {
+            let _ = std::fs::remove_file(&tmp);
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn damaged_foreign_and_oversized_files_are_refused() {
+        let dir = std::env::temp_dir().join(format!("parvlc-disk-cache-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let p = dir.join("f");
+        let mut good = MAGIC.to_vec();
+        good.extend_from_slice(&crc32fast::hash(b"payload").to_le_bytes());
+        good.extend_from_slice(b"payload");
+        std::fs::write(&p, &good).unwrap();
+        assert_eq!(read(&p).unwrap().unwrap(), b"payload");
+        let mut bad = good.clone();
+        *bad.last_mut().unwrap() ^= 1;
+        std::fs::write(&p, &bad).unwrap();
+        assert!(read(&p).unwrap().unwrap_err().contains("checksum"));
+        std::fs::write(&p, b"not ours at all").unwrap();
+        assert!(read(&p).unwrap().unwrap_err().contains("not a parvlc"));
+        std::fs::write(&p, &good[..10]).unwrap();
+        assert!(read(&p).unwrap().is_err());
+        std::fs::File::create(&p)
+            .unwrap()
+            .set_len(MAX_BYTES + 1)
+            .unwrap();
+        assert!(read(&p).unwrap().unwrap_err().contains("more than"));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
