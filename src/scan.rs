@@ -6,7 +6,7 @@
 use wgpu::util::DeviceExt;
 
 use crate::gpu::registry::scan::{EXCLUSIVE, SPINE};
-use crate::gpu::{Gpu, Profiler, Stage};
+use crate::gpu::{Gpu, GpuStage, PooledBuffer, Profiler, Stage};
 use crate::{Error, Result};
 
 /// How workgroups learn the sum of all blocks before theirs.
@@ -361,64 +361,138 @@ pub(crate) fn encode_exclusive_scan(
     )
 }
 
-/// Exclusive scan of `values` on the GPU. The total must stay below 2^30 (the look-back
-/// packs a flag beside each 30-bit prefix).
+/// Exclusive scan of `values` on the GPU ([`ScanStage`] in one call). The total must stay
+/// below 2^30 (the look-back packs a flag beside each 30-bit prefix).
 pub async fn exclusive_scan(
     gpu: &Gpu,
     values: &[u32],
     config: &ScanConfig,
 ) -> Result<(Vec<u32>, ScanReport)> {
-    let total: u64 = values.iter().map(|&v| v as u64).sum();
-    if total > VALUE_MASK as u64 {
-        return Err(Error::TooLarge(format!(
-            "scan total {total} exceeds 2^30 - 1"
-        )));
-    }
-    let n = values.len() as u32;
-    if values.len() as u64 * 4 > gpu.max_binding() {
-        return Err(Error::TooLarge(format!(
-            "{} values exceed one storage binding",
-            values.len()
-        )));
-    }
-    if n == 0 {
-        return Ok((Vec::new(), ScanReport::default()));
-    }
-    let n_blocks = scan_u32_blocks(n, config);
-    let usage =
-        wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST;
-    let input = gpu.pooled_buffer(n as u64 * 4, usage);
-    gpu.queue
-        .write_buffer(&input, 0, bytemuck::cast_slice(values));
-    let output = gpu.pooled_buffer(n as u64 * 4, usage);
-    let state = gpu.pooled_buffer((STATE_HEADER as u64 + n_blocks as u64) * 4, usage);
-    let mut encoder = gpu
-        .device
-        .create_command_encoder(&wgpu::CommandEncoderDescriptor {
-            label: Some(EXCLUSIVE.label),
-        });
-    encode_exclusive_scan(
+    ScanStage {
         gpu,
-        &mut encoder,
-        None,
-        "scan_u32",
-        input.as_entire_buffer_binding(),
-        output.as_entire_buffer_binding(),
-        n,
-        &state,
-        config,
-    )?;
-    gpu.queue.submit([encoder.finish()]);
-    let out = gpu.read_buffer(&output, 0, n as u64 * 4).await?;
-    let state_words = gpu
-        .read_buffer(&state, 0, (STATE_HEADER as u64 + n_blocks as u64) * 4)
-        .await?;
-    let report = read_state(
-        EXCLUSIVE.name,
-        config.strategy,
-        &bytemuck::pod_collect_to_vec::<u8, u32>(&state_words),
-        n_blocks as usize,
-        total,
-    )?;
-    Ok((bytemuck::pod_collect_to_vec(&out), report))
+        config: *config,
+    }
+    .run(values)
+    .await
+}
+
+/// The device-wide exclusive scan of `u32` values as a [`GpuStage`]; its CPU twin is
+/// [`exclusive_scan_cpu`].
+pub struct ScanStage<'g> {
+    pub gpu: &'g Gpu,
+    pub config: ScanConfig,
+}
+
+/// Values on the GPU with room for their prefixes and the look-back state; no buffers
+/// for no values.
+pub struct ScanUpload {
+    buffers: Option<ScanBuffers>,
+    n: u32,
+    total: u64,
+}
+
+struct ScanBuffers {
+    values: PooledBuffer,
+    prefixes: PooledBuffer,
+    state: PooledBuffer,
+}
+
+impl ScanStage<'_> {
+    fn state_bytes(&self, n: u32) -> u64 {
+        (STATE_HEADER as u64 + scan_u32_blocks(n, &self.config) as u64) * 4
+    }
+}
+
+impl GpuStage for ScanStage<'_> {
+    type Input<'a> = [u32];
+    type Uploaded = ScanUpload;
+    type Pending = ();
+    type Report = (Vec<u32>, ScanReport);
+    type Output = Vec<u32>;
+
+    fn gpu(&self) -> &Gpu {
+        self.gpu
+    }
+
+    fn label(&self) -> &'static str {
+        EXCLUSIVE.label
+    }
+
+    async fn upload(&self, values: &Self::Input<'_>) -> Result<ScanUpload> {
+        let gpu = self.gpu;
+        let total: u64 = values.iter().map(|&v| v as u64).sum();
+        if total > VALUE_MASK as u64 {
+            return Err(Error::TooLarge(format!(
+                "scan total {total} exceeds 2^30 - 1"
+            )));
+        }
+        let n = values.len() as u32;
+        if values.len() as u64 * 4 > gpu.max_binding() {
+            return Err(Error::TooLarge(format!(
+                "{} values exceed one storage binding",
+                values.len()
+            )));
+        }
+        let buffers = (n > 0).then(|| {
+            let usage = wgpu::BufferUsages::STORAGE
+                | wgpu::BufferUsages::COPY_SRC
+                | wgpu::BufferUsages::COPY_DST;
+            let input = gpu.pooled_buffer(n as u64 * 4, usage);
+            gpu.queue
+                .write_buffer(&input, 0, bytemuck::cast_slice(values));
+            ScanBuffers {
+                values: input,
+                prefixes: gpu.pooled_buffer(n as u64 * 4, usage),
+                state: gpu.pooled_buffer(self.state_bytes(n), usage),
+            }
+        });
+        Ok(ScanUpload { buffers, n, total })
+    }
+
+    fn encode_into(&self, encoder: &mut wgpu::CommandEncoder, up: &ScanUpload) -> Result<()> {
+        let Some(b) = &up.buffers else {
+            return Ok(());
+        };
+        encode_exclusive_scan(
+            self.gpu,
+            encoder,
+            None,
+            "scan_u32",
+            b.values.as_entire_buffer_binding(),
+            b.prefixes.as_entire_buffer_binding(),
+            up.n,
+            &b.state,
+            &self.config,
+        )
+    }
+
+    async fn finish(
+        &self,
+        _values: &Self::Input<'_>,
+        up: &ScanUpload,
+        _pending: (),
+    ) -> Result<(Vec<u32>, ScanReport)> {
+        let Some(b) = &up.buffers else {
+            return Ok((Vec::new(), ScanReport::default()));
+        };
+        let gpu = self.gpu;
+        let out = gpu.read_buffer(&b.prefixes, 0, up.n as u64 * 4).await?;
+        let state_words = gpu.read_buffer(&b.state, 0, self.state_bytes(up.n)).await?;
+        let report = read_state(
+            EXCLUSIVE.name,
+            self.config.strategy,
+            &bytemuck::pod_collect_to_vec::<u8, u32>(&state_words),
+            scan_u32_blocks(up.n, &self.config) as usize,
+            up.total,
+        )?;
+        Ok((bytemuck::pod_collect_to_vec(&out), report))
+    }
+
+    fn output(report: (Vec<u32>, ScanReport)) -> Vec<u32> {
+        report.0
+    }
+
+    fn cpu(&self, values: &Self::Input<'_>) -> Result<Vec<u32>> {
+        Ok(exclusive_scan_cpu(values))
+    }
 }

@@ -12,11 +12,15 @@ use parvlc::bitstuff::{BitstuffConfig, BitstuffStage, RawBits, Stuffer, Terminat
 use parvlc::cavlc::testframes::RandomFrame;
 use parvlc::cavlc::{CavlcGpu, GpuVariant};
 use parvlc::gpu::{Gpu, GpuStage};
+use parvlc::huffman::bytestream::{BytestreamConfig, BytestreamEncoder};
 use parvlc::huffman::cuvle::{CuvleConfig, CuvleInput, VleEncoder};
+use parvlc::huffman::histogram::HistogramStage;
+use parvlc::huffman::pavle::{PavleConfig, PavleEncoder};
 use parvlc::huffman::BitOrder;
 use parvlc::j2k::dwt_gpu::{DwtGpu, DwtStage};
 use parvlc::j2k::tier1::gpu::Tier1Kernels;
 use parvlc::j2k::tier1::{BandOrientation, CodeBlockInput, Tier1Options};
+use parvlc::scan::{ScanConfig, ScanStage};
 use parvlc::testdata::{self, SplitMix64};
 
 /// The one check: GPU == CPU twin on `input`.
@@ -110,6 +114,76 @@ fn cuvle_equals_its_twin() {
             };
             check(&format!("cuvle seed {seed} {order:?}"), &encoder, &input);
         }
+    }
+}
+
+#[test]
+fn histogram_equals_its_twin() {
+    let _s = serial();
+    let encoder = VleEncoder::new(gpu(), CuvleConfig::default()).unwrap();
+    for seed in 0..3 {
+        check(
+            &format!("histogram seed {seed}"),
+            &HistogramStage(&encoder),
+            &cuvle_data(seed)[..],
+        );
+    }
+    check("histogram of nothing", &HistogramStage(&encoder), &[][..]);
+}
+
+/// A seeded input with its table, in both bit orders from a seeded start bit, through a
+/// stage that takes a [`CuvleInput`].
+fn check_coded<S>(what: &str, stage: &S)
+where
+    S: for<'a> GpuStage<Input<'a> = CuvleInput<'a>>,
+    S::Output: PartialEq + Debug,
+{
+    for seed in 0..3 {
+        let data = cuvle_data(seed + 10);
+        let table = common::table_for(&data, 16);
+        for order in [BitOrder::MsbFirst, BitOrder::LsbFirst] {
+            let input = CuvleInput {
+                data: &data,
+                table: &table,
+                order,
+                start_bit: (seed * 13 % 32) as u32,
+            };
+            check(&format!("{what} seed {seed} {order:?}"), stage, &input);
+        }
+    }
+}
+
+#[test]
+fn pavle_equals_its_twin() {
+    let _s = serial();
+    check_coded(
+        "pavle",
+        &PavleEncoder::new(gpu(), PavleConfig::default()).unwrap(),
+    );
+}
+
+#[test]
+fn bytestream_equals_its_twin() {
+    let _s = serial();
+    check_coded(
+        "bytestream",
+        &BytestreamEncoder::new(gpu(), BytestreamConfig::default()).unwrap(),
+    );
+}
+
+#[test]
+fn scan_equals_its_twin() {
+    let _s = serial();
+    let stage = ScanStage {
+        gpu: gpu(),
+        config: ScanConfig::default(),
+    };
+    for seed in 0..3 {
+        let mut rng = SplitMix64(seed);
+        let values: Vec<u32> = (0..rng.below(30_000))
+            .map(|_| rng.below(1000) as u32)
+            .collect();
+        check(&format!("scan seed {seed}"), &stage, &values[..]);
     }
 }
 

@@ -32,13 +32,13 @@
 
 use wgpu::util::DeviceExt;
 
-use super::cuvle::{check_table, gpu_table_words};
+use super::cuvle::{check_table, gpu_table_words, CodedUpload, CuvleInput};
 use super::histogram::{histogram_cpu, total_histogram};
 use super::segments::{group_chunks, Segment, SegmentCaps};
 use super::{BitBuf, BitOrder, CodeTable};
 use crate::gpu::registry::huffman::BYTESTREAM;
 use crate::gpu::Window;
-use crate::gpu::{Gpu, PooledBuffer, Profiler, Timings};
+use crate::gpu::{Gpu, GpuStage, PooledBuffer, Profiler, Timings};
 use crate::scan::{
     encode_exclusive_scan, exclusive_scan_cpu, read_state, scan_u32_blocks, ScanConfig,
     STATE_HEADER,
@@ -690,7 +690,7 @@ impl<'g> BytestreamEncoder<'g> {
         Ok(BitBuf { bytes, bits: total })
     }
 
-    /// Everything in one call: upload, record, submit, read back.
+    /// Everything in one call: upload, record, submit, read back ([`GpuStage::encode`]).
     pub async fn encode(
         &self,
         data: &[u8],
@@ -698,16 +698,13 @@ impl<'g> BytestreamEncoder<'g> {
         order: BitOrder,
         start_bit: u32,
     ) -> Result<BitBuf> {
-        let input = self.upload(data)?;
-        let mut encoder = self
-            .gpu
-            .device
-            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
-                label: Some(BYTESTREAM.label),
-            });
-        let pending = self.encode_into(&mut encoder, &input, table, order, start_bit, false)?;
-        self.gpu.queue.submit([encoder.finish()]);
-        self.finish(pending).await
+        let input = CuvleInput {
+            data,
+            table,
+            order,
+            start_bit,
+        };
+        GpuStage::encode(self, &input).await
     }
 
     /// Encode `data`, which must fit one segment, and read back every stage's array as
@@ -751,5 +748,67 @@ impl<'g> BytestreamEncoder<'g> {
             bit_bytes,
             stream,
         })
+    }
+}
+
+impl GpuStage for BytestreamEncoder<'_> {
+    type Input<'a> = CuvleInput<'a>;
+    type Uploaded = CodedUpload<BytestreamInput>;
+    type Pending = BytestreamPending;
+    type Report = BitBuf;
+    type Output = BitBuf;
+
+    fn gpu(&self) -> &Gpu {
+        self.gpu
+    }
+
+    fn label(&self) -> &'static str {
+        BYTESTREAM.label
+    }
+
+    async fn upload(&self, input: &Self::Input<'_>) -> Result<Self::Uploaded> {
+        Ok(CodedUpload::new(
+            BytestreamEncoder::upload(self, input.data)?,
+            input,
+        ))
+    }
+
+    fn encode_into(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        up: &Self::Uploaded,
+    ) -> Result<BytestreamPending> {
+        BytestreamEncoder::encode_into(
+            self,
+            encoder,
+            &up.input,
+            &up.table,
+            up.order,
+            up.start_bit,
+            false,
+        )
+    }
+
+    async fn finish(
+        &self,
+        _input: &Self::Input<'_>,
+        _uploaded: &Self::Uploaded,
+        pending: BytestreamPending,
+    ) -> Result<BitBuf> {
+        BytestreamEncoder::finish(self, pending).await
+    }
+
+    fn output(report: BitBuf) -> BitBuf {
+        report
+    }
+
+    fn cpu(&self, input: &CuvleInput<'_>) -> Result<BitBuf> {
+        encode_bytestream_cpu(
+            input.data,
+            input.table,
+            input.order,
+            input.start_bit,
+            &self.config,
+        )
     }
 }

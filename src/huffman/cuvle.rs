@@ -8,7 +8,7 @@
 
 use wgpu::util::DeviceExt;
 
-use super::histogram::{encode_histogram, total_histogram};
+use super::histogram::{encode_histogram, total_histogram, HistogramPending};
 pub(crate) use super::segments::Segment;
 use super::segments::{group_chunks, SegmentCaps};
 use super::{BitBuf, BitOrder, CodeTable};
@@ -452,7 +452,7 @@ impl<'g> VleEncoder<'g> {
         }
     }
 
-    fn chunk_bytes(&self) -> u64 {
+    pub(crate) fn chunk_bytes(&self) -> u64 {
         self.config.chunk_bytes(self.gpu.max_binding())
     }
 
@@ -473,15 +473,42 @@ impl<'g> VleEncoder<'g> {
         })
     }
 
-    /// Byte histogram of every chunk of the input.
+    /// Byte histogram of every chunk of the input: the histogram stage
+    /// ([`super::histogram::HistogramStage`]) recorded into an encoder of its own, with `profiler`'s
+    /// timestamps, and read back.
     pub async fn histograms(
         &self,
         input: &GpuInput,
         profiler: Option<&mut Profiler>,
     ) -> Result<Vec<[u64; 256]>> {
+        let mut encoder = self
+            .gpu
+            .device
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                label: Some(crate::gpu::registry::huffman::HISTOGRAM.label),
+            });
+        let mut profiler = profiler;
+        let pending = self.record_histograms(&mut encoder, input, profiler.as_deref_mut())?;
+        if let Some(p) = profiler.as_deref() {
+            p.resolve(&mut encoder);
+        }
+        self.gpu.queue.submit([encoder.finish()]);
+        self.read_histograms(pending).await
+    }
+
+    /// Record the per-chunk histograms of `input` into `encoder`; nothing is submitted.
+    pub(crate) fn record_histograms(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        input: &GpuInput,
+        profiler: Option<&mut Profiler>,
+    ) -> Result<HistogramPending> {
         let n_chunks = input.n_chunks();
         if n_chunks == 0 {
-            return Ok(Vec::new());
+            return Ok(HistogramPending {
+                counts: None,
+                n_chunks,
+            });
         }
         let hist = self.gpu.pooled_buffer(
             n_chunks as u64 * 1024,
@@ -489,19 +516,13 @@ impl<'g> VleEncoder<'g> {
                 | wgpu::BufferUsages::COPY_SRC
                 | wgpu::BufferUsages::COPY_DST,
         );
-        let mut encoder = self
-            .gpu
-            .device
-            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
-                label: Some(crate::gpu::registry::huffman::HISTOGRAM.label),
-            });
         encoder.clear_buffer(&hist, 0, None);
         let mut profiler = profiler;
         for w in &input.windows {
             let size = w.n_bytes.next_multiple_of(16);
             encode_histogram(
                 self.gpu,
-                &mut encoder,
+                encoder,
                 profiler.as_deref_mut(),
                 wgpu::BufferBinding {
                     buffer: &w.buffer,
@@ -515,13 +536,23 @@ impl<'g> VleEncoder<'g> {
                 self.config.scan.workgroup_size,
             )?;
         }
-        if let Some(p) = profiler.as_deref() {
-            p.resolve(&mut encoder);
-        }
-        self.gpu.queue.submit([encoder.finish()]);
+        Ok(HistogramPending {
+            counts: Some(hist),
+            n_chunks,
+        })
+    }
+
+    /// Read back what [`Self::record_histograms`] recorded, once submitted.
+    pub(crate) async fn read_histograms(
+        &self,
+        pending: HistogramPending,
+    ) -> Result<Vec<[u64; 256]>> {
+        let Some(hist) = pending.counts else {
+            return Ok(Vec::new());
+        };
         let bytes = self
             .gpu
-            .read_buffer(&hist, 0, n_chunks as u64 * 1024)
+            .read_buffer(&hist, 0, pending.n_chunks as u64 * 1024)
             .await?;
         let words: Vec<u32> = bytemuck::pod_collect_to_vec(&bytes);
         Ok(words
@@ -743,6 +774,27 @@ pub struct CuvleInput<'a> {
     pub table: &'a CodeTable,
     pub order: BitOrder,
     pub start_bit: u32,
+}
+
+/// An input on the GPU with what it is coded with, owned, since [`GpuStage::encode_into`]
+/// sees only the upload: the `Uploaded` of the stages that take a [`CuvleInput`] and plan
+/// on the host (pavle, bytestream).
+pub struct CodedUpload<I> {
+    pub input: I,
+    pub table: CodeTable,
+    pub order: BitOrder,
+    pub start_bit: u32,
+}
+
+impl<I> CodedUpload<I> {
+    pub(crate) fn new(input: I, coded: &CuvleInput<'_>) -> Self {
+        CodedUpload {
+            input,
+            table: coded.table.clone(),
+            order: coded.order,
+            start_bit: coded.start_bit,
+        }
+    }
 }
 
 /// An input uploaded, histogrammed on the GPU and planned, with its code table.

@@ -4,8 +4,9 @@
 
 use wgpu::util::DeviceExt;
 
+use super::cuvle::{GpuInput, VleEncoder};
 use crate::gpu::registry::huffman::HISTOGRAM;
-use crate::gpu::{Gpu, Profiler};
+use crate::gpu::{Gpu, GpuStage, PooledBuffer, Profiler};
 use crate::Result;
 
 #[repr(C)]
@@ -101,4 +102,59 @@ pub(crate) fn encode_histogram(
     pass.set_bind_group(0, &bind, &[]);
     pass.dispatch_workgroups(n_words.div_ceil(words_per_workgroup), 1, 1);
     Ok(())
+}
+
+/// The per-chunk histogram as a [`GpuStage`]: the input uploaded in `VleEncoder`'s
+/// windows and chunks, whose chunk size the CPU twin uses too.
+pub struct HistogramStage<'e, 'g>(pub &'e VleEncoder<'g>);
+
+/// Recorded histograms, read back by [`GpuStage::finish`]; no buffer for an empty input.
+pub struct HistogramPending {
+    pub(crate) counts: Option<PooledBuffer>,
+    pub(crate) n_chunks: usize,
+}
+
+impl GpuStage for HistogramStage<'_, '_> {
+    type Input<'a> = [u8];
+    type Uploaded = GpuInput;
+    type Pending = HistogramPending;
+    type Report = Vec<[u64; 256]>;
+    type Output = Vec<[u64; 256]>;
+
+    fn gpu(&self) -> &Gpu {
+        GpuStage::gpu(self.0)
+    }
+
+    fn label(&self) -> &'static str {
+        HISTOGRAM.label
+    }
+
+    async fn upload(&self, input: &Self::Input<'_>) -> Result<GpuInput> {
+        VleEncoder::upload(self.0, input)
+    }
+
+    fn encode_into(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        uploaded: &GpuInput,
+    ) -> Result<HistogramPending> {
+        self.0.record_histograms(encoder, uploaded, None)
+    }
+
+    async fn finish(
+        &self,
+        _input: &Self::Input<'_>,
+        _uploaded: &GpuInput,
+        pending: HistogramPending,
+    ) -> Result<Vec<[u64; 256]>> {
+        self.0.read_histograms(pending).await
+    }
+
+    fn output(report: Vec<[u64; 256]>) -> Vec<[u64; 256]> {
+        report
+    }
+
+    fn cpu(&self, input: &[u8]) -> Result<Vec<[u64; 256]>> {
+        Ok(histogram_cpu(input, self.0.chunk_bytes() as usize))
+    }
 }

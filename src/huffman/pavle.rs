@@ -55,13 +55,13 @@
 
 use wgpu::util::DeviceExt;
 
-use super::cuvle::{check_table, gpu_table_words};
+use super::cuvle::{check_table, gpu_table_words, CodedUpload, CuvleInput};
 use super::histogram::{histogram_cpu, total_histogram};
 use super::segments::{group_chunks, Segment, SegmentCaps};
 use super::{BitBuf, BitOrder, CodeTable};
 use crate::gpu::registry::huffman::{PAVLE, PAVLE_COMPACT};
 use crate::gpu::Window;
-use crate::gpu::{Flavour, Gpu, PooledBuffer, Profiler, Timings};
+use crate::gpu::{Flavour, Gpu, GpuStage, PooledBuffer, Profiler, Timings};
 use crate::scan::{
     encode_exclusive_scan, read_state, scan_u32_blocks, ScanConfig,
     CPU_ADAPTER_BLOCKS_PER_WORKGROUP, STATE_HEADER, VALUE_MASK,
@@ -783,7 +783,7 @@ impl<'g> PavleEncoder<'g> {
         })
     }
 
-    /// Everything in one call: upload, encode, read back.
+    /// Everything in one call: upload, record, submit, read back ([`GpuStage::encode`]).
     pub async fn encode(
         &self,
         data: &[u8],
@@ -791,15 +791,74 @@ impl<'g> PavleEncoder<'g> {
         order: BitOrder,
         start_bit: u32,
     ) -> Result<BitBuf> {
-        let input = self.upload(data)?;
-        let mut encoder = self
-            .gpu
-            .device
-            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
-                label: Some(PAVLE.label),
-            });
-        let pending = self.encode_into(&mut encoder, &input, table, order, start_bit, false)?;
-        self.gpu.queue.submit([encoder.finish()]);
-        self.finish(pending).await
+        let input = CuvleInput {
+            data,
+            table,
+            order,
+            start_bit,
+        };
+        GpuStage::encode(self, &input).await
+    }
+}
+
+impl GpuStage for PavleEncoder<'_> {
+    type Input<'a> = CuvleInput<'a>;
+    type Uploaded = CodedUpload<PavleInput>;
+    type Pending = PavlePending;
+    type Report = BitBuf;
+    type Output = BitBuf;
+
+    fn gpu(&self) -> &Gpu {
+        self.gpu
+    }
+
+    fn label(&self) -> &'static str {
+        PAVLE.label
+    }
+
+    async fn upload(&self, input: &Self::Input<'_>) -> Result<Self::Uploaded> {
+        Ok(CodedUpload::new(
+            PavleEncoder::upload(self, input.data)?,
+            input,
+        ))
+    }
+
+    fn encode_into(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        up: &Self::Uploaded,
+    ) -> Result<PavlePending> {
+        PavleEncoder::encode_into(
+            self,
+            encoder,
+            &up.input,
+            &up.table,
+            up.order,
+            up.start_bit,
+            false,
+        )
+    }
+
+    async fn finish(
+        &self,
+        _input: &Self::Input<'_>,
+        _uploaded: &Self::Uploaded,
+        pending: PavlePending,
+    ) -> Result<BitBuf> {
+        PavleEncoder::finish(self, pending).await
+    }
+
+    fn output(report: BitBuf) -> BitBuf {
+        report
+    }
+
+    fn cpu(&self, input: &CuvleInput<'_>) -> Result<BitBuf> {
+        encode_pavle_cpu(
+            input.data,
+            input.table,
+            input.order,
+            input.start_bit,
+            &self.config,
+        )
     }
 }
