@@ -120,15 +120,27 @@ fn cuvle_equals_its_twin() {
 #[test]
 fn histogram_equals_its_twin() {
     let _s = serial();
-    let encoder = VleEncoder::new(gpu(), CuvleConfig::default()).unwrap();
-    for seed in 0..3 {
-        check(
-            &format!("histogram seed {seed}"),
-            &HistogramStage(&encoder),
-            &cuvle_data(seed)[..],
-        );
+    // The default chunks, and 2 KiB chunks in 2 KiB windows: many of each.
+    let small = CuvleConfig {
+        net: 4,
+        max_segment_bytes: Some(2048),
+        scan: ScanConfig {
+            workgroup_size: 64,
+            ..ScanConfig::default()
+        },
+        ..CuvleConfig::default()
+    };
+    for config in [CuvleConfig::default(), small] {
+        let encoder = VleEncoder::new(gpu(), config).unwrap();
+        for seed in 0..3 {
+            check(
+                &format!("histogram seed {seed}"),
+                &HistogramStage(&encoder),
+                &cuvle_data(seed)[..],
+            );
+        }
+        check("histogram of nothing", &HistogramStage(&encoder), &[][..]);
     }
-    check("histogram of nothing", &HistogramStage(&encoder), &[][..]);
 }
 
 /// A seeded input with its table, in both bit orders from a seeded start bit, through a
@@ -156,19 +168,31 @@ where
 #[test]
 fn pavle_equals_its_twin() {
     let _s = serial();
+    let pavle = || PavleEncoder::new(gpu(), PavleConfig::default()).unwrap();
+    check_coded("pavle", &pavle());
     check_coded(
-        "pavle",
-        &PavleEncoder::new(gpu(), PavleConfig::default()).unwrap(),
+        "pavle in 16 KiB segments",
+        &pavle().with_segment_cap(16 << 10),
     );
 }
 
 #[test]
 fn bytestream_equals_its_twin() {
     let _s = serial();
-    check_coded(
-        "bytestream",
-        &BytestreamEncoder::new(gpu(), BytestreamConfig::default()).unwrap(),
-    );
+    for max_segment_bytes in [None, Some(4096)] {
+        let config = BytestreamConfig {
+            scan: ScanConfig {
+                workgroup_size: 64,
+                ..ScanConfig::default()
+            },
+            max_segment_bytes,
+            ..BytestreamConfig::default()
+        };
+        check_coded(
+            &format!("bytestream, segments of {max_segment_bytes:?} bytes"),
+            &BytestreamEncoder::new(gpu(), config).unwrap(),
+        );
+    }
 }
 
 #[test]
