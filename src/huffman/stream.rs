@@ -50,13 +50,7 @@ pub fn decompress_to_batched(
     output: &mut impl Write,
     batch_bytes: usize,
 ) -> Result<Decompressed> {
-    let mut input = Counted {
-        inner: input,
-        count: 0,
-        failed: None,
-    };
-    let mut head = [0u8; 4];
-    let got = read_full(&mut input, &mut head)?;
+    let (mut input, head, got) = sniff(input)?;
     let head = &head[..got];
     match detect_format(head) {
         Some(Format::Native) => {
@@ -87,13 +81,7 @@ pub enum Description {
 /// Describes the compressed stream `input`, `file_len` bytes long: a native file from its
 /// header alone; gzip by decoding every member into a byte counter.
 pub fn describe(input: &mut impl BufRead, file_len: u64) -> Result<Description> {
-    let mut input = Counted {
-        inner: input,
-        count: 0,
-        failed: None,
-    };
-    let mut head = [0u8; 4];
-    let got = read_full(&mut input, &mut head)?;
+    let (mut input, head, got) = sniff(input)?;
     let head = &head[..got];
     match detect_format(head) {
         Some(Format::Native) => Ok(Description::Native(native::info_native_header(
@@ -107,6 +95,18 @@ pub fn describe(input: &mut impl BufRead, file_len: u64) -> Result<Description> 
         )?)),
         None => Err(not_compressed(head)),
     }
+}
+
+/// `input` counted from its start, and its first (up to) 4 bytes, which name the format.
+fn sniff<R: BufRead>(input: R) -> Result<(Counted<R>, [u8; 4], usize)> {
+    let mut input = Counted {
+        inner: input,
+        count: 0,
+        failed: None,
+    };
+    let mut head = [0u8; 4];
+    let got = read_full(&mut input, &mut head)?;
+    Ok((input, head, got))
 }
 
 /// The error for input that is neither format, naming its first bytes.
