@@ -151,7 +151,6 @@ impl Gpu {
     pub(crate) fn wgpu_pipeline_cache(&self) -> Option<&wgpu::PipelineCache> {
         #[cfg(not(target_arch = "wasm32"))]
         if let Some(d) = &self.disk_cache {
-            d.dirty.store(true, std::sync::atomic::Ordering::Relaxed);
             return Some(&d.cache);
         }
         None

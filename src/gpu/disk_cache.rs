@@ -9,7 +9,6 @@
 //! renamed into place), so concurrent processes never read a half-written file.
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
 
 const MAGIC: &[u8; 8] = b"PVLCPC1\0";
 /// Larger files are not ours (the cache of every parvlc pipeline is a few MiB).
@@ -33,8 +32,9 @@ pub(crate) struct DiskCache {
     pub(crate) cache: wgpu::PipelineCache,
     path: PathBuf,
     pub(crate) state: CacheState,
-    /// Set when a pipeline was compiled in this process: then the file is worth saving.
-    pub(crate) dirty: AtomicBool,
+    /// The CRC of the payload loaded, if any: the file is rewritten only when the cache
+    /// holds something else by the end (a pipeline this process compiled).
+    loaded_crc: Option<u32>,
 }
 
 /// `$PARVLC_CACHE_DIR`, else `$XDG_CACHE_HOME/parvlc`, else `$HOME/.cache/parvlc`.
@@ -102,34 +102,36 @@ impl DiskCache {
                 fallback: true,
             })
         };
+        let loaded_crc = data.as_deref().map(crc32fast::hash);
         Some(DiskCache {
             cache,
             path,
             state,
-            dirty: AtomicBool::new(false),
+            loaded_crc,
         })
     }
 
-    /// Write the cache if this process compiled anything; errors are only logged (a
-    /// cache that cannot be saved costs the next process time, nothing else).
+    /// Write the cache unless it is what was loaded; errors are only logged (a cache
+    /// that cannot be saved costs the next process time, nothing else).
     pub(crate) fn save(&self) {
-        if !self.dirty.load(Ordering::Relaxed) && self.state == CacheState::Loaded {
-            return;
-        }
         let Some(data) = self.cache.get_data() else {
             return;
         };
-        if let Err(e) = self.write(&data) {
+        let crc = crc32fast::hash(&data);
+        if self.loaded_crc == Some(crc) {
+            return;
+        }
+        if let Err(e) = self.write(&data, crc) {
             log::warn!("pipeline cache {}: not saved: {e}", self.path.display());
         }
     }
 
-    fn write(&self, data: &[u8]) -> std::io::Result<()> {
+    fn write(&self, data: &[u8], crc: u32) -> std::io::Result<()> {
         let dir = self.path.parent().unwrap_or(Path::new("."));
         std::fs::create_dir_all(dir)?;
         let mut bytes = Vec::with_capacity(12 + data.len());
         bytes.extend_from_slice(MAGIC);
-        bytes.extend_from_slice(&crc32fast::hash(data).to_le_bytes());
+        bytes.extend_from_slice(&crc.to_le_bytes());
         bytes.extend_from_slice(data);
         let nanos = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
