@@ -148,41 +148,34 @@ fn output_appears_mid_run(dir: &Path, args: &[&str], input: &[u8]) -> std::proce
 
 #[test]
 fn a_file_created_at_the_output_during_the_work_is_not_overwritten() {
-    let dir = scratch("race-compress");
-    let o = output_appears_mid_run(
-        &dir,
-        &["compress", "--cpu", "in.fifo", "-o", "out"],
-        &parvlc::testdata::generate(100_000, 4.0, 1),
-    );
-    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
-    assert!(
-        stderr(&o).contains("refusing to overwrite"),
-        "{}",
-        stderr(&o)
-    );
-    assert_eq!(
-        std::fs::read(dir.join("out")).unwrap(),
-        b"written meanwhile"
-    );
-    assert!(temporaries(&dir).is_empty(), "{:?}", files(&dir));
-
-    let dir = scratch("race-h264");
-    let o = output_appears_mid_run(
-        &dir,
-        &["h264", "--cavlc", "cpu", "in.fifo", "-o", "out"],
-        &y4m(32, 32, 2),
-    );
-    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
-    assert!(
-        stderr(&o).contains("refusing to overwrite"),
-        "{}",
-        stderr(&o)
-    );
-    assert_eq!(
-        std::fs::read(dir.join("out")).unwrap(),
-        b"written meanwhile"
-    );
-    assert!(temporaries(&dir).is_empty(), "{:?}", files(&dir));
+    let cases: [(&str, &[&str], Vec<u8>); 2] = [
+        (
+            "race-compress",
+            &["compress", "--cpu", "in.fifo", "-o", "out"],
+            parvlc::testdata::generate(100_000, 4.0, 1),
+        ),
+        (
+            "race-h264",
+            &["h264", "--cavlc", "cpu", "in.fifo", "-o", "out"],
+            y4m(32, 32, 2),
+        ),
+    ];
+    for (name, args, input) in cases {
+        let dir = scratch(name);
+        let o = output_appears_mid_run(&dir, args, &input);
+        assert_eq!(o.status.code(), Some(1), "{name}: {}", stderr(&o));
+        assert!(
+            stderr(&o).contains("refusing to overwrite"),
+            "{name}: {}",
+            stderr(&o)
+        );
+        assert_eq!(
+            std::fs::read(dir.join("out")).unwrap(),
+            b"written meanwhile",
+            "{name}"
+        );
+        assert!(temporaries(&dir).is_empty(), "{name}: {:?}", files(&dir));
+    }
 }
 
 fn y4m(w: usize, h: usize, frames: usize) -> Vec<u8> {
