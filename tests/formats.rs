@@ -3,6 +3,7 @@
 //! CPU path's, and damaged files are errors that say what is wrong, never a panic or
 //! wrong data.
 mod common;
+use common::judges::{flate2_decode, gzip_tool_decode, GZIP};
 use common::serial;
 
 use std::io::{Read, Write};
@@ -20,7 +21,6 @@ use parvlc::testdata::{generate, SplitMix64};
 use parvlc::Error;
 
 const FORMATS: [Format; 2] = [Format::Native, Format::Gzip];
-const GZIP: &str = "/usr/bin/gzip";
 
 /// 1 KiB blocks, so small inputs have many.
 fn small_config() -> CuvleConfig {
@@ -52,40 +52,6 @@ fn gpu_compress(gpu: &Gpu, data: &[u8], format: Format, config: &CuvleConfig) ->
         ],
         "progress stages"
     );
-    out
-}
-
-fn gzip_tool_decode(gz: &[u8]) -> Vec<u8> {
-    assert!(
-        std::path::Path::new(GZIP).exists(),
-        "{GZIP} is missing: the gzip compatibility tests need it (apt-get install gzip)"
-    );
-    let mut child = Command::new(GZIP)
-        .arg("-dc")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap_or_else(|e| panic!("cannot run {GZIP}: {e}"));
-    let mut stdin = child.stdin.take().unwrap();
-    let data = gz.to_vec();
-    let writer = std::thread::spawn(move || stdin.write_all(&data));
-    let out = child.wait_with_output().unwrap();
-    writer.join().unwrap().unwrap();
-    assert!(
-        out.status.success(),
-        "gzip -dc failed ({}): {}",
-        out.status,
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out.stdout
-}
-
-fn flate2_decode(gz: &[u8]) -> Vec<u8> {
-    let mut out = Vec::new();
-    flate2::read::GzDecoder::new(gz)
-        .read_to_end(&mut out)
-        .unwrap_or_else(|e| panic!("flate2 rejected our gzip: {e}"));
     out
 }
 

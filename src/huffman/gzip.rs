@@ -97,6 +97,11 @@ fn check_literal_book(book: &Codebook) -> Result<()> {
 /// code: BFINAL=1, BTYPE=10, HLIT, HDIST, HCLEN, the code-length code and the
 /// run-length coded literal/length and distance code lengths (one 1-bit distance code).
 pub fn deflate_block_header(book: &Codebook) -> Result<BitBuf> {
+    deflate_block_header_with(book, true)
+}
+
+/// [`deflate_block_header`] with BFINAL = `last` (a framed stream's blocks are not).
+pub fn deflate_block_header_with(book: &Codebook, last: bool) -> Result<BitBuf> {
     check_literal_book(book)?;
     // Literal/length lengths then the single distance code's length, one sequence.
     let mut all = book.lengths().to_vec();
@@ -114,7 +119,7 @@ pub fn deflate_block_header(book: &Codebook) -> Result<BitBuf> {
         .map_or(4, |p| (p + 1).max(4));
 
     let mut w = LsbWriter::new();
-    w.bits(1, 1); // BFINAL
+    w.bits(last as u32, 1); // BFINAL
     w.bits(2, 2); // BTYPE = 10 (dynamic)
     w.bits((LITERAL_SYMBOLS - 257) as u32, 5); // HLIT
     w.bits(0, 5); // HDIST: one distance code

@@ -4,14 +4,19 @@
 #[cfg(all(feature = "bench", not(target_arch = "wasm32")))]
 pub mod bench;
 pub mod bytestream;
+pub mod chunk;
 pub mod codebook;
 pub mod compress;
 pub mod cpu;
 pub mod cuvle;
+pub(crate) mod framed_decode;
+pub mod frames;
+pub mod framing;
 pub mod gzip;
 pub mod histogram;
 pub mod native;
 pub mod pavle;
+pub mod pipeline;
 pub(crate) mod segments;
 pub mod stream;
 

@@ -95,7 +95,7 @@ fn corrupt(reason: impl Into<String>) -> Error {
 pub const DEFAULT_BATCH_BYTES: usize = 32 << 20;
 
 /// Reads until `buf` is full or the input ends; returns how many bytes were read.
-pub(crate) fn read_full(r: &mut impl Read, buf: &mut [u8]) -> Result<usize> {
+pub(crate) fn read_full<R: Read + ?Sized>(r: &mut R, buf: &mut [u8]) -> Result<usize> {
     let mut got = 0;
     while got < buf.len() {
         match r.read(&mut buf[got..]) {
@@ -109,14 +109,14 @@ pub(crate) fn read_full(r: &mut impl Read, buf: &mut [u8]) -> Result<usize> {
 }
 
 /// Reads header fields in order, hashing them for the header checksum.
-struct HeaderReader<'r, R> {
-    r: &'r mut R,
-    pos: u64,
-    crc: crc32fast::Hasher,
+pub(crate) struct HeaderReader<'r, R> {
+    pub(crate) r: &'r mut R,
+    pub(crate) pos: u64,
+    pub(crate) crc: crc32fast::Hasher,
 }
 
 impl<R: Read> HeaderReader<'_, R> {
-    fn fill(&mut self, buf: &mut [u8], what: &str) -> Result<()> {
+    pub(crate) fn fill(&mut self, buf: &mut [u8], what: &str) -> Result<()> {
         let got = read_full(self.r, buf)?;
         let want = buf.len() as u64;
         if got < buf.len() {
@@ -131,15 +131,15 @@ impl<R: Read> HeaderReader<'_, R> {
         self.pos += want;
         Ok(())
     }
-    fn array<const N: usize>(&mut self, what: &str) -> Result<[u8; N]> {
+    pub(crate) fn array<const N: usize>(&mut self, what: &str) -> Result<[u8; N]> {
         let mut a = [0u8; N];
         self.fill(&mut a, what)?;
         Ok(a)
     }
-    fn u32(&mut self, what: &str) -> Result<u32> {
+    pub(crate) fn u32(&mut self, what: &str) -> Result<u32> {
         Ok(u32::from_le_bytes(self.array(what)?))
     }
-    fn u64(&mut self, what: &str) -> Result<u64> {
+    pub(crate) fn u64(&mut self, what: &str) -> Result<u64> {
         Ok(u64::from_le_bytes(self.array(what)?))
     }
 }
@@ -148,6 +148,17 @@ impl<R: Read> HeaderReader<'_, R> {
 /// first payload byte. Memory grows only with the header bytes actually present: the
 /// block offsets are read in chunks, never allocated from the count alone.
 pub fn read_header(r: &mut impl Read) -> Result<NativeHeader> {
+    match read_version(r)? {
+        VERSION => read_header_v1(r),
+        v => Err(Error::UnsupportedVersion {
+            format: FORMAT,
+            version: v as u32,
+        }),
+    }
+}
+
+/// Reads the magic and the version byte.
+fn read_version(r: &mut impl Read) -> Result<u8> {
     let mut magic = [0u8; 4];
     let got = read_full(r, &mut magic)?;
     if &magic[..got] != MAGIC {
@@ -159,16 +170,21 @@ pub fn read_header(r: &mut impl Read) -> Result<NativeHeader> {
             ),
         });
     }
+    let mut version = [0u8; 1];
+    if read_full(r, &mut version)? < 1 {
+        return Err(corrupt(
+            "truncated header: the file ends at byte 4, before the version",
+        ));
+    }
+    Ok(version[0])
+}
+
+/// The rest of a version-1 header, after its magic and version.
+fn read_header_v1(r: &mut impl Read) -> Result<NativeHeader> {
     let mut crc = crc32fast::Hasher::new();
     crc.update(MAGIC);
-    let mut c = HeaderReader { r, pos: 4, crc };
-    let [version] = c.array::<1>("version")?;
-    if version != VERSION {
-        return Err(Error::UnsupportedVersion {
-            format: FORMAT,
-            version: version as u32,
-        });
-    }
+    crc.update(&[VERSION]);
+    let mut c = HeaderReader { r, pos: 5, crc };
     let reserved = c.array::<3>("reserved bytes")?;
     let original_len = c.u64("original length")?;
     let crc32 = c.u32("checksum")?;
@@ -280,6 +296,11 @@ fn check_payload_len(h: &NativeHeader, present: u64) -> Result<()> {
 
 /// Decodes a native file (blocks in parallel) and verifies its checksum.
 pub fn decompress_native(data: &[u8]) -> Result<Vec<u8>> {
+    if data.get(4) == Some(&super::framing::VERSION_FRAMED) {
+        let mut out = Vec::new();
+        decompress_native_to(&mut &data[..], &mut out, DEFAULT_BATCH_BYTES)?;
+        return Ok(out);
+    }
     let (h, mut payload) = parse_native(data)?;
     // The checks above bound original_len by 8 bits per payload byte present.
     let mut out = Vec::with_capacity(usize::try_from(h.original_len).unwrap_or(0));
@@ -296,9 +317,20 @@ pub fn decompress_native_to(
     output: &mut impl Write,
     batch_bytes: usize,
 ) -> Result<u64> {
-    let h = read_header(input)?;
-    decode_payload(&h, input, output, batch_bytes)?;
-    Ok(h.original_len)
+    match read_version(input)? {
+        VERSION => {
+            let h = read_header_v1(input)?;
+            decode_payload(&h, input, output, batch_bytes)?;
+            Ok(h.original_len)
+        }
+        super::framing::VERSION_FRAMED => {
+            super::framed_decode::decode_frames(input, output, batch_bytes)
+        }
+        v => Err(Error::UnsupportedVersion {
+            format: FORMAT,
+            version: v as u32,
+        }),
+    }
 }
 
 /// A run of one block's symbols decoded as a unit: a whole block, or (where a block is

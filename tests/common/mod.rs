@@ -10,6 +10,7 @@
 
 pub mod cli;
 pub mod j2k_images;
+pub mod judges;
 pub mod rng;
 
 use std::sync::OnceLock;

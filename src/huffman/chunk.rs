@@ -1,0 +1,197 @@
+//! One chunk of a framed stream: its frames planned, coded and laid out as container
+//! bytes. The CPU codes each frame on its own core; the GPU codes every frame of the
+//! chunk in one pass at the bit where the layout puts it ([`ChunkLayout::gaps`]); both
+//! then fill the headers and trailers in place, so the bytes are the same.
+
+use rayon::prelude::*;
+
+use super::compress::Format;
+use super::cpu::encode_serial;
+use super::frames::{cell_histograms, plan_frames, FrameConfig, FramePlan};
+use super::framing::{finish_frame, frame_layout, FrameFacts, FrameLayout};
+use crate::bits::BitOrder;
+use crate::{Error, Result};
+
+/// The bit order of a format's codes.
+pub fn bit_order(format: Format) -> BitOrder {
+    match format {
+        Format::Native => BitOrder::MsbFirst,
+        Format::Gzip => BitOrder::LsbFirst,
+    }
+}
+
+/// A chunk's frames and where their bytes go.
+#[derive(Clone, Debug)]
+pub struct ChunkLayout {
+    pub frames: Vec<FramePlan>,
+    pub layouts: Vec<FrameLayout>,
+    /// First byte of every frame in the chunk's output, and the output's length last.
+    pub starts: Vec<u64>,
+}
+
+impl ChunkLayout {
+    pub fn plan(
+        cells: &[[u64; 256]],
+        len: u64,
+        format: Format,
+        config: &FrameConfig,
+        block_symbols: u64,
+    ) -> Result<ChunkLayout> {
+        let frames = plan_frames(cells, len, format, config)?;
+        let layouts = frames
+            .par_iter()
+            .map(|f| frame_layout(format, f, block_symbols))
+            .collect::<Result<Vec<_>>>()?;
+        let mut starts = Vec::with_capacity(frames.len() + 1);
+        let mut at = 0u64;
+        for l in &layouts {
+            starts.push(at);
+            at += l.bytes;
+        }
+        starts.push(at);
+        Ok(ChunkLayout {
+            frames,
+            layouts,
+            starts,
+        })
+    }
+
+    pub fn output_bytes(&self) -> u64 {
+        self.starts.last().copied().unwrap_or(0)
+    }
+
+    /// Zero bits before each frame's first symbol, counted from the end of the previous
+    /// frame's symbols (from bit 0 for the first), and the bits after the last symbol:
+    /// what the GPU encoder leaves for the headers and trailers.
+    pub fn gaps(&self) -> (Vec<u64>, u64) {
+        let mut gaps = Vec::with_capacity(self.frames.len());
+        let mut end = 0u64;
+        for (l, &start) in self.layouts.iter().zip(&self.starts) {
+            let first = start * 8 + l.symbol_start();
+            gaps.push(first - end);
+            end = first + l.symbol_bits;
+        }
+        (gaps, self.output_bytes() * 8 - end)
+    }
+}
+
+/// A coded chunk: container bytes (frames only; the stream's header and trailer are the
+/// caller's), the checksum of its input, its length and frame count.
+pub struct CodedChunk {
+    pub bytes: Vec<u8>,
+    pub crc: crc32fast::Hasher,
+    pub len: u64,
+    pub frames: u64,
+}
+
+/// Bit offsets of each block's code relative to the frame's first symbol.
+fn block_offsets(data: &[u8], frame: &FramePlan, block_symbols: u64) -> Vec<u64> {
+    let mut at = 0u64;
+    data.chunks(block_symbols.max(1) as usize)
+        .map(|b| {
+            let o = at;
+            at += b
+                .iter()
+                .map(|&s| frame.table.lengths[s as usize] as u64)
+                .sum::<u64>();
+            o
+        })
+        .collect()
+}
+
+/// Fill every frame's header and trailer into `out` (the chunk's output, symbols in
+/// place), in parallel; native block offsets from `offsets(frame index)` when given
+/// (the GPU's), else computed from the input. Returns the chunk's checksum.
+pub(crate) fn finish_chunk(
+    data: &[u8],
+    layout: &ChunkLayout,
+    format: Format,
+    block_symbols: u64,
+    out: &mut [u8],
+    gpu_offsets: Option<&(dyn Fn(usize) -> Vec<u64> + Sync)>,
+) -> Result<crc32fast::Hasher> {
+    if out.len() as u64 != layout.output_bytes() {
+        return Err(Error::InvalidArgument(format!(
+            "chunk output of {} bytes, layout says {}",
+            out.len(),
+            layout.output_bytes()
+        )));
+    }
+    let mut regions = Vec::with_capacity(layout.frames.len());
+    let mut rest = out;
+    for l in &layout.layouts {
+        let (head, tail) = std::mem::take(&mut rest).split_at_mut(l.bytes as usize);
+        regions.push(head);
+        rest = tail;
+    }
+    let crcs = regions
+        .into_par_iter()
+        .enumerate()
+        .map(|(i, region)| {
+            let frame = &layout.frames[i];
+            let bytes = &data[frame.start as usize..frame.end() as usize];
+            let mut crc = crc32fast::Hasher::new();
+            crc.update(bytes);
+            let offsets = match (format, gpu_offsets) {
+                (Format::Gzip, _) => Vec::new(),
+                (Format::Native, Some(f)) => f(i),
+                (Format::Native, None) => block_offsets(bytes, frame, block_symbols),
+            };
+            let facts = FrameFacts {
+                crc32: crc.clone().finalize(),
+                block_offsets: &offsets,
+                block_symbols,
+            };
+            finish_frame(format, frame, &layout.layouts[i], &facts, region)?;
+            Ok(crc)
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let mut crc = crc32fast::Hasher::new();
+    for c in &crcs {
+        crc.combine(c);
+    }
+    Ok(crc)
+}
+
+/// Code a chunk on all CPU cores: frames planned from its cell histograms, each coded
+/// serially on its own core, in place.
+pub fn encode_chunk_cpu(
+    data: &[u8],
+    format: Format,
+    config: &FrameConfig,
+    block_symbols: u64,
+) -> Result<CodedChunk> {
+    config.validate(block_symbols)?;
+    let cells = cell_histograms(data, config.cell_bytes);
+    let layout = ChunkLayout::plan(&cells, data.len() as u64, format, config, block_symbols)?;
+    let mut out = vec![0u8; layout.output_bytes() as usize];
+    {
+        let mut regions = Vec::with_capacity(layout.frames.len());
+        let mut rest = &mut out[..];
+        for l in &layout.layouts {
+            let (head, tail) = std::mem::take(&mut rest).split_at_mut(l.bytes as usize);
+            regions.push(head);
+            rest = tail;
+        }
+        regions
+            .into_par_iter()
+            .zip(layout.frames.par_iter().zip(&layout.layouts))
+            .try_for_each(|(region, (frame, l))| -> Result<()> {
+                let bytes = &data[frame.start as usize..frame.end() as usize];
+                let phase = (l.symbol_start() % 8) as u32;
+                let coded = encode_serial(bytes, &frame.table, bit_order(format), phase)?;
+                let at = (l.symbol_start() / 8) as usize;
+                for (d, s) in region[at..].iter_mut().zip(&coded.bytes) {
+                    *d |= s;
+                }
+                Ok(())
+            })?;
+    }
+    let crc = finish_chunk(data, &layout, format, block_symbols, &mut out, None)?;
+    Ok(CodedChunk {
+        bytes: out,
+        crc,
+        len: data.len() as u64,
+        frames: layout.frames.len() as u64,
+    })
+}

@@ -1,0 +1,313 @@
+//! Decoding native v2 streams ([`super::framing`]): frames read in batches, the frames
+//! of a batch decoded in parallel (and each frame's blocks too), checked and written in
+//! order. Memory: one batch of output and its payloads, whatever the stream's length.
+
+use std::io::{Read, Write};
+
+use rayon::prelude::*;
+
+use super::cpu::Decoder;
+use super::framing::{KIND_DATA, KIND_END, VERSION_FRAMED};
+use super::native::{read_full, HeaderReader, MAGIC};
+use super::Codebook;
+use crate::{Error, Result};
+
+/// Largest frame a decoder accepts (the encoder writes at most 256 MiB).
+const MAX_FRAME_LEN: u64 = 1 << 28;
+
+/// A data frame, read and checked on its own, not yet decoded.
+struct Frame {
+    index: u64,
+    /// Where its input bytes start in the stream's output, and where its header starts in
+    /// the file: for messages.
+    out_at: u64,
+    file_at: u64,
+    len: u64,
+    block_symbols: u64,
+    payload_bits: u64,
+    crc32: u32,
+    lengths: [u8; 256],
+    offsets: Vec<u64>,
+    payload: Vec<u8>,
+}
+
+impl Frame {
+    fn corrupt(&self, reason: impl std::fmt::Display) -> Error {
+        frame_error(
+            self.index,
+            self.file_at,
+            format!(
+                "output bytes {}..{}: {reason}",
+                self.out_at,
+                self.out_at + self.len
+            ),
+        )
+    }
+
+    /// Decode, check every block's end, the padding and the checksum.
+    fn decode(&self) -> Result<(Vec<u8>, crc32fast::Hasher)> {
+        let book = Codebook::from_lengths(&self.lengths)
+            .map_err(|e| self.corrupt(format!("bad code lengths: {e}")))?;
+        let dec = Decoder::new(&book).map_err(|e| self.corrupt(e))?;
+        let (out, ends) = dec
+            .decode_blocks_ends(
+                &self.payload,
+                &self.offsets,
+                self.block_symbols as usize,
+                self.len as usize,
+            )
+            .map_err(|e| self.corrupt(e))?;
+        for (i, &end) in ends.iter().enumerate() {
+            let want = self
+                .offsets
+                .get(i + 1)
+                .copied()
+                .unwrap_or(self.payload_bits);
+            if end != want {
+                return Err(self.corrupt(format!(
+                    "block {i} ends at bit {end}, the next starts at {want}"
+                )));
+            }
+        }
+        let pad = (self.payload_bits % 8) as u32;
+        if pad != 0 && self.payload.last().is_some_and(|&b| b & (0xff >> pad) != 0) {
+            return Err(self.corrupt("padding bits after the payload are not zero"));
+        }
+        let mut crc = crc32fast::Hasher::new();
+        crc.update(&out);
+        let computed = crc.clone().finalize();
+        if computed != self.crc32 {
+            return Err(self.corrupt(format!(
+                "checksum mismatch (stored {:08x}, computed {computed:08x})",
+                self.crc32
+            )));
+        }
+        Ok((out, crc))
+    }
+}
+
+fn frame_error(index: u64, file_at: u64, reason: impl std::fmt::Display) -> Error {
+    Error::corrupt(
+        "native",
+        format!("frame {index} (at file byte {file_at}): {reason}"),
+    )
+}
+
+/// What ended a stream.
+struct End {
+    total_len: u64,
+    crc32: u32,
+    frames: u64,
+}
+
+enum Record {
+    Data(Frame),
+    End(End),
+}
+
+/// Reads one record whose magic and version (2) the caller has read, `file_at` its
+/// first byte, `out_at` the stream's output so far.
+fn read_record(r: &mut impl Read, index: u64, file_at: u64, out_at: u64) -> Result<Record> {
+    let mut crc = crc32fast::Hasher::new();
+    crc.update(MAGIC);
+    crc.update(&[VERSION_FRAMED]);
+    let mut c = HeaderReader {
+        r,
+        pos: file_at + 5,
+        crc,
+    };
+    let wrap = |e: Error| match e {
+        Error::Corrupt { reason, .. } => frame_error(index, file_at, reason),
+        e => e,
+    };
+    let [kind, r0, r1] = c.array::<3>("frame kind").map_err(wrap)?;
+    if [r0, r1] != [0, 0] {
+        return Err(frame_error(index, file_at, "reserved bytes are not zero"));
+    }
+    match kind {
+        KIND_END => {
+            let total_len = c.u64("total length").map_err(wrap)?;
+            let crc32 = c.u32("checksum").map_err(wrap)?;
+            let frames = c.u64("frame count").map_err(wrap)?;
+            let computed = c.crc.clone().finalize();
+            if c.u32("header checksum").map_err(wrap)? != computed {
+                return Err(frame_error(index, file_at, "end record checksum mismatch"));
+            }
+            Ok(Record::End(End {
+                total_len,
+                crc32,
+                frames,
+            }))
+        }
+        KIND_DATA => {
+            let len = c.u32("frame length").map_err(wrap)? as u64;
+            let block_symbols = c.u32("block size").map_err(wrap)? as u64;
+            let payload_bits = c.u32("payload size").map_err(wrap)? as u64;
+            let crc32 = c.u32("checksum").map_err(wrap)?;
+            let packed = c.array::<128>("code lengths").map_err(wrap)?;
+            if len == 0 || len > MAX_FRAME_LEN || block_symbols == 0 {
+                return Err(frame_error(
+                    index,
+                    file_at,
+                    format!("{len} bytes in blocks of {block_symbols}"),
+                ));
+            }
+            // Every symbol takes at least one bit: this bounds what `len` may ask for by
+            // the payload actually present.
+            if payload_bits < len {
+                return Err(frame_error(
+                    index,
+                    file_at,
+                    format!("{len} bytes cannot fit in {payload_bits} payload bits"),
+                ));
+            }
+            let n = len.div_ceil(block_symbols) as usize;
+            let mut offsets = Vec::with_capacity(n.min(1 << 12));
+            offsets.push(0u64);
+            let mut buf = [0u8; 4];
+            for _ in 1..n {
+                c.fill(&mut buf, "block offsets").map_err(wrap)?;
+                offsets.push(u32::from_le_bytes(buf) as u64);
+            }
+            let computed = c.crc.clone().finalize();
+            if c.u32("header checksum").map_err(wrap)? != computed {
+                return Err(frame_error(index, file_at, "header checksum mismatch"));
+            }
+            if offsets.windows(2).any(|w| w[1] < w[0]) || offsets[n - 1] > payload_bits {
+                return Err(frame_error(
+                    index,
+                    file_at,
+                    "block offsets are out of order or past the payload",
+                ));
+            }
+            let mut lengths = [0u8; 256];
+            for (i, &b) in packed.iter().enumerate() {
+                lengths[2 * i] = b & 15;
+                lengths[2 * i + 1] = b >> 4;
+            }
+            let want = payload_bits.div_ceil(8) as usize;
+            let mut payload = Vec::new();
+            let got =
+                c.r.take(want as u64)
+                    .read_to_end(&mut payload)
+                    .map_err(Error::ReadInput)?;
+            if got < want {
+                return Err(frame_error(
+                    index,
+                    file_at,
+                    format!(
+                        "payload is {got} bytes, the header says {want} (the file is truncated)"
+                    ),
+                ));
+            }
+            Ok(Record::Data(Frame {
+                index,
+                out_at,
+                file_at,
+                len,
+                block_symbols,
+                payload_bits,
+                crc32,
+                lengths,
+                offsets,
+                payload,
+            }))
+        }
+        k => Err(frame_error(
+            index,
+            file_at,
+            format!("unknown frame kind {k}"),
+        )),
+    }
+}
+
+/// Decodes a native v2 stream from `r`, positioned after the first frame's magic and
+/// version, into `w`, about `batch_bytes` of output at a time. Returns the bytes written.
+/// On an error what was written must be discarded (the end record is checked last).
+pub(crate) fn decode_frames(
+    r: &mut impl Read,
+    w: &mut impl Write,
+    batch_bytes: usize,
+) -> Result<u64> {
+    let mut index = 0u64;
+    let mut file_at = 0u64;
+    let mut out_at = 0u64;
+    let mut crc = crc32fast::Hasher::new();
+    let mut batch: Vec<Frame> = Vec::new();
+    let mut batch_len = 0u64;
+    let mut flush = |batch: &mut Vec<Frame>, crc: &mut crc32fast::Hasher| -> Result<()> {
+        let decoded = batch
+            .par_iter()
+            .map(Frame::decode)
+            .collect::<Result<Vec<_>>>()?;
+        for (out, frame_crc) in &decoded {
+            w.write_all(out).map_err(Error::WriteOutput)?;
+            crc.combine(frame_crc);
+        }
+        batch.clear();
+        Ok(())
+    };
+    let mut first = true;
+    loop {
+        if !first {
+            let mut head = [0u8; 5];
+            let got = read_full(r, &mut head)?;
+            if got < 5 || &head[..4] != MAGIC || head[4] != VERSION_FRAMED {
+                return Err(frame_error(
+                    index,
+                    file_at,
+                    if got == 0 {
+                        "the stream ends without its end record (truncated)".to_string()
+                    } else {
+                        format!("expected a frame, found {:02x?}", &head[..got])
+                    },
+                ));
+            }
+        }
+        first = false;
+        match read_record(r, index, file_at, out_at)? {
+            Record::Data(f) => {
+                file_at += (super::framing::NATIVE_FIXED + 4 * f.offsets.len() + 4) as u64
+                    + f.payload.len() as u64;
+                out_at += f.len;
+                batch_len += f.len;
+                batch.push(f);
+                index += 1;
+                if batch_len >= batch_bytes as u64 {
+                    flush(&mut batch, &mut crc)?;
+                    batch_len = 0;
+                }
+            }
+            Record::End(end) => {
+                flush(&mut batch, &mut crc)?;
+                let at = file_at;
+                if end.frames != index || end.total_len != out_at {
+                    return Err(frame_error(
+                        index,
+                        at,
+                        format!(
+                            "end record says {} frames and {} bytes; the stream holds {index} and {out_at}",
+                            end.frames, end.total_len
+                        ),
+                    ));
+                }
+                let computed = crc.finalize();
+                if computed != end.crc32 {
+                    return Err(Error::Checksum {
+                        expected: end.crc32,
+                        computed,
+                    });
+                }
+                let mut extra = [0u8; 1];
+                if read_full(r, &mut extra)? != 0 {
+                    return Err(frame_error(
+                        index,
+                        at + super::framing::NATIVE_END_LEN as u64,
+                        "data after the end record",
+                    ));
+                }
+                return Ok(out_at);
+            }
+        }
+    }
+}

@@ -1,0 +1,315 @@
+//! Frames: the input split into runs of bytes that each get their own code table.
+//!
+//! One table for a whole file loses ratio on mixed data (a binary's code, then its
+//! strings, then its tables). The input is cut into cells (16 KiB, whole blocks of the
+//! GPU encoder), each cell histogrammed (on the GPU or the CPU), and neighbouring cells
+//! merged into one frame while one table for both costs fewer bits than two tables and a
+//! second header (an entropy estimate, as zlib's block splitting does). Frames never
+//! cross a multiple of [`FrameConfig::max_frame_bytes`], so that planning runs in
+//! parallel and every frame decodes on its own.
+
+use rayon::prelude::*;
+
+use super::compress::Format;
+use super::gzip::{literal_frequencies, MAX_LITERAL_LEN};
+use super::{CodeTable, Codebook};
+use crate::{Error, Result};
+
+/// Longest code of a framed stream: 15 bits, DEFLATE's limit, which the native v2 frame
+/// header stores in four bits per symbol.
+pub const FRAME_MAX_CODE_LEN: u8 = 15;
+
+/// How the input is cut into frames.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FrameConfig {
+    /// Histogram granularity: frames are whole cells (the last may be shorter). A
+    /// multiple of the GPU encoder's block.
+    pub cell_bytes: u64,
+    /// Largest frame, a multiple of `cell_bytes`: bounds what a decoder holds per frame
+    /// and how far apart frames' parallel decodes start.
+    pub max_frame_bytes: u64,
+    /// Cut at every cell, no merging (tests: many frames from small inputs).
+    pub fixed: bool,
+}
+
+impl Default for FrameConfig {
+    fn default() -> Self {
+        FrameConfig {
+            cell_bytes: 16 << 10,
+            max_frame_bytes: 1 << 20,
+            fixed: false,
+        }
+    }
+}
+
+impl FrameConfig {
+    pub(crate) fn validate(&self, block_bytes: u64) -> Result<()> {
+        let c = self.cell_bytes;
+        if c == 0 || block_bytes == 0 || c % block_bytes != 0 {
+            return Err(Error::InvalidArgument(format!(
+                "frame cell of {c} bytes: use a multiple of the {block_bytes}-byte block"
+            )));
+        }
+        if self.max_frame_bytes < c || self.max_frame_bytes % c != 0 {
+            return Err(Error::InvalidArgument(format!(
+                "largest frame of {} bytes: use a multiple of the {c}-byte cell",
+                self.max_frame_bytes
+            )));
+        }
+        // Frame sizes and payload bits are u32 fields of the native frame header.
+        if self.max_frame_bytes > 1 << 28 {
+            return Err(Error::InvalidArgument(format!(
+                "largest frame of {} bytes: at most 256 MiB",
+                self.max_frame_bytes
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// One frame of a chunk, planned: where it lies and what codes it.
+#[derive(Clone, Debug)]
+pub struct FramePlan {
+    /// First byte within the chunk.
+    pub start: u64,
+    pub len: u64,
+    pub histogram: [u64; 256],
+    /// Its code: 256 symbols (native) or 257, end-of-block included (gzip).
+    pub book: Codebook,
+    pub table: CodeTable,
+    /// Code bits of its bytes (no header, no end-of-block).
+    pub symbol_bits: u64,
+}
+
+impl FramePlan {
+    pub fn end(&self) -> u64 {
+        self.start + self.len
+    }
+}
+
+/// Bytes a frame's header costs beyond its code bits, roughly: the merge threshold.
+fn header_estimate(format: Format) -> f64 {
+    match format {
+        // A dynamic block header with a typical spread of literal lengths, the end of
+        // block and the 5-byte empty stored block that byte-aligns the frame.
+        Format::Gzip => 70.0,
+        // Fixed fields, 128 bytes of lengths and a few block offsets.
+        Format::Native => 170.0,
+    }
+}
+
+/// Estimated code bytes of a histogram: its order-0 entropy.
+fn entropy_bytes(h: &[u64; 256]) -> f64 {
+    let n: u64 = h.iter().sum();
+    if n == 0 {
+        return 0.0;
+    }
+    let sum_f_log_f: f64 = h
+        .iter()
+        .filter(|&&f| f > 1)
+        .map(|&f| f as f64 * (f as f64).log2())
+        .sum();
+    (n as f64 * (n as f64).log2() - sum_f_log_f) / 8.0
+}
+
+fn add(a: &mut [u64; 256], b: &[u64; 256]) {
+    for (x, y) in a.iter_mut().zip(b) {
+        *x += y;
+    }
+}
+
+/// Plan the frames of a chunk of `len` bytes from the histogram of every cell
+/// (`cells[i]` covers bytes `[i * cell, (i + 1) * cell)`), with their codes.
+pub fn plan_frames(
+    cells: &[[u64; 256]],
+    len: u64,
+    format: Format,
+    config: &FrameConfig,
+) -> Result<Vec<FramePlan>> {
+    let cell = config.cell_bytes;
+    if cells.len() as u64 != len.div_ceil(cell) {
+        return Err(Error::InvalidArgument(format!(
+            "{} cell histograms for {len} bytes in cells of {cell}",
+            cells.len()
+        )));
+    }
+    let cells_per_region = (config.max_frame_bytes / cell).max(1) as usize;
+    let header = header_estimate(format);
+    // Greedy merging within each region; regions in parallel.
+    let spans: Vec<(usize, usize, [u64; 256])> = cells
+        .par_chunks(cells_per_region)
+        .enumerate()
+        .flat_map_iter(|(r, region)| {
+            let base = r * cells_per_region;
+            let mut spans: Vec<(usize, usize, [u64; 256])> = Vec::new();
+            let mut cur: Option<(usize, usize, [u64; 256], f64)> = None;
+            for (i, h) in region.iter().enumerate() {
+                let cost_h = entropy_bytes(h);
+                cur = match cur.take() {
+                    None => Some((base + i, 1, *h, cost_h)),
+                    Some((first, n, acc, cost_acc)) => {
+                        let mut merged = acc;
+                        add(&mut merged, h);
+                        let cost_merged = entropy_bytes(&merged);
+                        if !config.fixed && cost_merged <= cost_acc + cost_h + header {
+                            Some((first, n + 1, merged, cost_merged))
+                        } else {
+                            spans.push((first, n, acc));
+                            Some((base + i, 1, *h, cost_h))
+                        }
+                    }
+                };
+            }
+            spans.extend(cur.map(|(first, n, acc, _)| (first, n, acc)));
+            spans
+        })
+        .collect();
+    spans
+        .into_par_iter()
+        .map(|(first, n, histogram)| {
+            let start = first as u64 * cell;
+            let end = (start + n as u64 * cell).min(len);
+            frame_code(start, end - start, histogram, format)
+        })
+        .collect()
+}
+
+/// The code of one frame from its histogram.
+pub(crate) fn frame_code(
+    start: u64,
+    len: u64,
+    histogram: [u64; 256],
+    format: Format,
+) -> Result<FramePlan> {
+    let book = match format {
+        Format::Native => Codebook::from_frequencies(&histogram, FRAME_MAX_CODE_LEN)?,
+        Format::Gzip => {
+            Codebook::from_frequencies(&literal_frequencies(&histogram), MAX_LITERAL_LEN)?
+        }
+    };
+    let table = book.table()?;
+    let symbol_bits = table.encoded_bits(&histogram);
+    Ok(FramePlan {
+        start,
+        len,
+        histogram,
+        book,
+        table,
+        symbol_bits,
+    })
+}
+
+/// Byte histogram of every `cell` bytes of `data`, on all cores: the CPU twin of the
+/// GPU's histogram stage at frame granularity.
+pub fn cell_histograms(data: &[u8], cell: u64) -> Vec<[u64; 256]> {
+    data.par_chunks(cell.max(1) as usize)
+        .map(|c| {
+            // Four tables, so that runs of one byte do not serialize on one counter.
+            let mut h = [[0u32; 256]; 4];
+            let mut quads = c.chunks_exact(4);
+            for q in &mut quads {
+                h[0][q[0] as usize] += 1;
+                h[1][q[1] as usize] += 1;
+                h[2][q[2] as usize] += 1;
+                h[3][q[3] as usize] += 1;
+            }
+            for &b in quads.remainder() {
+                h[0][b as usize] += 1;
+            }
+            let mut out = [0u64; 256];
+            for (s, o) in out.iter_mut().enumerate() {
+                *o = (h[0][s] + h[1][s] + h[2][s] + h[3][s]) as u64;
+            }
+            out
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lcg(seed: u64, n: usize, alphabet: u8) -> Vec<u8> {
+        let mut s = seed;
+        (0..n)
+            .map(|_| {
+                s = s
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                ((s >> 33) % alphabet as u64) as u8
+            })
+            .collect()
+    }
+
+    #[test]
+    fn frames_cover_the_chunk_and_respect_the_cap() {
+        let config = FrameConfig {
+            cell_bytes: 1024,
+            max_frame_bytes: 4096,
+            fixed: false,
+        };
+        // Two kinds of data: the planner should cut between them.
+        let mut data = lcg(1, 9000, 4);
+        data.extend(lcg(2, 9000, 200).iter().map(|b| b.wrapping_add(50)));
+        data.truncate(17_777);
+        let cells = cell_histograms(&data, config.cell_bytes);
+        for format in [Format::Native, Format::Gzip] {
+            let frames = plan_frames(&cells, data.len() as u64, format, &config).unwrap();
+            let mut at = 0;
+            for f in &frames {
+                assert_eq!(f.start, at);
+                assert!(f.len > 0 && f.len <= config.max_frame_bytes);
+                assert_eq!(
+                    f.start / 4096,
+                    (f.end() - 1) / 4096,
+                    "frame crosses a region"
+                );
+                let mut h = [0u64; 256];
+                for &b in &data[f.start as usize..f.end() as usize] {
+                    h[b as usize] += 1;
+                }
+                assert_eq!(h, f.histogram);
+                assert_eq!(f.symbol_bits, f.table.encoded_bits(&h));
+                at = f.end();
+            }
+            assert_eq!(at, data.len() as u64);
+            assert!(
+                frames.iter().any(|f| f.end() == 9216),
+                "no cut near the change"
+            );
+        }
+    }
+
+    #[test]
+    fn uniform_data_merges_to_the_cap_and_fixed_cuts_every_cell() {
+        let data = lcg(3, 40_000, 16);
+        let mut config = FrameConfig {
+            cell_bytes: 1024,
+            max_frame_bytes: 8192,
+            fixed: false,
+        };
+        let cells = cell_histograms(&data, 1024);
+        let frames = plan_frames(&cells, 40_000, Format::Gzip, &config).unwrap();
+        assert_eq!(frames.len(), 5);
+        config.fixed = true;
+        let frames = plan_frames(&cells, 40_000, Format::Gzip, &config).unwrap();
+        assert_eq!(frames.len(), 40);
+    }
+
+    #[test]
+    fn bad_configs_and_counts_are_errors() {
+        let c = FrameConfig {
+            cell_bytes: 1000,
+            ..FrameConfig::default()
+        };
+        assert!(c.validate(1024).is_err());
+        let c = FrameConfig {
+            cell_bytes: 2048,
+            max_frame_bytes: 3072,
+            fixed: false,
+        };
+        assert!(c.validate(1024).is_err());
+        assert!(plan_frames(&[[0; 256]], 5000, Format::Native, &FrameConfig::default()).is_ok());
+        assert!(plan_frames(&[], 5000, Format::Native, &FrameConfig::default()).is_err());
+    }
+}

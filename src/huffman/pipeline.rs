@@ -1,0 +1,425 @@
+//! The streaming compressor: input read in chunks, each chunk cut into frames with their
+//! own codes and coded on the engine, container bytes written in order. Reading, coding
+//! and writing run on their own threads, `depth` chunks coding at once, so the disk, the
+//! host cores and the GPU work side by side; memory is bounded by the pipeline, not the
+//! input (about `4 * depth` chunks of input and output in flight).
+
+use std::collections::BTreeMap;
+use std::io::{Read, Write};
+use std::sync::mpsc::{sync_channel, Receiver};
+use std::sync::Mutex;
+
+use super::chunk::{encode_chunk_cpu, CodedChunk};
+use super::compress::Format;
+use super::cuvle::CuvleConfig;
+use super::frames::FrameConfig;
+use super::framing::{stream_header, stream_trailer};
+use super::native::read_full;
+use crate::{Engine, Error, Result};
+
+/// How a stream is cut and how deep the pipeline runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StreamConfig {
+    /// Input bytes per chunk: the unit of reading, coding and writing.
+    pub chunk_bytes: usize,
+    /// Chunks coding at once.
+    pub depth: usize,
+    pub frames: FrameConfig,
+    pub cuvle: CuvleConfig,
+}
+
+impl Default for StreamConfig {
+    fn default() -> Self {
+        StreamConfig {
+            chunk_bytes: 32 << 20,
+            depth: 2,
+            frames: FrameConfig::default(),
+            cuvle: CuvleConfig::default(),
+        }
+    }
+}
+
+impl StreamConfig {
+    fn validate(&self) -> Result<()> {
+        self.cuvle.validate()?;
+        self.frames.validate(self.cuvle.block_bytes())?;
+        if self.depth == 0 || self.chunk_bytes == 0 {
+            return Err(Error::InvalidArgument(
+                "a stream needs chunks of at least one byte and a depth of at least 1".into(),
+            ));
+        }
+        if self.chunk_bytes as u64 % self.frames.cell_bytes != 0 {
+            return Err(Error::InvalidArgument(format!(
+                "chunks of {} bytes: use a multiple of the {}-byte frame cell",
+                self.chunk_bytes, self.frames.cell_bytes
+            )));
+        }
+        Ok(())
+    }
+
+    /// Largest memory the pipeline holds at once, roughly: chunks of input queued, being
+    /// coded and their outputs queued or waiting their turn (outputs are at most about
+    /// the input's size; 15 bits per byte at worst).
+    pub fn memory_bound(&self) -> u64 {
+        let chunk = self.chunk_bytes as u64;
+        (2 * self.depth as u64 + 1) * chunk + (2 * self.depth as u64 + 1) * (chunk * 15 / 8)
+    }
+}
+
+/// What a compressed stream came to.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct StreamSummary {
+    pub bytes_in: u64,
+    pub bytes_out: u64,
+    pub frames: u64,
+    pub chunks: u64,
+    pub crc32: u32,
+}
+
+/// Code one chunk of a stream on `engine`: frames, their codes and their bytes.
+pub async fn encode_chunk(
+    engine: &Engine,
+    data: &[u8],
+    format: Format,
+    config: &StreamConfig,
+) -> Result<CodedChunk> {
+    let block = config.cuvle.block_bytes();
+    match engine {
+        Engine::Cpu => encode_chunk_cpu(data, format, &config.frames, block),
+        #[allow(unreachable_patterns)]
+        other => Err(Error::InvalidArgument(format!(
+            "the streaming compressor does not run on {} yet",
+            other.backend()
+        ))),
+    }
+}
+
+/// Writes a framed stream: its header, chunks in order, its trailer; checksums combined.
+pub struct StreamWriter<W: Write> {
+    out: W,
+    format: Format,
+    summary: StreamSummary,
+    crc: crc32fast::Hasher,
+    started: bool,
+}
+
+impl<W: Write> StreamWriter<W> {
+    pub fn new(out: W, format: Format) -> Self {
+        StreamWriter {
+            out,
+            format,
+            summary: StreamSummary::default(),
+            crc: crc32fast::Hasher::new(),
+            started: false,
+        }
+    }
+
+    fn put(&mut self, bytes: &[u8]) -> Result<()> {
+        self.out.write_all(bytes).map_err(Error::WriteOutput)?;
+        self.summary.bytes_out += bytes.len() as u64;
+        Ok(())
+    }
+
+    fn start(&mut self) -> Result<()> {
+        if !self.started {
+            self.started = true;
+            self.put(stream_header(self.format))?;
+        }
+        Ok(())
+    }
+
+    /// Append the next chunk.
+    pub fn write_chunk(&mut self, chunk: &CodedChunk) -> Result<()> {
+        self.start()?;
+        self.put(&chunk.bytes)?;
+        self.crc.combine(&chunk.crc);
+        self.summary.bytes_in += chunk.len;
+        self.summary.frames += chunk.frames;
+        self.summary.chunks += 1;
+        Ok(())
+    }
+
+    /// Write the trailer and flush; returns the summary and the sink.
+    pub fn finish(mut self) -> Result<(StreamSummary, W)> {
+        self.start()?;
+        self.summary.crc32 = self.crc.clone().finalize();
+        let s = self.summary;
+        self.put(&stream_trailer(self.format, s.bytes_in, s.crc32, s.frames))?;
+        self.out.flush().map_err(Error::WriteOutput)?;
+        Ok((self.summary, self.out))
+    }
+}
+
+/// Compress `input` into `output` as a framed stream on `engine`, overlapping reading,
+/// coding and writing. `progress` hears the input bytes done after each chunk. Blocks
+/// (it runs the engine's futures to completion): call it from a thread of your own.
+#[cfg(not(target_arch = "wasm32"))]
+pub fn compress_stream(
+    engine: &Engine,
+    format: Format,
+    config: &StreamConfig,
+    input: &mut (dyn Read + Send),
+    output: &mut (dyn Write + Send),
+    progress: &mut dyn FnMut(u64),
+) -> Result<StreamSummary> {
+    config.validate()?;
+    let depth = config.depth;
+    let (to_coders, from_reader) = sync_channel::<Result<(u64, Vec<u8>)>>(depth);
+    let from_reader = Mutex::new(from_reader);
+    std::thread::scope(|s| {
+        let (to_writer, from_coders) = sync_channel::<Result<(u64, CodedChunk)>>(depth);
+        s.spawn(move || {
+            let mut seq = 0u64;
+            loop {
+                let mut buf = vec![0u8; config.chunk_bytes];
+                let got = match read_full(input, &mut buf) {
+                    Ok(n) => n,
+                    Err(e) => {
+                        let _ = to_coders.send(Err(e));
+                        return;
+                    }
+                };
+                if got == 0 && seq > 0 {
+                    return;
+                }
+                buf.truncate(got);
+                if to_coders.send(Ok((seq, buf))).is_err() || got < config.chunk_bytes {
+                    return;
+                }
+                seq += 1;
+            }
+        });
+        for _ in 0..depth {
+            let to_writer = to_writer.clone();
+            let from_reader = &from_reader;
+            s.spawn(move || loop {
+                let next = match from_reader.lock() {
+                    Ok(r) => r.recv(),
+                    Err(_) => return,
+                };
+                let Ok(next) = next else { return };
+                let coded = next.and_then(|(seq, data)| {
+                    pollster::block_on(encode_chunk(engine, &data, format, config))
+                        .map(|c| (seq, c))
+                });
+                if to_writer.send(coded).is_err() {
+                    return;
+                }
+            });
+        }
+        drop(to_writer);
+        write_in_order(from_coders, StreamWriter::new(output, format), progress)
+    })
+}
+
+/// The writer's side: chunks arrive in any order and are written in sequence.
+fn write_in_order<W: Write>(
+    from_coders: Receiver<Result<(u64, CodedChunk)>>,
+    mut writer: StreamWriter<W>,
+    progress: &mut dyn FnMut(u64),
+) -> Result<StreamSummary> {
+    let mut waiting: BTreeMap<u64, CodedChunk> = BTreeMap::new();
+    let mut next = 0u64;
+    for coded in from_coders {
+        let (seq, chunk) = coded?;
+        waiting.insert(seq, chunk);
+        while let Some(chunk) = waiting.remove(&next) {
+            writer.write_chunk(&chunk)?;
+            next += 1;
+            progress(writer.summary.bytes_in);
+        }
+    }
+    if !waiting.is_empty() {
+        return Err(Error::InvalidArgument(
+            "the pipeline lost a chunk (a coder stopped early)".into(),
+        ));
+    }
+    writer.finish().map(|(s, _)| s)
+}
+
+/// Compress `data` in memory as a framed stream (the one-shot call over the pipeline's
+/// chunks).
+pub async fn compress_framed(
+    engine: &Engine,
+    data: &[u8],
+    format: Format,
+    config: &StreamConfig,
+) -> Result<(Vec<u8>, StreamSummary)> {
+    config.validate()?;
+    let mut writer = StreamWriter::new(Vec::with_capacity(data.len() / 2 + 64), format);
+    for chunk in data.chunks(config.chunk_bytes) {
+        writer.write_chunk(&encode_chunk(engine, chunk, format, config).await?)?;
+    }
+    let (summary, bytes) = writer.finish()?;
+    Ok((bytes, summary))
+}
+
+/// A [`Write`] adapter: bytes written are compressed into `W` a chunk at a time (on
+/// the calling thread, blocking on the engine). Call [`CompressWriter::finish`] at the
+/// end: dropping it loses the stream's trailer.
+#[cfg(not(target_arch = "wasm32"))]
+pub struct CompressWriter<'e, W: Write> {
+    engine: &'e Engine,
+    config: StreamConfig,
+    format: Format,
+    buf: Vec<u8>,
+    writer: StreamWriter<W>,
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+impl<'e, W: Write> CompressWriter<'e, W> {
+    pub fn new(engine: &'e Engine, format: Format, config: StreamConfig, out: W) -> Result<Self> {
+        config.validate()?;
+        Ok(CompressWriter {
+            engine,
+            config,
+            format,
+            buf: Vec::with_capacity(config.chunk_bytes),
+            writer: StreamWriter::new(out, format),
+        })
+    }
+
+    fn code_buffered(&mut self) -> Result<()> {
+        let chunk = pollster::block_on(encode_chunk(
+            self.engine,
+            &self.buf,
+            self.format,
+            &self.config,
+        ))?;
+        self.writer.write_chunk(&chunk)?;
+        self.buf.clear();
+        Ok(())
+    }
+
+    /// Code what is buffered, write the trailer; returns the summary and the sink.
+    pub fn finish(mut self) -> Result<(StreamSummary, W)> {
+        if !self.buf.is_empty() {
+            self.code_buffered()?;
+        }
+        self.writer.finish()
+    }
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+impl<W: Write> Write for CompressWriter<'_, W> {
+    fn write(&mut self, data: &[u8]) -> std::io::Result<usize> {
+        let room = self.config.chunk_bytes - self.buf.len();
+        let n = room.min(data.len());
+        self.buf.extend_from_slice(&data[..n]);
+        if self.buf.len() == self.config.chunk_bytes {
+            self.code_buffered().map_err(std::io::Error::other)?;
+        }
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// A [`Read`] adapter: decompresses a native or gzip stream from `R` as it is read, on
+/// a thread of its own (the decoders push bytes; this hands them out).
+#[cfg(not(target_arch = "wasm32"))]
+pub struct DecompressReader {
+    rx: Receiver<std::io::Result<Vec<u8>>>,
+    current: Vec<u8>,
+    at: usize,
+    done: bool,
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+impl DecompressReader {
+    pub fn new<R: std::io::BufRead + Send + 'static>(mut input: R) -> DecompressReader {
+        let (tx, rx) = sync_channel::<std::io::Result<Vec<u8>>>(2);
+        std::thread::spawn(move || {
+            let mut sink = ChannelWriter {
+                tx: tx.clone(),
+                buf: Vec::new(),
+            };
+            let result = super::stream::decompress_to(&mut input, &mut sink);
+            let result = result.and_then(|d| {
+                if d.trailing == super::stream::Trailing::Garbage {
+                    Err(Error::corrupt(
+                        "gzip",
+                        "trailing garbage after the last member",
+                    ))
+                } else {
+                    Ok(())
+                }
+            });
+            let _ = sink.flush_buf();
+            if let Err(e) = result {
+                let _ = tx.send(Err(std::io::Error::other(e)));
+            }
+        });
+        DecompressReader {
+            rx,
+            current: Vec::new(),
+            at: 0,
+            done: false,
+        }
+    }
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+struct ChannelWriter {
+    tx: std::sync::mpsc::SyncSender<std::io::Result<Vec<u8>>>,
+    buf: Vec<u8>,
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+impl ChannelWriter {
+    const BATCH: usize = 1 << 20;
+    fn flush_buf(&mut self) -> std::io::Result<()> {
+        if !self.buf.is_empty() {
+            let b = std::mem::take(&mut self.buf);
+            self.tx
+                .send(Ok(b))
+                .map_err(|_| std::io::Error::from(std::io::ErrorKind::BrokenPipe))?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+impl Write for ChannelWriter {
+    fn write(&mut self, data: &[u8]) -> std::io::Result<usize> {
+        self.buf.extend_from_slice(data);
+        if self.buf.len() >= Self::BATCH {
+            self.flush_buf()?;
+        }
+        Ok(data.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+impl Read for DecompressReader {
+    fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+        while self.at == self.current.len() {
+            if self.done {
+                return Ok(0);
+            }
+            match self.rx.recv() {
+                Ok(Ok(b)) => {
+                    self.current = b;
+                    self.at = 0;
+                }
+                Ok(Err(e)) => {
+                    self.done = true;
+                    return Err(e);
+                }
+                Err(_) => {
+                    self.done = true;
+                    return Ok(0);
+                }
+            }
+        }
+        let n = out.len().min(self.current.len() - self.at);
+        out[..n].copy_from_slice(&self.current[self.at..self.at + n]);
+        self.at += n;
+        Ok(n)
+    }
+}
