@@ -7,7 +7,7 @@ use std::io::{Read, Write};
 use rayon::prelude::*;
 
 use super::cpu::Decoder;
-use super::framing::{KIND_DATA, KIND_END, VERSION_FRAMED};
+use super::framing::{KIND_DATA, KIND_END, NATIVE_FIXED, VERSION_FRAMED};
 use super::native::{read_full, HeaderReader, MAGIC};
 use super::Codebook;
 use crate::{Error, Result};
@@ -32,6 +32,11 @@ struct Frame {
 }
 
 impl Frame {
+    /// Bytes of the frame in the file.
+    fn file_len(&self) -> u64 {
+        (NATIVE_FIXED + 4 * self.offsets.len()) as u64 + self.payload_bits.div_ceil(8)
+    }
+
     fn corrupt(&self, reason: impl std::fmt::Display) -> Error {
         frame_error(
             self.index,
@@ -107,7 +112,13 @@ enum Record {
 
 /// Reads one record whose magic and version (2) the caller has read, `file_at` its
 /// first byte, `out_at` the stream's output so far.
-fn read_record(r: &mut impl Read, index: u64, file_at: u64, out_at: u64) -> Result<Record> {
+fn read_record(
+    r: &mut impl Read,
+    index: u64,
+    file_at: u64,
+    out_at: u64,
+    keep_payload: bool,
+) -> Result<Record> {
     let mut crc = crc32fast::Hasher::new();
     crc.update(MAGIC);
     crc.update(&[VERSION_FRAMED]);
@@ -187,10 +198,13 @@ fn read_record(r: &mut impl Read, index: u64, file_at: u64, out_at: u64) -> Resu
             }
             let want = payload_bits.div_ceil(8) as usize;
             let mut payload = Vec::new();
-            let got =
-                c.r.take(want as u64)
-                    .read_to_end(&mut payload)
-                    .map_err(Error::ReadInput)?;
+            let mut rest = c.r.take(want as u64);
+            let got = if keep_payload {
+                rest.read_to_end(&mut payload)
+            } else {
+                std::io::copy(&mut rest, &mut std::io::sink()).map(|n| n as usize)
+            }
+            .map_err(Error::ReadInput)?;
             if got < want {
                 return Err(frame_error(
                     index,
@@ -250,25 +264,12 @@ pub(crate) fn decode_frames(
     let mut first = true;
     loop {
         if !first {
-            let mut head = [0u8; 5];
-            let got = read_full(r, &mut head)?;
-            if got < 5 || &head[..4] != MAGIC || head[4] != VERSION_FRAMED {
-                return Err(frame_error(
-                    index,
-                    file_at,
-                    if got == 0 {
-                        "the stream ends without its end record (truncated)".to_string()
-                    } else {
-                        format!("expected a frame, found {:02x?}", &head[..got])
-                    },
-                ));
-            }
+            expect_record(r, index, file_at)?;
         }
         first = false;
-        match read_record(r, index, file_at, out_at)? {
+        match read_record(r, index, file_at, out_at, true)? {
             Record::Data(f) => {
-                file_at += (super::framing::NATIVE_FIXED + 4 * f.offsets.len() + 4) as u64
-                    + f.payload.len() as u64;
+                file_at += f.file_len();
                 out_at += f.len;
                 batch_len += f.len;
                 batch.push(f);
@@ -307,6 +308,61 @@ pub(crate) fn decode_frames(
                     ));
                 }
                 return Ok(out_at);
+            }
+        }
+    }
+}
+
+/// Reads the magic and version of record `index`, which must be there.
+fn expect_record(r: &mut impl Read, index: u64, file_at: u64) -> Result<()> {
+    let mut head = [0u8; 5];
+    let got = read_full(r, &mut head)?;
+    if got < 5 || &head[..4] != MAGIC || head[4] != VERSION_FRAMED {
+        return Err(frame_error(
+            index,
+            file_at,
+            if got == 0 {
+                "the stream ends without its end record (truncated)".to_string()
+            } else {
+                format!("expected a frame, found {:02x?}", &head[..got])
+            },
+        ));
+    }
+    Ok(())
+}
+
+/// `parvlc info` of a native v2 stream (positioned after its first magic and version):
+/// frame headers read, payloads skipped.
+pub(crate) fn describe_frames(r: &mut impl Read, file_len: u64) -> Result<String> {
+    let (mut index, mut file_at, mut out_at) = (0u64, 0u64, 0u64);
+    let (mut min_len, mut max_len, mut longest) = (u64::MAX, 0u64, 0u8);
+    loop {
+        if index > 0 {
+            expect_record(r, index, file_at)?;
+        }
+        match read_record(r, index, file_at, out_at, false)? {
+            Record::Data(f) => {
+                file_at += f.file_len();
+                out_at += f.len;
+                min_len = min_len.min(f.len);
+                max_len = max_len.max(f.len);
+                longest = longest.max(f.lengths.iter().copied().max().unwrap_or(0));
+                index += 1;
+            }
+            Record::End(end) => {
+                if end.frames != index || end.total_len != out_at {
+                    return Err(frame_error(index, file_at, "end record disagrees with the frames"));
+                }
+                let ratio = file_len as f64 / out_at.max(1) as f64;
+                return Ok(format!(
+                    "format:        parvlc native v{VERSION_FRAMED} (framed)\n\
+                     original size: {out_at} bytes (crc32 {:08x})\n\
+                     file size:     {file_len} bytes ({ratio:.4} of original)\n\
+                     frames:        {index}, {} to {} bytes, a code each (longest {longest} bits)\n",
+                    end.crc32,
+                    if index == 0 { 0 } else { min_len },
+                    max_len
+                ));
             }
         }
     }

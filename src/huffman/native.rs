@@ -566,7 +566,19 @@ pub fn info_native(data: &[u8]) -> Result<String> {
 /// The summary of [`info_native`] from the header alone: `r` holds the file from its
 /// start, `file_len` bytes long. Nothing past the header is read.
 pub fn info_native_header(r: &mut impl Read, file_len: u64) -> Result<String> {
-    let h = read_header(r)?;
+    match read_version(r)? {
+        VERSION => {}
+        super::framing::VERSION_FRAMED => {
+            return super::framed_decode::describe_frames(r, file_len);
+        }
+        v => {
+            return Err(Error::UnsupportedVersion {
+                format: FORMAT,
+                version: v as u32,
+            })
+        }
+    }
+    let h = read_header_v1(r)?;
     check_payload_len(&h, file_len.saturating_sub(h.encoded_len() as u64))?;
     Ok(describe(&h, file_len))
 }

@@ -8,12 +8,13 @@ use std::time::Instant;
 
 use parvlc::huffman::compress::{Compressed, Format};
 use parvlc::huffman::cuvle::CuvleConfig;
+use parvlc::huffman::pipeline::{compress_stream, StreamConfig};
 use parvlc::huffman::stream::{self, Description, Trailing};
 use parvlc::scan::{ScanConfig, ScanStrategy};
 use parvlc::{Backend, Engine, Error, Result};
 
 use crate::output::OutputFile;
-use crate::progress::{with_stage_bar, PROGRESS_THRESHOLD};
+use crate::progress::{progress_bar, with_stage_bar, PROGRESS_THRESHOLD};
 use crate::{open_gpu, read_input};
 
 #[derive(clap::Args)]
@@ -166,8 +167,58 @@ impl Tuning {
     }
 }
 
+/// `-`: standard input or output, as gzip takes it.
+fn is_stdio(p: &Path) -> bool {
+    p.as_os_str() == "-"
+}
+
+/// Where a command's output goes: a file committed at the end, or standard output.
+enum Sink {
+    File(OutputFile),
+    Stdout(std::io::Stdout),
+}
+
+impl Sink {
+    /// `output`, or standard output for `-` (also the default when the input is `-`).
+    fn open(output: &Path, force: bool) -> Result<Sink> {
+        if is_stdio(output) {
+            Ok(Sink::Stdout(std::io::stdout()))
+        } else {
+            Ok(Sink::File(OutputFile::create(output, force)?))
+        }
+    }
+
+    fn writer(&mut self) -> &mut (dyn std::io::Write + Send) {
+        match self {
+            Sink::File(f) => f,
+            Sink::Stdout(s) => s,
+        }
+    }
+
+    fn commit(self) -> Result<()> {
+        match self {
+            Sink::File(f) => f.commit(),
+            Sink::Stdout(mut s) => {
+                use std::io::Write;
+                s.flush().map_err(|e| Error::io("<stdout>", e))
+            }
+        }
+    }
+}
+
+fn display(p: &Path) -> String {
+    if is_stdio(p) {
+        "<stdin>".into()
+    } else {
+        p.display().to_string()
+    }
+}
+
 pub fn compress(a: CompressArgs) -> Result<()> {
-    let output = a.output.unwrap_or_else(|| {
+    let output = a.output.clone().unwrap_or_else(|| {
+        if is_stdio(&a.input) {
+            return PathBuf::from("-");
+        }
         let ext = if a.format == Format::Gzip {
             "gz"
         } else {
@@ -175,21 +226,69 @@ pub fn compress(a: CompressArgs) -> Result<()> {
         };
         PathBuf::from(format!("{}.{ext}", a.input.display()))
     });
-    let mut out = OutputFile::create(&output, a.force)?;
-    let data = read_input(&a.input)?;
+    let mut out = Sink::open(&output, a.force)?;
     let engine = open_engine(&a.tuning)?;
     let t = Instant::now();
-    let c = compress_any(&engine, &data, a.format, &a.tuning.config(engine.backend()))?;
-    out.write_all(&c.bytes)?;
+    let (bytes_in, bytes_out) = if engine.backend() == Backend::Cuda {
+        // CUDA codes whole files with one table (the version-1 native format).
+        if is_stdio(&a.input) {
+            return Err(Error::InvalidArgument(
+                "--backend cuda compresses files, not standard input".into(),
+            ));
+        }
+        let data = read_input(&a.input)?;
+        let c = compress_any(&engine, &data, a.format, &a.tuning.config(engine.backend()))?;
+        out.writer()
+            .write_all(&c.bytes)
+            .map_err(|e| Error::io(&output, e))?;
+        (data.len() as u64, c.bytes.len() as u64)
+    } else {
+        let config = StreamConfig {
+            cuvle: a.tuning.config(engine.backend()),
+            ..StreamConfig::default()
+        };
+        let (mut input, size): (Box<dyn std::io::Read + Send>, u64) = if is_stdio(&a.input) {
+            (Box::new(std::io::stdin()), 0)
+        } else {
+            let f = File::open(&a.input).map_err(|e| Error::io(&a.input, e))?;
+            let size = f.metadata().map(|m| m.len()).unwrap_or(0);
+            (Box::new(f), size)
+        };
+        let bar = progress_bar(
+            size > PROGRESS_THRESHOLD,
+            size,
+            "{spinner} [{bar:30}] {bytes}/{total_bytes} ({bytes_per_sec}, {eta})",
+        );
+        let summary = compress_stream(
+            &engine,
+            a.format,
+            &config,
+            &mut input,
+            out.writer(),
+            &mut |done| {
+                if let Some(b) = &bar {
+                    b.set_position(done);
+                }
+            },
+        )
+        .map_err(|e| annotate(&a.input, Some(&output), e));
+        if let Some(b) = bar {
+            b.finish_and_clear();
+        }
+        let summary = summary?;
+        (summary.bytes_in, summary.bytes_out)
+    };
     out.commit()?;
+    let secs = t.elapsed().as_secs_f64();
     eprintln!(
-        "{} -> {}: {} -> {} bytes (ratio {:.3}) in {:.3} s on {}",
-        a.input.display(),
-        output.display(),
-        data.len(),
-        c.bytes.len(),
-        data.len() as f64 / c.bytes.len().max(1) as f64,
-        t.elapsed().as_secs_f64(),
+        "{} -> {}: {} -> {} bytes (ratio {:.3}) in {:.3} s ({:.2} GB/s) on {}",
+        display(&a.input),
+        if is_stdio(&output) { "<stdout>".into() } else { output.display().to_string() },
+        bytes_in,
+        bytes_out,
+        bytes_in as f64 / bytes_out.max(1) as f64,
+        secs,
+        bytes_in as f64 / secs.max(1e-9) / 1e9,
         engine.name()
     );
     Ok(())
@@ -198,14 +297,20 @@ pub fn compress(a: CompressArgs) -> Result<()> {
 pub fn decompress(a: DecompressArgs) -> Result<ExitCode> {
     let output = match a.output {
         Some(o) => o,
+        None if is_stdio(&a.input) => PathBuf::from("-"),
         None => default_decompressed_name(&a.input)?,
     };
-    let mut out = OutputFile::create(&output, a.force)?;
-    let mut input = open_input(&a.input)?;
+    let mut out = Sink::open(&output, a.force)?;
     // Written as decoded; a corrupt input is an error before the commit, and dropping
     // `out` removes what was written.
-    let done = stream::decompress_to(&mut input, &mut out)
-        .map_err(|e| annotate(&a.input, Some(&output), e))?;
+    let done = if is_stdio(&a.input) {
+        let mut input = BufReader::with_capacity(256 << 10, std::io::stdin());
+        stream::decompress_to(&mut input, &mut out.writer())
+    } else {
+        let mut input = open_input(&a.input)?;
+        stream::decompress_to(&mut input, &mut out.writer())
+    }
+    .map_err(|e| annotate(&a.input, Some(&output), e))?;
     out.commit()?;
     Ok(trailing_status(&a.input, done.trailing))
 }
