@@ -351,7 +351,11 @@ pub(crate) fn describe_frames(r: &mut impl Read, file_len: u64) -> Result<String
             }
             Record::End(end) => {
                 if end.frames != index || end.total_len != out_at {
-                    return Err(frame_error(index, file_at, "end record disagrees with the frames"));
+                    return Err(frame_error(
+                        index,
+                        file_at,
+                        "end record disagrees with the frames",
+                    ));
                 }
                 let ratio = file_len as f64 / out_at.max(1) as f64;
                 return Ok(format!(

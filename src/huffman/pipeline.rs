@@ -6,6 +6,7 @@
 
 use std::collections::BTreeMap;
 use std::io::{Read, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{sync_channel, Receiver};
 use std::sync::Mutex;
 
@@ -166,11 +167,16 @@ pub fn compress_stream(
     let depth = config.depth;
     let (to_coders, from_reader) = sync_channel::<Result<(u64, Vec<u8>)>>(depth);
     let from_reader = Mutex::new(from_reader);
+    let stop = AtomicBool::new(false);
     std::thread::scope(|s| {
+        let stop = &stop;
         let (to_writer, from_coders) = sync_channel::<Result<(u64, CodedChunk)>>(depth);
         s.spawn(move || {
             let mut seq = 0u64;
             loop {
+                if stop.load(Ordering::Relaxed) {
+                    return;
+                }
                 let mut buf = vec![0u8; config.chunk_bytes];
                 let got = match read_full(input, &mut buf) {
                     Ok(n) => n,
@@ -208,7 +214,14 @@ pub fn compress_stream(
             });
         }
         drop(to_writer);
-        write_in_order(from_coders, StreamWriter::new(output, format), progress)
+        let result = write_in_order(from_coders, StreamWriter::new(output, format), progress);
+        // On an error the coders have stopped: stop the reader and take what it queued,
+        // so that it is not left waiting to send.
+        stop.store(true, Ordering::Relaxed);
+        if let Ok(rx) = from_reader.lock() {
+            while rx.recv().is_ok() {}
+        }
+        result
     })
 }
 

@@ -19,9 +19,14 @@ use crate::{open_gpu, read_input};
 
 #[derive(clap::Args)]
 pub struct CompressArgs {
+    /// The file to compress, or `-` for standard input (then standard output by default).
     input: PathBuf,
+    /// The output file, or `-` for standard output.
     #[arg(short, long)]
     output: Option<PathBuf>,
+    /// Input bytes per chunk of the pipeline (K and M suffixes): memory is about 10 chunks.
+    #[arg(long, default_value = "32M", value_parser = parse_size)]
+    chunk_size: usize,
     #[arg(short, long, default_value = "native")]
     format: Format,
     /// Overwrite an existing output file.
@@ -33,9 +38,14 @@ pub struct CompressArgs {
 
 #[derive(clap::Args)]
 pub struct DecompressArgs {
+    /// The file to decompress, or `-` for standard input (then standard output by default).
     input: PathBuf,
+    /// The output file, or `-` for standard output.
     #[arg(short, long)]
     output: Option<PathBuf>,
+    /// Output bytes decoded per batch of native frames (K and M suffixes).
+    #[arg(long, default_value = "32M", value_parser = parse_size)]
+    chunk_size: usize,
     /// Overwrite an existing output file.
     #[arg(long)]
     force: bool,
@@ -167,6 +177,23 @@ impl Tuning {
     }
 }
 
+/// A size in bytes with an optional K or M suffix (powers of two).
+fn parse_size(s: &str) -> std::result::Result<usize, String> {
+    let (digits, unit) = match s.strip_suffix(['K', 'k']) {
+        Some(d) => (d, 1 << 10),
+        None => match s.strip_suffix(['M', 'm']) {
+            Some(d) => (d, 1 << 20),
+            None => (s, 1),
+        },
+    };
+    digits
+        .parse::<usize>()
+        .ok()
+        .and_then(|n| n.checked_mul(unit))
+        .filter(|&n| n > 0)
+        .ok_or_else(|| format!("`{s}`: give a positive size such as 4194304, 512K or 32M"))
+}
+
 /// `-`: standard input or output, as gzip takes it.
 fn is_stdio(p: &Path) -> bool {
     p.as_os_str() == "-"
@@ -244,6 +271,7 @@ pub fn compress(a: CompressArgs) -> Result<()> {
         (data.len() as u64, c.bytes.len() as u64)
     } else {
         let config = StreamConfig {
+            chunk_bytes: a.chunk_size,
             cuvle: a.tuning.config(engine.backend()),
             ..StreamConfig::default()
         };
@@ -283,7 +311,11 @@ pub fn compress(a: CompressArgs) -> Result<()> {
     eprintln!(
         "{} -> {}: {} -> {} bytes (ratio {:.3}) in {:.3} s ({:.2} GB/s) on {}",
         display(&a.input),
-        if is_stdio(&output) { "<stdout>".into() } else { output.display().to_string() },
+        if is_stdio(&output) {
+            "<stdout>".into()
+        } else {
+            output.display().to_string()
+        },
         bytes_in,
         bytes_out,
         bytes_in as f64 / bytes_out.max(1) as f64,
@@ -305,10 +337,10 @@ pub fn decompress(a: DecompressArgs) -> Result<ExitCode> {
     // `out` removes what was written.
     let done = if is_stdio(&a.input) {
         let mut input = BufReader::with_capacity(256 << 10, std::io::stdin());
-        stream::decompress_to(&mut input, &mut out.writer())
+        stream::decompress_to_batched(&mut input, &mut out.writer(), a.chunk_size)
     } else {
         let mut input = open_input(&a.input)?;
-        stream::decompress_to(&mut input, &mut out.writer())
+        stream::decompress_to_batched(&mut input, &mut out.writer(), a.chunk_size)
     }
     .map_err(|e| annotate(&a.input, Some(&output), e))?;
     out.commit()?;
