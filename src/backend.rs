@@ -1,6 +1,6 @@
 //! Where the work runs, for every codec: wgpu (any GPU, the default), CUDA (NVIDIA, the
 //! `cuda` feature) or the CPU. A [`Backend`] names one; an [`Engine`] is one opened, and
-//! every codec's top-level entry takes `&Engine` ([`crate::huffman::compress`],
+//! every codec's top-level entry takes `&Engine` ([`crate::huffman::compress()`],
 //! [`crate::h264::Encoder::new`], [`crate::j2k::encode`]). The same output bytes on each.
 
 use std::sync::Arc;

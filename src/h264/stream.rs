@@ -108,7 +108,7 @@ pub struct Encoder {
 impl Encoder {
     /// An encoder for `width` x `height` pictures at `fps` (for the level), coding CAVLC
     /// on `engine`: its GPU (the stages' pipelines are built here, once) or the CPU. There
-    /// is no CUDA path: [`Engine::Cuda`] is an error.
+    /// is no CUDA path: `Engine::Cuda` is an error.
     pub fn new(
         width: u32,
         height: u32,

@@ -202,7 +202,7 @@ pub fn max_levels(width: u32, height: u32) -> u32 {
 
 /// Encode `image` losslessly into a JPEG 2000 codestream (.j2k) on `engine`: front end
 /// and tier-1 on its GPU, or on the CPU (unless [`EncoderConfig::stages`] places them).
-/// There is no CUDA path: [`crate::Engine::Cuda`] is an error.
+/// There is no CUDA path: `Engine::Cuda` is an error.
 pub async fn encode(image: &Image, config: &EncoderConfig, engine: &Engine) -> Result<Vec<u8>> {
     encode_with_progress(image, config, engine, &mut |_| {}).await
 }
