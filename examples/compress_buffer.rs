@@ -3,6 +3,7 @@
 //!
 //!     cargo run --release --example compress_buffer
 
+use parvlc::huffman::compress;
 use parvlc::huffman::compress::{decompress, Format};
 use parvlc::huffman::cuvle::CuvleConfig;
 use parvlc::{Backend, Engine};
@@ -11,6 +12,7 @@ fn main() -> parvlc::Result<()> {
     let data: Vec<u8> = (0..1u32 << 20)
         .map(|i| b"parallel variable-length coding "[(i * i % 31) as usize])
         .collect();
+    // One engine for every call; Backend::Cpu (or Cuda, with the feature) runs elsewhere.
     let engine = match pollster::block_on(Engine::open(Backend::Wgpu)) {
         Ok(e) => e,
         Err(e) => {
@@ -20,7 +22,7 @@ fn main() -> parvlc::Result<()> {
     };
     let config = CuvleConfig::default();
     for format in [Format::Gzip, Format::Native] {
-        let out = pollster::block_on(engine.compress(&data, format, &config, &mut |_| {}))?;
+        let out = pollster::block_on(compress(&engine, &data, format, &config, &mut |_| {}))?;
         assert_eq!(decompress(&out.bytes)?, data, "round trip");
         println!(
             "{format:?} on {}: {} -> {} bytes (ratio {:.3})",

@@ -1,11 +1,12 @@
 //! Encode a few synthetic 4:2:0 pictures as an intra-only H.264 Baseline stream with
-//! CAVLC on the GPU (the CPU engine where there is no adapter). Play it with
+//! CAVLC on the GPU (the CPU reference where there is no adapter). Play it with
 //! `ffplay target/example.264`; FFmpeg decodes it to exactly `coded.recon`.
 //!
 //!     cargo run --release --example h264_clip [OUT.264]
 
-use parvlc::gpu::{Gpu, GpuOptions};
-use parvlc::h264::{CavlcEngine, Encoder, EncoderConfig, Picture};
+use parvlc::cavlc::GpuVariant;
+use parvlc::h264::{Encoder, EncoderConfig, Picture};
+use parvlc::{Backend, Engine};
 
 fn main() -> parvlc::Result<()> {
     let out = std::env::args().nth(1).unwrap_or_else(|| {
@@ -15,17 +16,14 @@ fn main() -> parvlc::Result<()> {
             .to_string()
     });
     let (width, height) = (320, 240);
-    let gpu = pollster::block_on(Gpu::new(GpuOptions::default())).ok();
+    let engine = pollster::block_on(Engine::open(Backend::Wgpu)).unwrap_or(Engine::Cpu);
     let config = EncoderConfig {
         qp: 28,
         slice_rows: Some(5),
-        cavlc: if gpu.is_some() {
-            CavlcEngine::Cavlcu
-        } else {
-            CavlcEngine::Cpu
-        },
+        // Which GPU stage codes CAVLC on the GPU; the same bits as the others.
+        cavlc: GpuVariant::Cavlcu,
     };
-    let mut encoder = Encoder::new(width, height, 25.0, config, gpu.as_ref())?;
+    let mut encoder = Encoder::new(width, height, 25.0, config, &engine)?;
     let mut stream = Vec::new();
     for t in 0..10u32 {
         let mut picture = Picture::new(width, height);
@@ -39,9 +37,10 @@ fn main() -> parvlc::Result<()> {
     }
     std::fs::write(&out, &stream).map_err(|e| parvlc::Error::io(&out, e))?;
     println!(
-        "10 pictures {width}x{height}, QP {}, CAVLC {}: {} bytes -> {out}",
+        "10 pictures {width}x{height}, QP {}, CAVLC {} on {}: {} bytes -> {out}",
         config.qp,
-        config.cavlc,
+        encoder.cavlc_name(),
+        engine.name(),
         stream.len()
     );
     Ok(())

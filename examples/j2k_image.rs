@@ -3,11 +3,8 @@
 //!
 //!     cargo run --release --example j2k_image [OUT.j2k]
 
-use std::sync::Arc;
-
-use parvlc::gpu::{Gpu, GpuOptions};
-use parvlc::j2k::tier1::gpu::Tier1GpuEngine;
-use parvlc::j2k::{encode, EncoderConfig, FrontEnd, Image};
+use parvlc::j2k::{encode, EncoderConfig, Image};
+use parvlc::{Backend, Engine};
 
 fn main() -> parvlc::Result<()> {
     let out = std::env::args().nth(1).unwrap_or_else(|| {
@@ -25,17 +22,12 @@ fn main() -> parvlc::Result<()> {
         })
         .collect();
     let image = Image::new(w, h, 3, 8, samples)?;
-    let mut config = EncoderConfig::default();
-    if let Ok(gpu) = pollster::block_on(Gpu::new(GpuOptions::default())) {
-        let gpu = Arc::new(gpu);
-        config.engine = Arc::new(Tier1GpuEngine::new(gpu.clone())?);
-        config.front_end = FrontEnd::Gpu(gpu);
-    }
-    let codestream = pollster::block_on(encode(&image, &config))?;
+    let engine = pollster::block_on(Engine::open(Backend::Wgpu)).unwrap_or(Engine::Cpu);
+    let codestream = pollster::block_on(encode(&image, &EncoderConfig::default(), &engine))?;
     std::fs::write(&out, &codestream).map_err(|e| parvlc::Error::io(&out, e))?;
     println!(
-        "{w}x{h} RGB, tier-1 on {}: {} -> {} bytes -> {out}",
-        config.engine.name(),
+        "{w}x{h} RGB on {}: {} -> {} bytes -> {out}",
+        engine.name(),
         image.samples.len(),
         codestream.len()
     );

@@ -33,7 +33,7 @@ def cli(args, data):
         src, out = os.path.join(d, "in"), os.path.join(d, "out")
         with open(src, "wb") as f:
             f.write(data)
-        subprocess.run([parvlc, *args, "--cpu", src, "-o", out], check=True,
+        subprocess.run([parvlc, *args, "--backend", "cpu", src, "-o", out], check=True,
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         with open(out, "rb") as f:
             return f.read()

@@ -1,13 +1,15 @@
-//! Where the work runs: wgpu (any GPU, the default), CUDA (NVIDIA, the `cuda` feature) or
-//! the CPU. The same API and the same output bytes on each.
+//! Where the work runs, for every codec: wgpu (any GPU, the default), CUDA (NVIDIA, the
+//! `cuda` feature) or the CPU. A [`Backend`] names one; an [`Engine`] is one opened, and
+//! every codec's top-level entry takes `&Engine` ([`crate::huffman::compress()`],
+//! [`crate::h264::Encoder::new`], [`crate::j2k::encode`]). The same output bytes on each.
+
+use std::sync::Arc;
 
 use crate::gpu::{Gpu, GpuOptions};
-use crate::huffman::compress::{compress_cpu, compress_gpu, Compressed, Format, Stage};
-use crate::huffman::cuvle::CuvleConfig;
 use crate::{Error, Result};
 
 #[cfg(feature = "cuda")]
-use crate::cuda::{compress_cuda, CudaConfig, CudaGpu};
+use crate::cuda::{CudaConfig, CudaGpu};
 
 /// A backend, as `--backend` names it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
@@ -55,11 +57,14 @@ impl std::str::FromStr for Backend {
     }
 }
 
-/// An opened backend.
+/// An opened backend: what every codec's entry point takes.
 pub enum Engine {
-    Wgpu(Box<Gpu>),
+    /// A wgpu device, shared (a codec may keep it beyond the call, e.g. an H.264 encoder).
+    Wgpu(Arc<Gpu>),
+    /// A CUDA device and the tuning of its kernels (Huffman only).
     #[cfg(feature = "cuda")]
     Cuda(Box<CudaGpu>, CudaConfig),
+    /// All CPU cores.
     Cpu,
 }
 
@@ -68,7 +73,7 @@ impl Engine {
     /// device, or the CPU. A missing adapter or driver is an error that says so.
     pub async fn open(backend: Backend) -> Result<Engine> {
         match backend {
-            Backend::Wgpu => Ok(Engine::Wgpu(Box::new(
+            Backend::Wgpu => Ok(Engine::Wgpu(Arc::new(
                 Gpu::new(GpuOptions::default()).await?,
             ))),
             Backend::Cuda => Self::open_cuda(),
@@ -111,23 +116,37 @@ impl Engine {
         }
     }
 
-    /// Compress `data` on this backend. The output is the same bytes on every backend;
-    /// on the CPU, native files use `config.block_bytes()` per block as the GPUs do.
-    pub async fn compress(
-        &self,
-        data: &[u8],
-        format: Format,
-        config: &CuvleConfig,
-        progress: &mut dyn FnMut(Stage),
-    ) -> Result<Compressed> {
+    /// The wgpu device, if this is the wgpu engine.
+    pub fn gpu(&self) -> Option<&Arc<Gpu>> {
         match self {
-            Engine::Wgpu(g) => compress_gpu(g, data, format, config, progress).await,
-            #[cfg(feature = "cuda")]
-            Engine::Cuda(c, tuning) => compress_cuda(c, data, format, config, tuning, progress),
-            Engine::Cpu => {
-                progress(Stage::Encode);
-                compress_cpu(data, format, config.block_bytes())
-            }
+            Engine::Wgpu(g) => Some(g),
+            _ => None,
         }
+    }
+
+    /// For a codec with a wgpu path and a CPU path only (`what` names it): the wgpu
+    /// device, `None` for the CPU, or an error on CUDA, which it has no path for.
+    #[cfg_attr(not(feature = "cuda"), allow(unused_variables))]
+    pub fn wgpu_or_cpu(&self, what: &str) -> Result<Option<&Arc<Gpu>>> {
+        match self {
+            Engine::Wgpu(g) => Ok(Some(g)),
+            Engine::Cpu => Ok(None),
+            #[cfg(feature = "cuda")]
+            Engine::Cuda(..) => Err(Error::InvalidArgument(format!(
+                "{what} has no CUDA path: use the wgpu or cpu backend"
+            ))),
+        }
+    }
+}
+
+impl From<Gpu> for Engine {
+    fn from(gpu: Gpu) -> Engine {
+        Engine::Wgpu(Arc::new(gpu))
+    }
+}
+
+impl From<Arc<Gpu>> for Engine {
+    fn from(gpu: Arc<Gpu>) -> Engine {
+        Engine::Wgpu(gpu)
     }
 }

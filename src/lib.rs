@@ -2,13 +2,15 @@
 //! WGSL compute shaders through wgpu, each with a CPU twin that writes the same bits.
 //!
 //! - [`huffman`]: Huffman/VLE encoding into a native format or gzip
-//!   ([`huffman::compress`]), decoding on all CPU cores;
+//!   ([`huffman::compress()`]), decoding on all CPU cores;
 //! - [`cavlc`] and [`h264`]: H.264 CAVLC on the GPU inside an intra-only Baseline encoder;
 //! - [`j2k`] and [`bitstuff`]: lossless JPEG 2000 with the fast mode's raw passes and
 //!   parallel bit-stuffing.
 //!
-//! Where the work runs is a [`Backend`]; an opened one is an [`Engine`]. A [`gpu::Gpu`] is
-//! opened once per process: its pipelines and buffers are kept for every later call.
+//! Where the work runs is a [`Backend`]; an opened one is an [`Engine`], and every codec's
+//! entry point takes one: [`huffman::compress()`], [`h264::Encoder::new`], [`j2k::encode`].
+//! An engine (its [`gpu::Gpu`]) is opened once per process: its pipelines and buffers are
+//! kept for every later call.
 //! Nothing here blocks (readback awaits the device), so the same code runs in a browser;
 //! native programs block at their edge, e.g. with `pollster`.
 //!
@@ -21,7 +23,13 @@
 //! let data = b"a few bytes, a few bytes, a few more bytes".repeat(100);
 //! // Backend::Wgpu runs it on the GPU; every backend writes the same bytes.
 //! let engine = pollster::block_on(Engine::open(Backend::Cpu))?;
-//! let gz = pollster::block_on(engine.compress(&data, Format::Gzip, &CuvleConfig::default(), &mut |_| {}))?;
+//! let gz = pollster::block_on(parvlc::huffman::compress(
+//!     &engine,
+//!     &data,
+//!     Format::Gzip,
+//!     &CuvleConfig::default(),
+//!     &mut |_| {},
+//! ))?;
 //! assert_eq!(decompress(&gz.bytes)?, data); // and any gunzip reads gz.bytes
 //! # Ok(())
 //! # }

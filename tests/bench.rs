@@ -249,8 +249,10 @@ fn checks_name_what_differs() {
 #[test]
 fn j2k_suite_runs_every_row_checked() {
     use parvlc::j2k::bench::{check_decodes, run_j2k, J2kBenchOptions};
+    use parvlc::j2k::tier1::encode_code_blocks;
+    use parvlc::j2k::tier1::gpu::inputs_of;
     use parvlc::j2k::tier1::Tier1Options;
-    use parvlc::j2k::{transform_cpu, CpuTier1, Image, Tier1Engine};
+    use parvlc::j2k::{transform_cpu, Image};
     let _serial = common::serial();
     let gpu = std::sync::Arc::new(
         pollster::block_on(parvlc::gpu::Gpu::new(Default::default())).expect("a GPU adapter"),
@@ -287,7 +289,7 @@ fn j2k_suite_runs_every_row_checked() {
     let opts = Tier1Options {
         bypass_from: Some(5),
     };
-    let mut coded = pollster::block_on(CpuTier1.encode_batch(&batch, &opts)).unwrap();
+    let mut coded = encode_code_blocks(&inputs_of(&batch), &opts).unwrap();
     check_decodes("good", &batch, &coded, &opts).unwrap();
     let i = coded
         .iter()

@@ -1,5 +1,6 @@
 //! The command line as a user meets it: round trips through gzip, refusal to overwrite,
-//! no output at all from a corrupt input, and the CPU path.
+//! no output at all from a corrupt input, the CPU path, and the one `--backend` flag of
+//! every codec subcommand.
 
 mod common;
 
@@ -103,12 +104,90 @@ fn cpu_path_writes_the_same_file_as_the_gpu() {
     std::fs::write(dir.join("x.bin"), &data).unwrap();
     let o = parvlc(&["compress", "x.bin", "-o", "gpu.pvlc"], &dir);
     assert!(o.status.success(), "{}", stderr(&o));
-    let o = parvlc(&["compress", "--cpu", "x.bin", "-o", "cpu.pvlc"], &dir);
+    let o = parvlc(
+        &["compress", "--backend", "cpu", "x.bin", "-o", "cpu.pvlc"],
+        &dir,
+    );
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(
         std::fs::read(dir.join("gpu.pvlc")).unwrap(),
         std::fs::read(dir.join("cpu.pvlc")).unwrap()
     );
+}
+
+/// compress, h264 and j2k take the same `--backend`: cpu and wgpu write the same file;
+/// cuda, which H.264 and JPEG 2000 have no path for (and which a build without the feature
+/// lacks altogether), is an error that says so and writes nothing. The per-codec flags it
+/// replaced (`--cpu`, `--cavlc cpu`) are gone.
+#[test]
+fn every_codec_subcommand_takes_the_same_backend_flag() {
+    let dir = scratch("backend-flag");
+    std::fs::write(
+        dir.join("x.bin"),
+        parvlc::testdata::generate(50_000, 3.5, 2),
+    )
+    .unwrap();
+    let mut y4m = b"YUV4MPEG2 W24 H20 F25:1 Ip A1:1 C420mpeg2\n".to_vec();
+    for f in 0..2u32 {
+        y4m.extend_from_slice(b"FRAME\n");
+        y4m.extend((0..24 * 20 + 2 * 12 * 10).map(|i| ((i * 13 + f * 29) % 256) as u8));
+    }
+    std::fs::write(dir.join("c.y4m"), y4m).unwrap();
+    let grey = parvlc::j2k::Image::new(
+        21,
+        17,
+        1,
+        8,
+        (0..21 * 17).map(|i| (i * 29 % 256) as u16).collect(),
+    )
+    .unwrap();
+    std::fs::write(dir.join("g.pgm"), grey.to_pnm()).unwrap();
+    for (command, input, ext) in [
+        ("compress", "x.bin", "pvlc"),
+        ("h264", "c.y4m", "264"),
+        ("j2k", "g.pgm", "j2k"),
+    ] {
+        let run = |backend: &str| {
+            let out = format!("{command}-{backend}.{ext}");
+            let o = parvlc(&[command, "--backend", backend, input, "-o", &out], &dir);
+            (o, dir.join(out))
+        };
+        let (o, cpu) = run("cpu");
+        assert!(
+            o.status.success(),
+            "{command} --backend cpu: {}",
+            stderr(&o)
+        );
+        let (o, wgpu) = run("wgpu");
+        assert!(
+            o.status.success(),
+            "{command} --backend wgpu: {}",
+            stderr(&o)
+        );
+        assert!(
+            std::fs::read(&cpu).unwrap() == std::fs::read(&wgpu).unwrap(),
+            "{command}: --backend cpu and wgpu wrote different files"
+        );
+        if command != "compress" {
+            let (o, cuda) = run("cuda");
+            let e = stderr(&o);
+            assert_eq!(o.status.code(), Some(1), "{command} --backend cuda: {e}");
+            assert!(
+                e.contains("has no CUDA path") || e.contains("CUDA:"),
+                "{command} --backend cuda must say why: {e}"
+            );
+            assert!(!cuda.exists(), "{command}: written despite the error");
+        }
+    }
+    for old in [
+        vec!["compress", "--cpu", "x.bin", "-o", "old.pvlc"],
+        vec!["h264", "--cavlc", "cpu", "c.y4m", "-o", "old.264"],
+        vec!["j2k", "--cpu", "g.pgm", "-o", "old.j2k"],
+    ] {
+        let o = parvlc(&old, &dir);
+        assert_eq!(o.status.code(), Some(2), "{old:?}: {}", stderr(&o));
+        assert!(!dir.join(old[old.len() - 1]).exists(), "{old:?}");
+    }
 }
 
 #[test]
@@ -342,7 +421,10 @@ fn gzip_trailing_zeros_and_garbage_as_gzip() {
     let dir = scratch("trailing");
     let data = parvlc::testdata::generate(100_000, 4.0, 9);
     std::fs::write(dir.join("in.bin"), &data).unwrap();
-    let o = parvlc(&["compress", "-f", "gzip", "--cpu", "in.bin"], &dir);
+    let o = parvlc(
+        &["compress", "-f", "gzip", "--backend", "cpu", "in.bin"],
+        &dir,
+    );
     assert!(o.status.success(), "{}", stderr(&o));
     let gz = std::fs::read(dir.join("in.bin.gz")).unwrap();
     std::fs::write(dir.join("zeros.gz"), [&gz[..], &[0; 512]].concat()).unwrap();

@@ -226,14 +226,14 @@ fn cli_recon_is_what_ffmpeg_decodes_including_odd_sizes() {
     std::fs::write(dir.join("odd.y4m"), odd_y4m(37, 21, 3)).unwrap();
     std::fs::copy(clip("mandelbrot", 198, 110), dir.join("m.y4m")).unwrap();
     for (input, args) in [
-        ("odd.y4m", vec!["--qp", "18", "--cavlc", "cpu"]),
+        ("odd.y4m", vec!["--qp", "18", "--backend", "cpu"]),
         (
             "odd.y4m",
-            vec!["--qp", "0", "--slice-rows", "1", "--cavlc", "cpu"],
+            vec!["--qp", "0", "--slice-rows", "1", "--backend", "cpu"],
         ),
         (
             "m.y4m",
-            vec!["--qp", "30", "--slice-rows", "3", "--cavlc", "cpu"],
+            vec!["--qp", "30", "--slice-rows", "3", "--backend", "cpu"],
         ),
         // The default engine: cavlcu on the GPU (lavapipe in CI).
         ("odd.y4m", vec!["--qp", "7", "--slice-rows", "1"]),
@@ -271,7 +271,10 @@ fn cli_recon_is_what_ffmpeg_decodes_including_odd_sizes() {
     );
     // Without --force the outputs are left alone.
     std::fs::write(dir.join("out.264"), b"keep").unwrap();
-    let o = parvlc(&["h264", "m.y4m", "-o", "out.264", "--cavlc", "cpu"], &dir);
+    let o = parvlc(
+        &["h264", "m.y4m", "-o", "out.264", "--backend", "cpu"],
+        &dir,
+    );
     assert!(
         !o.status.success() && stderr(&o).contains("refusing to overwrite"),
         "{}",
@@ -339,7 +342,14 @@ fn bad_input_is_a_clear_error_and_leaves_no_output() {
         // The command line: exit status 1, the message, no output and no temporary file.
         let o = parvlc(
             &[
-                "h264", "in.y4m", "-o", "out.264", "--recon", "r.yuv", "--cavlc", "cpu",
+                "h264",
+                "in.y4m",
+                "-o",
+                "out.264",
+                "--recon",
+                "r.yuv",
+                "--backend",
+                "cpu",
             ],
             &dir,
         );
@@ -428,7 +438,7 @@ fn hostile_y4m_headers_are_refused_in_small_memory() {
     let fifo = dir.join("pipe.y4m");
     let writer = fifo_feeding(&fifo, big);
     let m = parvlc_measured(
-        &["h264", "pipe.y4m", "-o", "out.264", "--cavlc", "cpu"],
+        &["h264", "pipe.y4m", "-o", "out.264", "--backend", "cpu"],
         &dir,
         None,
     );
@@ -492,7 +502,7 @@ fn interlaced_y4m_and_over_long_lines_are_clear_errors() {
     for (name, bytes, words) in cases {
         std::fs::write(dir.join(name), bytes).unwrap();
         let before = files(&dir);
-        let o = parvlc(&["h264", name, "-o", "out.264", "--cavlc", "cpu"], &dir);
+        let o = parvlc(&["h264", name, "-o", "out.264", "--backend", "cpu"], &dir);
         let e = stderr(&o);
         assert_eq!(o.status.code(), Some(1), "{name}: {e}");
         for w in words.iter().chain([&name]) {
@@ -507,7 +517,14 @@ fn interlaced_y4m_and_over_long_lines_are_clear_errors() {
         let (out, recon) = (format!("{name}.264"), format!("{name}.yuv"));
         let o = parvlc(
             &[
-                "h264", name, "-o", &out, "--recon", &recon, "--cavlc", "cpu",
+                "h264",
+                name,
+                "-o",
+                &out,
+                "--recon",
+                &recon,
+                "--backend",
+                "cpu",
             ],
             &dir,
         );

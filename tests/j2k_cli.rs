@@ -39,7 +39,7 @@ fn pgm_ppm_and_png_round_trip_through_openjpeg() {
     let dir = scratch("ok");
     let grey = gradient(45, 27, 1, 8);
     std::fs::write(dir.join("g.pgm"), grey.to_pnm()).unwrap();
-    let o = parvlc(&["j2k", "g.pgm", "-o", "g.j2k", "--cpu"], &dir);
+    let o = parvlc(&["j2k", "g.pgm", "-o", "g.j2k", "--backend", "cpu"], &dir);
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(stderr(&o).contains("g.pgm -> g.j2k"), "{}", stderr(&o));
     assert_eq!(opj(&dir, "g.j2k", "g-out.pgm"), grey);
@@ -75,7 +75,7 @@ fn pgm_ppm_and_png_round_trip_through_openjpeg() {
         w.write_image_data(&raw).unwrap();
     }
     std::fs::write(dir.join("p.png"), &png_bytes).unwrap();
-    let o = parvlc(&["j2k", "p.png", "-o", "p.j2k", "--cpu"], &dir);
+    let o = parvlc(&["j2k", "p.png", "-o", "p.j2k", "--backend", "cpu"], &dir);
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(opj(&dir, "p.j2k", "p-out.ppm"), gradient(30, 10, 3, 8));
 
@@ -154,7 +154,7 @@ fn bad_inputs_are_clear_errors_and_leave_nothing_behind() {
     for (name, bytes, want) in &cases {
         std::fs::write(dir.join(name), bytes).unwrap();
         let before = files(&dir);
-        let o = parvlc(&["j2k", name, "-o", "out.j2k", "--cpu"], &dir);
+        let o = parvlc(&["j2k", name, "-o", "out.j2k", "--backend", "cpu"], &dir);
         assert!(!o.status.success(), "{name} was accepted");
         let e = stderr(&o);
         assert!(e.contains(want), "{name}: {e:?} should say {want:?}");
@@ -180,7 +180,7 @@ fn bad_inputs_are_clear_errors_and_leave_nothing_behind() {
     }
 }
 
-/// Peak memory allowed to a run refused from its header. A tiny `--cpu` encode peaks near
+/// Peak memory allowed to a run refused from its header. A tiny `--backend cpu` encode peaks near
 /// 6 MB here and opening lavapipe alone takes about 250 MB, so this bound also shows that
 /// the refusal comes before the GPU is opened.
 const SMALL_RSS: u64 = 32 << 20;
@@ -282,7 +282,11 @@ fn hostile_headers_are_refused_in_small_memory() {
     // needs is read.
     let img = gradient(16, 16, 1, 8);
     sparse(&dir.join("padded.pgm"), &img.to_pnm(), 64 << 30);
-    let m = parvlc_measured(&["j2k", "padded.pgm", "-o", "p.j2k", "--cpu"], &dir, None);
+    let m = parvlc_measured(
+        &["j2k", "padded.pgm", "-o", "p.j2k", "--backend", "cpu"],
+        &dir,
+        None,
+    );
     assert!(m.output.status.success(), "{}", stderr(&m.output));
     assert!(m.peak_rss < SMALL_RSS, "peak RSS {} bytes", m.peak_rss);
     assert_eq!(opj(&dir, "p.j2k", "p-out.pgm"), img);

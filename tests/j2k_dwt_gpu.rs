@@ -19,8 +19,8 @@ use common::j2k_images::{make, Content};
 
 use parvlc::gpu::{Gpu, GpuOptions, Profiler};
 use parvlc::j2k::dwt_gpu::{self, DwtGpu, DwtPlan};
-use parvlc::j2k::tier1::gpu::Tier1GpuEngine;
-use parvlc::j2k::{self, EncoderConfig, FrontEnd, Image};
+use parvlc::j2k::{self, EncoderConfig, Image, Placement, Stages};
+use parvlc::Engine;
 
 fn gpu() -> Arc<Gpu> {
     static GPU: OnceLock<Arc<Gpu>> = OnceLock::new();
@@ -186,7 +186,7 @@ fn bad_input_is_a_clear_error() {
 
 #[test]
 fn codestreams_with_the_gpu_front_end_equal_the_cpu_ones_and_decode_in_openjpeg() {
-    let gpu = gpu();
+    let engine = Engine::Wgpu(gpu());
     let dir: PathBuf =
         std::env::temp_dir().join(format!("parvlc-j2k-dwt-gpu-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
@@ -198,21 +198,20 @@ fn codestreams_with_the_gpu_front_end_equal_the_cpu_ones_and_decode_in_openjpeg(
         (40, 21, 3, 16, 2, 32),
     ] {
         let img = image(w, h, comps, depth, w == 40, 5 * w as u64 + h as u64);
-        let config = |front_end| EncoderConfig {
+        let config = |stages| EncoderConfig {
             levels,
             cblk,
-            front_end,
+            stages,
             ..Default::default()
         };
-        let cpu = pollster::block_on(j2k::encode(&img, &config(FrontEnd::Cpu))).unwrap();
+        let cpu = pollster::block_on(j2k::encode(&img, &config(None), &Engine::Cpu)).unwrap();
+        // The GPU front end alone, tier-1 on the CPU.
+        let front_end_only = Stages::new(Placement::Gpu, Placement::Cpu);
         let via_gpu =
-            pollster::block_on(j2k::encode(&img, &config(FrontEnd::Gpu(gpu.clone())))).unwrap();
-        // The whole GPU path: front end and tier-1 on the GPU, tier-2 on the CPU.
-        let all_gpu = EncoderConfig {
-            engine: Arc::new(Tier1GpuEngine::new(gpu.clone()).unwrap()),
-            ..config(FrontEnd::Gpu(gpu.clone()))
-        };
-        let whole = pollster::block_on(j2k::encode(&img, &all_gpu)).unwrap();
+            pollster::block_on(j2k::encode(&img, &config(Some(front_end_only)), &engine)).unwrap();
+        // The whole GPU path, the engine's default: front end and tier-1 on the GPU,
+        // tier-2 on the CPU.
+        let whole = pollster::block_on(j2k::encode(&img, &config(None), &engine)).unwrap();
         let name = format!("{w}x{h}x{comps}-{depth}-l{levels}-c{cblk}");
         assert!(cpu == via_gpu, "{name}: the codestreams differ");
         assert!(
@@ -245,14 +244,14 @@ fn codestreams_with_the_gpu_front_end_equal_the_cpu_ones_and_decode_in_openjpeg(
 }
 
 /// The whole GPU path leaves the front end's coefficients on the GPU for tier-1
-/// (`Tier1GpuEngine::encode_image`): the codestream equals the CPU one for both strategies, and
+/// (`Tier1GpuEngine::encode_image`), its tier-1 tuned through `Stages`: the codestream equals the CPU one for both strategies, and
 /// with a room of 8 bytes per block every block outgrows it and is coded again from
 /// coefficients read back for it alone (the resident retry path).
 #[test]
 fn the_resident_whole_gpu_path_writes_the_cpu_codestream() {
     use parvlc::j2k::tier1::gpu::{Tier1GpuConfig, Tier1Strategy};
     // Its own GPU: no other test's buffers in its pool.
-    let gpu = Arc::new(pollster::block_on(Gpu::new(GpuOptions::default())).expect("a GPU"));
+    let engine = Engine::from(pollster::block_on(Gpu::new(GpuOptions::default())).expect("a GPU"));
     let three = Tier1GpuConfig {
         strategy: Tier1Strategy::ThreeKernel,
         ..Default::default()
@@ -268,30 +267,25 @@ fn the_resident_whole_gpu_path_writes_the_cpu_codestream() {
         (50, 70, 1, 12, 3, 32, Some(3)),
     ] {
         let img = image(w, h, comps, depth, w == 40, 7 * w as u64 + h as u64);
-        let config = |front_end, engine| EncoderConfig {
+        let config = |stages| EncoderConfig {
             levels,
             cblk,
             bypass_from: bypass,
-            front_end,
-            engine,
+            stages,
         };
-        let cpu = pollster::block_on(j2k::encode(
-            &img,
-            &config(FrontEnd::Cpu, Arc::new(j2k::CpuTier1)),
-        ))
-        .unwrap();
+        let cpu = pollster::block_on(j2k::encode(&img, &config(None), &Engine::Cpu)).unwrap();
         for t1 in [
             Tier1GpuConfig::default(),
             three,
             tight(Tier1GpuConfig::default()),
             tight(three),
         ] {
-            let engine = Arc::new(Tier1GpuEngine::with_config(gpu.clone(), t1).unwrap());
-            let whole = pollster::block_on(j2k::encode(
-                &img,
-                &config(FrontEnd::Gpu(gpu.clone()), engine),
-            ))
-            .unwrap();
+            let stages = Stages {
+                tier1_gpu: t1,
+                ..Stages::new(Placement::Gpu, Placement::Gpu)
+            };
+            let whole =
+                pollster::block_on(j2k::encode(&img, &config(Some(stages)), &engine)).unwrap();
             assert!(
                 cpu == whole,
                 "{w}x{h}x{comps}-{depth} l{levels} c{cblk} {bypass:?} {t1:?}: codestreams differ"

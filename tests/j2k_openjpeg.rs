@@ -12,6 +12,7 @@ use std::process::Command;
 use common::cli::opj_decompress;
 use common::j2k_images::{make, Content};
 use parvlc::j2k::{self, EncoderConfig, Image};
+use parvlc::Engine;
 
 fn scratch() -> PathBuf {
     let dir = std::env::temp_dir().join(format!("parvlc-j2k-openjpeg-{}", std::process::id()));
@@ -26,7 +27,7 @@ fn encode(img: &Image, levels: u32, cblk: u32, bypass_from: Option<u32>) -> Vec<
         bypass_from,
         ..Default::default()
     };
-    pollster::block_on(j2k::encode(img, &config)).unwrap()
+    pollster::block_on(j2k::encode(img, &config, &Engine::Cpu)).unwrap()
 }
 
 /// The raster of a binary PGM/PPM (everything after the header's maxval and its one
@@ -331,7 +332,7 @@ fn too_many_levels_are_reduced_to_what_openjpeg_accepts() {
         levels: 40,
         ..Default::default()
     };
-    let e = pollster::block_on(j2k::encode(&img, &config)).unwrap_err();
+    let e = pollster::block_on(j2k::encode(&img, &config, &Engine::Cpu)).unwrap_err();
     assert!(e.to_string().contains("at most 32"), "{e}");
 }
 

@@ -356,11 +356,12 @@ fn bad_blocks_are_refused() {
 /// (which tests/j2k_openjpeg.rs decodes with OpenJPEG).
 #[test]
 fn encoder_with_gpu_tier1_writes_the_cpu_codestream() {
-    use parvlc::j2k::tier1::gpu::Tier1GpuEngine;
-    use parvlc::j2k::{encode, CpuTier1, EncoderConfig, Image};
-    use std::sync::Arc;
+    use parvlc::j2k::{encode, EncoderConfig, Image, Placement, Stages};
+    use parvlc::Engine;
     let gpu = pollster::block_on(parvlc::gpu::Gpu::new(Default::default())).expect("a GPU");
-    let engine = Arc::new(Tier1GpuEngine::new(Arc::new(gpu)).expect("GPU tier-1"));
+    let engine = Engine::from(gpu);
+    // The front end on the CPU, tier-1 alone on the GPU.
+    let tier1_only = Stages::new(Placement::Cpu, Placement::Gpu);
     let rgb = Image::new(150, 97, 3, 8, parvlc::testdata::synthetic_rgb(150, 97, 9)).unwrap();
     let grey_samples: Vec<u16> = parvlc::testdata::synthetic_rgb(70, 45, 3)
         .chunks(3)
@@ -369,15 +370,15 @@ fn encoder_with_gpu_tier1_writes_the_cpu_codestream() {
     let grey = Image::new(70, 45, 1, 10, grey_samples).unwrap();
     for image in [&rgb, &grey] {
         for (cblk, bypass_from) in [(64, Some(5)), (32, Some(5)), (64, None), (32, Some(3))] {
-            let config = |engine: Arc<dyn parvlc::j2k::Tier1Engine>| EncoderConfig {
+            let config = |stages| EncoderConfig {
                 levels: 3,
                 cblk,
                 bypass_from,
-                engine,
-                ..Default::default()
+                stages,
             };
-            let cpu = pollster::block_on(encode(image, &config(Arc::new(CpuTier1)))).unwrap();
-            let on_gpu = pollster::block_on(encode(image, &config(engine.clone()))).unwrap();
+            let cpu = pollster::block_on(encode(image, &config(None), &Engine::Cpu)).unwrap();
+            let on_gpu =
+                pollster::block_on(encode(image, &config(Some(tier1_only)), &engine)).unwrap();
             assert!(
                 cpu == on_gpu,
                 "{}x{}x{} cblk {cblk} {bypass_from:?}: codestreams differ",

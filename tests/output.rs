@@ -71,7 +71,10 @@ fn symlinks_planted_at_guessable_temporary_names_are_never_followed() {
         )
         .unwrap();
     }
-    let o = parvlc(&["compress", "--cpu", "one.txt", "-o", "out.pvlc"], &dir);
+    let o = parvlc(
+        &["compress", "--backend", "cpu", "one.txt", "-o", "out.pvlc"],
+        &dir,
+    );
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(std::fs::read(dir.join("victim")).unwrap(), b"precious");
     let meta = std::fs::symlink_metadata(dir.join("out.pvlc")).unwrap();
@@ -91,7 +94,10 @@ fn symlinks_planted_at_guessable_temporary_names_are_never_followed() {
 fn a_fifo_or_a_symlink_as_the_output_is_refused_even_with_force() {
     let dir = scratch("special");
     std::fs::write(dir.join("in.txt"), b"hello hello hello").unwrap();
-    let o = parvlc(&["compress", "--cpu", "in.txt", "-o", "x.pvlc"], &dir);
+    let o = parvlc(
+        &["compress", "--backend", "cpu", "in.txt", "-o", "x.pvlc"],
+        &dir,
+    );
     assert!(o.status.success(), "{}", stderr(&o));
 
     let fifo = dir.join("fifo");
@@ -151,12 +157,12 @@ fn a_file_created_at_the_output_during_the_work_is_not_overwritten() {
     let cases: [(&str, &[&str], Vec<u8>); 2] = [
         (
             "race-compress",
-            &["compress", "--cpu", "in.fifo", "-o", "out"],
+            &["compress", "--backend", "cpu", "in.fifo", "-o", "out"],
             parvlc::testdata::generate(100_000, 4.0, 1),
         ),
         (
             "race-h264",
-            &["h264", "--cavlc", "cpu", "in.fifo", "-o", "out"],
+            &["h264", "--backend", "cpu", "in.fifo", "-o", "out"],
             y4m(32, 32, 2),
         ),
     ];
@@ -194,7 +200,14 @@ fn a_signal_mid_run_leaves_no_temporary_file() {
         mkfifo(&dir.join("in.fifo"));
         let child = spawn(
             &[
-                "h264", "--cavlc", "cpu", "in.fifo", "-o", "out.264", "--recon", "r.yuv",
+                "h264",
+                "--backend",
+                "cpu",
+                "in.fifo",
+                "-o",
+                "out.264",
+                "--recon",
+                "r.yuv",
             ],
             &dir,
         );
@@ -226,7 +239,14 @@ fn a_missing_or_unwritable_output_directory_is_reported_before_any_work() {
     mkfifo(&dir.join("in.fifo"));
     for (args, names) in [
         (
-            vec!["compress", "--cpu", "in.fifo", "-o", "missing/out.pvlc"],
+            vec![
+                "compress",
+                "--backend",
+                "cpu",
+                "in.fifo",
+                "-o",
+                "missing/out.pvlc",
+            ],
             "missing/out.pvlc",
         ),
         (
@@ -241,7 +261,8 @@ fn a_missing_or_unwritable_output_directory_is_reported_before_any_work() {
         (
             vec![
                 "compress",
-                "--cpu",
+                "--backend",
+                "cpu",
                 "in.fifo",
                 "-o",
                 "/proc/parvlc-out.pvlc",

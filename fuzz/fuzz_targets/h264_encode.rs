@@ -15,7 +15,8 @@ use parvlc::cavlc::cavlcu::block_codes_cpu;
 use parvlc::cavlc::frame::{Frame, MB_BLOCKS};
 use parvlc::cavlc::multicore::encode_frame_cpu;
 use parvlc::cavlc::pack::pack_cpu;
-use parvlc::h264::{cpu_slice_data, CavlcEngine, Encoder, EncoderConfig, Picture};
+use parvlc::h264::{cpu_slice_data, Encoder, EncoderConfig, Picture};
+use parvlc::Engine;
 use parvlc_fuzz::h264::{parse_slice, split_annexb};
 use parvlc_fuzz::{cycle, Params};
 
@@ -32,10 +33,10 @@ fuzz_target!(|data: &[u8]| {
             0 => None,
             k => Some(k),
         },
-        cavlc: CavlcEngine::Cpu,
+        ..Default::default()
     };
     let pictures = p.range(1, 2);
-    let mut encoder = Encoder::new(width, height, 25.0, config, None).expect("encoder");
+    let mut encoder = Encoder::new(width, height, 25.0, config, &Engine::Cpu).expect("encoder");
     let mut at = 0;
     for n in 0..pictures {
         let mut picture = Picture::new(width, height);

@@ -7,6 +7,7 @@
 
 use libfuzzer_sys::fuzz_target;
 use parvlc::j2k::{self, EncoderConfig, Image};
+use parvlc::Engine;
 use parvlc_fuzz::{cycle, opj_decode, Params};
 
 fuzz_target!(|data: &[u8]| {
@@ -32,9 +33,10 @@ fuzz_target!(|data: &[u8]| {
         .map(|c| c.iter().fold(0u16, |v, &b| v << 8 | b as u16) & mask)
         .collect();
     let image = Image::new(width, height, components, bit_depth, samples).expect("valid image");
-    let codestream = pollster::block_on(j2k::encode(&image, &config)).unwrap_or_else(|e| {
-        panic!("{width}x{height}x{components} {bit_depth}-bit, {config:?}: {e}")
-    });
+    let codestream =
+        pollster::block_on(j2k::encode(&image, &config, &Engine::Cpu)).unwrap_or_else(|e| {
+            panic!("{width}x{height}x{components} {bit_depth}-bit, {config:?}: {e}")
+        });
     let (w, h, planes) = opj_decode(&codestream).unwrap_or_else(|e| {
         panic!("{width}x{height}x{components} {bit_depth}-bit, {config:?}: {e}")
     });

@@ -182,7 +182,7 @@ pub fn cavlc_bench_frame(
     let config = crate::h264::EncoderConfig {
         qp,
         slice_rows,
-        cavlc: crate::h264::CavlcEngine::Cpu,
+        ..Default::default()
     };
     let (frame, _recon) = crate::h264::encode_picture_levels(&picture, &config)?;
     Ok((

@@ -56,6 +56,12 @@ impl GpuVariant {
     }
 }
 
+impl std::fmt::Display for GpuVariant {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
 impl std::str::FromStr for GpuVariant {
     type Err = Error;
     fn from_str(s: &str) -> Result<Self> {

@@ -3,7 +3,8 @@
 //! modes by SAD, 4x4 integer transform, luma and chroma DC transforms, one QP with a
 //! coarser one per macroblock only where Baseline CAVLC cannot code the levels), slices
 //! of whole macroblock rows, no deblocking, so the decoder's output is exactly our
-//! reconstruction. CAVLC runs on the CPU reference or on the GPU stages.
+//! reconstruction. CAVLC runs where the [`crate::Engine`] given to [`Encoder::new`] does:
+//! on the GPU stages, or the CPU reference.
 //!
 //! Sizes: the coded picture is padded to whole macroblocks (edge samples repeated) and
 //! cropped back in the SPS. 4:2:0 crops in units of 2, so an odd width or height is
@@ -20,7 +21,7 @@ pub mod transform;
 pub mod y4m;
 
 pub use slices::encode_picture_levels;
-pub use stream::{cpu_slice_data, write_picture, CavlcEngine, Encoded, Encoder, EncoderConfig};
+pub use stream::{cpu_slice_data, write_picture, Encoded, Encoder, EncoderConfig};
 
 use crate::{Error, Result};
 

@@ -1,5 +1,7 @@
-//! The streaming encoder: pictures in, Annex B bytes (and reconstructions) out, with a
-//! pluggable CAVLC engine for the slice data.
+//! The streaming encoder: pictures in, Annex B bytes (and reconstructions) out; the
+//! slice data's CAVLC on the engine's GPU (one of the GPU variants) or the CPU reference.
+
+use std::sync::Arc;
 
 use rayon::prelude::*;
 
@@ -10,66 +12,7 @@ use crate::bits::MsbWriter;
 use crate::cavlc::frame::{encode_slice_data, total_coeffs, Frame};
 use crate::cavlc::{CavlcGpu, GpuVariant};
 use crate::gpu::Gpu;
-use crate::{Error, Result};
-
-/// Who writes slice_data(): the GPU stages (CAVLCU's one kernel, its recompute variant,
-/// Su et al.'s multi-kernel baseline) or the CPU reference.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum CavlcEngine {
-    Cavlcu,
-    Recompute,
-    Su,
-    Cpu,
-}
-
-impl CavlcEngine {
-    pub const ALL: [CavlcEngine; 4] = [
-        CavlcEngine::Cavlcu,
-        CavlcEngine::Recompute,
-        CavlcEngine::Su,
-        CavlcEngine::Cpu,
-    ];
-    pub fn name(self) -> &'static str {
-        match self {
-            CavlcEngine::Cavlcu => "cavlcu",
-            CavlcEngine::Recompute => "recompute",
-            CavlcEngine::Su => "su",
-            CavlcEngine::Cpu => "cpu",
-        }
-    }
-    pub fn is_gpu(self) -> bool {
-        self.gpu_variant().is_some()
-    }
-    /// The GPU stage behind this engine (`None` for the CPU reference).
-    pub fn gpu_variant(self) -> Option<GpuVariant> {
-        match self {
-            CavlcEngine::Cavlcu => Some(GpuVariant::Cavlcu),
-            CavlcEngine::Recompute => Some(GpuVariant::Recompute),
-            CavlcEngine::Su => Some(GpuVariant::Su),
-            CavlcEngine::Cpu => None,
-        }
-    }
-}
-
-impl std::fmt::Display for CavlcEngine {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl std::str::FromStr for CavlcEngine {
-    type Err = Error;
-    fn from_str(s: &str) -> Result<CavlcEngine> {
-        CavlcEngine::ALL
-            .into_iter()
-            .find(|e| e.name() == s)
-            .ok_or_else(|| {
-                Error::InvalidArgument(format!(
-                    "unknown CAVLC engine {s:?} (cavlcu, recompute, su or cpu)"
-                ))
-            })
-    }
-}
+use crate::{Engine, Error, Result};
 
 /// What the encoder is asked for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -79,7 +22,10 @@ pub struct EncoderConfig {
     pub qp: u8,
     /// Macroblock rows per slice; `None`: one slice per picture.
     pub slice_rows: Option<u32>,
-    pub cavlc: CavlcEngine,
+    /// Which GPU stage writes slice_data() on a wgpu engine: CAVLCU's one kernel, its
+    /// recompute variant or Su et al.'s multi-kernel baseline. On the CPU engine the CPU
+    /// reference writes it (the same bits).
+    pub cavlc: GpuVariant,
 }
 
 impl Default for EncoderConfig {
@@ -87,7 +33,7 @@ impl Default for EncoderConfig {
         EncoderConfig {
             qp: 26,
             slice_rows: None,
-            cavlc: CavlcEngine::Cavlcu,
+            cavlc: GpuVariant::Cavlcu,
         }
     }
 }
@@ -150,36 +96,31 @@ pub fn write_picture(
 }
 
 /// Encodes pictures of one size into one stream.
-pub struct Encoder<'g> {
+pub struct Encoder {
     config: EncoderConfig,
     geometry: Geometry,
     level_idc: u8,
-    /// The GPU and its CAVLC stages, for the GPU engines.
-    gpu: Option<(&'g Gpu, CavlcGpu)>,
+    /// The GPU and its CAVLC stages on a wgpu engine; `None`: the CPU reference.
+    gpu: Option<(Arc<Gpu>, CavlcGpu)>,
     pictures: u64,
 }
 
-impl<'g> Encoder<'g> {
-    /// An encoder for `width` x `height` pictures at `fps` (for the level). The GPU CAVLC
-    /// engines need `gpu` (their pipelines are built here, once).
+impl Encoder {
+    /// An encoder for `width` x `height` pictures at `fps` (for the level), coding CAVLC
+    /// on `engine`: its GPU (the stages' pipelines are built here, once) or the CPU. There
+    /// is no CUDA path: `Engine::Cuda` is an error.
     pub fn new(
         width: u32,
         height: u32,
         fps: f64,
         config: EncoderConfig,
-        gpu: Option<&'g Gpu>,
-    ) -> Result<Encoder<'g>> {
+        engine: &Engine,
+    ) -> Result<Encoder> {
         config.validate()?;
         let geometry = Geometry::new(width, height)?;
-        let gpu = match (config.cavlc.is_gpu(), gpu) {
-            (true, Some(g)) => Some((g, CavlcGpu::new(g)?)),
-            (true, None) => {
-                return Err(Error::InvalidArgument(format!(
-                    "the {} CAVLC engine needs a GPU",
-                    config.cavlc
-                )))
-            }
-            (false, _) => None,
+        let gpu = match engine.wgpu_or_cpu("the H.264 encoder")? {
+            Some(g) => Some((g.clone(), CavlcGpu::new(g)?)),
+            None => None,
         };
         Ok(Encoder {
             config,
@@ -188,6 +129,14 @@ impl<'g> Encoder<'g> {
             gpu,
             pictures: 0,
         })
+    }
+
+    /// Who writes slice_data(): the GPU variant's name, or `cpu` for the CPU reference.
+    pub fn cavlc_name(&self) -> &'static str {
+        match self.gpu {
+            Some(_) => self.config.cavlc.name(),
+            None => "cpu",
+        }
     }
 
     pub fn config(&self) -> &EncoderConfig {
@@ -225,9 +174,9 @@ impl<'g> Encoder<'g> {
 
     /// slice_data() of every slice: MSB-first bytes and bit count.
     async fn slice_data(&self, frame: &Frame) -> Result<Vec<(Vec<u8>, u64)>> {
-        match (self.config.cavlc.gpu_variant(), &self.gpu) {
-            (Some(variant), Some((gpu, stages))) => stages.encode_frame(gpu, frame, variant).await,
-            _ => cpu_slice_data(frame),
+        match &self.gpu {
+            Some((gpu, stages)) => stages.encode_frame(gpu, frame, self.config.cavlc).await,
+            None => cpu_slice_data(frame),
         }
     }
 }

@@ -23,6 +23,33 @@ pub mod stream;
 pub use crate::bits::{BitBuf, BitOrder};
 pub use codebook::Codebook;
 
+use crate::{Engine, Result};
+use compress::{Compressed, Format, Stage};
+use cuvle::CuvleConfig;
+
+/// Compress `data` on `engine`, the Huffman codec's entry point. The output is the same
+/// bytes on every backend; on the CPU, native files use `config.block_bytes()` per block
+/// as the GPUs do. `progress` hears each stage as it starts.
+pub async fn compress(
+    engine: &Engine,
+    data: &[u8],
+    format: Format,
+    config: &CuvleConfig,
+    progress: &mut dyn FnMut(Stage),
+) -> Result<Compressed> {
+    match engine {
+        Engine::Wgpu(g) => compress::compress_gpu(g, data, format, config, progress).await,
+        #[cfg(feature = "cuda")]
+        Engine::Cuda(c, tuning) => {
+            crate::cuda::compress_cuda(c, data, format, config, tuning, progress)
+        }
+        Engine::Cpu => {
+            progress(Stage::Encode);
+            compress::compress_cpu(data, format, config.block_bytes())
+        }
+    }
+}
+
 /// The 256-entry byte code table every encoder consumes (the paper's VLET).
 /// `codes[s]` holds the code of byte `s` in its low `lengths[s]` bits, first bit most
 /// significant. Length 0 means the symbol has no code; encoding it is an error the

@@ -16,15 +16,15 @@ use std::time::Instant;
 
 use super::dwt_gpu::{upload_samples, DwtGpu, DwtPlan, PASS_DWT, PASS_GATHER, PASS_RCT};
 use super::tier1::decode::decode_code_block;
-use super::tier1::gpu::{inputs_of, Tier1GpuConfig, Tier1GpuEngine, Tier1Kernels, Tier1Strategy};
+use super::tier1::gpu::{inputs_of, Tier1GpuConfig, Tier1Kernels, Tier1Strategy};
 use super::tier1::{encode_code_block, CodeBlockCoded, Tier1Options};
 use super::{
-    encode, max_levels, transform_cpu, CodeBlockBatch, CpuTier1, EncoderConfig, Image, Tier1Engine,
-    Tier1Future,
+    encode, encode_placed, max_levels, transform_cpu, CodeBlockBatch, CpuTier1, EncoderConfig,
+    Image, Placement, Stages, Tier1Engine, Tier1Future,
 };
 use crate::bench::{best_checked, check_same, Run, WarmUp};
 use crate::gpu::{Gpu, Profiler};
-use crate::{testdata, Error, Result};
+use crate::{testdata, Engine, Error, Result};
 
 /// One measurement (one JSON line).
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
@@ -109,9 +109,6 @@ pub fn parse_picture_size(s: &str) -> Result<(String, u32, u32)> {
 struct Capture(Mutex<Option<CodeBlockBatch>>);
 
 impl Tier1Engine for Capture {
-    fn name(&self) -> String {
-        "the CPU (capturing)".into()
-    }
     fn encode_batch<'a>(
         &'a self,
         batch: &'a CodeBlockBatch,
@@ -148,12 +145,13 @@ fn best_wall<T>(
     Ok(b.wall)
 }
 
-/// Best wall time of the whole encoder on `image` over `runs`, its output checked against
-/// the reference codestream `want` byte for byte; and the codestream's bytes.
+/// Best wall time of the whole encoder on `image` and `engine` over `runs`, its output
+/// checked against the reference codestream `want` byte for byte; and the codestream's bytes.
 fn time_encoder(
     what: &str,
     image: &Image,
     config: &EncoderConfig,
+    engine: &Engine,
     runs: usize,
     warm_up: WarmUp,
     want: &[u8],
@@ -161,7 +159,7 @@ fn time_encoder(
     let wall = best_wall(
         runs,
         warm_up,
-        || pollster::block_on(encode(image, config)),
+        || pollster::block_on(encode(image, config, engine)),
         |cs| check_same(what, "byte", &cs, want),
     )?;
     Ok((wall, want.len() as u64))
@@ -460,13 +458,13 @@ pub fn run_j2k(
     let adapter = gpu
         .as_ref()
         .map_or("the CPU".to_string(), |g| g.adapter_name());
-    let engine = match &gpu {
-        Some(g) => Some(Arc::new(Tier1GpuEngine::with_config(
-            g.clone(),
-            options.gpu_config,
-        )?)),
-        None => None,
+    // Tier-1 tuned as asked, on the GPU with the front end on the CPU, then on the GPU.
+    let gpu_stages = |front_end| Stages {
+        front_end,
+        tier1: Placement::Gpu,
+        tier1_gpu: options.gpu_config,
     };
+    let gpu_engine = gpu.clone().map(Engine::Wgpu);
     let fast = Tier1Options {
         bypass_from: Some(options.bypass_from),
     };
@@ -477,19 +475,21 @@ pub fn run_j2k(
         let samples = image.samples.len() as u64;
         // As the encoder reduces them for small pictures.
         let levels = options.levels.min(max_levels(*w, *h));
-        let config = |engine: Arc<dyn Tier1Engine>, bypass: Option<u32>| EncoderConfig {
+        let config = |stages: Option<Stages>| EncoderConfig {
             levels: options.levels,
             cblk: options.cblk,
-            bypass_from: bypass,
-            engine,
-            front_end: super::FrontEnd::Cpu,
+            bypass_from: Some(options.bypass_from),
+            stages,
         };
         // The picture's code-blocks, as the encoder hands them to tier-1, and the CPU
         // encoder's codestream: the references.
-        let capture = Arc::new(Capture(Mutex::new(None)));
-        let want_cs = pollster::block_on(encode(
+        let capture = Capture(Mutex::new(None));
+        let want_cs = pollster::block_on(encode_placed(
             &image,
-            &config(capture.clone(), Some(options.bypass_from)),
+            &config(None),
+            None,
+            &capture,
+            &mut |_| {},
         ))?;
         let batch = capture
             .0
@@ -510,7 +510,7 @@ pub fn run_j2k(
         let want_mq = pollster::block_on(CpuTier1.encode_batch(&batch, &all_mq))?;
         check_decodes("CPU tier-1 (all MQ)", &batch, &want_mq, &all_mq)?;
         let mut records = Vec::new();
-        if let (Some(g), Some(e)) = (&gpu, &engine) {
+        if let (Some(g), Some(e)) = (&gpu, &gpu_engine) {
             // The configured strategy, then the paper's three-kernel one (per bit-plane:
             // context modelling, raw passes, MQ passes over all code-blocks).
             let three = Tier1GpuConfig {
@@ -544,7 +544,8 @@ pub fn run_j2k(
             let (wall, bytes) = time_encoder(
                 "encoder gpu-tier1-fast",
                 &image,
-                &config(e.clone(), Some(options.bypass_from)),
+                &config(Some(gpu_stages(Placement::Cpu))),
+                e,
                 options.runs,
                 WarmUp::Once,
                 &want_cs,
@@ -563,10 +564,8 @@ pub fn run_j2k(
             let (wall, bytes) = time_encoder(
                 "encoder gpu-front-end-gpu-tier1-fast",
                 &image,
-                &EncoderConfig {
-                    front_end: super::FrontEnd::Gpu(g.clone()),
-                    ..config(e.clone(), Some(options.bypass_from))
-                },
+                &config(Some(gpu_stages(Placement::Gpu))),
+                e,
                 options.runs,
                 WarmUp::Once,
                 &want_cs,
@@ -667,7 +666,8 @@ pub fn run_j2k(
         let (wall, bytes) = time_encoder(
             "encoder cpu-all-cores-fast",
             &image,
-            &config(Arc::new(CpuTier1), Some(options.bypass_from)),
+            &config(None),
+            &Engine::Cpu,
             cpu_runs,
             WarmUp::None,
             &want_cs,

@@ -1,9 +1,10 @@
 //! JPEG 2000 Part 1 lossless encoding in fast mode (selective arithmetic coding bypass).
 //!
 //! The pipeline: image -> components (DC level shift, RCT for RGB) -> reversible 5/3 DWT
-//! -> code-blocks (one flat batch for the whole image) -> tier-1 (a [`Tier1Engine`]: the
-//! CPU reference, or a GPU engine that codes the whole batch at once) -> tier-2 (packets)
-//! -> codestream. One tile, one quality layer, LRCP, maximum precincts.
+//! -> code-blocks (one flat batch for the whole image) -> tier-1 (the CPU reference, or the
+//! GPU tier-1 that codes the whole batch at once) -> tier-2 (packets) -> codestream. One
+//! tile, one quality layer, LRCP, maximum precincts. [`encode`] runs the front end and
+//! tier-1 where its [`Engine`] does; [`Stages`] places them apart.
 //!
 //! `bypass_from: Some(5)` is Part 1's bypass style (code-block style 0x01), `None` codes
 //! every pass with the MQ coder (style 0). Other values are Part 2's variable bypass
@@ -29,10 +30,11 @@ use std::sync::Arc;
 use rayon::prelude::*;
 
 pub use image::Image;
+use tier1::gpu::Tier1GpuConfig;
 use tier1::{BandOrientation, CodeBlockCoded, Tier1Options};
 
 use crate::gpu::Gpu;
-use crate::{Error, Result};
+use crate::{Engine, Error, Result};
 
 /// One code-block of the batch: `width * height` coefficients (row-major) at `offset`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -59,16 +61,14 @@ impl CodeBlockBatch {
 }
 
 /// The future a [`Tier1Engine`] returns.
-pub type Tier1Future<'a> = Pin<Box<dyn Future<Output = Result<Vec<CodeBlockCoded>>> + 'a>>;
+pub(crate) type Tier1Future<'a> = Pin<Box<dyn Future<Output = Result<Vec<CodeBlockCoded>>> + 'a>>;
 
 /// Tier-1 over a whole image's code-blocks: one [`CodeBlockCoded`] per job, in order,
-/// each exactly what [`tier1::encode_code_block`] returns for that job.
-pub trait Tier1Engine: Send + Sync {
-    /// Where it runs, for messages.
-    fn name(&self) -> String;
+/// each exactly what [`tier1::encode_code_block`] returns for that job. The encoder
+/// builds one from its [`Stages`]; the bench adds one that keeps a copy of the batch.
+pub(crate) trait Tier1Engine {
     /// The GPU tier-1 behind this engine, if it is one: with the GPU front end on the same
     /// GPU, the encoder then leaves the coefficients on the GPU for it.
-    #[cfg(not(target_arch = "wasm32"))]
     fn gpu_tier1(&self) -> Option<&tier1::gpu::Tier1GpuEngine> {
         None
     }
@@ -81,13 +81,9 @@ pub trait Tier1Engine: Send + Sync {
 
 /// The CPU reference, on all cores.
 #[derive(Clone, Copy, Debug, Default)]
-pub struct CpuTier1;
+pub(crate) struct CpuTier1;
 
 impl Tier1Engine for CpuTier1 {
-    fn name(&self) -> String {
-        "the CPU".into()
-    }
-
     fn encode_batch<'a>(
         &'a self,
         batch: &'a CodeBlockBatch,
@@ -105,29 +101,43 @@ impl Tier1Engine for CpuTier1 {
     }
 }
 
-/// Where the front end (level shift, RCT, DWT, gather into the batch) runs.
-#[derive(Clone, Default)]
-pub enum FrontEnd {
-    /// [`transform_cpu`], on all cores.
-    #[default]
+/// Where one stage of the encoder runs (see [`Stages`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Placement {
     Cpu,
-    /// [`dwt_gpu::DwtGpu`] on this GPU; its coefficients are read back for tier-1, except
-    /// with a [`tier1::gpu::Tier1GpuEngine`] engine on the same GPU, which codes them where they
-    /// lie ([`tier1::gpu::Tier1GpuEngine::encode_image`]).
-    Gpu(Arc<Gpu>),
+    /// The engine's GPU.
+    Gpu,
 }
 
-impl std::fmt::Debug for FrontEnd {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            FrontEnd::Cpu => f.write_str("Cpu"),
-            FrontEnd::Gpu(g) => write!(f, "Gpu({})", g.adapter_name()),
+/// Where the front end and tier-1 run, each on its own: a lower-level choice than the
+/// engine, for callers that prove or time one stage alone (the tests, the bench). A GPU
+/// stage runs on the engine's GPU, so it needs a wgpu engine. Without it
+/// ([`EncoderConfig::stages`] `None`, the default) both run where the engine does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Stages {
+    /// Level shift, RCT, DWT and the gather into one batch of code-blocks: [`transform_cpu`]
+    /// or [`dwt_gpu::DwtGpu`]. With tier-1 also on the GPU the coefficients stay there
+    /// ([`tier1::gpu::Tier1GpuEngine::encode_image`]); else they are read back.
+    pub front_end: Placement,
+    /// Tier-1: the CPU reference on all cores, or the GPU tier-1 on the whole batch.
+    pub tier1: Placement,
+    /// The GPU tier-1's tuning, where it runs.
+    pub tier1_gpu: Tier1GpuConfig,
+}
+
+impl Stages {
+    /// `front_end` and `tier1` placed so, the GPU tier-1 tuned by default.
+    pub fn new(front_end: Placement, tier1: Placement) -> Stages {
+        Stages {
+            front_end,
+            tier1,
+            tier1_gpu: Tier1GpuConfig::default(),
         }
     }
 }
 
 /// How to encode.
-#[derive(Clone)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct EncoderConfig {
     /// DWT levels (default 5); reduced to floor(log2(min(width, height))), the most
     /// OpenJPEG accepts, on smaller images.
@@ -137,10 +147,8 @@ pub struct EncoderConfig {
     /// Bit-plane from which SPP and MRP are coded raw: Some(5) (default) is Part 1's
     /// bypass style; None codes every pass with the MQ coder.
     pub bypass_from: Option<u32>,
-    /// Tier-1: [`CpuTier1`] by default.
-    pub engine: Arc<dyn Tier1Engine>,
-    /// The front end: the CPU by default.
-    pub front_end: FrontEnd,
+    /// Where each stage runs, if not both where the engine does (the default, `None`).
+    pub stages: Option<Stages>,
 }
 
 impl Default for EncoderConfig {
@@ -149,21 +157,32 @@ impl Default for EncoderConfig {
             levels: 5,
             cblk: 64,
             bypass_from: Some(5),
-            engine: Arc::new(CpuTier1),
-            front_end: FrontEnd::Cpu,
+            stages: None,
         }
     }
 }
 
-impl std::fmt::Debug for EncoderConfig {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("EncoderConfig")
-            .field("levels", &self.levels)
-            .field("cblk", &self.cblk)
-            .field("bypass_from", &self.bypass_from)
-            .field("engine", &self.engine.name())
-            .field("front_end", &self.front_end)
-            .finish()
+impl EncoderConfig {
+    /// An error naming the first parameter out of range.
+    pub fn validate(&self) -> Result<()> {
+        if self.levels > 32 {
+            return Err(Error::InvalidArgument(format!(
+                "{} DWT levels: JPEG 2000 allows at most 32",
+                self.levels
+            )));
+        }
+        if !self.cblk.is_power_of_two() || !(4..=64).contains(&self.cblk) {
+            return Err(Error::InvalidArgument(format!(
+                "code-block size {}: use 64 or 32 (a power of two from 4 to 64)",
+                self.cblk
+            )));
+        }
+        if self.bypass_from.is_some_and(|k| k < 2) {
+            return Err(Error::InvalidArgument(
+                "bypass from bit-plane 0 or 1: the first bit-plane has only a cleanup pass; use 2 or more (5 is Part 1's)".into(),
+            ));
+        }
+        Ok(())
     }
 }
 
@@ -181,34 +200,58 @@ pub fn max_levels(width: u32, height: u32) -> u32 {
     31 - width.min(height).max(1).leading_zeros()
 }
 
-/// Encode `image` losslessly into a JPEG 2000 codestream (.j2k).
-pub async fn encode(image: &Image, config: &EncoderConfig) -> Result<Vec<u8>> {
-    encode_with_progress(image, config, &mut |_| {}).await
+/// Encode `image` losslessly into a JPEG 2000 codestream (.j2k) on `engine`: front end
+/// and tier-1 on its GPU, or on the CPU (unless [`EncoderConfig::stages`] places them).
+/// There is no CUDA path: `Engine::Cuda` is an error.
+pub async fn encode(image: &Image, config: &EncoderConfig, engine: &Engine) -> Result<Vec<u8>> {
+    encode_with_progress(image, config, engine, &mut |_| {}).await
 }
 
 /// [`encode`], calling `progress` as each step starts.
 pub async fn encode_with_progress(
     image: &Image,
     config: &EncoderConfig,
+    engine: &Engine,
     progress: &mut dyn FnMut(Stage),
 ) -> Result<Vec<u8>> {
-    if config.levels > 32 {
-        return Err(Error::InvalidArgument(format!(
-            "{} DWT levels: JPEG 2000 allows at most 32",
-            config.levels
-        )));
-    }
-    if !config.cblk.is_power_of_two() || !(4..=64).contains(&config.cblk) {
-        return Err(Error::InvalidArgument(format!(
-            "code-block size {}: use 64 or 32 (a power of two from 4 to 64)",
-            config.cblk
-        )));
-    }
-    if config.bypass_from.is_some_and(|k| k < 2) {
-        return Err(Error::InvalidArgument(
-            "bypass from bit-plane 0 or 1: the first bit-plane has only a cleanup pass; use 2 or more (5 is Part 1's)".into(),
-        ));
-    }
+    config.validate()?;
+    let gpu = engine.wgpu_or_cpu("the JPEG 2000 encoder")?;
+    let stages = config.stages.unwrap_or_else(|| {
+        let here = match gpu {
+            Some(_) => Placement::Gpu,
+            None => Placement::Cpu,
+        };
+        Stages::new(here, here)
+    });
+    let place = |p: Placement, stage: &str| match (p, gpu) {
+        (Placement::Cpu, _) => Ok(None),
+        (Placement::Gpu, Some(g)) => Ok(Some(g)),
+        (Placement::Gpu, None) => Err(Error::InvalidArgument(format!(
+            "the JPEG 2000 {stage} on the GPU needs a wgpu engine, not {}",
+            engine.name()
+        ))),
+    };
+    let front_end = place(stages.front_end, "front end")?;
+    let tier1: Box<dyn Tier1Engine> = match place(stages.tier1, "tier-1")? {
+        Some(g) => Box::new(tier1::gpu::Tier1GpuEngine::with_config(
+            g.clone(),
+            stages.tier1_gpu,
+        )?),
+        None => Box::new(CpuTier1),
+    };
+    encode_placed(image, config, front_end, &*tier1, progress).await
+}
+
+/// The encoder with its stages placed: the front end on `front_end`'s GPU or the CPU,
+/// tier-1 by `tier1`.
+pub(crate) async fn encode_placed(
+    image: &Image,
+    config: &EncoderConfig,
+    front_end: Option<&Arc<Gpu>>,
+    tier1: &dyn Tier1Engine,
+    progress: &mut dyn FnMut(Stage),
+) -> Result<Vec<u8>> {
+    config.validate()?;
     // Re-check the image: its fields are public.
     let image = &Image::new(
         image.width,
@@ -234,32 +277,23 @@ pub async fn encode_with_progress(
     let opts = Tier1Options {
         bypass_from: config.bypass_from,
     };
-    let coded = match &config.front_end {
-        #[cfg(not(target_arch = "wasm32"))]
-        FrontEnd::Gpu(gpu)
-            if config
-                .engine
-                .gpu_tier1()
-                .is_some_and(|t| Arc::ptr_eq(t.gpu_arc(), gpu)) =>
-        {
+    let coded = match (front_end, tier1.gpu_tier1()) {
+        (Some(gpu), Some(t)) if Arc::ptr_eq(t.gpu_arc(), gpu) => {
             // The whole GPU path: both stages in one submission, coefficients resident.
             progress(Stage::Tier1);
-            match config.engine.gpu_tier1() {
-                Some(t) => t.encode_image(image, levels, config.cblk, &opts).await?,
-                None => return Err(tier1_error("the GPU tier-1 went away".into())),
-            }
+            t.encode_image(image, levels, config.cblk, &opts).await?
         }
-        front_end => {
+        _ => {
             let batch = match front_end {
-                FrontEnd::Cpu => transform_cpu(image, levels, config.cblk),
-                FrontEnd::Gpu(gpu) => {
+                None => transform_cpu(image, levels, config.cblk),
+                Some(gpu) => {
                     dwt_gpu::DwtGpu::new(gpu)?
                         .transform(gpu, image, levels, config.cblk)
                         .await?
                 }
             };
             progress(Stage::Tier1);
-            config.engine.encode_batch(&batch, &opts).await?
+            tier1.encode_batch(&batch, &opts).await?
         }
     };
     if coded.len() != layout.blocks.len() {
@@ -461,7 +495,7 @@ mod tests {
     #[test]
     fn bad_images_and_configs_are_clear_errors() {
         let run = |img: &Image, config: &EncoderConfig| {
-            pollster::block_on(encode(img, config))
+            pollster::block_on(encode(img, config, &Engine::Cpu))
                 .unwrap_err()
                 .to_string()
         };
@@ -513,7 +547,43 @@ mod tests {
         ] {
             assert!(run(&ok, &config).contains(want), "{config:?}");
         }
-        assert!(pollster::block_on(encode(&ok, &EncoderConfig::default())).is_ok());
+        assert!(pollster::block_on(encode(&ok, &EncoderConfig::default(), &Engine::Cpu)).is_ok());
+    }
+
+    #[test]
+    fn a_gpu_stage_needs_the_wgpu_engine() {
+        let img = Image::new(
+            9,
+            7,
+            3,
+            8,
+            (0..189).map(|i| (i * 37 % 256) as u16).collect(),
+        )
+        .unwrap();
+        let config = |stages| EncoderConfig {
+            stages,
+            ..Default::default()
+        };
+        for (front_end, tier1, stage) in [
+            (Placement::Gpu, Placement::Cpu, "front end"),
+            (Placement::Cpu, Placement::Gpu, "tier-1"),
+            (Placement::Gpu, Placement::Gpu, "front end"),
+        ] {
+            let stages = Some(Stages::new(front_end, tier1));
+            let e = pollster::block_on(encode(&img, &config(stages), &Engine::Cpu))
+                .unwrap_err()
+                .to_string();
+            assert!(
+                e.contains(&format!("JPEG 2000 {stage} on the GPU needs a wgpu engine")),
+                "{e}"
+            );
+        }
+        // Both placed on the CPU: the engine's own path, the same codestream.
+        let cpu = Some(Stages::new(Placement::Cpu, Placement::Cpu));
+        assert_eq!(
+            pollster::block_on(encode(&img, &config(cpu), &Engine::Cpu)).unwrap(),
+            pollster::block_on(encode(&img, &config(None), &Engine::Cpu)).unwrap()
+        );
     }
 
     #[test]
@@ -530,7 +600,7 @@ mod tests {
                 bypass_from: Some(k),
                 ..Default::default()
             };
-            let cs = pollster::block_on(encode(&img, &config)).unwrap();
+            let cs = pollster::block_on(encode(&img, &config, &Engine::Cpu)).unwrap();
             assert_eq!(&cs[..2], &[0xFF, 0x4F]);
             assert_eq!(&cs[cs.len() - 2..], &[0xFF, 0xD9]);
             sizes.push(cs.len());

@@ -29,16 +29,17 @@ pub fn enabled(backend: Backend) -> bool {
     }
 }
 
-fn wgpu_engine() -> &'static Engine {
+/// One wgpu engine per test binary.
+pub fn wgpu_engine() -> &'static Engine {
     static ENGINE: OnceLock<Engine> = OnceLock::new();
-    ENGINE.get_or_init(|| Engine::Wgpu(Box::new(open(GpuOptions::default()))))
+    ENGINE.get_or_init(|| Engine::from(open(GpuOptions::default())))
 }
 
-/// One GPU per test binary (the wgpu path).
+/// The wgpu engine's GPU.
 pub fn gpu() -> &'static Gpu {
-    match wgpu_engine() {
-        Engine::Wgpu(g) => g,
-        _ => unreachable!("the wgpu engine holds a wgpu GPU"),
+    match wgpu_engine().gpu() {
+        Some(g) => g,
+        None => unreachable!("the wgpu engine holds a wgpu GPU"),
     }
 }
 
@@ -253,14 +254,20 @@ pub fn engines() -> Vec<&'static Engine> {
 /// Compress on `engine`, checking the progress stages it reports.
 pub fn compress(engine: &Engine, data: &[u8], format: Format, config: &CuvleConfig) -> Compressed {
     let mut stages = Vec::new();
-    let out = pollster::block_on(engine.compress(data, format, config, &mut |s| stages.push(s)))
-        .unwrap_or_else(|e| {
-            panic!(
-                "compress on {} {format:?}, {} bytes: {e}",
-                engine.name(),
-                data.len()
-            )
-        });
+    let out = pollster::block_on(parvlc::huffman::compress(
+        engine,
+        data,
+        format,
+        config,
+        &mut |s| stages.push(s),
+    ))
+    .unwrap_or_else(|e| {
+        panic!(
+            "compress on {} {format:?}, {} bytes: {e}",
+            engine.name(),
+            data.len()
+        )
+    });
     let want: &[Stage] = if engine.backend() == Backend::Cpu {
         &[Stage::Encode]
     } else {

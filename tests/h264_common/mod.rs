@@ -6,9 +6,9 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
 
-use parvlc::gpu::Gpu;
 use parvlc::h264::y4m::Y4mReader;
 use parvlc::h264::{Encoder, EncoderConfig};
+use parvlc::Engine;
 
 /// A scratch directory for this test process.
 pub fn scratch() -> &'static Path {
@@ -76,16 +76,16 @@ pub fn ffmpeg_decode(stream: &Path) -> Vec<u8> {
     o.stdout
 }
 
-/// Encode a Y4M file with the library: (Annex B stream, reconstruction as raw yuv420p,
-/// macroblocks coded at a QP other than the configured one).
+/// Encode a Y4M file with the library on `engine`: (Annex B stream, reconstruction as raw
+/// yuv420p, macroblocks coded at a QP other than the configured one).
 pub fn encode_file(
     y4m: &Path,
     config: EncoderConfig,
-    gpu: Option<&Gpu>,
+    engine: &Engine,
 ) -> (Vec<u8>, Vec<u8>, usize) {
     let mut reader = Y4mReader::open(y4m).unwrap();
     let h = reader.header().clone();
-    let mut enc = Encoder::new(h.width, h.height, h.fps_f64(), config, gpu).unwrap();
+    let mut enc = Encoder::new(h.width, h.height, h.fps_f64(), config, engine).unwrap();
     let (mut stream, mut recon, mut requant) = (Vec::new(), Vec::new(), 0);
     while let Some(p) = reader.read_frame().unwrap() {
         let e = pollster::block_on(enc.encode(&p)).unwrap();
@@ -101,10 +101,10 @@ pub fn encode_file(
 pub fn check_against_ffmpeg(
     y4m: &Path,
     config: EncoderConfig,
-    gpu: Option<&Gpu>,
+    engine: &Engine,
     tag: &str,
 ) -> usize {
-    let (stream, recon, requant) = encode_file(y4m, config, gpu);
+    let (stream, recon, requant) = encode_file(y4m, config, engine);
     let out = scratch().join(format!("{tag}.264"));
     std::fs::write(&out, &stream).unwrap();
     let decoded = ffmpeg_decode(&out);

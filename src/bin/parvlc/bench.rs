@@ -4,13 +4,13 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use parvlc::bench::{self, BenchOptions};
-use parvlc::gpu::{Gpu, GpuOptions};
+use parvlc::gpu::Gpu;
 use parvlc::scan::ScanStrategy;
 use parvlc::{Backend, Error, Result};
 
 use crate::huffman::Tuning;
-use crate::open_gpu;
 use crate::output::write_file;
+use crate::{open_engine, BackendArg};
 
 #[derive(clap::Args)]
 pub struct PlotArgs {
@@ -87,9 +87,9 @@ pub enum BenchModule {
         /// Skip the CPU encoder rows.
         #[arg(long)]
         no_cpu: bool,
-        /// The CPU rows alone (no GPU needed).
-        #[arg(long)]
-        cpu: bool,
+        /// `--backend cpu`: the CPU rows alone (no GPU needed).
+        #[command(flatten)]
+        backend: BackendArg,
         /// cavlcu macroblocks per workgroup (REG_SIZE, 1..=16).
         #[arg(long, default_value_t = 8)]
         reg_size: u32,
@@ -128,9 +128,9 @@ pub enum BenchModule {
         /// Skip opj_compress.
         #[arg(long)]
         no_openjpeg: bool,
-        /// The CPU rows alone (no GPU).
-        #[arg(long)]
-        cpu: bool,
+        /// `--backend cpu`: the CPU rows alone (no GPU needed).
+        #[command(flatten)]
+        backend: BackendArg,
         /// Write JSON Lines here.
         #[arg(long)]
         json: Option<PathBuf>,
@@ -162,9 +162,9 @@ pub enum BenchModule {
         /// Largest input the CPU rows run on.
         #[arg(long, default_value_t = 1 << 30)]
         cpu_max: u64,
-        /// The CPU rows alone (no GPU needed).
-        #[arg(long)]
-        cpu: bool,
+        /// `--backend cpu`: the CPU rows alone (no GPU needed).
+        #[command(flatten)]
+        backend: BackendArg,
         /// Threads per workgroup (one workgroup per segment).
         #[arg(long, default_value_t = 256)]
         workgroup_size: u32,
@@ -210,11 +210,7 @@ pub fn run(a: BenchArgs) -> Result<()> {
     if let Some(module) = module {
         return bench_module(*module);
     }
-    let backends = if tuning.cpu {
-        vec![Backend::Cpu]
-    } else {
-        tuning.backend.clone()
-    };
+    let backends = tuning.backend.clone();
     // The GPU rows run on the first configuration; CUDA rows on every one listed.
     let options = BenchOptions {
         sizes,
@@ -242,27 +238,26 @@ pub fn run(a: BenchArgs) -> Result<()> {
         return Ok(());
     }
     let gpu = if backends.contains(&Backend::Wgpu) {
-        open_gpu(false)
+        open_engine(Backend::Wgpu)?.gpu().cloned()
     } else {
         None
     };
     #[allow(unused_mut)]
     let mut options = options;
     if backends.contains(&Backend::Cuda) {
+        // An error where this build has no CUDA or no driver is found.
+        #[allow(unused_variables)]
+        let engine = open_engine(Backend::Cuda)?;
         #[cfg(feature = "cuda")]
-        {
+        if let parvlc::Engine::Cuda(device, _) = engine {
             options.cuda = Some(bench::CudaBench {
-                device: std::sync::Arc::new(parvlc::cuda::CudaGpu::new()?),
+                device: std::sync::Arc::from(device),
                 configs: tuning.cuda_configs(),
             });
         }
-        #[cfg(not(feature = "cuda"))]
-        return Err(pollster::block_on(parvlc::Engine::open(Backend::Cuda))
-            .err()
-            .unwrap_or_else(|| Error::Cuda("unavailable".into())));
     }
     let records = report_rows(json.as_deref(), bench::table, |sink| {
-        bench::run_huffman(gpu.as_ref(), &options, sink)
+        bench::run_huffman(gpu.as_deref(), &options, sink)
     })?;
     if let Some(p) = plot {
         write_file(&p, bench::plot_svg(&records)?.as_bytes(), true)?;
@@ -281,18 +276,19 @@ fn bench_module(module: BenchModule) -> Result<()> {
             slice_rows,
             runs,
             no_cpu,
-            cpu,
+            backend,
             reg_size,
             spin_budget,
             json,
         } => {
+            let gpu = bench_gpu("bench cavlc", backend)?;
             let options = bench::CavlcBenchOptions {
                 sizes: sizes
                     .iter()
                     .map(|s| bench::parse_frame_size(s))
                     .collect::<Result<_>>()?,
                 qps,
-                variants: if cpu { Vec::new() } else { variants },
+                variants: if gpu.is_some() { variants } else { Vec::new() },
                 slice_rows,
                 runs,
                 cpu_rows: !no_cpu,
@@ -302,11 +298,8 @@ fn bench_module(module: BenchModule) -> Result<()> {
                     ..Default::default()
                 },
             };
-            let gpu = (!options.variants.is_empty())
-                .then(|| bench_gpu("cavlc"))
-                .transpose()?;
             let records = report_rows(json.as_deref(), bench::cavlc_table, |sink| {
-                bench::run_cavlc(gpu.as_ref(), &options, sink)
+                bench::run_cavlc(gpu.as_deref(), &options, sink)
             })?;
             measured(records.len(), records.first().map(|r| r.adapter.as_str()));
             Ok(())
@@ -320,7 +313,7 @@ fn bench_module(module: BenchModule) -> Result<()> {
             no_one_core,
             workgroup_size,
             no_openjpeg,
-            cpu,
+            backend,
             json,
         } => {
             use parvlc::j2k::bench::{j2k_table, parse_picture_size, run_j2k, J2kBenchOptions};
@@ -340,7 +333,7 @@ fn bench_module(module: BenchModule) -> Result<()> {
                     ..Default::default()
                 },
             };
-            let gpu = open_gpu(cpu).map(std::sync::Arc::new);
+            let gpu = bench_gpu("bench j2k", backend)?;
             let records = report_rows(json.as_deref(), j2k_table, |sink| {
                 run_j2k(gpu, &options, sink)
             })?;
@@ -354,7 +347,7 @@ fn bench_module(module: BenchModule) -> Result<()> {
             variants,
             runs,
             cpu_max,
-            cpu,
+            backend,
             workgroup_size,
             fsm_words,
             max_segment_bits,
@@ -373,11 +366,12 @@ fn bench_module(module: BenchModule) -> Result<()> {
             if lo == 0 || lo > hi {
                 return Err(bad_range());
             }
+            let gpu = bench_gpu("bench bitstuff", backend)?;
             let options = BitstuffBenchOptions {
                 size,
                 segment_bytes: (lo, hi),
                 inputs,
-                variants: if cpu { Vec::new() } else { variants },
+                variants: if gpu.is_some() { variants } else { Vec::new() },
                 cpu_max_bytes: cpu_max,
                 runs,
                 config: parvlc::bitstuff::BitstuffConfig {
@@ -392,11 +386,8 @@ fn bench_module(module: BenchModule) -> Result<()> {
                     parvlc::bitstuff::Termination::Plain
                 },
             };
-            let gpu = (!options.variants.is_empty())
-                .then(|| bench_gpu("bitstuff"))
-                .transpose()?;
             let records = report_rows(json.as_deref(), bitstuff_table, |sink| {
-                run_bitstuff(gpu.as_ref(), &options, sink)
+                run_bitstuff(gpu.as_deref(), &options, sink)
             })?;
             measured(records.len(), records.first().map(|r| r.adapter.as_str()));
             Ok(())
@@ -404,13 +395,12 @@ fn bench_module(module: BenchModule) -> Result<()> {
     }
 }
 
-/// The GPU a benchmark's GPU rows need, or an error saying how to run without one.
-fn bench_gpu(module: &str) -> Result<Gpu> {
-    pollster::block_on(Gpu::new(GpuOptions::default())).map_err(|e| {
-        Error::InvalidArgument(format!(
-            "bench {module} needs a GPU ({e}); --cpu runs the CPU rows alone"
-        ))
-    })
+/// The GPU of a suite's GPU rows, opened by `--backend` as every subcommand does (no
+/// adapter: the CPU rows alone, after a warning); `None` for the CPU. The suites other than
+/// Huffman's have no CUDA rows: `--backend cuda` is an error there.
+fn bench_gpu(suite: &str, backend: BackendArg) -> Result<Option<std::sync::Arc<Gpu>>> {
+    let engine = open_engine(backend.backend)?;
+    Ok(engine.wgpu_or_cpu(suite)?.cloned())
 }
 
 /// Run a benchmark whose `run` hands each batch of records to a sink: print every batch as

@@ -3,7 +3,7 @@
 use std::time::Instant;
 
 use parvlc::huffman::compress::{self as codec, Format};
-use parvlc::{Engine, Error, Result};
+use parvlc::{Backend, Engine, Error, Result};
 
 use crate::huffman::{compress_any, open_engine, Tuning};
 
@@ -19,15 +19,17 @@ pub struct DemoArgs {
 pub fn demo(a: DemoArgs) -> Result<()> {
     let engine = open_engine(&a.tuning)?;
     huffman(&a, &engine)?;
-    // H.264 and JPEG 2000 run through wgpu: on the Huffman run's GPU where it had one.
-    let gpu = match engine {
-        Engine::Wgpu(g) => Some(*g),
-        Engine::Cpu => None,
-        #[allow(unreachable_patterns)]
-        _ => crate::open_gpu(false),
+    // H.264 and JPEG 2000 have no CUDA path: after a CUDA run they take wgpu's GPU.
+    let wgpu;
+    let engine = match engine.backend() {
+        Backend::Cuda => {
+            wgpu = crate::open_engine(Backend::Wgpu)?;
+            &wgpu
+        }
+        _ => &engine,
     };
-    h264(gpu.as_ref())?;
-    j2k(gpu.map(std::sync::Arc::new))
+    h264(engine)?;
+    j2k(engine)
 }
 
 /// The Huffman table of the demo.
@@ -84,9 +86,9 @@ fn mismatch(what: &str) -> Error {
     }
 }
 
-/// H.264 intra: the GPU CAVLC engine's stream against the CPU engine's.
-fn h264(gpu: Option<&parvlc::gpu::Gpu>) -> Result<()> {
-    use parvlc::h264::{CavlcEngine, Encoder, EncoderConfig, Picture};
+/// H.264 intra: the stream with CAVLC on the GPU against the CPU reference's.
+fn h264(engine: &Engine) -> Result<()> {
+    use parvlc::h264::{Encoder, EncoderConfig, Picture};
     let (w, h, frames) = (640u32, 360u32, 10u64);
     let pictures: Vec<Picture> = (0..frames)
         .map(|f| {
@@ -100,13 +102,12 @@ fn h264(gpu: Option<&parvlc::gpu::Gpu>) -> Result<()> {
             }
         })
         .collect();
-    let encode = |cavlc: CavlcEngine| -> Result<(Vec<u8>, f64)> {
+    let encode = |engine: &Engine| -> Result<(Vec<u8>, f64)> {
         let config = EncoderConfig {
             qp: 27,
-            slice_rows: None,
-            cavlc,
+            ..EncoderConfig::default()
         };
-        let mut encoder = Encoder::new(w, h, 25.0, config, gpu)?;
+        let mut encoder = Encoder::new(w, h, 25.0, config, engine)?;
         let t = Instant::now();
         let mut stream = Vec::new();
         for p in &pictures {
@@ -114,14 +115,14 @@ fn h264(gpu: Option<&parvlc::gpu::Gpu>) -> Result<()> {
         }
         Ok((stream, t.elapsed().as_secs_f64()))
     };
-    let (cpu, cpu_s) = encode(CavlcEngine::Cpu)?;
+    let (cpu, cpu_s) = encode(&Engine::Cpu)?;
     print!(
         "H.264 intra {w}x{h}, {frames} frames, QP 27: {} bytes; CAVLC on the CPU {:.0} frames/s",
         cpu.len(),
         frames as f64 / cpu_s
     );
-    if gpu.is_some() {
-        let (g, gpu_s) = encode(CavlcEngine::Cavlcu)?;
+    if engine.gpu().is_some() {
+        let (g, gpu_s) = encode(engine)?;
         print!(
             ", on the GPU (cavlcu) {:.0} frames/s",
             frames as f64 / gpu_s
@@ -137,17 +138,18 @@ fn h264(gpu: Option<&parvlc::gpu::Gpu>) -> Result<()> {
 }
 
 /// JPEG 2000 lossless: the whole GPU path's codestream against the CPU path's.
-fn j2k(gpu: Option<std::sync::Arc<parvlc::gpu::Gpu>>) -> Result<()> {
-    use parvlc::j2k::{encode, EncoderConfig, FrontEnd, Image};
+fn j2k(engine: &Engine) -> Result<()> {
+    use parvlc::j2k::{encode, EncoderConfig, Image};
     let (w, h) = (1024u32, 768u32);
     let (y, _, _) = parvlc::bench::synthetic_picture(w, h, 3);
     let image = Image::new(w, h, 1, 8, y.into_iter().map(u16::from).collect())?;
-    let run = |config: &EncoderConfig| -> Result<(Vec<u8>, f64)> {
+    let config = EncoderConfig::default();
+    let run = |engine: &Engine| -> Result<(Vec<u8>, f64)> {
         let t = Instant::now();
-        let cs = pollster::block_on(encode(&image, config))?;
+        let cs = pollster::block_on(encode(&image, &config, engine))?;
         Ok((cs, t.elapsed().as_secs_f64()))
     };
-    let (cpu, cpu_s) = run(&EncoderConfig::default())?;
+    let (cpu, cpu_s) = run(&Engine::Cpu)?;
     let samples = (w * h) as f64;
     print!(
         "JPEG 2000 lossless {w}x{h} grey: {} bytes (ratio {:.3}); CPU {:.1} MSamples/s",
@@ -155,14 +157,9 @@ fn j2k(gpu: Option<std::sync::Arc<parvlc::gpu::Gpu>>) -> Result<()> {
         samples / cpu.len() as f64,
         samples / cpu_s / 1e6
     );
-    if let Some(gpu) = gpu {
-        let config = EncoderConfig {
-            engine: std::sync::Arc::new(parvlc::j2k::tier1::gpu::Tier1GpuEngine::new(gpu.clone())?),
-            front_end: FrontEnd::Gpu(gpu),
-            ..EncoderConfig::default()
-        };
-        let _ = run(&config)?; // pipelines built
-        let (g, gpu_s) = run(&config)?;
+    if engine.gpu().is_some() {
+        let _ = run(engine)?; // pipelines built
+        let (g, gpu_s) = run(engine)?;
         print!(", GPU {:.1} MSamples/s", samples / gpu_s / 1e6);
         if g != cpu {
             println!();

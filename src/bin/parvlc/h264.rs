@@ -3,10 +3,10 @@
 use std::path::PathBuf;
 use std::time::Instant;
 
-use parvlc::h264::{self, CavlcEngine};
+use parvlc::cavlc::GpuVariant;
+use parvlc::h264;
 use parvlc::{Error, Result};
 
-use crate::open_gpu;
 use crate::output::OutputFile;
 use crate::progress::{progress_bar, PROGRESS_THRESHOLD};
 
@@ -18,10 +18,10 @@ pub struct H264Args {
     /// Quantization parameter, 0 (finest) ..= 51.
     #[arg(long, default_value_t = 26, value_parser = clap::value_parser!(u8).range(0..=51))]
     qp: u8,
-    /// CAVLC engine: cavlcu, recompute, su (GPU) or cpu. A GPU engine falls back to
-    /// cpu, with a message, when there is no GPU adapter.
+    /// The GPU stage that codes CAVLC: cavlcu, recompute or su (the same bits; with
+    /// `--backend cpu` the CPU reference codes it).
     #[arg(long, default_value = "cavlcu")]
-    cavlc: CavlcEngine,
+    cavlc: GpuVariant,
     /// Macroblock rows per slice (default: one slice per picture).
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
     slice_rows: Option<u32>,
@@ -31,11 +31,13 @@ pub struct H264Args {
     /// Overwrite existing output files.
     #[arg(long)]
     force: bool,
+    #[command(flatten)]
+    backend: crate::BackendArg,
 }
 
 pub fn encode(a: H264Args) -> Result<()> {
     let (input, output) = (&a.input, &a.output);
-    let mut config = h264::EncoderConfig {
+    let config = h264::EncoderConfig {
         qp: a.qp,
         slice_rows: a.slice_rows,
         cavlc: a.cavlc,
@@ -55,22 +57,13 @@ pub fn encode(a: H264Args) -> Result<()> {
     let header = reader.header().clone();
     // The first frame before the GPU: a cut-off pipe fails before the driver starts.
     let first = reader.read_frame()?;
-    let gpu = if config.cavlc.is_gpu() {
-        let gpu = open_gpu(false);
-        if gpu.is_none() {
-            log::info!("no GPU adapter: CAVLC runs on the CPU reference");
-            config.cavlc = CavlcEngine::Cpu;
-        }
-        gpu
-    } else {
-        None
-    };
+    let engine = crate::open_engine(a.backend.backend)?;
     let mut encoder = h264::Encoder::new(
         header.width,
         header.height,
         header.fps_f64(),
         config,
-        gpu.as_ref(),
+        &engine,
     )?;
 
     let total = std::fs::metadata(input).map(|m| m.len()).unwrap_or(0);
@@ -116,7 +109,7 @@ pub fn encode(a: H264Args) -> Result<()> {
         header.width,
         header.height,
         config.qp,
-        config.cavlc,
+        encoder.cavlc_name(),
         t.elapsed().as_secs_f64()
     );
     Ok(())

@@ -15,7 +15,7 @@ use parvlc::{Backend, Engine, Error, Result};
 
 use crate::output::OutputFile;
 use crate::progress::{progress_bar, with_stage_bar, PROGRESS_THRESHOLD};
-use crate::{open_gpu, read_input};
+use crate::read_input;
 
 #[derive(clap::Args)]
 pub struct CompressArgs {
@@ -58,9 +58,6 @@ pub struct InfoArgs {
 
 #[derive(clap::Args, Clone)]
 pub struct Tuning {
-    /// Run on the CPU even when a GPU adapter is present (the same as --backend cpu).
-    #[arg(long)]
-    pub cpu: bool,
     /// Where to run: wgpu (any GPU; the CPU, with a warning, when there is no adapter),
     /// cuda (NVIDIA; builds with the `cuda` feature) or cpu. `bench` takes a list, e.g.
     /// wgpu,cuda, and measures them side by side.
@@ -121,9 +118,6 @@ impl Tuning {
 
     /// The one backend of compress and demo.
     fn backend(&self) -> Result<Backend> {
-        if self.cpu {
-            return Ok(Backend::Cpu);
-        }
         match self.backend[..] {
             [b] => Ok(b),
             _ => Err(Error::InvalidArgument(
@@ -390,26 +384,17 @@ fn open_input(path: &Path) -> Result<BufReader<File>> {
     Ok(BufReader::with_capacity(256 << 10, file))
 }
 
-/// The backend of compress and demo: wgpu falls back to the CPU with one warning when
-/// there is no adapter; CUDA without a driver (or without the feature) is an error.
+/// The backend of compress and demo, opened by [`crate::open_engine`]; CUDA with the
+/// tuning flags.
 pub fn open_engine(tuning: &Tuning) -> Result<Engine> {
     tuning.single()?;
-    match tuning.backend()? {
-        Backend::Wgpu => Ok(match open_gpu(false) {
-            Some(g) => Engine::Wgpu(Box::new(g)),
-            None => Engine::Cpu,
-        }),
-        Backend::Cpu => Ok(Engine::Cpu),
-        Backend::Cuda => {
-            #[allow(unused_mut)]
-            let mut engine = pollster::block_on(Engine::open(Backend::Cuda))?;
-            #[cfg(feature = "cuda")]
-            if let Engine::Cuda(_, cuda_tuning) = &mut engine {
-                *cuda_tuning = tuning.cuda_configs()[0].1;
-            }
-            Ok(engine)
-        }
+    #[allow(unused_mut)]
+    let mut engine = crate::open_engine(tuning.backend()?)?;
+    #[cfg(feature = "cuda")]
+    if let Engine::Cuda(_, cuda_tuning) = &mut engine {
+        *cuda_tuning = tuning.cuda_configs()[0].1;
     }
+    Ok(engine)
 }
 
 pub fn compress_any(
@@ -419,7 +404,9 @@ pub fn compress_any(
     config: &CuvleConfig,
 ) -> Result<Compressed> {
     with_stage_bar(data.len() as u64 > PROGRESS_THRESHOLD, 5, |progress| {
-        pollster::block_on(engine.compress(data, format, config, progress))
+        pollster::block_on(parvlc::huffman::compress(
+            engine, data, format, config, progress,
+        ))
     })
 }
 

@@ -5,7 +5,6 @@ use std::time::Instant;
 
 use parvlc::{Error, Result};
 
-use crate::open_gpu;
 use crate::output::OutputFile;
 use crate::progress::with_stage_bar;
 
@@ -25,12 +24,11 @@ pub struct J2kArgs {
     /// variable bypass point, which Part 1 decoders (OpenJPEG) do not decode correctly.
     #[arg(long, default_value = "5")]
     bypass_from: BypassFrom,
-    /// Run tier-1 on the CPU.
-    #[arg(long)]
-    cpu: bool,
     /// Overwrite an existing output file.
     #[arg(long)]
     force: bool,
+    #[command(flatten)]
+    backend: crate::BackendArg,
 }
 
 /// `--bypass-from`: a bit-plane number or `none`.
@@ -52,29 +50,6 @@ impl std::str::FromStr for BypassFrom {
 /// Images with more samples than this show progress.
 const J2K_PROGRESS_SAMPLES: u64 = 4 << 20;
 
-/// Tier-1 engine and front end: both on the GPU unless `--cpu` or no adapter (then the
-/// CPU, after one warning).
-fn engine(
-    cpu: bool,
-) -> Result<(
-    std::sync::Arc<dyn parvlc::j2k::Tier1Engine>,
-    parvlc::j2k::FrontEnd,
-)> {
-    match open_gpu(cpu) {
-        Some(gpu) => {
-            let gpu = std::sync::Arc::new(gpu);
-            Ok((
-                std::sync::Arc::new(parvlc::j2k::tier1::gpu::Tier1GpuEngine::new(gpu.clone())?),
-                parvlc::j2k::FrontEnd::Gpu(gpu),
-            ))
-        }
-        None => Ok((
-            std::sync::Arc::new(parvlc::j2k::CpuTier1),
-            parvlc::j2k::FrontEnd::Cpu,
-        )),
-    }
-}
-
 pub fn encode(a: J2kArgs) -> Result<()> {
     use parvlc::j2k::{self, EncoderConfig, Image};
     let (input, output) = (&a.input, &a.output);
@@ -92,24 +67,26 @@ pub fn encode(a: J2kArgs) -> Result<()> {
     }
     let mut out = OutputFile::create(output, a.force)?;
     let image = Image::read(input)?;
-    let (engine, front_end) = engine(a.cpu)?;
+    // Front end and tier-1 both where the engine runs.
+    let engine = crate::open_engine(a.backend.backend)?;
     let config = EncoderConfig {
         levels: a.levels,
         cblk: a.cblk,
         bypass_from,
-        engine,
-        front_end,
+        stages: None,
     };
     let samples = image.samples.len() as u64;
     let t = Instant::now();
     let cs = with_stage_bar(samples > J2K_PROGRESS_SAMPLES, 3, |progress| {
-        pollster::block_on(j2k::encode_with_progress(&image, &config, progress))
+        pollster::block_on(j2k::encode_with_progress(
+            &image, &config, &engine, progress,
+        ))
     })?;
     out.write_all(&cs)?;
     out.commit()?;
     let raw = samples * image.bit_depth.div_ceil(8) as u64;
     eprintln!(
-        "{} -> {}: {}x{}, {} component(s), {} bits, {} -> {} bytes (ratio {:.3}) in {:.3} s, tier-1 on {}",
+        "{} -> {}: {}x{}, {} component(s), {} bits, {} -> {} bytes (ratio {:.3}) in {:.3} s on {}",
         input.display(),
         output.display(),
         image.width,
@@ -120,7 +97,7 @@ pub fn encode(a: J2kArgs) -> Result<()> {
         cs.len(),
         raw as f64 / cs.len().max(1) as f64,
         t.elapsed().as_secs_f64(),
-        config.engine.name()
+        engine.name()
     );
     Ok(())
 }

@@ -12,8 +12,7 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
-use parvlc::gpu::{Gpu, GpuOptions};
-use parvlc::{Error, Result};
+use parvlc::{Backend, Engine, Error, Result};
 
 #[derive(Parser)]
 #[command(
@@ -89,17 +88,26 @@ fn quiet_headless_vulkan() {
     }
 }
 
-/// The GPU, or a one-line warning and None (the CPU path).
-fn open_gpu(cpu: bool) -> Option<Gpu> {
-    if cpu {
-        return None;
-    }
-    match pollster::block_on(Gpu::new(GpuOptions::default())) {
-        Ok(g) => Some(g),
-        Err(e) => {
+/// `--backend`: where a codec runs, the same flag on every codec subcommand (compress and
+/// bench, which take a list there, have it in their tuning flags).
+#[derive(clap::Args, Clone, Copy, Debug)]
+pub struct BackendArg {
+    /// Where to run: wgpu (any GPU; the CPU, with a warning, when there is no adapter),
+    /// cuda (NVIDIA; builds with the `cuda` feature; Huffman only) or cpu.
+    #[arg(long, default_value = "wgpu")]
+    pub backend: Backend,
+}
+
+/// Open `backend` for a subcommand, with the one fallback policy of the CLI: wgpu without
+/// an adapter runs on the CPU after one warning; CUDA without a driver (or without the
+/// feature) is an error.
+pub fn open_engine(backend: Backend) -> Result<Engine> {
+    match pollster::block_on(Engine::open(backend)) {
+        Err(e) if backend == Backend::Wgpu => {
             eprintln!("parvlc: warning: {e}; using the CPU path");
-            None
+            Ok(Engine::Cpu)
         }
+        opened => opened,
     }
 }
 

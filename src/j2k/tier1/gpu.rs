@@ -19,8 +19,8 @@
 //!   command encoder, reads the coded blocks back; it holds no GPU of its own.
 //! - [`Tier1Stage`], the driver on one GPU with its coding options, as a
 //!   [`GpuStage`] (CPU twin: [`super::encode_code_blocks_serial`]).
-//! - [`Tier1GpuEngine`], the encoder's engine ([`crate::j2k::Tier1Engine`]): owns the
-//!   GPU and a driver, and codes a whole image, the front end included.
+//! - [`Tier1GpuEngine`], the encoder's GPU tier-1: owns the GPU and a driver, and codes a
+//!   whole image, the front end included.
 
 use super::{BandOrientation, CodeBlockCoded, CodeBlockInput, PassInfo, Tier1Options};
 use crate::gpu::registry::j2k::{TIER1, TIER1_SPLIT};
@@ -937,16 +937,13 @@ fn decode_result(
     }))
 }
 
-/// The GPU tier-1 as the encoder's engine ([`crate::j2k::Tier1Engine`]): a whole image's
-/// code-blocks in one upload and one submission. Native only: an engine is Send + Sync, which wgpu's
-/// WebGPU objects are not.
-#[cfg(not(target_arch = "wasm32"))]
+/// The GPU tier-1 as the encoder runs it: a whole image's code-blocks in one upload and
+/// one submission, or the whole image from the front end on ([`Tier1GpuEngine::encode_image`]).
 pub struct Tier1GpuEngine {
     gpu: std::sync::Arc<Gpu>,
     tier1: Tier1Kernels,
 }
 
-#[cfg(not(target_arch = "wasm32"))]
 impl Tier1GpuEngine {
     pub fn new(gpu: std::sync::Arc<Gpu>) -> Result<Tier1GpuEngine> {
         Self::with_config(gpu, Tier1GpuConfig::default())
@@ -1034,12 +1031,7 @@ pub fn inputs_of(batch: &CodeBlockBatch) -> Vec<CodeBlockInput<'_>> {
         .collect()
 }
 
-#[cfg(not(target_arch = "wasm32"))]
 impl crate::j2k::Tier1Engine for Tier1GpuEngine {
-    fn name(&self) -> String {
-        format!("the GPU ({})", self.gpu.adapter_name())
-    }
-
     fn gpu_tier1(&self) -> Option<&Tier1GpuEngine> {
         Some(self)
     }
