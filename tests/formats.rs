@@ -6,7 +6,7 @@ mod common;
 use common::judges::{flate2_decode, gzip_tool_decode, GZIP};
 use common::serial;
 
-use std::io::{Read, Write};
+use std::io::Write;
 use std::process::{Command, Stdio};
 
 use parvlc::gpu::Gpu;
@@ -375,9 +375,9 @@ fn errors_name_the_problem() {
         Err(Error::BadMagic { .. })
     ));
 
-    // A version this build does not read.
+    // A version this build does not read (1 is the whole-file format, 2 the framed one).
     let mut v = file.clone();
-    v[4] = native::VERSION + 1;
+    v[4] = parvlc::huffman::framing::VERSION_FRAMED + 1;
     let msg = message(&must_fail(&v, "version"));
     assert!(
         msg.contains("unsupported") && msg.contains("version"),

@@ -719,11 +719,12 @@ mod tests {
             decompress_native(b"PV"),
             Err(Error::BadMagic { .. })
         ));
+        // Version 2 is the framed format (huffman::framing); 3 is unknown.
         let mut v = file.clone();
-        v[4] = 2;
+        v[4] = 3;
         assert!(matches!(
             decompress_native(&v),
-            Err(Error::UnsupportedVersion { version: 2, .. })
+            Err(Error::UnsupportedVersion { version: 3, .. })
         ));
         for cut in [5usize, 20, 200, 300, file.len() - 1] {
             let e = decompress_native(&file[..cut]).unwrap_err();

@@ -1,0 +1,106 @@
+//! A chunk of a framed stream coded on the GPU: cell histograms (the histogram stage),
+//! frames planned on the host, every frame coded with its own table in one framed CUVLE
+//! pass at the bit its container layout gives it, then the headers and trailers filled
+//! in place on all cores ([`super::chunk::finish_chunk`]). The bytes equal the CPU's
+//! ([`super::chunk::encode_chunk_cpu`]).
+
+use super::chunk::{bit_order, finish_chunk, ChunkLayout, CodedChunk};
+use super::compress::Format;
+use super::cuvle::VleEncoder;
+use super::framed::{FrameSpec, Framing};
+use super::frames::FrameConfig;
+use super::CodeTable;
+use crate::gpu::Gpu;
+use crate::{Error, Result};
+
+/// Code `data` as one chunk of a framed stream on `gpu`.
+pub async fn encode_chunk_gpu(
+    gpu: &Gpu,
+    data: &[u8],
+    format: Format,
+    frames: &FrameConfig,
+    cuvle: &super::cuvle::CuvleConfig,
+) -> Result<CodedChunk> {
+    let block = cuvle.block_bytes();
+    frames.validate(block)?;
+    if data.is_empty() {
+        return super::chunk::encode_chunk_cpu(data, format, frames, block);
+    }
+    let encoder = VleEncoder::new(gpu, *cuvle)?.with_chunk_bytes(frames.cell_bytes)?;
+    let input = encoder.upload(data)?;
+    let cells = encoder.histograms(&input, None).await?;
+    let layout = ChunkLayout::plan(&cells, data.len() as u64, format, frames, block)?;
+    let (gaps, tail_bits) = layout.gaps();
+    let to_u32 = |v: u64, what: &str| {
+        u32::try_from(v).map_err(|_| Error::TooLarge(format!("{what} of {v}")))
+    };
+    let tables: Vec<CodeTable> = layout.frames.iter().map(|f| f.table.clone()).collect();
+    let specs = layout
+        .frames
+        .iter()
+        .zip(&gaps)
+        .enumerate()
+        .map(|(k, (f, &gap))| {
+            Ok(FrameSpec {
+                first_block: to_u32(f.start / block, "first block")?,
+                table: k as u32,
+                gap_bits: to_u32(gap, "frame gap")?,
+            })
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let framing = Framing {
+        tables: &tables,
+        frames: &specs,
+        order: bit_order(format),
+        start_bit: 0,
+        tail_bits: to_u32(tail_bits, "tail")?,
+    };
+    let plan = encoder.plan_framed(&input, &cells, &framing)?;
+    let uploaded = encoder.upload_frames(&tables, &plan)?;
+    let mut command = gpu
+        .device
+        .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+            label: Some("parvlc.huffman.chunk"),
+        });
+    let pending = encoder.encode_framed_into(&mut command, &input, &uploaded, &plan, false)?;
+    gpu.queue.submit([command.finish()]);
+    let encoded = encoder.finish(pending).await?;
+    let mut out = encoded.stream.bytes;
+    if out.len() as u64 != layout.output_bytes() {
+        return Err(Error::Gpu {
+            stage: crate::gpu::registry::huffman::CUVLE.name,
+            message: format!(
+                "framed output of {} bytes, the layout needs {}",
+                out.len(),
+                layout.output_bytes()
+            ),
+        });
+    }
+    // Native headers list each block's start relative to the frame's first symbol.
+    let blocks_per_frame: Vec<(usize, usize)> = layout
+        .frames
+        .iter()
+        .map(|f| {
+            let first = (f.start / block) as usize;
+            (first, f.end().div_ceil(block) as usize)
+        })
+        .collect();
+    let offsets = &encoded.block_offsets;
+    let frame_first = &encoded.frame_offsets;
+    let gpu_offsets = |i: usize| -> Vec<u64> {
+        let (a, b) = blocks_per_frame[i];
+        offsets
+            .get(a..b)
+            .unwrap_or(&[])
+            .iter()
+            .map(|&o| o - frame_first[i])
+            .collect()
+    };
+    let crc = finish_chunk(data, &layout, format, block, &mut out, Some(&gpu_offsets))?;
+    Ok(CodedChunk {
+        bytes: out,
+        crc,
+        len: data.len() as u64,
+        frames: layout.frames.len() as u64,
+    })
+}
