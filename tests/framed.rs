@@ -13,7 +13,7 @@ use parvlc::huffman::compress::{compress_cpu, decompress, Format};
 use parvlc::huffman::cuvle::CuvleConfig;
 use parvlc::huffman::frames::FrameConfig;
 use parvlc::huffman::pipeline::{
-    compress_framed, compress_stream, CompressWriter, DecompressReader, StreamConfig,
+    compress_framed, compress_stream, CompressWriter, DecompressReader, StreamConfig, StreamInput,
 };
 use parvlc::scan::ScanConfig;
 use parvlc::{Engine, Error};
@@ -133,7 +133,7 @@ fn the_threaded_pipeline_and_the_adapters_give_the_same_bytes() {
             &Engine::Cpu,
             format,
             &config,
-            &mut &data[..],
+            StreamInput::Reader(&mut &data[..]),
             &mut out,
             &mut |n| seen.push(n),
         )
@@ -142,6 +142,21 @@ fn the_threaded_pipeline_and_the_adapters_give_the_same_bytes() {
             out == want,
             "{format:?}: compress_stream differs from compress_framed"
         );
+        // A file: coders read their chunks at their offsets.
+        let path = std::env::temp_dir().join(format!("parvlc-framed-{}", std::process::id()));
+        std::fs::write(&path, &data).unwrap();
+        let mut from_file = Vec::new();
+        compress_stream(
+            &Engine::Cpu,
+            format,
+            &config,
+            StreamInput::File(&std::fs::File::open(&path).unwrap()),
+            &mut from_file,
+            &mut |_| {},
+        )
+        .unwrap();
+        std::fs::remove_file(&path).unwrap();
+        assert!(from_file == want, "{format:?}: positional reads differ");
         assert_eq!(summary.bytes_out, out.len() as u64);
         assert_eq!(seen.last().copied(), Some(data.len() as u64));
         assert!(seen.windows(2).all(|w| w[0] < w[1]));
@@ -180,7 +195,7 @@ fn a_failing_reader_is_an_error_not_a_short_stream() {
         &Engine::Cpu,
         Format::Gzip,
         &tiny(),
-        &mut Failing(10_000),
+        StreamInput::Reader(&mut Failing(10_000)),
         &mut out,
         &mut |_| {},
     )

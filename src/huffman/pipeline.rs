@@ -6,7 +6,7 @@
 
 use std::collections::BTreeMap;
 use std::io::{Read, Write};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::{sync_channel, Receiver};
 use std::sync::Mutex;
 
@@ -151,6 +151,35 @@ impl<W: Write> StreamWriter<W> {
     }
 }
 
+/// Where a stream's input comes from.
+#[cfg(not(target_arch = "wasm32"))]
+pub enum StreamInput<'a> {
+    /// Any reader (a pipe, standard input): one thread reads it in order.
+    Reader(&'a mut (dyn Read + Send)),
+    /// A file: each coder reads its own chunks at their offsets, so reads run in
+    /// parallel as the coding does.
+    File(&'a std::fs::File),
+}
+
+/// Reads chunk `seq` of `file` (positional, so coders need no lock).
+#[cfg(unix)]
+fn read_chunk_at(file: &std::fs::File, seq: u64, chunk: usize) -> Result<Vec<u8>> {
+    use std::os::unix::fs::FileExt;
+    let mut buf = vec![0u8; chunk];
+    let mut got = 0;
+    let base = seq * chunk as u64;
+    while got < chunk {
+        match file.read_at(&mut buf[got..], base + got as u64) {
+            Ok(0) => break,
+            Ok(n) => got += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(Error::ReadInput(e)),
+        }
+    }
+    buf.truncate(got);
+    Ok(buf)
+}
+
 /// Compress `input` into `output` as a framed stream on `engine`, overlapping reading,
 /// coding and writing. `progress` hears the input bytes done after each chunk. Blocks
 /// (it runs the engine's futures to completion): call it from a thread of your own.
@@ -159,57 +188,81 @@ pub fn compress_stream(
     engine: &Engine,
     format: Format,
     config: &StreamConfig,
-    input: &mut (dyn Read + Send),
+    input: StreamInput<'_>,
     output: &mut (dyn Write + Send),
     progress: &mut dyn FnMut(u64),
 ) -> Result<StreamSummary> {
     config.validate()?;
     let depth = config.depth;
+    let chunk = config.chunk_bytes;
     let (to_coders, from_reader) = sync_channel::<Result<(u64, Vec<u8>)>>(depth);
     let from_reader = Mutex::new(from_reader);
     let stop = AtomicBool::new(false);
+    // Positional reads: the next chunk to claim, and whether the file has ended.
+    let next_seq = AtomicU64::new(0);
     std::thread::scope(|s| {
         let stop = &stop;
+        let next_seq = &next_seq;
         let (to_writer, from_coders) = sync_channel::<Result<(u64, CodedChunk)>>(depth);
-        s.spawn(move || {
-            let mut seq = 0u64;
-            loop {
-                if stop.load(Ordering::Relaxed) {
-                    return;
-                }
-                let mut buf = vec![0u8; config.chunk_bytes];
-                let got = match read_full(input, &mut buf) {
-                    Ok(n) => n,
-                    Err(e) => {
-                        let _ = to_coders.send(Err(e));
-                        return;
-                    }
-                };
-                if got == 0 && seq > 0 {
-                    return;
-                }
-                buf.truncate(got);
-                if to_coders.send(Ok((seq, buf))).is_err() || got < config.chunk_bytes {
-                    return;
-                }
-                seq += 1;
+        let file = match input {
+            StreamInput::File(f) => {
+                drop(to_coders);
+                Some(f)
             }
-        });
+            StreamInput::Reader(reader) => {
+                s.spawn(move || {
+                    let mut seq = 0u64;
+                    while !stop.load(Ordering::Relaxed) {
+                        let mut buf = vec![0u8; chunk];
+                        let got = match read_full(reader, &mut buf) {
+                            Ok(n) => n,
+                            Err(e) => {
+                                let _ = to_coders.send(Err(e));
+                                return;
+                            }
+                        };
+                        if got == 0 && seq > 0 {
+                            return;
+                        }
+                        buf.truncate(got);
+                        if to_coders.send(Ok((seq, buf))).is_err() || got < chunk {
+                            return;
+                        }
+                        seq += 1;
+                    }
+                });
+                None
+            }
+        };
+        let from_reader = &from_reader;
+        let next_input = move || -> Option<Result<(u64, Vec<u8>)>> {
+            match file {
+                Some(f) => {
+                    if stop.load(Ordering::Relaxed) {
+                        return None;
+                    }
+                    let seq = next_seq.fetch_add(1, Ordering::Relaxed);
+                    match read_chunk_at(f, seq, chunk) {
+                        // Past the end (chunk 0 of an empty file is coded: it is empty).
+                        Ok(b) if b.is_empty() && seq > 0 => None,
+                        r => Some(r.map(|b| (seq, b))),
+                    }
+                }
+                None => from_reader.lock().ok()?.recv().ok(),
+            }
+        };
         for _ in 0..depth {
             let to_writer = to_writer.clone();
-            let from_reader = &from_reader;
-            s.spawn(move || loop {
-                let next = match from_reader.lock() {
-                    Ok(r) => r.recv(),
-                    Err(_) => return,
-                };
-                let Ok(next) = next else { return };
-                let coded = next.and_then(|(seq, data)| {
-                    pollster::block_on(encode_chunk(engine, &data, format, config))
-                        .map(|c| (seq, c))
-                });
-                if to_writer.send(coded).is_err() {
-                    return;
+            s.spawn(move || {
+                while let Some(next) = next_input() {
+                    let coded = next.and_then(|(seq, data)| {
+                        pollster::block_on(encode_chunk(engine, &data, format, config))
+                            .map(|c| (seq, c))
+                    });
+                    let failed = coded.is_err();
+                    if to_writer.send(coded).is_err() || failed {
+                        return;
+                    }
                 }
             });
         }

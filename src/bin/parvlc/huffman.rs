@@ -8,7 +8,7 @@ use std::time::Instant;
 
 use parvlc::huffman::compress::{Compressed, Format};
 use parvlc::huffman::cuvle::CuvleConfig;
-use parvlc::huffman::pipeline::{compress_stream, StreamConfig};
+use parvlc::huffman::pipeline::{compress_stream, StreamConfig, StreamInput};
 use parvlc::huffman::stream::{self, Description, Trailing};
 use parvlc::scan::{ScanConfig, ScanStrategy};
 use parvlc::{Backend, Engine, Error, Result};
@@ -269,12 +269,19 @@ pub fn compress(a: CompressArgs) -> Result<()> {
             cuvle: a.tuning.config(engine.backend()),
             ..StreamConfig::default()
         };
-        let (mut input, size): (Box<dyn std::io::Read + Send>, u64) = if is_stdio(&a.input) {
-            (Box::new(std::io::stdin()), 0)
+        let file = if is_stdio(&a.input) {
+            None
         } else {
-            let f = File::open(&a.input).map_err(|e| Error::io(&a.input, e))?;
-            let size = f.metadata().map(|m| m.len()).unwrap_or(0);
-            (Box::new(f), size)
+            Some(File::open(&a.input).map_err(|e| Error::io(&a.input, e))?)
+        };
+        let size = file
+            .as_ref()
+            .and_then(|f| f.metadata().ok())
+            .map_or(0, |m| m.len());
+        let mut stdin = std::io::stdin();
+        let input = match &file {
+            Some(f) => StreamInput::File(f),
+            None => StreamInput::Reader(&mut stdin),
         };
         let bar = progress_bar(
             size > PROGRESS_THRESHOLD,
@@ -285,7 +292,7 @@ pub fn compress(a: CompressArgs) -> Result<()> {
             &engine,
             a.format,
             &config,
-            &mut input,
+            input,
             out.writer(),
             &mut |done| {
                 if let Some(b) = &bar {
