@@ -14,6 +14,7 @@ use parvlc::cavlc::{CavlcGpu, GpuVariant};
 use parvlc::gpu::{Gpu, GpuStage};
 use parvlc::huffman::bytestream::{BytestreamConfig, BytestreamEncoder};
 use parvlc::huffman::cuvle::{CuvleConfig, CuvleInput, VleEncoder};
+use parvlc::huffman::framed::{FrameSpec, FramedInput, FramedStage, Framing};
 use parvlc::huffman::histogram::HistogramStage;
 use parvlc::huffman::pavle::{PavleConfig, PavleEncoder};
 use parvlc::huffman::BitOrder;
@@ -140,6 +141,59 @@ fn histogram_equals_its_twin() {
             );
         }
         check("histogram of nothing", &HistogramStage(&encoder), &[][..]);
+    }
+}
+
+#[test]
+fn framed_equals_its_twin() {
+    let _s = serial();
+    // 1 KiB blocks and histogram chunks: frames of 1 to 3 blocks, each with its own table.
+    let config = CuvleConfig {
+        net: 4,
+        scan: ScanConfig {
+            workgroup_size: 64,
+            ..ScanConfig::default()
+        },
+        ..CuvleConfig::default()
+    };
+    let block = config.block_bytes();
+    let encoder = VleEncoder::new(gpu(), config)
+        .unwrap()
+        .with_chunk_bytes(block)
+        .unwrap();
+    for seed in 0..3 {
+        let data = cuvle_data(seed + 20);
+        let mut rng = SplitMix64(seed);
+        let (mut frames, mut tables) = (Vec::new(), Vec::new());
+        let mut b = 0;
+        while b < data.len().div_ceil(block as usize) {
+            let len = 1 + rng.below(3) as usize;
+            let bytes = &data[b * block as usize..((b + len) * block as usize).min(data.len())];
+            frames.push(FrameSpec {
+                first_block: b as u32,
+                table: tables.len() as u32,
+                gap_bits: rng.below(600) as u32,
+            });
+            tables.push(common::table_for(bytes, 16));
+            b += len;
+        }
+        for order in [BitOrder::MsbFirst, BitOrder::LsbFirst] {
+            let input = FramedInput {
+                data: &data,
+                framing: Framing {
+                    tables: &tables,
+                    frames: &frames,
+                    order,
+                    start_bit: (seed * 11 % 32) as u32,
+                    tail_bits: rng.below(100) as u32,
+                },
+            };
+            check(
+                &format!("framed seed {seed} {order:?}"),
+                &FramedStage(&encoder),
+                &input,
+            );
+        }
     }
 }
 

@@ -1,7 +1,8 @@
 // CUVLE (Fuentes-Alventosa et al.): variable-length encoding with the code table cached
 // in workgroup memory, persistent workgroups taking block-inputs by ticket, block offsets
 // by common/lookback.wgsl, and each invocation writing its thread-code straight into the
-// output (common/bitwriter.wgsl). CPU twin: src/huffman/cuvle.rs `encode_cuvle_cpu`.
+// output (common/bitwriter.wgsl). CPU twins: src/huffman/cuvle.rs `encode_cuvle_cpu`, and
+// `encode_cuvle_cpu_framed` for FRAMED (one code table per frame, a gap before each frame).
 //!import common/lookback
 //!import common/wg_scan
 //!import common/bitwriter
@@ -11,12 +12,27 @@ struct CuvleParams {
     n_blocks: u32,      // block-inputs in this segment
     start_bit: u32,     // bit offset of the first code within output word `out_word_base`
     out_word_base: u32, // first output word of this segment within the bound window
+    first_block: u32,   // FRAMED: this segment's first block in `block_frames`
 }
 // keep in sync with src/huffman/cuvle.rs `CuvleParams`
 @group(0) @binding(0) var<uniform> params: CuvleParams;
 @group(0) @binding(1) var<storage, read> input: array<vec4<u32>>;
-// [0, 256): codes, bit-reversed (first bit in bit 0); [256, 512): lengths.
-@group(0) @binding(2) var<storage, read> code_table: array<u32, 512>;
+// A table: [0, 256): codes, bit-reversed (first bit in bit 0); [256, 512): lengths.
+// FRAMED: one table per frame (table t from word 512 t on); else one.
+@group(0) @binding(2) var<storage, read> code_table: array<u32>;
+// FRAMED: per block of the input, (its table, the zero bits left before its code: nonzero
+// only on a frame's first block, where the host writes the frame's header). Bound to a
+// dummy otherwise.
+@group(0) @binding(4) var<storage, read> block_frames: array<vec2<u32>>;
+
+// Code a run of frames, each with its own table and a gap before it. Off, the kernel is
+// the single-table one: every FRAMED branch is constant.
+override FRAMED: bool = false;
+const TABLE_WORDS: u32 = 512u;
+// The `table` argument meaning the table cached in workgroup memory.
+const CACHED: u32 = 0xffffffffu;
+// No table cached yet.
+const NO_TABLE: u32 = 0xffffffffu;
 
 // Input words per invocation (the paper's NET): a multiple of 4, at most 32.
 override NET: u32 = 16u;
@@ -34,6 +50,7 @@ const PACKED_LEN_SHIFT: u32 = 27u;
 var<workgroup> table_code: array<u32, 256>;
 var<workgroup> table_len: array<u32, 256>;
 var<workgroup> block_staged: u32;
+var<workgroup> block_frame: vec2<u32>;
 
 fn code_len(symbol: u32) -> u32 {
     if PACKED {
@@ -63,7 +80,16 @@ fn full_word_bits(word: u32) -> u32 {
         + code_len((word >> 16u) & 0xffu) + code_len(word >> 24u);
 }
 
-fn word_bits(word: u32, valid: u32) -> u32 {
+// Code bits of the `valid` low bytes of `word` with `table`: CACHED, or (FRAMED) a table of
+// the global buffer, read there so that the fallback needs no barrier.
+fn word_bits(word: u32, valid: u32, table: u32) -> u32 {
+    if FRAMED && table != CACHED {
+        var bits = 0u;
+        for (var k = 0u; k < valid; k++) {
+            bits += code_table[table * TABLE_WORDS + 256u + ((word >> (8u * k)) & 0xffu)];
+        }
+        return bits;
+    }
     if valid == 4u {
         return full_word_bits(word);
     }
@@ -79,7 +105,7 @@ fn thread_input_byte(block: u32, lane: u32) -> u32 {
     return (block * WG_SIZE + lane) * NET * 4u;
 }
 
-fn thread_input_bits(block: u32, lane: u32) -> u32 {
+fn thread_input_bits(block: u32, lane: u32, table: u32) -> u32 {
     let first_vec = (block * WG_SIZE + lane) * (NET / 4u);
     let first_byte = thread_input_byte(block, lane);
     var bits = 0u;
@@ -89,34 +115,46 @@ fn thread_input_bits(block: u32, lane: u32) -> u32 {
         }
         let q = input[first_vec + v];
         for (var k = 0u; k < 4u; k++) {
-            bits += word_bits(q[k], bytes_in_word(first_byte + v * 16u + k * 4u));
+            bits += word_bits(q[k], bytes_in_word(first_byte + v * 16u + k * 4u), table);
         }
     }
     return bits;
 }
 
-// The decoupled fallback: a stalled predecessor's block-code length, from its input.
+// The decoupled fallback: a stalled predecessor's block-code length, from its input;
+// FRAMED: with its own table and plus its gap.
 fn block_aggregate(inv: Invocation, block: u32) -> u32 {
-    return wg_exclusive_scan(inv, thread_input_bits(block, scan_lane(inv))).y;
+    var table = CACHED;
+    var gap = 0u;
+    if FRAMED {
+        let frame = block_frames[params.first_block + block];
+        table = frame.x;
+        gap = frame.y;
+    }
+    return wg_exclusive_scan(inv, thread_input_bits(block, scan_lane(inv), table)).y + gap;
 }
 
-fn cache_code_table(inv: Invocation) {
+// Table `table` of the global buffer into workgroup memory.
+fn cache_code_table(inv: Invocation, table: u32) {
+    let base = table * TABLE_WORDS;
     for (var i = inv.lid; i < 256u; i += WG_SIZE) {
-        let len = code_table[256u + i];
+        let len = code_table[base + 256u + i];
         if PACKED {
-            table_code[i] = code_table[i] | (len << PACKED_LEN_SHIFT);
+            table_code[i] = code_table[base + i] | (len << PACKED_LEN_SHIFT);
         } else {
-            table_code[i] = code_table[i];
+            table_code[i] = code_table[base + i];
             table_len[i] = len;
         }
     }
     workgroupBarrier();
 }
 
-// reduce_then_scan, first dispatch: every block-code's length.
+// reduce_then_scan, first dispatch: every block-code's length (FRAMED: plus its gap).
 @compute @workgroup_size(WG_SIZE)
 fn reduce(inv: Invocation) {
-    cache_code_table(inv);
+    if !FRAMED {
+        cache_code_table(inv, 0u);
+    }
     let grid = workgroup_grid(inv);
     for (var block = grid.x; block < params.n_blocks; block += grid.y) {
         let total = block_aggregate(inv, block);
@@ -128,12 +166,29 @@ fn reduce(inv: Invocation) {
 
 @compute @workgroup_size(WG_SIZE)
 fn main(inv: Invocation) {
-    cache_code_table(inv);
+    // FRAMED: the table in workgroup memory, loaded when a block needs another.
+    var cached = NO_TABLE;
+    if !FRAMED {
+        cache_code_table(inv, 0u);
+    }
     let lane = scan_lane(inv);
     for (var taken = 0u; taken < MAX_BLOCKS_PER_WORKGROUP; taken++) {
         let block = take_block(inv);
         if block >= params.n_blocks {
             break;
+        }
+        var gap = 0u;
+        if FRAMED {
+            if inv.lid == 0u {
+                block_frame = block_frames[params.first_block + block];
+            }
+            // A barrier too: no invocation still reads the previous block's table.
+            let frame = workgroupUniformLoad(&block_frame);
+            gap = frame.y;
+            if frame.x != cached {
+                cache_code_table(inv, frame.x);
+                cached = frame.x;
+            }
         }
         // Read the thread-input once, into registers, and size its thread-code. Whole
         // thread-inputs (all but the last few) take the straight-line path: constant trip
@@ -154,13 +209,14 @@ fn main(inv: Invocation) {
                 if first_byte + v * 16u < params.n_bytes {
                     words[v] = input[first_vec + v];
                     for (var k = 0u; k < 4u; k++) {
-                        bits += word_bits(words[v][k], bytes_in_word(first_byte + v * 16u + k * 4u));
+                        bits += word_bits(words[v][k], bytes_in_word(first_byte + v * 16u + k * 4u), CACHED);
                     }
                 }
             }
         }
         let local = wg_exclusive_scan(inv, bits);
-        lookback_publish(inv, block, local.y);
+        // A block's share of the stream: its gap, then its code.
+        lookback_publish(inv, block, local.y + gap);
         loop {
             let stalled = lookback_wait(inv, block);
             if stalled == 0u {
@@ -168,8 +224,8 @@ fn main(inv: Invocation) {
             }
             lookback_supply(inv, block_aggregate(inv, stalled - 1u));
         }
-        let base = lookback_finish(inv, block, local.y);
-        let block_first_bit = params.out_word_base * 32u + params.start_bit + base;
+        let base = lookback_finish(inv, block, local.y + gap);
+        let block_first_bit = params.out_word_base * 32u + params.start_bit + base + gap;
         let position = block_first_bit + local.x;
         // Staged when the block's code fits the stage, the paper's direct writes otherwise:
         // a workgroup-uniform choice (the staged path has barriers).

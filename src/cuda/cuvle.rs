@@ -454,6 +454,11 @@ impl<'c> CudaVleEncoder<'c> {
         plan: &Plan,
         profile: bool,
     ) -> Result<CudaPending> {
+        if plan.framed {
+            return Err(Error::InvalidArgument(
+                "framed plans (a table per frame) are coded by the wgpu path only".into(),
+            ));
+        }
         let stream = &self.cuda.stream;
         let kernels = self.kernels()?;
         let wg = self.config.scan.workgroup_size;
@@ -606,6 +611,7 @@ impl<'c> CudaVleEncoder<'c> {
         // Errors of the kernels surface here at the latest.
         self.cuda.synchronize()?;
         let (block_offsets, fallbacks) = plan.read_log(&log, self.config.scan.strategy)?;
+        let frame_offsets = plan.frame_offsets(&block_offsets)?;
         let mut timings = Timings::default();
         if let Some(s) = pending.seconds()? {
             timings.passes.push(("cuvle", s));
@@ -614,6 +620,7 @@ impl<'c> CudaVleEncoder<'c> {
         Ok(Encoded {
             stream: BitBuf::from_words(&out, plan.total_bits),
             block_offsets,
+            frame_offsets,
             block_bytes: plan.block_bytes,
             fallbacks,
             segments: plan.segments.len(),

@@ -28,6 +28,7 @@ pub(crate) struct CuvleParams {
     pub n_blocks: u32,
     pub start_bit: u32,
     pub out_word_base: u32,
+    pub first_block: u32,
 }
 
 /// Workgroup memory the code table (2 KiB) leaves to the scan's buffers, at most.
@@ -149,7 +150,32 @@ pub fn encode_cuvle_cpu(
     config.validate()?;
     let hist = super::histogram::histogram_cpu(input, input.len().max(1));
     check_table(table, &total_histogram(&hist))?;
-    let words_table = gpu_table_words(table);
+    let total_bits = start_bit as u64 + table.encoded_bits(&total_histogram(&hist));
+    let mut out = vec![0u32; total_bits.div_ceil(32) as usize + 1];
+    code_blocks(
+        &mut out,
+        input,
+        &gpu_table_words(table),
+        order,
+        start_bit as u64,
+        config,
+        &mut Vec::new(),
+    );
+    Ok(BitBuf::from_words(&out, total_bits))
+}
+
+/// Code `input` block after block into the zeroed words `out` from bit `first_bit` on, as
+/// the kernel does with `words_table` (the GPU's view of a table); pushes every block's
+/// first bit to `block_offsets` and returns the bit after the last code.
+pub(crate) fn code_blocks(
+    out: &mut [u32],
+    input: &[u8],
+    words_table: &[u32; 512],
+    order: BitOrder,
+    first_bit: u64,
+    config: &CuvleConfig,
+    block_offsets: &mut Vec<u64>,
+) -> u64 {
     let thread_bytes = config.net as usize * 4;
     let block_bytes = config.block_bytes() as usize;
     let bits_of = |chunk: &[u8]| {
@@ -158,15 +184,10 @@ pub fn encode_cuvle_cpu(
             .map(|&b| words_table[256 + b as usize])
             .sum::<u32>()
     };
-    let total_bits = start_bit as u64
-        + input
-            .iter()
-            .map(|&b| table.lengths[b as usize] as u64)
-            .sum::<u64>();
-    let mut out = vec![0u32; total_bits.div_ceil(32) as usize + 1];
     let stream_word = |x: u32| crate::bits::stream_word(x, order);
-    let mut block_base = start_bit as u64;
+    let mut block_base = first_bit;
     for block in input.chunks(block_bytes) {
+        block_offsets.push(block_base);
         let mut offset = block_base;
         for thread in block.chunks(thread_bytes) {
             // bitwriter_at / put / flush / finish, as in shaders/common/bitwriter.wgsl: the
@@ -203,7 +224,7 @@ pub fn encode_cuvle_cpu(
         }
         block_base = offset;
     }
-    Ok(BitBuf::from_words(&out, total_bits))
+    block_base
 }
 
 /// Input resident on the GPU, in windows of at most one storage binding.
@@ -223,22 +244,56 @@ impl GpuInput {
     fn n_chunks(&self) -> usize {
         self.n_bytes.div_ceil(self.chunk_bytes) as usize
     }
+    /// Input bytes per histogram chunk.
+    pub fn chunk_bytes(&self) -> u64 {
+        self.chunk_bytes
+    }
+    /// (offset, bytes) of every window.
+    pub(crate) fn window_spans(&self) -> Vec<(u64, u64)> {
+        self.windows.iter().map(|w| (w.offset, w.n_bytes)).collect()
+    }
 }
 
-/// Where every segment goes, from the per-chunk histograms and the code table.
+/// Where every segment goes, from the per-chunk histograms and the code table(s).
 #[derive(Clone, Debug)]
 pub struct Plan {
     pub(crate) segments: Vec<Segment>,
     pub(crate) order: BitOrder,
+    /// Longest code of every table used.
     pub(crate) max_len: u32,
-    /// Start bit plus all code bits.
+    /// Start bit plus all code bits (framed: plus every gap and the tail bits).
     pub total_bits: u64,
     pub(crate) block_bytes: u64,
+    /// The frames, in order: one, table 0 and no gap, for a single-table plan.
+    pub(crate) frames: Vec<PlannedFrame>,
+    /// Coded by the FRAMED kernel: a table and a gap per frame (`VleEncoder::plan_framed`).
+    pub(crate) framed: bool,
+}
+
+/// A frame as planned: where it starts in the input and in the stream.
+#[derive(Clone, Debug)]
+pub(crate) struct PlannedFrame {
+    pub first_block: u64,
+    pub table: u32,
+    pub gap_bits: u32,
+    /// Global bit of its first code (after its gap).
+    pub first_bit: u64,
 }
 
 impl Plan {
     pub fn segments(&self) -> usize {
         self.segments.len()
+    }
+    /// The first block of every segment (dispatch), in order.
+    pub fn segment_starts(&self) -> Vec<u64> {
+        let mut at = 0u64;
+        self.segments
+            .iter()
+            .map(|s| {
+                at += s.n_blocks as u64;
+                at - s.n_blocks as u64
+            })
+            .collect()
     }
     pub(crate) fn n_blocks(&self) -> u64 {
         self.segments.iter().map(|s| s.n_blocks as u64).sum()
@@ -259,12 +314,14 @@ impl Plan {
         self.segments.len() as u64 * STATE_HEADER as u64 + self.n_blocks()
     }
 
-    /// Block offsets and fallbacks from the look-back log of every segment, each checked
-    /// (complete chain, total equal to the segment's planned bits).
+    /// Block offsets (the bit of each block's first code: its gap skipped) and fallbacks
+    /// from the look-back log of every segment, each checked (complete chain, total equal
+    /// to the segment's planned bits).
     pub(crate) fn read_log(&self, log: &[u32], strategy: ScanStrategy) -> Result<(Vec<u64>, u64)> {
         let mut block_offsets = Vec::with_capacity(self.n_blocks() as usize);
         let mut fallbacks = 0u64;
         let mut at = 0usize;
+        let mut frames = self.frames.iter().peekable();
         for seg in &self.segments {
             let n = seg.n_blocks as usize;
             let words = log.get(at..at + STATE_HEADER + n).ok_or(Error::Gpu {
@@ -273,15 +330,36 @@ impl Plan {
             })?;
             let report = read_state(CUVLE.name, strategy, words, n, seg.bits)?;
             fallbacks += report.fallbacks as u64;
-            block_offsets.extend(
-                report
-                    .block_prefixes
-                    .iter()
-                    .map(|&p| seg.first_bit + p as u64),
-            );
+            for &p in &report.block_prefixes {
+                let block = block_offsets.len() as u64;
+                let gap = match frames.next_if(|f| f.first_block == block) {
+                    Some(f) => f.gap_bits as u64,
+                    None => 0,
+                };
+                block_offsets.push(seg.first_bit + p as u64 + gap);
+            }
             at += STATE_HEADER + n;
         }
         Ok((block_offsets, fallbacks))
+    }
+
+    /// The bit of every frame's first code: its first block's offset, checked against the
+    /// plan (a frame with no blocks, of an empty input, is where the plan put it).
+    pub(crate) fn frame_offsets(&self, block_offsets: &[u64]) -> Result<Vec<u64>> {
+        self.frames
+            .iter()
+            .enumerate()
+            .map(|(k, f)| match block_offsets.get(f.first_block as usize) {
+                Some(&at) if at != f.first_bit => Err(Error::Gpu {
+                    stage: CUVLE.name,
+                    message: format!(
+                        "frame {k} starts at bit {at}, planned at bit {}",
+                        f.first_bit
+                    ),
+                }),
+                _ => Ok(f.first_bit),
+            })
+            .collect()
     }
 }
 
@@ -337,44 +415,66 @@ pub(crate) fn plan_segments(
     }
     check_table(table, &total_histogram(chunk_histograms))?;
     let block = config.block_bytes();
-    let byte_cap = config.max_segment_bytes.unwrap_or(u64::MAX);
-    let bits_cap = SEGMENT_BITS_MAX.min(limits.max_binding.saturating_sub(512).saturating_mul(8));
-    // 64 bits of headroom below the look-back's range, as the shader's positions add
-    // the start bit and the word base.
     let segments = group_chunks(
         windows,
         chunk,
         chunk_histograms,
         table,
         start_bit,
-        SegmentCaps {
-            bytes: byte_cap,
-            bits: bits_cap.saturating_sub(64),
-            block_bytes: block,
-        },
+        segment_caps(config, limits),
     )?;
     let total_bits = start_bit as u64 + segments.iter().map(|s| s.bits).sum::<u64>();
-    let output_bytes = total_bits.div_ceil(32) * 4 + 512;
-    if output_bytes > limits.max_buffer {
-        return Err(Error::TooLarge(format!(
-            "{output_bytes} output bytes exceed the device's largest buffer"
-        )));
-    }
+    check_output(total_bits, limits)?;
     Ok(Plan {
         segments,
         order,
         max_len: table.max_len(),
         total_bits,
         block_bytes: block,
+        frames: vec![PlannedFrame {
+            first_block: 0,
+            table: 0,
+            gap_bits: 0,
+            first_bit: start_bit as u64,
+        }],
+        framed: false,
     })
+}
+
+/// What one segment may hold: the configured cap on input bytes, and bits below the
+/// look-back's range and within one binding.
+pub(crate) fn segment_caps(config: &CuvleConfig, limits: DeviceLimits) -> SegmentCaps {
+    let bits_cap = SEGMENT_BITS_MAX.min(limits.max_binding.saturating_sub(512).saturating_mul(8));
+    // 64 bits of headroom below the look-back's range, as the shader's positions add
+    // the start bit and the word base.
+    SegmentCaps {
+        bytes: config.max_segment_bytes.unwrap_or(u64::MAX),
+        bits: bits_cap.saturating_sub(64),
+        block_bytes: config.block_bytes(),
+    }
+}
+
+/// Whether an output of `total_bits` fits one buffer of the device.
+pub(crate) fn check_output(total_bits: u64, limits: DeviceLimits) -> Result<()> {
+    let output_bytes = total_bits.div_ceil(32) * 4 + 512;
+    if output_bytes > limits.max_buffer {
+        return Err(Error::TooLarge(format!(
+            "{output_bytes} output bytes exceed the device's largest buffer"
+        )));
+    }
+    Ok(())
 }
 
 /// The encoder's result.
 #[derive(Clone, Debug)]
 pub struct Encoded {
     pub stream: BitBuf,
-    /// Global bit offset of every block-input's code (start bit included).
+    /// Global bit offset of every block-input's code (start bit included; framed: the
+    /// gap before the block skipped).
     pub block_offsets: Vec<u64>,
+    /// Global bit offset of every frame's first code (its first block's offset; for an
+    /// empty input, where it would be). A single-table encode is one frame.
+    pub frame_offsets: Vec<u64>,
     /// Input bytes per block.
     pub block_bytes: u64,
     /// Decoupled fallbacks taken, summed over segments.
@@ -405,14 +505,35 @@ impl Pending {
 
 /// The CUVLE encoder on one GPU.
 pub struct VleEncoder<'g> {
-    gpu: &'g Gpu,
+    pub(crate) gpu: &'g Gpu,
     config: CuvleConfig,
+    /// Histogram granularity set by [`Self::with_chunk_bytes`].
+    chunk_bytes: Option<u64>,
 }
 
 impl<'g> VleEncoder<'g> {
     pub fn new(gpu: &'g Gpu, config: CuvleConfig) -> Result<Self> {
         config.validate()?;
-        Ok(VleEncoder { gpu, config })
+        Ok(VleEncoder {
+            gpu,
+            config,
+            chunk_bytes: None,
+        })
+    }
+
+    /// Histogram per `chunk_bytes` of input (a power of two of at least one block, within
+    /// one binding) instead of the default granularity: frames of [`Self::plan_framed`]
+    /// start on chunk boundaries, so set it to the frame granularity.
+    pub fn with_chunk_bytes(mut self, chunk_bytes: u64) -> Result<Self> {
+        let block = self.config.block_bytes();
+        let max = self.gpu.max_binding() / 2;
+        if !chunk_bytes.is_power_of_two() || chunk_bytes < block || chunk_bytes > max {
+            return Err(Error::InvalidArgument(format!(
+                "histogram chunk of {chunk_bytes} bytes: a power of two from one block ({block} bytes) to {max} expected"
+            )));
+        }
+        self.chunk_bytes = Some(chunk_bytes);
+        Ok(self)
     }
 
     pub fn config(&self) -> &CuvleConfig {
@@ -452,8 +573,10 @@ impl<'g> VleEncoder<'g> {
         }
     }
 
-    pub(crate) fn chunk_bytes(&self) -> u64 {
-        self.config.chunk_bytes(self.gpu.max_binding())
+    /// Input bytes per histogram chunk.
+    pub fn chunk_bytes(&self) -> u64 {
+        self.chunk_bytes
+            .unwrap_or_else(|| self.config.chunk_bytes(self.gpu.max_binding()))
     }
 
     /// Copy `data` to the GPU.
@@ -519,16 +642,11 @@ impl<'g> VleEncoder<'g> {
         encoder.clear_buffer(&hist, 0, None);
         let mut profiler = profiler;
         for w in &input.windows {
-            let size = w.n_bytes.next_multiple_of(16);
             encode_histogram(
                 self.gpu,
                 encoder,
                 profiler.as_deref_mut(),
-                wgpu::BufferBinding {
-                    buffer: &w.buffer,
-                    offset: 0,
-                    size: wgpu::BufferSize::new(size),
-                },
+                &w.buffer,
                 w.n_bytes as u32,
                 input.chunk_bytes as u32,
                 (w.offset / input.chunk_bytes) as u32,
@@ -581,24 +699,23 @@ impl<'g> VleEncoder<'g> {
                 "one histogram per input chunk expected".into(),
             ));
         }
-        let windows: Vec<(u64, u64)> = input
-            .windows
-            .iter()
-            .map(|w| (w.offset, w.n_bytes))
-            .collect();
         plan_segments(
-            &windows,
+            &input.window_spans(),
             input.chunk_bytes,
             chunk_histograms,
             table,
             order,
             start_bit,
             &self.config,
-            DeviceLimits {
-                max_binding: self.gpu.max_binding(),
-                max_buffer: self.gpu.limits.max_buffer_size,
-            },
+            self.limits(),
         )
+    }
+
+    pub(crate) fn limits(&self) -> DeviceLimits {
+        DeviceLimits {
+            max_binding: self.gpu.max_binding(),
+            max_buffer: self.gpu.limits.max_buffer_size,
+        }
     }
 
     /// Encode the planned segments into `encoder`: nothing is submitted. The table buffer
@@ -611,7 +728,36 @@ impl<'g> VleEncoder<'g> {
         plan: &Plan,
         profile: bool,
     ) -> Result<Pending> {
+        if plan.framed {
+            return Err(Error::InvalidArgument(
+                "a framed plan is encoded with encode_framed_into".into(),
+            ));
+        }
+        self.record(encoder, input, table, None, plan, profile)
+    }
+
+    /// Record `plan`: with one table (`block_frames` None), or with the FRAMED kernel,
+    /// `tables` holding every table and `block_frames` each block's table and gap.
+    pub(crate) fn record(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        input: &GpuInput,
+        tables: &wgpu::Buffer,
+        block_frames: Option<&wgpu::Buffer>,
+        plan: &Plan,
+        profile: bool,
+    ) -> Result<Pending> {
         let gpu = self.gpu;
+        if plan.segments.iter().map(|s| s.n_bytes).sum::<u64>() != input.len()
+            || plan
+                .segments
+                .iter()
+                .any(|s| s.window >= input.windows.len())
+        {
+            return Err(Error::InvalidArgument(
+                "the plan was made for another input".into(),
+            ));
+        }
         let storage = wgpu::BufferUsages::STORAGE
             | wgpu::BufferUsages::COPY_SRC
             | wgpu::BufferUsages::COPY_DST;
@@ -631,7 +777,28 @@ impl<'g> VleEncoder<'g> {
         );
         let msb = plan.order == BitOrder::MsbFirst;
         let stage_words = self.stage_words(plan);
+        // The single-table kernel never reads binding 4, but the layout has it.
+        let dummy;
+        let block_frames = match block_frames {
+            Some(b) => b,
+            None => {
+                dummy = gpu.pooled_buffer(16, wgpu::BufferUsages::STORAGE);
+                &dummy
+            }
+        };
+        let mut constants = vec![
+            ("NET", self.config.net as f64),
+            ("MSB_FIRST", if msb { 1.0 } else { 0.0 }),
+            ("PACKED", if plan.packed() { 1.0 } else { 0.0 }),
+            ("PAIRS", if plan.pairs() { 1.0 } else { 0.0 }),
+            ("STAGED", if stage_words > 0 { 1.0 } else { 0.0 }),
+            ("STAGE_WORDS", stage_words.max(1) as f64),
+        ];
+        if plan.framed {
+            constants.push(("FRAMED", 1.0));
+        }
         let mut log_offset = 0u64;
+        let mut first_block = 0u32;
         for seg in &plan.segments {
             let word = seg.first_bit / 32;
             let window_word = word & !63; // bind at a 256-byte boundary
@@ -645,7 +812,9 @@ impl<'g> VleEncoder<'g> {
                 n_blocks: seg.n_blocks,
                 start_bit,
                 out_word_base,
+                first_block,
             };
+            first_block += seg.n_blocks;
             let params = gpu
                 .device
                 .create_buffer_init(&wgpu::util::BufferInitDescriptor {
@@ -661,14 +830,7 @@ impl<'g> VleEncoder<'g> {
                 LookbackStage {
                     shader: &CUVLE,
                     label: "cuvle",
-                    constants: vec![
-                        ("NET", self.config.net as f64),
-                        ("MSB_FIRST", if msb { 1.0 } else { 0.0 }),
-                        ("PACKED", if plan.packed() { 1.0 } else { 0.0 }),
-                        ("PAIRS", if plan.pairs() { 1.0 } else { 0.0 }),
-                        ("STAGED", if stage_words > 0 { 1.0 } else { 0.0 }),
-                        ("STAGE_WORDS", stage_words.max(1) as f64),
-                    ],
+                    constants: constants.clone(),
                     bindings: vec![
                         (0, params.as_entire_buffer_binding()),
                         (
@@ -679,7 +841,7 @@ impl<'g> VleEncoder<'g> {
                                 size: wgpu::BufferSize::new(seg.n_bytes.next_multiple_of(16)),
                             },
                         ),
-                        (2, table.as_entire_buffer_binding()),
+                        (2, tables.as_entire_buffer_binding()),
                         (
                             3,
                             wgpu::BufferBinding {
@@ -688,6 +850,7 @@ impl<'g> VleEncoder<'g> {
                                 size: wgpu::BufferSize::new(words * 4),
                             },
                         ),
+                        (4, block_frames.as_entire_buffer_binding()),
                     ],
                     n_blocks: seg.n_blocks,
                 },
@@ -734,6 +897,7 @@ impl<'g> VleEncoder<'g> {
                 .await?,
         );
         let (block_offsets, fallbacks) = plan.read_log(&log, self.config.scan.strategy)?;
+        let frame_offsets = plan.frame_offsets(&block_offsets)?;
         let timings = pending.profiler.timings(self.gpu).await?;
         Ok(Encoded {
             stream: BitBuf {
@@ -741,6 +905,7 @@ impl<'g> VleEncoder<'g> {
                 bits: plan.total_bits,
             },
             block_offsets,
+            frame_offsets,
             block_bytes: plan.block_bytes,
             fallbacks,
             segments: plan.segments.len(),

@@ -45,14 +45,16 @@ pub fn total_histogram(chunks: &[[u64; 256]]) -> [u64; 256] {
     total
 }
 
-/// Encode the histogram of one input window (`n_bytes` bytes, chunk-aligned start) into
-/// `histogram` from chunk `first_chunk` on. The histogram words must be zeroed first.
+/// Encode the histogram of one input window (`n_bytes` bytes of `input` from its start,
+/// padded to 16 bytes; a chunk-aligned start) into `histogram` from chunk `first_chunk`
+/// on. `chunk_bytes` is a power of two of at least 512. The histogram words must be
+/// zeroed first.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn encode_histogram(
     gpu: &Gpu,
     encoder: &mut wgpu::CommandEncoder,
     profiler: Option<&mut Profiler>,
-    input: wgpu::BufferBinding<'_>,
+    input: &wgpu::Buffer,
     n_bytes: u32,
     chunk_bytes: u32,
     first_chunk: u32,
@@ -65,42 +67,65 @@ pub(crate) fn encode_histogram(
     let n_words = n_bytes.div_ceil(4);
     let words_per_chunk = chunk_bytes / 4;
     // Enough workgroups to fill a large GPU, few enough for one dispatch; a power of two
-    // that divides the chunk, so no workgroup straddles two chunks.
+    // that divides the chunk, so no workgroup straddles two chunks. Small chunks leave
+    // more workgroups than one dispatch holds: then one dispatch per run of chunks.
     let max_groups = gpu.limits.max_compute_workgroups_per_dimension.min(8192);
     let mut words_per_workgroup = (workgroup_size * 16).min(words_per_chunk);
-    while n_words.div_ceil(words_per_workgroup) > max_groups {
+    while n_words.div_ceil(words_per_workgroup) > max_groups
+        && words_per_chunk.is_multiple_of(2 * words_per_workgroup)
+    {
         words_per_workgroup *= 2;
     }
-    let params = HistogramParams {
-        n_bytes,
-        words_per_workgroup,
-        words_per_chunk,
-        hist_base: first_chunk * 256,
-    };
-    let params = gpu
-        .device
-        .create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some("parvlc.huffman.histogram.params"),
-            contents: bytemuck::bytes_of(&params),
-            usage: wgpu::BufferUsages::UNIFORM,
-        });
+    let chunks_per_dispatch =
+        (max_groups as u64 * words_per_workgroup as u64 / words_per_chunk as u64).max(1);
+    let dispatch_words = chunks_per_dispatch * words_per_chunk as u64;
     let built = gpu.pipeline(&HISTOGRAM, "main", &[("WG_SIZE", workgroup_size as f64)])?;
-    let bind = gpu.bind(
-        &built,
-        &[
-            (0, params.as_entire_buffer_binding()),
-            (1, input),
-            (2, histogram.as_entire_buffer_binding()),
-        ],
-    );
+    let mut binds = Vec::new();
+    let mut first_word = 0u64;
+    while first_word < n_words as u64 {
+        let words = dispatch_words.min(n_words as u64 - first_word);
+        let bytes = (n_bytes as u64 - first_word * 4).min(words * 4);
+        let params = HistogramParams {
+            n_bytes: bytes as u32,
+            words_per_workgroup,
+            words_per_chunk,
+            hist_base: (first_chunk + (first_word / words_per_chunk as u64) as u32) * 256,
+        };
+        let params = gpu
+            .device
+            .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some("parvlc.huffman.histogram.params"),
+                contents: bytemuck::bytes_of(&params),
+                usage: wgpu::BufferUsages::UNIFORM,
+            });
+        let bind = gpu.bind(
+            &built,
+            &[
+                (0, params.as_entire_buffer_binding()),
+                (
+                    1,
+                    wgpu::BufferBinding {
+                        buffer: input,
+                        offset: first_word * 4,
+                        size: wgpu::BufferSize::new(bytes.next_multiple_of(16)),
+                    },
+                ),
+                (2, histogram.as_entire_buffer_binding()),
+            ],
+        );
+        binds.push((bind, (words as u32).div_ceil(words_per_workgroup)));
+        first_word += words;
+    }
     let timestamp_writes = profiler.and_then(|p| p.pass("histogram"));
     let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
         label: Some(HISTOGRAM.label),
         timestamp_writes,
     });
     pass.set_pipeline(&built.pipeline);
-    pass.set_bind_group(0, &bind, &[]);
-    pass.dispatch_workgroups(n_words.div_ceil(words_per_workgroup), 1, 1);
+    for (bind, groups) in &binds {
+        pass.set_bind_group(0, bind, &[]);
+        pass.dispatch_workgroups(*groups, 1, 1);
+    }
     Ok(())
 }
 

@@ -9,6 +9,7 @@ pub mod codebook;
 pub mod compress;
 pub mod cpu;
 pub mod cuvle;
+pub mod framed;
 pub(crate) mod framed_decode;
 pub mod frames;
 pub mod framing;
