@@ -629,3 +629,92 @@ fn plans_and_tables_are_not_mixed_up() {
     ];
     assert!(encoder.upload_frames(&wide, &framed).is_err());
 }
+
+/// Kernel time of framed coding beside the single-table kernel on the same bytes, for a
+/// GPU machine (`--ignored --nocapture`): `PARVLC_FRAMED_BYTES` bytes (1 GiB) at 4.5 bits
+/// per byte, in frames of each of `PARVLC_FRAMED_FRAMES` bytes (16 KiB, 64 KiB, 1 MiB),
+/// each frame coded with the table of its own bytes after a 300-bit gap. Best of 5 runs;
+/// every framed output checked against the twin.
+#[test]
+#[ignore = "a timing run for a GPU machine"]
+fn framed_kernel_time() {
+    let _g = serial();
+    let gpu = common::gpu();
+    let var = |name: &str, default: &str| std::env::var(name).unwrap_or(default.into());
+    let n: usize = var("PARVLC_FRAMED_BYTES", "1073741824").parse().unwrap();
+    let frame_sizes: Vec<u64> = var("PARVLC_FRAMED_FRAMES", "16384,65536,1048576")
+        .split(',')
+        .map(|s| s.parse().unwrap())
+        .collect();
+    let data = generate(n, 4.5, 7);
+    let config = CuvleConfig::default();
+    let block = config.block_bytes();
+    let order = BitOrder::LsbFirst;
+    let best = |encoder: &VleEncoder, record: &dyn Fn(&mut wgpu::CommandEncoder) -> _| {
+        let mut best: Option<(f64, Encoded)> = None;
+        for _ in 0..5 {
+            let mut recorder = gpu
+                .device
+                .create_command_encoder(&wgpu::CommandEncoderDescriptor::default());
+            let pending = record(&mut recorder);
+            gpu.queue.submit([recorder.finish()]);
+            let got = pollster::block_on(encoder.finish(pending)).unwrap();
+            let t = got.timings.get("cuvle");
+            if best.as_ref().is_none_or(|b| t < b.0) {
+                best = Some((t, got));
+            }
+        }
+        best.unwrap()
+    };
+    let gbs = |t: f64| n as f64 / t / 1e9;
+    for frame in frame_sizes {
+        let encoder = VleEncoder::new(gpu, config)
+            .unwrap()
+            .with_chunk_bytes(frame)
+            .unwrap();
+        let input = encoder.upload(&data).unwrap();
+        let histograms = pollster::block_on(encoder.histograms(&input, None)).unwrap();
+        let book = |h: &[u64; 256]| Codebook::from_frequencies(h, 15).unwrap().table().unwrap();
+        let one = book(&parvlc::huffman::histogram::total_histogram(&histograms));
+        let plan = encoder.plan(&input, &histograms, &one, order, 0).unwrap();
+        let table = encoder.upload_table(&one);
+        let (single, _) = best(&encoder, &|r| {
+            encoder.encode_into(r, &input, &table, &plan, true).unwrap()
+        });
+        let tables: Vec<CodeTable> = histograms.iter().map(book).collect();
+        let frames: Vec<FrameSpec> = (0..tables.len())
+            .map(|k| FrameSpec {
+                first_block: (k as u64 * frame / block) as u32,
+                table: k as u32,
+                gap_bits: 300,
+            })
+            .collect();
+        let framing = Framing {
+            tables: &tables,
+            frames: &frames,
+            order,
+            start_bit: 0,
+            tail_bits: 0,
+        };
+        let plan = encoder.plan_framed(&input, &histograms, &framing).unwrap();
+        let uploaded = encoder.upload_frames(&tables, &plan).unwrap();
+        let (framed, got) = best(&encoder, &|r| {
+            encoder
+                .encode_framed_into(r, &input, &uploaded, &plan, true)
+                .unwrap()
+        });
+        let twin = encode_cuvle_cpu_framed(&data, &framing, &config).unwrap();
+        same_bits(&got.stream, &twin.stream, "framed timing run").unwrap();
+        println!(
+            "{} on {} bytes, frames of {frame} bytes ({} tables, {} segments): single table {:.1} GB/s, framed {:.1} GB/s ({:.3} ms vs {:.3} ms)",
+            gpu.adapter_name(),
+            n,
+            tables.len(),
+            got.segments,
+            gbs(single),
+            gbs(framed),
+            single * 1e3,
+            framed * 1e3
+        );
+    }
+}
