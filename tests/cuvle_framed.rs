@@ -619,7 +619,7 @@ fn plans_and_tables_are_not_mixed_up() {
     assert!(encoder
         .encode_framed_into(&mut recorder, &input, &tables, &single, false)
         .is_err());
-    // Tables with longer codes than the plan's.
+    // Other tables than the plan's, and tables uploaded for another plan.
     let wide = vec![
         Codebook::from_lengths(&[32u8; 256])
             .unwrap()
@@ -628,6 +628,30 @@ fn plans_and_tables_are_not_mixed_up() {
         case.tables.len()
     ];
     assert!(encoder.upload_frames(&wide, &framed).is_err());
+    assert!(encoder.upload_frames(&case.tables[1..], &framed).is_err());
+    let mut swapped = case.tables.clone();
+    swapped.swap(0, 1);
+    assert_ne!(swapped[0].lengths, swapped[1].lengths);
+    let e = encoder.upload_frames(&swapped, &framed).err().unwrap();
+    assert!(e.to_string().contains("table 0"), "{e}");
+    let mut frames = case.frames.clone();
+    frames[1].gap_bits += 1;
+    let other = encoder
+        .plan_framed(
+            &input,
+            &histograms,
+            &Framing {
+                frames: &frames,
+                ..framing
+            },
+        )
+        .unwrap();
+    assert!(encoder
+        .encode_framed_into(&mut recorder, &input, &tables, &other, false)
+        .is_err());
+    assert!(encoder
+        .encode_framed_into(&mut recorder, &input, &tables, &framed, false)
+        .is_ok());
 }
 
 /// Kernel time of framed coding beside the single-table kernel on the same bytes, for a

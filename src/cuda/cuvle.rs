@@ -454,7 +454,7 @@ impl<'c> CudaVleEncoder<'c> {
         plan: &Plan,
         profile: bool,
     ) -> Result<CudaPending> {
-        if plan.framed {
+        if plan.is_framed() {
             return Err(Error::InvalidArgument(
                 "framed plans (a table per frame) are coded by the wgpu path only".into(),
             ));

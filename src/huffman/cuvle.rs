@@ -266,8 +266,9 @@ pub struct Plan {
     pub(crate) block_bytes: u64,
     /// The frames, in order: one, table 0 and no gap, for a single-table plan.
     pub(crate) frames: Vec<PlannedFrame>,
-    /// Coded by the FRAMED kernel: a table and a gap per frame (`VleEncoder::plan_framed`).
-    pub(crate) framed: bool,
+    /// Framed (`VleEncoder::plan_framed`, coded by the FRAMED kernel): the code lengths of
+    /// every table it was planned with, to check the tables uploaded against.
+    pub(crate) framed: Option<std::sync::Arc<[[u8; 256]]>>,
 }
 
 /// A frame as planned: where it starts in the input and in the stream.
@@ -281,6 +282,10 @@ pub(crate) struct PlannedFrame {
 }
 
 impl Plan {
+    /// Whether this plan codes frames, each with its own table (`VleEncoder::plan_framed`).
+    pub fn is_framed(&self) -> bool {
+        self.framed.is_some()
+    }
     pub fn segments(&self) -> usize {
         self.segments.len()
     }
@@ -437,7 +442,7 @@ pub(crate) fn plan_segments(
             gap_bits: 0,
             first_bit: start_bit as u64,
         }],
-        framed: false,
+        framed: None,
     })
 }
 
@@ -728,7 +733,7 @@ impl<'g> VleEncoder<'g> {
         plan: &Plan,
         profile: bool,
     ) -> Result<Pending> {
-        if plan.framed {
+        if plan.is_framed() {
             return Err(Error::InvalidArgument(
                 "a framed plan is encoded with encode_framed_into".into(),
             ));
@@ -794,7 +799,7 @@ impl<'g> VleEncoder<'g> {
             ("STAGED", if stage_words > 0 { 1.0 } else { 0.0 }),
             ("STAGE_WORDS", stage_words.max(1) as f64),
         ];
-        if plan.framed {
+        if plan.is_framed() {
             constants.push(("FRAMED", 1.0));
         }
         let mut log_offset = 0u64;

@@ -231,7 +231,7 @@ pub(crate) fn plan_frames(
         total_bits,
         block_bytes: block,
         frames,
-        framed: true,
+        framed: Some(framing.tables.iter().map(|t| t.lengths).collect()),
     })
 }
 
@@ -239,7 +239,15 @@ pub(crate) fn plan_frames(
 pub struct FramedTables {
     tables: wgpu::Buffer,
     block_frames: wgpu::Buffer,
-    n_blocks: u64,
+    /// The frames they were uploaded for: (first block, table, gap bits).
+    frames: Vec<(u64, u32, u32)>,
+}
+
+fn frame_keys(plan: &Plan) -> Vec<(u64, u32, u32)> {
+    plan.frames
+        .iter()
+        .map(|f| (f.first_block, f.table, f.gap_bits))
+        .collect()
 }
 
 impl VleEncoder<'_> {
@@ -264,10 +272,22 @@ impl VleEncoder<'_> {
 
     /// Upload `tables` (those the plan was made with) and the block map of `plan`.
     pub fn upload_frames(&self, tables: &[CodeTable], plan: &Plan) -> Result<FramedTables> {
-        if !plan.framed {
+        let Some(planned) = &plan.framed else {
             return Err(Error::InvalidArgument(
                 "upload_frames takes a plan from plan_framed".into(),
             ));
+        };
+        if tables.len() != planned.len() {
+            return Err(Error::InvalidArgument(format!(
+                "{} tables; the plan was made with {}",
+                tables.len(),
+                planned.len()
+            )));
+        }
+        if let Some(i) = (0..tables.len()).find(|&i| tables[i].lengths != planned[i]) {
+            return Err(Error::InvalidArgument(format!(
+                "table {i} has other code lengths than the plan was made with"
+            )));
         }
         let mut words = Vec::with_capacity(tables.len() * 512);
         for t in tables {
@@ -276,19 +296,6 @@ impl VleEncoder<'_> {
         let n_blocks = plan.n_blocks();
         let mut map = vec![[0u32; 2]; n_blocks.max(1) as usize];
         for (k, f) in plan.frames.iter().enumerate() {
-            let table = tables.get(f.table as usize).ok_or_else(|| {
-                Error::InvalidArgument(format!(
-                    "frame {k} uses table {} of {}",
-                    f.table,
-                    tables.len()
-                ))
-            })?;
-            if table.max_len() > plan.max_len {
-                return Err(Error::InvalidArgument(format!(
-                    "table {} has longer codes than the plan was made with",
-                    f.table
-                )));
-            }
             let end = plan
                 .frames
                 .get(k + 1)
@@ -315,7 +322,7 @@ impl VleEncoder<'_> {
                 "parvlc.huffman.cuvle.block_frames",
                 bytemuck::cast_slice(&map),
             ),
-            n_blocks,
+            frames: frame_keys(plan),
         })
     }
 
@@ -329,7 +336,7 @@ impl VleEncoder<'_> {
         plan: &Plan,
         profile: bool,
     ) -> Result<Pending> {
-        if !plan.framed || tables.n_blocks != plan.n_blocks() {
+        if !plan.is_framed() || tables.frames != frame_keys(plan) {
             return Err(Error::InvalidArgument(
                 "the framed tables were uploaded for another plan".into(),
             ));
