@@ -245,3 +245,30 @@ fn a_corrupted_frame_is_an_error_naming_it() {
     let err = decompress(&extra).unwrap_err().to_string();
     assert!(err.contains("after the end record"), "{err}");
 }
+
+#[test]
+fn the_gpu_writes_the_same_bytes_as_the_cpu() {
+    let gpu = common::wgpu_engine();
+    for (config, lens) in [
+        (tiny(), &[0usize, 1, 513, 4096, 9000, 20_001][..]),
+        (
+            StreamConfig {
+                chunk_bytes: 256 << 10,
+                ..StreamConfig::default()
+            },
+            &[300_000usize][..],
+        ),
+    ] {
+        for &len in lens {
+            let data = mixed(len, 100 + len as u64);
+            for format in [Format::Native, Format::Gzip] {
+                let what = format!("{format:?}, {len} bytes");
+                let want = framed(&data, format, &config);
+                let (got, _) =
+                    pollster::block_on(compress_framed(gpu, &data, format, &config)).unwrap();
+                assert!(got == want, "{what}: wgpu differs from the CPU");
+                check_round_trip(&data, format, &got, &what);
+            }
+        }
+    }
+}

@@ -87,11 +87,16 @@ pub async fn encode_chunk(
     let block = config.cuvle.block_bytes();
     match engine {
         Engine::Cpu => encode_chunk_cpu(data, format, &config.frames, block),
-        #[allow(unreachable_patterns)]
-        other => Err(Error::InvalidArgument(format!(
-            "the streaming compressor does not run on {} yet",
-            other.backend()
-        ))),
+        Engine::Wgpu(gpu) => {
+            super::chunk_gpu::encode_chunk_gpu(gpu, data, format, &config.frames, &config.cuvle)
+                .await
+        }
+        #[cfg(feature = "cuda")]
+        Engine::Cuda(..) => Err(Error::InvalidArgument(
+            "the streaming compressor runs on wgpu or the CPU; CUDA compresses whole files \
+             (huffman::compress)"
+                .into(),
+        )),
     }
 }
 
