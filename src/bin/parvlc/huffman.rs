@@ -274,14 +274,16 @@ pub fn compress(a: CompressArgs) -> Result<()> {
         } else {
             Some(File::open(&a.input).map_err(|e| Error::io(&a.input, e))?)
         };
-        let size = file
-            .as_ref()
-            .and_then(|f| f.metadata().ok())
-            .map_or(0, |m| m.len());
+        let meta = file.as_ref().and_then(|f| f.metadata().ok());
+        let size = meta.as_ref().map_or(0, |m| m.len());
+        // Positional reads need a regular file; a fifo or a device is read in order.
+        let regular = meta.is_some_and(|m| m.is_file());
         let mut stdin = std::io::stdin();
-        let input = match &file {
-            Some(f) => StreamInput::File(f),
-            None => StreamInput::Reader(&mut stdin),
+        let mut other = file.as_ref().filter(|_| !regular);
+        let input = match (&file, &mut other) {
+            (Some(f), None) => StreamInput::File(f),
+            (_, Some(f)) => StreamInput::Reader(f),
+            (None, None) => StreamInput::Reader(&mut stdin),
         };
         let bar = progress_bar(
             size > PROGRESS_THRESHOLD,

@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# Huffman compression as users run it, on the GPU machine: the CLI on real files already
+# in the page cache (wall clock and peak memory by /usr/bin/time), files and standard
+# input/output, every output checked (our decoder, gzip -dc) before any time is kept, and
+# nvCOMP's ratio on the same bytes (scripts/nvcomp_bench.py, entropy-only GDeflate and
+# Deflate, ANS).
+#
+# Here: ../shared/device/stage --nvcomp. There, from the project root, .device carried:
+#   bash scripts/h200-stream.sh
+# Writes under $OUT: run.log (everything), times.tsv (command, run, wall s, peak KiB),
+# sizes.tsv (file, bytes), nvcomp.jsonl. Knobs: SIZE (bytes of the system-files input,
+# 4 GiB), RUNS (3), CHUNKS (chunk sizes swept), DATA (scratch folder).
+set -uo pipefail
+cd "$(dirname "$0")/.." || exit 2
+OUT=${OUT:-out}
+mkdir -p "$OUT"
+exec > >(tee -a "$OUT/run.log") 2>&1
+# shellcheck disable=SC1091
+source .device/env.sh
+P=${PARVLC:-.device/parvlc}
+D=${DATA:-/tmp/parvlc-stream}
+SIZE=${SIZE:-4294967296}
+RUNS=${RUNS:-3}
+CHUNKS=${CHUNKS:-16M 32M 64M 128M}
+mkdir -p "$D"
+date -u; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; nproc
+git log -1 --format='commit %H %s' 2>/dev/null || true
+
+echo "== inputs"
+# The machine's own system files, repeated if they come short of SIZE.
+( while :; do tar cf - /usr /opt /etc 2>/dev/null; done ) | head -c "$SIZE" > "$D/sys.tar"
+kind() { head -c $((256 << 20)) > "$D/$1.bin"; }
+find /usr -type f \( -name '*.txt' -o -name '*.md' -o -name '*.html' -o -name '*.rst' -o -name '*.xml' \) -print0 2>/dev/null | xargs -0 cat 2>/dev/null | kind text
+find /usr -type f \( -name '*.h' -o -name '*.c' -o -name '*.cc' -o -name '*.cpp' -o -name '*.py' -o -name '*.cu' \) -print0 2>/dev/null | xargs -0 cat 2>/dev/null | kind source
+find /usr/bin /usr/lib -type f -name '*.so*' -print0 2>/dev/null | xargs -0 cat 2>/dev/null | kind binaries
+find / -xdev -type f \( -name '*.log' -o -name 'syslog*' -o -name '*.journal' \) -print0 2>/dev/null | xargs -0 cat 2>/dev/null | kind logs
+python3 - "$D/columns.bin" <<'PY'
+import struct, random, sys
+r = random.Random(7); out = bytearray(); price = 10000; t = 1700000000
+for i in range(4 << 20):
+    t += r.randint(0, 3); price += r.randint(-20, 20)
+    out += struct.pack('<IiH', t, price, r.randint(1, 500))
+open(sys.argv[1], 'wb').write(out)
+PY
+ls -l "$D" | tee "$OUT/sizes.tsv"
+
+times() { # label, command...: RUNS timed runs of a checked command
+  local label=$1; shift
+  for r in $(seq "$RUNS"); do
+    /usr/bin/time -f "$label	$r	%e	%M" -a -o "$OUT/times.tsv" "$@" 2>>"$OUT/cli.log" >/dev/null || { echo "FAILED: $label"; return 1; }
+  done
+  grep "^$label	" "$OUT/times.tsv" | tail -n "$RUNS"
+}
+
+echo "== warm the page cache"
+cat "$D/sys.tar" > /dev/null
+echo "== check, then time: compress and decompress of sys.tar"
+for fmt in gzip native; do
+  ext=$([ $fmt = gzip ] && echo gz || echo pvlc)
+  "$P" compress -f $fmt "$D/sys.tar" -o "$D/sys.$ext" --force || { echo "FAILED compress $fmt"; continue; }
+  "$P" decompress "$D/sys.$ext" -o "$D/back" --force && cmp "$D/back" "$D/sys.tar" && echo "$fmt: our decoder OK"
+  if [ $fmt = gzip ]; then gzip -dc "$D/sys.gz" | cmp - "$D/sys.tar" && echo "gzip -dc OK"; fi
+  ls -l "$D/sys.$ext"
+  cat "$D/sys.tar" > /dev/null
+  times "compress-$fmt-wgpu" "$P" compress -f $fmt "$D/sys.tar" -o "$D/t.$ext" --force
+  times "compress-$fmt-cpu" "$P" compress --backend cpu -f $fmt "$D/sys.tar" -o "$D/t.$ext" --force
+  cmp "$D/t.$ext" "$D/sys.$ext" && echo "cpu bytes == wgpu bytes"
+  cat "$D/sys.$ext" > /dev/null
+  times "decompress-$fmt" "$P" decompress "$D/sys.$ext" -o "$D/back" --force
+  times "stdin-stdout-compress-$fmt" sh -c "'$P' compress -f $fmt - -o - < '$D/sys.tar' > '$D/s.$ext'"
+  cmp "$D/s.$ext" "$D/sys.$ext" && echo "stdin/stdout bytes == file bytes"
+  times "stdin-stdout-decompress-$fmt" sh -c "'$P' decompress - < '$D/sys.$ext' > '$D/back'"
+done
+echo "== chunk sizes (gzip, wgpu)"
+for c in $CHUNKS; do times "compress-gzip-chunk-$c" "$P" compress -f gzip --chunk-size "$c" "$D/sys.tar" -o "$D/t.gz" --force; done
+echo "== ratios: ours (gzip, native) and nvCOMP on the same bytes"
+head -c $((1 << 30)) "$D/sys.tar" > "$D/sys1g.bin"
+for f in sys1g text source binaries logs columns; do
+  [ -s "$D/$f.bin" ] || continue
+  for fmt in gzip native; do "$P" compress -f $fmt "$D/$f.bin" -o "$D/$f.$fmt" --force 2>&1 | tail -1; done
+done
+if [ -f .device/nvcomp_bench.py ]; then
+  files=(); for f in sys1g text source binaries logs columns; do [ -s "$D/$f.bin" ] && files+=("$D/$f.bin"); done
+  python3 .device/nvcomp_bench.py --runs 1 --codecs ANS,GDeflate,Deflate "${files[@]}" > "$OUT/nvcomp.jsonl"
+fi
+rm -rf "$D"
