@@ -21,19 +21,20 @@ P=${PARVLC:-.device/parvlc}
 D=${DATA:-/tmp/parvlc-stream}
 SIZE=${SIZE:-4294967296}
 RUNS=${RUNS:-3}
-CHUNKS=${CHUNKS:-16M 32M 64M 128M}
+CHUNKS=${CHUNKS:-8M 16M 32M}
+DEPTHS=${DEPTHS:-2 3 6}
 mkdir -p "$D"
 date -u; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; nproc
 git log -1 --format='commit %H %s' 2>/dev/null || true
 
 echo "== inputs"
 # The machine's own system files, repeated if they come short of SIZE.
-( while :; do tar cf - /usr /opt /etc 2>/dev/null; done ) | head -c "$SIZE" > "$D/sys.tar"
+for _ in 1 2 3 4 5 6 7 8; do tar cf - /usr /opt /etc 2>/dev/null; done | head -c "$SIZE" > "$D/sys.tar"
 kind() { head -c $((256 << 20)) > "$D/$1.bin"; }
 find /usr -type f \( -name '*.txt' -o -name '*.md' -o -name '*.html' -o -name '*.rst' -o -name '*.xml' \) -print0 2>/dev/null | xargs -0 cat 2>/dev/null | kind text
 find /usr -type f \( -name '*.h' -o -name '*.c' -o -name '*.cc' -o -name '*.cpp' -o -name '*.py' -o -name '*.cu' \) -print0 2>/dev/null | xargs -0 cat 2>/dev/null | kind source
 find /usr/bin /usr/lib -type f -name '*.so*' -print0 2>/dev/null | xargs -0 cat 2>/dev/null | kind binaries
-find / -xdev -type f \( -name '*.log' -o -name 'syslog*' -o -name '*.journal' \) -print0 2>/dev/null | xargs -0 cat 2>/dev/null | kind logs
+find /var/log /tmp -maxdepth 3 -type f \( -name '*.log' -o -name 'syslog*' -o -name '*.journal' \) -print0 2>/dev/null | xargs -0 cat 2>/dev/null | kind logs
 python3 - "$D/columns.bin" <<'PY'
 import struct, random, sys
 r = random.Random(7); out = bytearray(); price = 10000; t = 1700000000
@@ -63,24 +64,36 @@ for fmt in gzip native; do
   ls -l "$D/sys.$ext"
   cat "$D/sys.tar" > /dev/null
   times "compress-$fmt-wgpu" "$P" compress -f $fmt "$D/sys.tar" -o "$D/t.$ext" --force
-  times "compress-$fmt-cpu" "$P" compress --backend cpu -f $fmt "$D/sys.tar" -o "$D/t.$ext" --force
+  RUNS=1 times "compress-$fmt-cpu" "$P" compress --backend cpu -f $fmt "$D/sys.tar" -o "$D/t.$ext" --force
   cmp "$D/t.$ext" "$D/sys.$ext" && echo "cpu bytes == wgpu bytes"
   cat "$D/sys.$ext" > /dev/null
   times "decompress-$fmt" "$P" decompress "$D/sys.$ext" -o "$D/back" --force
   times "stdin-stdout-compress-$fmt" sh -c "'$P' compress -f $fmt - -o - < '$D/sys.tar' > '$D/s.$ext'"
   cmp "$D/s.$ext" "$D/sys.$ext" && echo "stdin/stdout bytes == file bytes"
-  times "stdin-stdout-decompress-$fmt" sh -c "'$P' decompress - < '$D/sys.$ext' > '$D/back'"
+  RUNS=1 times "stdin-stdout-decompress-$fmt" sh -c "'$P' decompress - < '$D/sys.$ext' > '$D/back'"
 done
-echo "== chunk sizes (gzip, wgpu)"
-for c in $CHUNKS; do times "compress-gzip-chunk-$c" "$P" compress -f gzip --chunk-size "$c" "$D/sys.tar" -o "$D/t.gz" --force; done
+echo "== chunk sizes and depths (gzip, wgpu)"
+for c in $CHUNKS; do
+  for d in $DEPTHS; do
+    times "compress-gzip-chunk-$c-depth-$d" "$P" compress -f gzip --chunk-size "$c" --depth "$d" "$D/sys.tar" -o "$D/t.gz" --force
+  done
+done
+echo "== where a chunk's time goes (debug log of one run)"
+RUST_LOG=parvlc=debug "$P" compress -f gzip "$D/sys.tar" -o "$D/t.gz" --force 2> "$OUT/chunk-log.txt"
+tail -12 "$OUT/chunk-log.txt"
 echo "== ratios: ours (gzip, native) and nvCOMP on the same bytes"
 head -c $((1 << 30)) "$D/sys.tar" > "$D/sys1g.bin"
 for f in sys1g text source binaries logs columns; do
   [ -s "$D/$f.bin" ] || continue
   for fmt in gzip native; do "$P" compress -f $fmt "$D/$f.bin" -o "$D/$f.$fmt" --force 2>&1 | tail -1; done
 done
-if [ -f .device/nvcomp_bench.py ]; then
-  files=(); for f in sys1g text source binaries logs columns; do [ -s "$D/$f.bin" ] && files+=("$D/$f.bin"); done
-  python3 .device/nvcomp_bench.py --runs 1 --codecs ANS,GDeflate,Deflate "${files[@]}" > "$OUT/nvcomp.jsonl"
-fi
+files=(); for f in sys1g text source binaries logs columns; do [ -s "$D/$f.bin" ] && files+=("$D/$f.bin"); done
+python3 scripts/nvcomp_bench.py --runs 1 --codecs ANS,GDeflate,Deflate "${files[@]}" > "$OUT/nvcomp.jsonl"
+python3 - "${files[@]}" <<'PY'
+import sys, zlib
+for f in sys.argv[1:]:
+    d = open(f, 'rb').read()
+    co = zlib.compressobj(6, zlib.DEFLATED, 31, 9, zlib.Z_HUFFMAN_ONLY)
+    print(f"zlib Z_HUFFMAN_ONLY {f}: {len(d)} -> {len(co.compress(d) + co.flush())}")
+PY
 rm -rf "$D"

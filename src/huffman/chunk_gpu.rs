@@ -12,6 +12,7 @@ use super::frames::FrameConfig;
 use super::CodeTable;
 use crate::gpu::Gpu;
 use crate::{Error, Result};
+use std::time::Instant;
 
 /// Code `data` as one chunk of a framed stream on `gpu`.
 pub async fn encode_chunk_gpu(
@@ -26,10 +27,13 @@ pub async fn encode_chunk_gpu(
     if data.is_empty() {
         return super::chunk::encode_chunk_cpu(data, format, frames, block);
     }
+    let t0 = Instant::now();
     let encoder = VleEncoder::new(gpu, *cuvle)?.with_chunk_bytes(frames.cell_bytes)?;
     let input = encoder.upload(data)?;
     let cells = encoder.histograms(&input, None).await?;
+    let t1 = Instant::now();
     let layout = ChunkLayout::plan(&cells, data.len() as u64, format, frames, block)?;
+    let t2 = Instant::now();
     let (gaps, tail_bits) = layout.gaps();
     let to_u32 = |v: u64, what: &str| {
         u32::try_from(v).map_err(|_| Error::TooLarge(format!("{what} of {v}")))
@@ -65,6 +69,7 @@ pub async fn encode_chunk_gpu(
     let pending = encoder.encode_framed_into(&mut command, &input, &uploaded, &plan, false)?;
     gpu.queue.submit([command.finish()]);
     let encoded = encoder.finish(pending).await?;
+    let t3 = Instant::now();
     let mut out = encoded.stream.bytes;
     if out.len() as u64 != layout.output_bytes() {
         return Err(Error::Gpu {
@@ -97,6 +102,19 @@ pub async fn encode_chunk_gpu(
             .collect()
     };
     let crc = finish_chunk(data, &layout, format, block, &mut out, Some(&gpu_offsets))?;
+    let t4 = Instant::now();
+    {
+        log::debug!(
+            "chunk of {} bytes, {} frames: upload+histograms {:.1} ms, plan {:.1} ms, \
+             encode+readback {:.1} ms, headers+crc {:.1} ms",
+            data.len(),
+            layout.frames.len(),
+            (t1 - t0).as_secs_f64() * 1e3,
+            (t2 - t1).as_secs_f64() * 1e3,
+            (t3 - t2).as_secs_f64() * 1e3,
+            (t4 - t3).as_secs_f64() * 1e3,
+        );
+    }
     Ok(CodedChunk {
         bytes: out,
         crc,

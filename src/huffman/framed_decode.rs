@@ -243,74 +243,93 @@ pub(crate) fn decode_frames(
     w: &mut impl Write,
     batch_bytes: usize,
 ) -> Result<u64> {
-    let mut index = 0u64;
-    let mut file_at = 0u64;
-    let mut out_at = 0u64;
-    let mut crc = crc32fast::Hasher::new();
-    let mut batch: Vec<Frame> = Vec::new();
-    let mut batch_len = 0u64;
-    let mut flush = |batch: &mut Vec<Frame>, crc: &mut crc32fast::Hasher| -> Result<()> {
-        let decoded = batch
-            .par_iter()
-            .map(Frame::decode)
-            .collect::<Result<Vec<_>>>()?;
-        for (out, frame_crc) in &decoded {
-            w.write_all(out).map_err(Error::WriteOutput)?;
-            crc.combine(frame_crc);
-        }
-        batch.clear();
-        Ok(())
-    };
-    let mut first = true;
-    loop {
-        if !first {
-            expect_record(r, index, file_at)?;
-        }
-        first = false;
-        match read_record(r, index, file_at, out_at, true)? {
-            Record::Data(f) => {
-                file_at += f.file_len();
-                out_at += f.len;
-                batch_len += f.len;
-                batch.push(f);
-                index += 1;
-                if batch_len >= batch_bytes as u64 {
-                    flush(&mut batch, &mut crc)?;
-                    batch_len = 0;
+    // A batch decodes on all cores in a thread of its own while this one writes the
+    // batch before it and reads the next.
+    std::thread::scope(|s| {
+        let mut index = 0u64;
+        let mut file_at = 0u64;
+        let mut out_at = 0u64;
+        let mut crc = crc32fast::Hasher::new();
+        let mut batch: Vec<Frame> = Vec::new();
+        let mut batch_len = 0u64;
+        let mut decoding: Option<std::thread::ScopedJoinHandle<'_, Result<Decoded>>> = None;
+        let mut write = |decoding: Option<std::thread::ScopedJoinHandle<'_, Result<Decoded>>>,
+                         crc: &mut crc32fast::Hasher|
+         -> Result<()> {
+            let Some(handle) = decoding else {
+                return Ok(());
+            };
+            let decoded = handle
+                .join()
+                .map_err(|_| Error::corrupt("native", "a frame decoder panicked"))??;
+            for (out, frame_crc) in &decoded {
+                w.write_all(out).map_err(Error::WriteOutput)?;
+                crc.combine(frame_crc);
+            }
+            Ok(())
+        };
+        let mut first = true;
+        loop {
+            if !first {
+                expect_record(r, index, file_at)?;
+            }
+            first = false;
+            match read_record(r, index, file_at, out_at, true)? {
+                Record::Data(f) => {
+                    file_at += f.file_len();
+                    out_at += f.len;
+                    batch_len += f.len;
+                    batch.push(f);
+                    index += 1;
+                    if batch_len >= batch_bytes as u64 {
+                        write(decoding.take(), &mut crc)?;
+                        let frames = std::mem::take(&mut batch);
+                        decoding = Some(s.spawn(move || decode_batch(&frames)));
+                        batch_len = 0;
+                    }
+                }
+                Record::End(end) => {
+                    write(decoding.take(), &mut crc)?;
+                    let frames = std::mem::take(&mut batch);
+                    write(Some(s.spawn(move || decode_batch(&frames))), &mut crc)?;
+                    let at = file_at;
+                    if end.frames != index || end.total_len != out_at {
+                        return Err(frame_error(
+                            index,
+                            at,
+                            format!(
+                                "end record says {} frames and {} bytes; the stream holds {index} and {out_at}",
+                                end.frames, end.total_len
+                            ),
+                        ));
+                    }
+                    let computed = crc.finalize();
+                    if computed != end.crc32 {
+                        return Err(Error::Checksum {
+                            expected: end.crc32,
+                            computed,
+                        });
+                    }
+                    let mut extra = [0u8; 1];
+                    if read_full(r, &mut extra)? != 0 {
+                        return Err(frame_error(
+                            index,
+                            at + super::framing::NATIVE_END_LEN as u64,
+                            "data after the end record",
+                        ));
+                    }
+                    return Ok(out_at);
                 }
             }
-            Record::End(end) => {
-                flush(&mut batch, &mut crc)?;
-                let at = file_at;
-                if end.frames != index || end.total_len != out_at {
-                    return Err(frame_error(
-                        index,
-                        at,
-                        format!(
-                            "end record says {} frames and {} bytes; the stream holds {index} and {out_at}",
-                            end.frames, end.total_len
-                        ),
-                    ));
-                }
-                let computed = crc.finalize();
-                if computed != end.crc32 {
-                    return Err(Error::Checksum {
-                        expected: end.crc32,
-                        computed,
-                    });
-                }
-                let mut extra = [0u8; 1];
-                if read_full(r, &mut extra)? != 0 {
-                    return Err(frame_error(
-                        index,
-                        at + super::framing::NATIVE_END_LEN as u64,
-                        "data after the end record",
-                    ));
-                }
-                return Ok(out_at);
-            }
         }
-    }
+    })
+}
+
+/// Decoded frames of a batch, each with the checksum of its output.
+type Decoded = Vec<(Vec<u8>, crc32fast::Hasher)>;
+
+fn decode_batch(frames: &[Frame]) -> Result<Decoded> {
+    frames.par_iter().map(Frame::decode).collect()
 }
 
 /// Reads the magic and version of record `index`, which must be there.

@@ -32,8 +32,8 @@ pub struct StreamConfig {
 impl Default for StreamConfig {
     fn default() -> Self {
         StreamConfig {
-            chunk_bytes: 32 << 20,
-            depth: 2,
+            chunk_bytes: 16 << 20,
+            depth: 3,
             frames: FrameConfig::default(),
             cuvle: CuvleConfig::default(),
         }
@@ -295,7 +295,13 @@ fn write_in_order<W: Write>(
         let (seq, chunk) = coded?;
         waiting.insert(seq, chunk);
         while let Some(chunk) = waiting.remove(&next) {
+            let t = std::time::Instant::now();
             writer.write_chunk(&chunk)?;
+            log::debug!(
+                "chunk {next}: {} bytes written in {:.1} ms",
+                chunk.bytes.len(),
+                t.elapsed().as_secs_f64() * 1e3
+            );
             next += 1;
             progress(writer.summary.bytes_in);
         }

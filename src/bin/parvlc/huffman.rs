@@ -24,9 +24,12 @@ pub struct CompressArgs {
     /// The output file, or `-` for standard output.
     #[arg(short, long)]
     output: Option<PathBuf>,
-    /// Input bytes per chunk of the pipeline (K and M suffixes): memory is about 10 chunks.
-    #[arg(long, default_value = "32M", value_parser = parse_size)]
+    /// Input bytes per chunk of the pipeline (K and M suffixes).
+    #[arg(long, default_value = "16M", value_parser = parse_size)]
     chunk_size: usize,
+    /// Chunks coded at once.
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=64))]
+    depth: u32,
     #[arg(short, long, default_value = "native")]
     format: Format,
     /// Overwrite an existing output file.
@@ -266,6 +269,7 @@ pub fn compress(a: CompressArgs) -> Result<()> {
     } else {
         let config = StreamConfig {
             chunk_bytes: a.chunk_size,
+            depth: a.depth as usize,
             cuvle: a.tuning.config(engine.backend()),
             ..StreamConfig::default()
         };
