@@ -272,3 +272,29 @@ fn the_gpu_writes_the_same_bytes_as_the_cpu() {
         }
     }
 }
+
+#[test]
+fn many_chunks_coding_at_once_on_the_gpu_give_the_cpus_bytes() {
+    // Coders submit to one GPU from several threads: no buffer of one encode may be
+    // handed to another while the first is in flight.
+    let mut config = tiny();
+    config.depth = 6;
+    let data = mixed(120_000, 21);
+    for format in [Format::Native, Format::Gzip] {
+        let want = framed(&data, format, &config);
+        let mut out = Vec::new();
+        compress_stream(
+            common::wgpu_engine(),
+            format,
+            &config,
+            StreamInput::Reader(&mut &data[..]),
+            &mut out,
+            &mut |_| {},
+        )
+        .unwrap();
+        assert!(
+            out == want,
+            "{format:?}: six coders on wgpu differ from the CPU"
+        );
+    }
+}

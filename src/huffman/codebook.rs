@@ -10,6 +10,42 @@ use crate::huffman::CodeTable;
 /// Longest code length any codebook may hold.
 pub const MAX_CODE_LEN: u8 = 32;
 
+/// Huffman code lengths of `leaves` (sorted by weight), or None when one exceeds
+/// `max_len`.
+fn huffman_depths(leaves: &[u128], max_len: u8) -> Option<Vec<u8>> {
+    let k = leaves.len();
+    let n = 2 * k - 1;
+    let mut weight = leaves.to_vec();
+    weight.resize(n, 0);
+    let mut parent = vec![0usize; n];
+    // Leaves are taken in order from the front, internal nodes in the order they were
+    // made (their weights never decrease): the smaller front of the two each time.
+    let (mut leaf, mut inner) = (0usize, k);
+    for node in k..n {
+        let mut pick = [0usize; 2];
+        for p in &mut pick {
+            if leaf < k && (inner >= node || weight[leaf] <= weight[inner]) {
+                *p = leaf;
+                leaf += 1;
+            } else {
+                *p = inner;
+                inner += 1;
+            }
+        }
+        weight[node] = weight[pick[0]] + weight[pick[1]];
+        parent[pick[0]] = node;
+        parent[pick[1]] = node;
+    }
+    let mut depth = vec![0u32; n];
+    for node in (0..n - 1).rev() {
+        depth[node] = depth[parent[node]] + 1;
+    }
+    depth[..k]
+        .iter()
+        .map(|&d| u8::try_from(d).ok().filter(|&d| d <= max_len))
+        .collect()
+}
+
 /// A canonical prefix code over an alphabet of `lengths().len()` symbols.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Codebook {
@@ -53,6 +89,15 @@ impl Codebook {
         // Leaves sorted by weight, ties by symbol index.
         used.sort_by_key(|&s| (freqs[s], s));
         let leaves: Vec<u128> = used.iter().map(|&s| freqs[s] as u128).collect();
+        // Most inputs need no limit: plain Huffman (two queues over the sorted leaves) is
+        // then optimal for the limited problem too, and far cheaper than package-merge,
+        // which matters where every small frame gets a code of its own.
+        if let Some(depth) = huffman_depths(&leaves, max_len) {
+            for (i, &s) in used.iter().enumerate() {
+                lengths[s] = depth[i];
+            }
+            return Codebook::from_lengths(&lengths);
+        }
 
         // lists[j] is the merged list of level j (0 = shallowest, max_len-1 = deepest);
         // each entry records its weight and whether it is a leaf.

@@ -492,6 +492,9 @@ pub struct Encoded {
 pub struct Pending {
     output: PooledBuffer,
     log: PooledBuffer,
+    /// The look-back state, out of the pool until the encode is read back: another
+    /// thread's encode recorded meanwhile must not get the same buffer.
+    _state: PooledBuffer,
     profiler: Profiler,
     plan: Plan,
 }
@@ -870,6 +873,7 @@ impl<'g> VleEncoder<'g> {
         Ok(Pending {
             output,
             log,
+            _state: state,
             profiler,
             plan: plan.clone(),
         })

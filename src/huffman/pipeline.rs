@@ -168,9 +168,15 @@ pub enum StreamInput<'a> {
 
 /// Reads chunk `seq` of `file` (positional, so coders need no lock).
 #[cfg(unix)]
-fn read_chunk_at(file: &std::fs::File, seq: u64, chunk: usize) -> Result<Vec<u8>> {
+fn read_chunk_at(
+    file: &std::fs::File,
+    seq: u64,
+    chunk: usize,
+    mut buf: Vec<u8>,
+) -> Result<Vec<u8>> {
     use std::os::unix::fs::FileExt;
-    let mut buf = vec![0u8; chunk];
+    // A coder's buffer from its last chunk: no fresh pages to fault in.
+    buf.resize(chunk, 0);
     let mut got = 0;
     let base = seq * chunk as u64;
     while got < chunk {
@@ -240,14 +246,14 @@ pub fn compress_stream(
             }
         };
         let from_reader = &from_reader;
-        let next_input = move || -> Option<Result<(u64, Vec<u8>)>> {
+        let next_input = move |spare: Vec<u8>| -> Option<Result<(u64, Vec<u8>)>> {
             match file {
                 Some(f) => {
                     if stop.load(Ordering::Relaxed) {
                         return None;
                     }
                     let seq = next_seq.fetch_add(1, Ordering::Relaxed);
-                    match read_chunk_at(f, seq, chunk) {
+                    match read_chunk_at(f, seq, chunk, spare) {
                         // Past the end (chunk 0 of an empty file is coded: it is empty).
                         Ok(b) if b.is_empty() && seq > 0 => None,
                         r => Some(r.map(|b| (seq, b))),
@@ -259,10 +265,12 @@ pub fn compress_stream(
         for _ in 0..depth {
             let to_writer = to_writer.clone();
             s.spawn(move || {
-                while let Some(next) = next_input() {
+                let mut spare = Vec::new();
+                while let Some(next) = next_input(std::mem::take(&mut spare)) {
                     let coded = next.and_then(|(seq, data)| {
-                        pollster::block_on(encode_chunk(engine, &data, format, config))
-                            .map(|c| (seq, c))
+                        let c = pollster::block_on(encode_chunk(engine, &data, format, config));
+                        spare = data;
+                        c.map(|c| (seq, c))
                     });
                     let failed = coded.is_err();
                     if to_writer.send(coded).is_err() || failed {
