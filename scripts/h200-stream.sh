@@ -21,8 +21,8 @@ P=${PARVLC:-.device/parvlc}
 D=${DATA:-/tmp/parvlc-stream}
 SIZE=${SIZE:-4294967296}
 RUNS=${RUNS:-3}
-CHUNKS=${CHUNKS:-8M 16M 32M}
-DEPTHS=${DEPTHS:-2 3 6}
+CHUNKS=${CHUNKS:-16M}
+DEPTHS=${DEPTHS:-3 6 8}
 mkdir -p "$D"
 date -u; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; nproc
 git log -1 --format='commit %H %s' 2>/dev/null || true
