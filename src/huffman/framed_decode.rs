@@ -106,7 +106,7 @@ struct End {
 }
 
 enum Record {
-    Data(Frame),
+    Data(Box<Frame>),
     End(End),
 }
 
@@ -214,7 +214,7 @@ fn read_record(
                     ),
                 ));
             }
-            Ok(Record::Data(Frame {
+            Ok(Record::Data(Box::new(Frame {
                 index,
                 out_at,
                 file_at,
@@ -225,7 +225,7 @@ fn read_record(
                 lengths,
                 offsets,
                 payload,
-            }))
+            })))
         }
         k => Err(frame_error(
             index,
@@ -279,7 +279,7 @@ pub(crate) fn decode_frames(
                     file_at += f.file_len();
                     out_at += f.len;
                     batch_len += f.len;
-                    batch.push(f);
+                    batch.push(*f);
                     index += 1;
                     if batch_len >= batch_bytes as u64 {
                         write(decoding.take(), &mut crc)?;

@@ -45,12 +45,12 @@ impl Default for FrameConfig {
 impl FrameConfig {
     pub(crate) fn validate(&self, block_bytes: u64) -> Result<()> {
         let c = self.cell_bytes;
-        if c == 0 || block_bytes == 0 || c % block_bytes != 0 {
+        if c == 0 || block_bytes == 0 || !c.is_multiple_of(block_bytes) {
             return Err(Error::InvalidArgument(format!(
                 "frame cell of {c} bytes: use a multiple of the {block_bytes}-byte block"
             )));
         }
-        if self.max_frame_bytes < c || self.max_frame_bytes % c != 0 {
+        if self.max_frame_bytes < c || !self.max_frame_bytes.is_multiple_of(c) {
             return Err(Error::InvalidArgument(format!(
                 "largest frame of {} bytes: use a multiple of the {c}-byte cell",
                 self.max_frame_bytes

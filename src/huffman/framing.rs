@@ -143,7 +143,7 @@ pub fn finish_frame(
             // End-of-block, then the empty stored block's 3 header bits and padding.
             let end = layout.symbol_end();
             let at = (end / 8) as usize;
-            let seed = if end % 8 == 0 {
+            let seed = if end.is_multiple_of(8) {
                 vec![]
             } else {
                 vec![region[at]]

@@ -49,7 +49,7 @@ impl StreamConfig {
                 "a stream needs chunks of at least one byte and a depth of at least 1".into(),
             ));
         }
-        if self.chunk_bytes as u64 % self.frames.cell_bytes != 0 {
+        if !(self.chunk_bytes as u64).is_multiple_of(self.frames.cell_bytes) {
             return Err(Error::InvalidArgument(format!(
                 "chunks of {} bytes: use a multiple of the {}-byte frame cell",
                 self.chunk_bytes, self.frames.cell_bytes
