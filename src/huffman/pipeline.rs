@@ -161,12 +161,14 @@ impl<W: Write> StreamWriter<W> {
 pub enum StreamInput<'a> {
     /// Any reader (a pipe, standard input): one thread reads it in order.
     Reader(&'a mut (dyn Read + Send)),
-    /// A file: each coder reads its own chunks at their offsets, so reads run in
-    /// parallel as the coding does.
+    /// A regular file: two threads read its chunks at their offsets, in parallel.
     File(&'a std::fs::File),
 }
 
-/// Reads chunk `seq` of `file` (positional, so coders need no lock).
+/// Reader threads of a file input.
+const FILE_READERS: usize = 2;
+
+/// Reads chunk `seq` of `file` (positional, so readers need no lock).
 #[cfg(unix)]
 fn read_chunk_at(
     file: &std::fs::File,
@@ -206,25 +208,51 @@ pub fn compress_stream(
     config.validate()?;
     let depth = config.depth;
     let chunk = config.chunk_bytes;
-    let (to_coders, from_reader) = sync_channel::<Result<(u64, Vec<u8>)>>(depth);
+    // Readers -> coders: one chunk waiting, so reading runs ahead of coding by one.
+    let (to_coders, from_reader) = sync_channel::<Result<(u64, Vec<u8>)>>(1);
     let from_reader = Mutex::new(from_reader);
+    // Coders -> readers: input buffers to reuse (no fresh pages to fault in).
+    let (spares_tx, spares_rx) = std::sync::mpsc::channel::<Vec<u8>>();
+    let spares = Mutex::new(spares_rx);
     let stop = AtomicBool::new(false);
-    // Positional reads: the next chunk to claim, and whether the file has ended.
+    // Positional reads: the next chunk to claim.
     let next_seq = AtomicU64::new(0);
     std::thread::scope(|s| {
-        let stop = &stop;
-        let next_seq = &next_seq;
-        let (to_writer, from_coders) = sync_channel::<Result<(u64, CodedChunk)>>(depth);
-        let file = match input {
+        let (stop, next_seq, spares) = (&stop, &next_seq, &spares);
+        let (to_writer, from_coders) = sync_channel::<Result<(u64, CodedChunk)>>(1);
+        let spare = move || -> Vec<u8> {
+            let reused = spares.lock().ok().and_then(|rx| rx.try_recv().ok());
+            reused.unwrap_or_default()
+        };
+        match input {
             StreamInput::File(f) => {
+                // Two readers claim chunks in turn: reads from the page cache run at
+                // twice one thread's copy speed, and out of order is fine downstream.
+                for _ in 0..FILE_READERS {
+                    let to_coders = to_coders.clone();
+                    s.spawn(move || {
+                        while !stop.load(Ordering::Relaxed) {
+                            let seq = next_seq.fetch_add(1, Ordering::Relaxed);
+                            let read = read_chunk_at(f, seq, chunk, spare());
+                            // Past the end (chunk 0 of an empty file is coded: it is empty).
+                            if matches!(&read, Ok(b) if b.is_empty() && seq > 0) {
+                                return;
+                            }
+                            let last = !matches!(&read, Ok(b) if b.len() == chunk);
+                            if to_coders.send(read.map(|b| (seq, b))).is_err() || last {
+                                return;
+                            }
+                        }
+                    });
+                }
                 drop(to_coders);
-                Some(f)
             }
             StreamInput::Reader(reader) => {
                 s.spawn(move || {
                     let mut seq = 0u64;
                     while !stop.load(Ordering::Relaxed) {
-                        let mut buf = vec![0u8; chunk];
+                        let mut buf = spare();
+                        buf.resize(chunk, 0);
                         let got = match read_full(reader, &mut buf) {
                             Ok(n) => n,
                             Err(e) => {
@@ -242,43 +270,30 @@ pub fn compress_stream(
                         seq += 1;
                     }
                 });
-                None
             }
-        };
+        }
         let from_reader = &from_reader;
-        let next_input = move |spare: Vec<u8>| -> Option<Result<(u64, Vec<u8>)>> {
-            match file {
-                Some(f) => {
-                    if stop.load(Ordering::Relaxed) {
-                        return None;
-                    }
-                    let seq = next_seq.fetch_add(1, Ordering::Relaxed);
-                    match read_chunk_at(f, seq, chunk, spare) {
-                        // Past the end (chunk 0 of an empty file is coded: it is empty).
-                        Ok(b) if b.is_empty() && seq > 0 => None,
-                        r => Some(r.map(|b| (seq, b))),
-                    }
-                }
-                None => from_reader.lock().ok()?.recv().ok(),
-            }
-        };
         for _ in 0..depth {
             let to_writer = to_writer.clone();
-            s.spawn(move || {
-                let mut spare = Vec::new();
-                while let Some(next) = next_input(std::mem::take(&mut spare)) {
-                    let coded = next.and_then(|(seq, data)| {
-                        let c = pollster::block_on(encode_chunk(engine, &data, format, config));
-                        spare = data;
-                        c.map(|c| (seq, c))
-                    });
-                    let failed = coded.is_err();
-                    if to_writer.send(coded).is_err() || failed {
-                        return;
-                    }
+            let spares_tx = spares_tx.clone();
+            s.spawn(move || loop {
+                let next = match from_reader.lock() {
+                    Ok(rx) => rx.recv(),
+                    Err(_) => return,
+                };
+                let Ok(next) = next else { return };
+                let coded = next.and_then(|(seq, data)| {
+                    let c = pollster::block_on(encode_chunk(engine, &data, format, config));
+                    let _ = spares_tx.send(data);
+                    c.map(|c| (seq, c))
+                });
+                let failed = coded.is_err();
+                if to_writer.send(coded).is_err() || failed {
+                    return;
                 }
             });
         }
+        drop(spares_tx);
         drop(to_writer);
         let result = write_in_order(from_coders, StreamWriter::new(output, format), progress);
         // On an error the coders have stopped: stop the reader and take what it queued,
