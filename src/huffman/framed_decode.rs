@@ -240,89 +240,107 @@ fn read_record(
 /// On an error what was written must be discarded (the end record is checked last).
 pub(crate) fn decode_frames(
     r: &mut impl Read,
-    w: &mut impl Write,
+    w: &mut (impl Write + Send),
     batch_bytes: usize,
 ) -> Result<u64> {
-    // A batch decodes on all cores in a thread of its own while this one writes the
-    // batch before it and reads the next.
+    // Three stages on their own threads: this one reads frames into batches, one decodes
+    // a batch on all cores, one writes the batch before it and combines the checksums.
+    let (to_decoder, from_reader) = std::sync::mpsc::sync_channel::<Vec<Frame>>(1);
+    let (to_writer, from_decoder) = std::sync::mpsc::sync_channel::<Result<Decoded>>(1);
     std::thread::scope(|s| {
-        let mut index = 0u64;
-        let mut file_at = 0u64;
-        let mut out_at = 0u64;
-        let mut crc = crc32fast::Hasher::new();
-        let mut batch: Vec<Frame> = Vec::new();
-        let mut batch_len = 0u64;
-        let mut decoding: Option<std::thread::ScopedJoinHandle<'_, Result<Decoded>>> = None;
-        let mut write = |decoding: Option<std::thread::ScopedJoinHandle<'_, Result<Decoded>>>,
-                         crc: &mut crc32fast::Hasher|
-         -> Result<()> {
-            let Some(handle) = decoding else {
-                return Ok(());
-            };
-            let decoded = handle
-                .join()
-                .map_err(|_| Error::corrupt("native", "a frame decoder panicked"))??;
-            for (out, frame_crc) in &decoded {
-                w.write_all(out).map_err(Error::WriteOutput)?;
-                crc.combine(frame_crc);
-            }
-            Ok(())
-        };
-        let mut first = true;
-        loop {
-            if !first {
-                expect_record(r, index, file_at)?;
-            }
-            first = false;
-            match read_record(r, index, file_at, out_at, true)? {
-                Record::Data(f) => {
-                    file_at += f.file_len();
-                    out_at += f.len;
-                    batch_len += f.len;
-                    batch.push(*f);
-                    index += 1;
-                    if batch_len >= batch_bytes as u64 {
-                        write(decoding.take(), &mut crc)?;
-                        let frames = std::mem::take(&mut batch);
-                        decoding = Some(s.spawn(move || decode_batch(&frames)));
-                        batch_len = 0;
-                    }
+        s.spawn(move || {
+            for frames in from_reader {
+                let decoded = decode_batch(&frames);
+                let failed = decoded.is_err();
+                if to_writer.send(decoded).is_err() || failed {
+                    return;
                 }
-                Record::End(end) => {
-                    write(decoding.take(), &mut crc)?;
-                    let frames = std::mem::take(&mut batch);
-                    write(Some(s.spawn(move || decode_batch(&frames))), &mut crc)?;
-                    let at = file_at;
-                    if end.frames != index || end.total_len != out_at {
-                        return Err(frame_error(
-                            index,
-                            at,
-                            format!(
-                                "end record says {} frames and {} bytes; the stream holds {index} and {out_at}",
-                                end.frames, end.total_len
-                            ),
-                        ));
-                    }
-                    let computed = crc.finalize();
-                    if computed != end.crc32 {
-                        return Err(Error::Checksum {
-                            expected: end.crc32,
-                            computed,
-                        });
-                    }
-                    let mut extra = [0u8; 1];
-                    if read_full(r, &mut extra)? != 0 {
-                        return Err(frame_error(
-                            index,
-                            at + super::framing::NATIVE_END_LEN as u64,
-                            "data after the end record",
-                        ));
-                    }
-                    return Ok(out_at);
+            }
+        });
+        let writer = s.spawn(move || -> Result<crc32fast::Hasher> {
+            let mut crc = crc32fast::Hasher::new();
+            for decoded in from_decoder {
+                for (out, frame_crc) in &decoded? {
+                    w.write_all(out).map_err(Error::WriteOutput)?;
+                    crc.combine(frame_crc);
                 }
+            }
+            Ok(crc)
+        });
+        let read = read_frames(r, batch_bytes, &to_decoder);
+        drop(to_decoder);
+        let written = writer
+            .join()
+            .map_err(|_| Error::corrupt("native", "the frame writer panicked"))?;
+        // A write or decode error explains a reader that stopped early: report it first.
+        let crc = written?;
+        let (end, index, file_at, out_at) = read?;
+        if end.frames != index || end.total_len != out_at {
+            return Err(frame_error(
+                index,
+                file_at,
+                format!(
+                    "end record says {} frames and {} bytes; the stream holds {index} and {out_at}",
+                    end.frames, end.total_len
+                ),
+            ));
+        }
+        let computed = crc.finalize();
+        if computed != end.crc32 {
+            return Err(Error::Checksum {
+                expected: end.crc32,
+                computed,
+            });
+        }
+        let mut extra = [0u8; 1];
+        if read_full(r, &mut extra)? != 0 {
+            return Err(frame_error(
+                index,
+                file_at + super::framing::NATIVE_END_LEN as u64,
+                "data after the end record",
+            ));
+        }
+        Ok(out_at)
+    })
+}
+
+/// The reader's side: frames in batches of about `batch_bytes` of output to the decoder,
+/// until the end record, which it returns with the frame count, its file offset and the
+/// output length. Stops early (Ok) if the decoder has gone.
+fn read_frames(
+    r: &mut impl Read,
+    batch_bytes: usize,
+    to_decoder: &std::sync::mpsc::SyncSender<Vec<Frame>>,
+) -> Result<(End, u64, u64, u64)> {
+    let (mut index, mut file_at, mut out_at) = (0u64, 0u64, 0u64);
+    let mut batch: Vec<Frame> = Vec::new();
+    let mut batch_len = 0u64;
+    loop {
+        if index > 0 {
+            expect_record(r, index, file_at)?;
+        }
+        match read_record(r, index, file_at, out_at, true)? {
+            Record::Data(f) => {
+                file_at += f.file_len();
+                out_at += f.len;
+                batch_len += f.len;
+                batch.push(*f);
+                index += 1;
+                if batch_len >= batch_bytes as u64 {
+                    if to_decoder.send(std::mem::take(&mut batch)).is_err() {
+                        return Err(Error::corrupt("native", "the frame decoder stopped"));
+                    }
+                    batch_len = 0;
+                }
+            }
+            Record::End(end) => {
+                if !batch.is_empty() {
+                    let _ = to_decoder.send(batch);
+                }
+                return Ok((end, index, file_at, out_at));
             }
         }
-    })
+    }
 }
 
 /// Decoded frames of a batch, each with the checksum of its output.

@@ -314,7 +314,7 @@ pub fn decompress_native(data: &[u8]) -> Result<Vec<u8>> {
 /// must be discarded.
 pub fn decompress_native_to(
     input: &mut impl Read,
-    output: &mut impl Write,
+    output: &mut (impl Write + Send),
     batch_bytes: usize,
 ) -> Result<u64> {
     match read_version(input)? {
@@ -387,7 +387,7 @@ impl Window {
 fn decode_payload(
     h: &NativeHeader,
     input: &mut impl Read,
-    output: &mut impl Write,
+    output: &mut (impl Write + Send),
     batch_bytes: usize,
 ) -> Result<()> {
     let mut window = Window {
@@ -435,7 +435,7 @@ fn decode_batches(
     input: &mut impl Read,
     window: &mut Window,
     crc: &mut crc32fast::Hasher,
-    output: &mut impl Write,
+    output: &mut (impl Write + Send),
 ) -> Result<()> {
     let max_len = h.lengths.iter().copied().max().unwrap_or(0) as u64;
     let mut out = Vec::new();

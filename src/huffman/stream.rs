@@ -40,14 +40,17 @@ pub struct Decompressed {
 
 /// Decompresses a native or gzip stream from `input` into `output` as it goes. On an
 /// error the output holds a prefix that must be discarded: the checksums come last.
-pub fn decompress_to(input: &mut impl BufRead, output: &mut impl Write) -> Result<Decompressed> {
+pub fn decompress_to(
+    input: &mut impl BufRead,
+    output: &mut (impl Write + Send),
+) -> Result<Decompressed> {
     decompress_to_batched(input, output, native::DEFAULT_BATCH_BYTES)
 }
 
 /// [`decompress_to`], decoding native files `batch_bytes` of output at a time.
 pub fn decompress_to_batched(
     input: &mut impl BufRead,
-    output: &mut impl Write,
+    output: &mut (impl Write + Send),
     batch_bytes: usize,
 ) -> Result<Decompressed> {
     let (mut input, head, got) = sniff(input)?;
@@ -125,7 +128,7 @@ fn corrupt(reason: String) -> Error {
 fn gzip_members<R: BufRead>(
     head: &[u8],
     input: &mut Counted<R>,
-    output: &mut impl Write,
+    output: &mut (impl Write + Send),
 ) -> Result<Decompressed> {
     let mut buf = vec![0u8; 64 << 10];
     let mut next = [0u8; 2];
@@ -185,7 +188,7 @@ fn gzip_members<R: BufRead>(
 fn gzip_member<R: BufRead>(
     head: &[u8],
     input: &mut Counted<R>,
-    output: &mut impl Write,
+    output: &mut (impl Write + Send),
     buf: &mut [u8],
     member: u64,
     at: u64,
