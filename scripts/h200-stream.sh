@@ -9,7 +9,7 @@
 #   bash scripts/h200-stream.sh
 # Writes under $OUT: run.log (everything), times.tsv (command, run, wall s, peak KiB),
 # sizes.tsv (file, bytes), nvcomp.jsonl. Knobs: SIZE (bytes of the system-files input,
-# 4 GiB), RUNS (3), CHUNKS (chunk sizes swept), DATA (scratch folder).
+# 4 GiB), RUNS (3), CHUNKS and DEPTHS (swept), SKIP_RATIOS (times only), DATA (scratch).
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 OUT=${OUT:-out}
@@ -81,6 +81,7 @@ done
 echo "== where a chunk's time goes (debug log of one run)"
 RUST_LOG=parvlc=debug "$P" compress -f gzip "$D/sys.tar" -o "$D/t.gz" --force 2> "$OUT/chunk-log.txt"
 tail -12 "$OUT/chunk-log.txt"
+if [ -n "${SKIP_RATIOS:-}" ]; then rm -rf "$D"; exit 0; fi
 echo "== ratios: ours (gzip, native) and nvCOMP on the same bytes"
 head -c $((1 << 30)) "$D/sys.tar" > "$D/sys1g.bin"
 for f in sys1g text source binaries logs columns; do
