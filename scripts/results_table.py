@@ -13,7 +13,7 @@ import json
 import sys
 
 SCOPE_NVCOMP = "compress (nvCOMP scope)"
-SCOPES = ["encode", "kernel", "compress", SCOPE_NVCOMP, "end-to-end"]
+SCOPES = ["encode", "kernel", "compress", SCOPE_NVCOMP, "end-to-end", "end-to-end (stream)"]
 
 
 def load(path):

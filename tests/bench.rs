@@ -75,7 +75,9 @@ fn row<'a>(records: &'a [Record], variant: &str, scope: &str) -> Option<&'a Reco
 #[test]
 fn huffman_suite_runs_every_row_checked() {
     let _serial = common::serial();
-    let gpu = common::gpu();
+    let gpu = common::wgpu_engine()
+        .gpu()
+        .expect("the wgpu engine has a GPU");
     let strategies = vec![ScanStrategy::Decoupled, ScanStrategy::ReduceThenScan];
     let options = options(strategies.clone(), true, true, true);
     let mut seen = 0;
@@ -118,6 +120,7 @@ fn huffman_suite_runs_every_row_checked() {
             ("cpu-serial".to_string(), "encode"),
             (cores.clone(), "encode"),
             (cores.clone(), "end-to-end"),
+            ("stream".to_string(), "end-to-end (stream)"),
         ]);
         for (v, scope) in &expected {
             let r = row(&rows, v, scope).unwrap_or_else(|| panic!("{input}: no {v} {scope} row"));
@@ -127,7 +130,7 @@ fn huffman_suite_runs_every_row_checked() {
                 "{r:?}"
             );
             // The nvCOMP-scope rows: wall clock, timed as the nvCOMP script times its call.
-            if *scope == SCOPE_NVCOMP || *scope == "end-to-end" || v.starts_with("cpu") {
+            if *scope == SCOPE_NVCOMP || scope.starts_with("end-to-end") || v.starts_with("cpu") {
                 assert_eq!((r.timing.as_str(), r.seconds_gpu), (WALL, None), "{r:?}");
             }
             if *scope == SCOPE_NVCOMP {
@@ -162,7 +165,9 @@ fn huffman_suite_runs_every_row_checked() {
 #[test]
 fn huffman_suite_refuses_a_wrong_output() {
     let _serial = common::serial();
-    let gpu = common::gpu();
+    let gpu = common::wgpu_engine()
+        .gpu()
+        .expect("the wgpu engine has a GPU");
     let data = generate(20_000, 4.5, 3);
     let wrong = |what: &str| {
         let mut case = Case::new(format!("wrong-{what}"), &data, 4.5, 1).unwrap();

@@ -257,7 +257,7 @@ pub fn run(a: BenchArgs) -> Result<()> {
         }
     }
     let records = report_rows(json.as_deref(), bench::table, |sink| {
-        bench::run_huffman(gpu.as_deref(), &options, sink)
+        bench::run_huffman(gpu.as_ref(), &options, sink)
     })?;
     if let Some(p) = plot {
         write_file(&p, bench::plot_svg(&records)?.as_bytes(), true)?;

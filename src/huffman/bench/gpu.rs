@@ -125,6 +125,46 @@ pub(super) fn bench_cuvle(gpu: &Gpu, case: &Case, config: &CuvleConfig, push: Pu
     Ok(())
 }
 
+/// The streaming pipeline on the same input, memory to memory (the library's
+/// host-to-host compress): row `stream`, scope `end-to-end (stream)`.
+pub(super) fn bench_stream(
+    gpu: &std::sync::Arc<Gpu>,
+    case: &Case,
+    config: &CuvleConfig,
+    push: Push,
+) -> Result<()> {
+    use crate::huffman::pipeline::{compress_stream, StreamConfig, StreamInput};
+    let engine = crate::Engine::Wgpu(gpu.clone());
+    let stream = StreamConfig {
+        cuvle: *config,
+        ..StreamConfig::default()
+    };
+    let b = best_checked(
+        case.runs.min(3),
+        WARM_UP,
+        || {
+            let mut out = Vec::with_capacity(case.data.len() + (1 << 20));
+            let t = Instant::now();
+            compress_stream(
+                &engine,
+                Format::Native,
+                &stream,
+                StreamInput::Reader(&mut &case.data[..]),
+                &mut out,
+                &mut |_| {},
+            )?;
+            Ok(Run {
+                wall: t.elapsed().as_secs_f64(),
+                gpu: None,
+                output: out,
+            })
+        },
+        |bytes| case.check_container("stream end-to-end (stream)", &bytes),
+    )?;
+    push("stream".into(), "end-to-end (stream)", b);
+    Ok(())
+}
+
 /// The CUDA path on the same input, in the scopes of [`bench_cuvle`] (a tuning sweep,
 /// `encode_only`, measures the encode scope alone); kernel times by CUDA events.
 #[cfg(feature = "cuda")]

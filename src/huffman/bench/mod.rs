@@ -22,11 +22,14 @@
 //!   queries; one warm-up run, then `runs` runs, the best kept.
 //! - `end-to-end`: host to host: upload, histogram, codebook, encode, CRC-32, readback and
 //!   the native container (wall).
+//! - `end-to-end (stream)`: host memory to host memory through the streaming pipeline
+//!   (`huffman::pipeline::compress_stream`: chunks, a code per frame, native v2), wall.
 
 mod gpu;
 mod plot;
 
 use std::cell::Cell;
+use std::sync::Arc;
 use std::time::Instant;
 
 pub use plot::plot_svg;
@@ -226,7 +229,7 @@ fn reported(input: &str, variant: &str, e: Error) -> Result<()> {
 }
 
 /// The name of what the rows run on.
-fn adapter_name(gpu: Option<&Gpu>, options: &BenchOptions) -> String {
+fn adapter_name(gpu: Option<&Arc<Gpu>>, options: &BenchOptions) -> String {
     #[cfg(feature = "cuda")]
     if let Some(c) = &options.cuda {
         return match gpu {
@@ -240,7 +243,7 @@ fn adapter_name(gpu: Option<&Gpu>, options: &BenchOptions) -> String {
 
 /// Run the Huffman benchmark; `sink` receives each input's records as they are complete.
 pub fn run_huffman(
-    gpu: Option<&Gpu>,
+    gpu: Option<&Arc<Gpu>>,
     options: &BenchOptions,
     sink: &mut dyn FnMut(&[Record]),
 ) -> Result<Vec<Record>> {
@@ -269,7 +272,11 @@ pub fn run_huffman(
 }
 
 /// Every row of one input: each configuration checked, then timed.
-pub fn bench_case(gpu: Option<&Gpu>, case: &Case, options: &BenchOptions) -> Result<Vec<Record>> {
+pub fn bench_case(
+    gpu: Option<&Arc<Gpu>>,
+    case: &Case,
+    options: &BenchOptions,
+) -> Result<Vec<Record>> {
     let adapter = adapter_name(gpu, options);
     let name = case.name.as_str();
     let mut records: Vec<Record> = Vec::new();
@@ -300,6 +307,9 @@ pub fn bench_case(gpu: Option<&Gpu>, case: &Case, options: &BenchOptions) -> Res
             if let Err(e) = gpu::bench_cuvle(g, case, &config, &mut push) {
                 reported(name, &format!("cuvle-{}", strategy.name()), e)?;
             }
+        }
+        if let Err(e) = gpu::bench_stream(g, case, &options.config, &mut push) {
+            reported(name, "stream", e)?;
         }
     }
     #[cfg(feature = "cuda")]
