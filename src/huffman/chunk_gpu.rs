@@ -12,7 +12,6 @@ use super::frames::FrameConfig;
 use super::CodeTable;
 use crate::gpu::Gpu;
 use crate::{Error, Result};
-use std::time::Instant;
 
 /// Code `data` as one chunk of a framed stream on `gpu`.
 pub async fn encode_chunk_gpu(
@@ -27,13 +26,13 @@ pub async fn encode_chunk_gpu(
     if data.is_empty() {
         return super::chunk::encode_chunk_cpu(data, format, frames, block);
     }
-    let t0 = Instant::now();
+    let t0 = clock();
     let encoder = VleEncoder::new(gpu, *cuvle)?.with_chunk_bytes(frames.cell_bytes)?;
     let input = encoder.upload(data)?;
     let cells = encoder.histograms(&input, None).await?;
-    let t1 = Instant::now();
+    let t1 = clock();
     let layout = ChunkLayout::plan(&cells, data.len() as u64, format, frames, block)?;
-    let t2 = Instant::now();
+    let t2 = clock();
     let (gaps, tail_bits) = layout.gaps();
     let to_u32 = |v: u64, what: &str| {
         u32::try_from(v).map_err(|_| Error::TooLarge(format!("{what} of {v}")))
@@ -69,7 +68,7 @@ pub async fn encode_chunk_gpu(
     let pending = encoder.encode_framed_into(&mut command, &input, &uploaded, &plan, false)?;
     gpu.queue.submit([command.finish()]);
     let encoded = encoder.finish(pending).await?;
-    let t3 = Instant::now();
+    let t3 = clock();
     let mut out = encoded.stream.bytes;
     if out.len() as u64 != layout.output_bytes() {
         return Err(Error::Gpu {
@@ -102,8 +101,8 @@ pub async fn encode_chunk_gpu(
             .collect()
     };
     let crc = finish_chunk(data, &layout, format, block, &mut out, Some(&gpu_offsets))?;
-    let t4 = Instant::now();
-    {
+    let t4 = clock();
+    if let (Some(t0), Some(t1), Some(t2), Some(t3), Some(t4)) = (t0, t1, t2, t3, t4) {
         log::debug!(
             "chunk of {} bytes, {} frames: upload+histograms {:.1} ms, plan {:.1} ms, \
              encode+readback {:.1} ms, headers+crc {:.1} ms",
@@ -121,4 +120,12 @@ pub async fn encode_chunk_gpu(
         len: data.len() as u64,
         frames: layout.frames.len() as u64,
     })
+}
+
+/// A clock for the debug log: none on the web, where `Instant` is not available.
+fn clock() -> Option<std::time::Instant> {
+    #[cfg(not(target_arch = "wasm32"))]
+    return Some(std::time::Instant::now());
+    #[cfg(target_arch = "wasm32")]
+    None
 }

@@ -5,7 +5,6 @@
 pub mod bench;
 pub mod bytestream;
 pub mod chunk;
-#[cfg(not(target_arch = "wasm32"))]
 pub mod chunk_gpu;
 pub mod codebook;
 pub mod compress;

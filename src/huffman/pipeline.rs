@@ -4,17 +4,22 @@
 //! host cores and the GPU work side by side; memory is bounded by the pipeline, not the
 //! input (about `4 * depth` chunks of input and output in flight).
 
-use std::collections::BTreeMap;
-use std::io::{Read, Write};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::mpsc::{sync_channel, Receiver};
-use std::sync::Mutex;
+use std::io::Write;
+#[cfg(not(target_arch = "wasm32"))]
+use std::{
+    collections::BTreeMap,
+    io::Read,
+    sync::atomic::{AtomicBool, AtomicU64, Ordering},
+    sync::mpsc::{sync_channel, Receiver},
+    sync::Mutex,
+};
 
 use super::chunk::{encode_chunk_cpu, CodedChunk};
 use super::compress::Format;
 use super::cuvle::CuvleConfig;
 use super::frames::FrameConfig;
 use super::framing::{stream_header, stream_trailer};
+#[cfg(not(target_arch = "wasm32"))]
 use super::native::read_full;
 use crate::{Engine, Error, Result};
 
@@ -166,23 +171,23 @@ pub enum StreamInput<'a> {
 }
 
 /// Reader threads of a file input.
+#[cfg(not(target_arch = "wasm32"))]
 const FILE_READERS: usize = 2;
 
 /// Reads chunk `seq` of `file` (positional, so readers need no lock).
-#[cfg(unix)]
+#[cfg(not(target_arch = "wasm32"))]
 fn read_chunk_at(
     file: &std::fs::File,
     seq: u64,
     chunk: usize,
     mut buf: Vec<u8>,
 ) -> Result<Vec<u8>> {
-    use std::os::unix::fs::FileExt;
     // A coder's buffer from its last chunk: no fresh pages to fault in.
     buf.resize(chunk, 0);
     let mut got = 0;
     let base = seq * chunk as u64;
     while got < chunk {
-        match file.read_at(&mut buf[got..], base + got as u64) {
+        match read_at(file, &mut buf[got..], base + got as u64) {
             Ok(0) => break,
             Ok(n) => got += n,
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
@@ -191,6 +196,16 @@ fn read_chunk_at(
     }
     buf.truncate(got);
     Ok(buf)
+}
+
+#[cfg(unix)]
+fn read_at(file: &std::fs::File, buf: &mut [u8], at: u64) -> std::io::Result<usize> {
+    std::os::unix::fs::FileExt::read_at(file, buf, at)
+}
+
+#[cfg(windows)]
+fn read_at(file: &std::fs::File, buf: &mut [u8], at: u64) -> std::io::Result<usize> {
+    std::os::windows::fs::FileExt::seek_read(file, buf, at)
 }
 
 /// Compress `input` into `output` as a framed stream on `engine`, overlapping reading,
@@ -307,6 +322,7 @@ pub fn compress_stream(
 }
 
 /// The writer's side: chunks arrive in any order and are written in sequence.
+#[cfg(not(target_arch = "wasm32"))]
 fn write_in_order<W: Write>(
     from_coders: Receiver<Result<(u64, CodedChunk)>>,
     mut writer: StreamWriter<W>,
