@@ -37,7 +37,7 @@ pub struct StreamConfig {
 impl Default for StreamConfig {
     fn default() -> Self {
         StreamConfig {
-            chunk_bytes: 16 << 20,
+            chunk_bytes: 12 << 20,
             depth: 3,
             frames: FrameConfig::default(),
             cuvle: CuvleConfig::default(),
