@@ -7,8 +7,9 @@ use rayon::prelude::*;
 
 use super::compress::Format;
 use super::cpu::encode_serial;
-use super::frames::{cell_histograms, plan_frames, FrameConfig, FramePlan};
+use super::frames::{plan_frames, FrameConfig, FramePlan};
 use super::framing::{finish_frame, frame_layout, FrameFacts, FrameLayout};
+use super::histogram::histogram_cpu;
 use crate::bits::BitOrder;
 use crate::{Error, Result};
 
@@ -58,6 +59,18 @@ impl ChunkLayout {
 
     pub fn output_bytes(&self) -> u64 {
         self.starts.last().copied().unwrap_or(0)
+    }
+
+    /// `out` (the chunk's output) cut into each frame's bytes.
+    fn regions<'a>(&self, out: &'a mut [u8]) -> Vec<&'a mut [u8]> {
+        let mut regions = Vec::with_capacity(self.layouts.len());
+        let mut rest = out;
+        for l in &self.layouts {
+            let (head, tail) = std::mem::take(&mut rest).split_at_mut(l.bytes as usize);
+            regions.push(head);
+            rest = tail;
+        }
+        regions
     }
 
     /// Zero bits before each frame's first symbol, counted from the end of the previous
@@ -117,14 +130,8 @@ pub(crate) fn finish_chunk(
             layout.output_bytes()
         )));
     }
-    let mut regions = Vec::with_capacity(layout.frames.len());
-    let mut rest = out;
-    for l in &layout.layouts {
-        let (head, tail) = std::mem::take(&mut rest).split_at_mut(l.bytes as usize);
-        regions.push(head);
-        rest = tail;
-    }
-    let crcs = regions
+    let crcs = layout
+        .regions(out)
         .into_par_iter()
         .enumerate()
         .map(|(i, region)| {
@@ -162,31 +169,23 @@ pub fn encode_chunk_cpu(
     block_symbols: u64,
 ) -> Result<CodedChunk> {
     config.validate(block_symbols)?;
-    let cells = cell_histograms(data, config.cell_bytes);
+    let cells = histogram_cpu(data, config.cell_bytes as usize);
     let layout = ChunkLayout::plan(&cells, data.len() as u64, format, config, block_symbols)?;
     let mut out = vec![0u8; layout.output_bytes() as usize];
-    {
-        let mut regions = Vec::with_capacity(layout.frames.len());
-        let mut rest = &mut out[..];
-        for l in &layout.layouts {
-            let (head, tail) = std::mem::take(&mut rest).split_at_mut(l.bytes as usize);
-            regions.push(head);
-            rest = tail;
-        }
-        regions
-            .into_par_iter()
-            .zip(layout.frames.par_iter().zip(&layout.layouts))
-            .try_for_each(|(region, (frame, l))| -> Result<()> {
-                let bytes = &data[frame.start as usize..frame.end() as usize];
-                let phase = (l.symbol_start() % 8) as u32;
-                let coded = encode_serial(bytes, &frame.table, bit_order(format), phase)?;
-                let at = (l.symbol_start() / 8) as usize;
-                for (d, s) in region[at..].iter_mut().zip(&coded.bytes) {
-                    *d |= s;
-                }
-                Ok(())
-            })?;
-    }
+    layout
+        .regions(&mut out)
+        .into_par_iter()
+        .zip(layout.frames.par_iter().zip(&layout.layouts))
+        .try_for_each(|(region, (frame, l))| -> Result<()> {
+            let bytes = &data[frame.start as usize..frame.end() as usize];
+            let phase = (l.symbol_start() % 8) as u32;
+            let coded = encode_serial(bytes, &frame.table, bit_order(format), phase)?;
+            let at = (l.symbol_start() / 8) as usize;
+            for (d, s) in region[at..].iter_mut().zip(&coded.bytes) {
+                *d |= s;
+            }
+            Ok(())
+        })?;
     let crc = finish_chunk(data, &layout, format, block_symbols, &mut out, None)?;
     Ok(CodedChunk {
         bytes: out,

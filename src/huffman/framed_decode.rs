@@ -235,6 +235,63 @@ fn read_record(
     }
 }
 
+/// Walks a native v2 stream record by record (after the first magic and version),
+/// keeping where each lies: the one loop behind decoding and `parvlc info`.
+struct Walk<'r, R> {
+    r: &'r mut R,
+    /// Frames read so far, the file offset of the next record, the output so far.
+    index: u64,
+    file_at: u64,
+    out_at: u64,
+    keep_payload: bool,
+}
+
+impl<'r, R: Read> Walk<'r, R> {
+    fn new(r: &'r mut R, keep_payload: bool) -> Self {
+        Walk {
+            r,
+            index: 0,
+            file_at: 0,
+            out_at: 0,
+            keep_payload,
+        }
+    }
+
+    /// The next data frame, or the end record once checked against the frames walked.
+    fn next(&mut self) -> Result<Record> {
+        if self.index > 0 {
+            expect_record(self.r, self.index, self.file_at)?;
+        }
+        let record = read_record(
+            self.r,
+            self.index,
+            self.file_at,
+            self.out_at,
+            self.keep_payload,
+        )?;
+        match &record {
+            Record::Data(f) => {
+                self.file_at += f.file_len();
+                self.out_at += f.len;
+                self.index += 1;
+            }
+            Record::End(end) => {
+                if end.frames != self.index || end.total_len != self.out_at {
+                    return Err(frame_error(
+                        self.index,
+                        self.file_at,
+                        format!(
+                            "end record says {} frames and {} bytes; the stream holds {} and {}",
+                            end.frames, end.total_len, self.index, self.out_at
+                        ),
+                    ));
+                }
+            }
+        }
+        Ok(record)
+    }
+}
+
 /// Decodes a native v2 stream from `r`, positioned after the first frame's magic and
 /// version, into `w`, about `batch_bytes` of output at a time. Returns the bytes written.
 /// On an error what was written must be discarded (the end record is checked last).
@@ -275,16 +332,6 @@ pub(crate) fn decode_frames(
         // A write or decode error explains a reader that stopped early: report it first.
         let crc = written?;
         let (end, index, file_at, out_at) = read?;
-        if end.frames != index || end.total_len != out_at {
-            return Err(frame_error(
-                index,
-                file_at,
-                format!(
-                    "end record says {} frames and {} bytes; the stream holds {index} and {out_at}",
-                    end.frames, end.total_len
-                ),
-            ));
-        }
         let computed = crc.finalize();
         if computed != end.crc32 {
             return Err(Error::Checksum {
@@ -312,20 +359,14 @@ fn read_frames(
     batch_bytes: usize,
     to_decoder: &std::sync::mpsc::SyncSender<Vec<Frame>>,
 ) -> Result<(End, u64, u64, u64)> {
-    let (mut index, mut file_at, mut out_at) = (0u64, 0u64, 0u64);
+    let mut walk = Walk::new(r, true);
     let mut batch: Vec<Frame> = Vec::new();
     let mut batch_len = 0u64;
     loop {
-        if index > 0 {
-            expect_record(r, index, file_at)?;
-        }
-        match read_record(r, index, file_at, out_at, true)? {
+        match walk.next()? {
             Record::Data(f) => {
-                file_at += f.file_len();
-                out_at += f.len;
                 batch_len += f.len;
                 batch.push(*f);
-                index += 1;
                 if batch_len >= batch_bytes as u64 {
                     if to_decoder.send(std::mem::take(&mut batch)).is_err() {
                         return Err(Error::corrupt("native", "the frame decoder stopped"));
@@ -337,7 +378,7 @@ fn read_frames(
                 if !batch.is_empty() {
                     let _ = to_decoder.send(batch);
                 }
-                return Ok((end, index, file_at, out_at));
+                return Ok((end, walk.index, walk.file_at, walk.out_at));
             }
         }
     }
@@ -371,29 +412,17 @@ fn expect_record(r: &mut impl Read, index: u64, file_at: u64) -> Result<()> {
 /// `parvlc info` of a native v2 stream (positioned after its first magic and version):
 /// frame headers read, payloads skipped.
 pub(crate) fn describe_frames(r: &mut impl Read, file_len: u64) -> Result<String> {
-    let (mut index, mut file_at, mut out_at) = (0u64, 0u64, 0u64);
+    let mut walk = Walk::new(r, false);
     let (mut min_len, mut max_len, mut longest) = (u64::MAX, 0u64, 0u8);
     loop {
-        if index > 0 {
-            expect_record(r, index, file_at)?;
-        }
-        match read_record(r, index, file_at, out_at, false)? {
+        match walk.next()? {
             Record::Data(f) => {
-                file_at += f.file_len();
-                out_at += f.len;
                 min_len = min_len.min(f.len);
                 max_len = max_len.max(f.len);
                 longest = longest.max(f.lengths.iter().copied().max().unwrap_or(0));
-                index += 1;
             }
             Record::End(end) => {
-                if end.frames != index || end.total_len != out_at {
-                    return Err(frame_error(
-                        index,
-                        file_at,
-                        "end record disagrees with the frames",
-                    ));
-                }
+                let (index, out_at) = (walk.index, walk.out_at);
                 let ratio = file_len as f64 / out_at.max(1) as f64;
                 return Ok(format!(
                     "format:        parvlc native v{VERSION_FRAMED} (framed)\n\

@@ -199,35 +199,10 @@ pub(crate) fn frame_code(
     })
 }
 
-/// Byte histogram of every `cell` bytes of `data`, on all cores: the CPU twin of the
-/// GPU's histogram stage at frame granularity.
-pub fn cell_histograms(data: &[u8], cell: u64) -> Vec<[u64; 256]> {
-    data.par_chunks(cell.max(1) as usize)
-        .map(|c| {
-            // Four tables, so that runs of one byte do not serialize on one counter.
-            let mut h = [[0u32; 256]; 4];
-            let mut quads = c.chunks_exact(4);
-            for q in &mut quads {
-                h[0][q[0] as usize] += 1;
-                h[1][q[1] as usize] += 1;
-                h[2][q[2] as usize] += 1;
-                h[3][q[3] as usize] += 1;
-            }
-            for &b in quads.remainder() {
-                h[0][b as usize] += 1;
-            }
-            let mut out = [0u64; 256];
-            for (s, o) in out.iter_mut().enumerate() {
-                *o = (h[0][s] + h[1][s] + h[2][s] + h[3][s]) as u64;
-            }
-            out
-        })
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::huffman::histogram::histogram_cpu;
 
     fn lcg(seed: u64, n: usize, alphabet: u8) -> Vec<u8> {
         let mut s = seed;
@@ -252,7 +227,7 @@ mod tests {
         let mut data = lcg(1, 9000, 4);
         data.extend(lcg(2, 9000, 200).iter().map(|b| b.wrapping_add(50)));
         data.truncate(17_777);
-        let cells = cell_histograms(&data, config.cell_bytes);
+        let cells = histogram_cpu(&data, config.cell_bytes as usize);
         for format in [Format::Native, Format::Gzip] {
             let frames = plan_frames(&cells, data.len() as u64, format, &config).unwrap();
             let mut at = 0;
@@ -288,7 +263,7 @@ mod tests {
             max_frame_bytes: 8192,
             fixed: false,
         };
-        let cells = cell_histograms(&data, 1024);
+        let cells = histogram_cpu(&data, 1024);
         let frames = plan_frames(&cells, 40_000, Format::Gzip, &config).unwrap();
         assert_eq!(frames.len(), 5);
         config.fixed = true;

@@ -62,14 +62,6 @@ impl StreamConfig {
         }
         Ok(())
     }
-
-    /// Largest memory the pipeline holds at once, roughly: chunks of input queued, being
-    /// coded and their outputs queued or waiting their turn (outputs are at most about
-    /// the input's size; 15 bits per byte at worst).
-    pub fn memory_bound(&self) -> u64 {
-        let chunk = self.chunk_bytes as u64;
-        (2 * self.depth as u64 + 1) * chunk + (2 * self.depth as u64 + 1) * (chunk * 15 / 8)
-    }
 }
 
 /// What a compressed stream came to.
