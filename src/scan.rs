@@ -175,6 +175,40 @@ pub(crate) struct LookbackStage<'a> {
     pub n_blocks: u32,
 }
 
+/// A look-back stage's override constants: its own, then the scan's.
+fn lookback_constants(
+    gpu: &Gpu,
+    stage_constants: &[(&'static str, f64)],
+    config: &ScanConfig,
+    n_blocks: u32,
+) -> Vec<(&'static str, f64)> {
+    let mut constants = stage_constants.to_vec();
+    constants.push(("SCAN_STRATEGY", config.strategy.shader_value()));
+    constants.push(("SPIN_BUDGET", config.spin_budget as f64));
+    constants.push(("WG_SIZE", config.workgroup_size as f64));
+    let (_, blocks_per_workgroup) = main_grid(gpu, config, n_blocks);
+    constants.push(("MAX_BLOCKS_PER_WORKGROUP", blocks_per_workgroup as f64));
+    constants
+}
+
+/// Build now the pipelines [`encode_lookback`] would build for a stage of `n_blocks`
+/// blocks with these constants, so that a later recording finds them ready.
+pub(crate) fn warm_lookback(
+    gpu: &Gpu,
+    shader: &'static Stage,
+    stage_constants: &[(&'static str, f64)],
+    config: &ScanConfig,
+    n_blocks: u32,
+) -> Result<()> {
+    let constants = lookback_constants(gpu, stage_constants, config, n_blocks);
+    gpu.pipeline(shader, "main", &constants)?;
+    if config.strategy == ScanStrategy::ReduceThenScan {
+        gpu.pipeline(shader, "reduce", &constants)?;
+        gpu.pipeline(&SPINE, "main", &[("WG_SIZE", config.workgroup_size as f64)])?;
+    }
+    Ok(())
+}
+
 /// Encode one look-back stage: clear the state, then one dispatch (chained, decoupled)
 /// or three (reduce_then_scan: `reduce`, the spine, `main`).
 pub(crate) fn encode_lookback(
@@ -189,10 +223,6 @@ pub(crate) fn encode_lookback(
     if config.strategy == ScanStrategy::Chained && gpu.info.device_type == wgpu::DeviceType::Cpu {
         CHAINED_ON_CPU.call_once(|| log::warn!("chained scan on a software adapter: workgroups may not make progress while others spin; prefer decoupled"));
     }
-    let mut constants = stage.constants.clone();
-    constants.push(("SCAN_STRATEGY", config.strategy.shader_value()));
-    constants.push(("SPIN_BUDGET", config.spin_budget as f64));
-    constants.push(("WG_SIZE", config.workgroup_size as f64));
     let state_bytes = (STATE_HEADER as u64 + stage.n_blocks as u64) * 4;
     if state.size() < state_bytes {
         return Err(Error::Gpu {
@@ -208,8 +238,7 @@ pub(crate) fn encode_lookback(
     bindings.push((STATE_BINDING, state.as_entire_buffer_binding()));
     let max_groups = gpu.limits.max_compute_workgroups_per_dimension;
     let mut dispatches = Vec::new();
-    let (_, blocks_per_workgroup) = main_grid(gpu, config, stage.n_blocks);
-    constants.push(("MAX_BLOCKS_PER_WORKGROUP", blocks_per_workgroup as f64));
+    let constants = lookback_constants(gpu, &stage.constants, config, stage.n_blocks);
     let main = gpu.pipeline(stage.shader, "main", &constants)?;
     let main_bind = gpu.bind(&main, &bindings);
     let spine_params;

@@ -1,21 +1,34 @@
 use super::Gpu;
 use crate::{Error, Result};
 
+/// Copies at least this long are split across the host's cores: one core's copy out of
+/// mapped memory is a visible share of a chunk's time.
+#[cfg(not(target_arch = "wasm32"))]
+const PARALLEL_COPY_BYTES: usize = 4 << 20;
+
 impl Gpu {
     /// Copy `len` bytes at `offset` of `source` back to the host. The buffer needs
     /// COPY_SRC; offset and len multiples of 4. Async: on the web it yields to the event
-    /// loop; natively wgpu needs the device polled, which this does for its own submission.
+    /// loop; natively it polls the device until its own copy has landed.
     pub async fn read_buffer(
         &self,
         source: &wgpu::Buffer,
         offset: u64,
         len: u64,
     ) -> Result<Vec<u8>> {
-        if len == 0 {
-            return Ok(Vec::new());
+        let mut parts = self.read_buffers(&[(source, offset, len)]).await?;
+        Ok(parts.pop().unwrap_or_default())
+    }
+
+    /// Several ranges back in one submission and one wait: `(buffer, offset, len)` each,
+    /// as [`Self::read_buffer`] takes them; the bytes in the same order.
+    pub async fn read_buffers(&self, ranges: &[(&wgpu::Buffer, u64, u64)]) -> Result<Vec<Vec<u8>>> {
+        let total: u64 = ranges.iter().map(|r| r.2).sum();
+        if total == 0 {
+            return Ok(vec![Vec::new(); ranges.len()]);
         }
         let staging = self.pooled_buffer(
-            len,
+            total,
             wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
         );
         let mut encoder = self
@@ -23,36 +36,75 @@ impl Gpu {
             .create_command_encoder(&wgpu::CommandEncoderDescriptor {
                 label: Some("parvlc.readback"),
             });
-        encoder.copy_buffer_to_buffer(source, offset, &staging, 0, len);
-        let submission = self.queue.submit([encoder.finish()]);
-        let (sender, receiver) = futures_intrusive::channel::shared::oneshot_channel();
-        staging
-            .slice(..len)
-            .map_async(wgpu::MapMode::Read, move |r| {
-                let _ = sender.send(r);
-            });
-        #[cfg(not(target_arch = "wasm32"))]
-        self.device
-            .poll(wgpu::PollType::Wait {
-                submission_index: Some(submission),
-                timeout: None,
-            })
-            .map_err(|e| Error::Readback(e.to_string()))?;
-        #[cfg(target_arch = "wasm32")]
-        let _ = submission;
-        match receiver.receive().await {
-            Some(Ok(())) => {}
-            Some(Err(e)) => return Err(Error::Readback(e.to_string())),
-            None => return Err(Error::Readback("map callback dropped".into())),
+        let mut at = 0u64;
+        for &(source, offset, len) in ranges {
+            if len > 0 {
+                encoder.copy_buffer_to_buffer(source, offset, &staging, at, len);
+            }
+            at += len;
         }
-        let bytes = staging
-            .slice(..len)
-            .get_mapped_range()
-            .map_err(|e| Error::Readback(e.to_string()))?
-            .to_vec();
+        self.queue.submit([encoder.finish()]);
+        self.map_read(&staging, total).await?;
+        let parts = {
+            let mapped = staging
+                .slice(..total)
+                .get_mapped_range()
+                .map_err(|e| Error::Readback(e.to_string()))?;
+            let mut at = 0usize;
+            ranges
+                .iter()
+                .map(|r| {
+                    let part = copy_out(&mapped[at..at + r.2 as usize]);
+                    at += r.2 as usize;
+                    part
+                })
+                .collect()
+        };
         staging.unmap();
         self.check_errors("readback")?;
-        Ok(bytes)
+        Ok(parts)
+    }
+
+    /// Map the first `len` bytes of `staging` for reading, once the GPU is done with it.
+    async fn map_read(&self, staging: &wgpu::Buffer, len: u64) -> Result<()> {
+        #[cfg(not(target_arch = "wasm32"))]
+        {
+            // Polled, not waited: a `poll(Wait)` holds the device's locks for the whole
+            // wait and stalls every other thread's submissions (the stream pipeline's
+            // coders share one device). A short poll every 50 us costs nothing by
+            // comparison, and fires whichever thread's callbacks are due.
+            let (sender, receiver) = std::sync::mpsc::channel();
+            staging
+                .slice(..len)
+                .map_async(wgpu::MapMode::Read, move |r| {
+                    let _ = sender.send(r);
+                });
+            loop {
+                self.device
+                    .poll(wgpu::PollType::Poll)
+                    .map_err(|e| Error::Readback(e.to_string()))?;
+                match receiver.recv_timeout(std::time::Duration::from_micros(50)) {
+                    Ok(r) => return r.map_err(|e| Error::Readback(e.to_string())),
+                    Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {}
+                    Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
+                        return Err(Error::Readback("map callback dropped".into()))
+                    }
+                }
+            }
+        }
+        #[cfg(target_arch = "wasm32")]
+        {
+            let (sender, receiver) = futures_intrusive::channel::shared::oneshot_channel();
+            staging
+                .slice(..len)
+                .map_async(wgpu::MapMode::Read, move |r| {
+                    let _ = sender.send(r);
+                });
+            match receiver.receive().await {
+                Some(r) => r.map_err(|e| Error::Readback(e.to_string())),
+                None => Err(Error::Readback("map callback dropped".into())),
+            }
+        }
     }
 
     /// Wait until all submitted work has finished (natively; a no-op on the web).
@@ -63,4 +115,18 @@ impl Gpu {
             .map_err(|e| Error::Readback(e.to_string()))?;
         self.check_errors("wait")
     }
+}
+
+/// Mapped bytes into a vector of their own, on all cores when long.
+fn copy_out(mapped: &[u8]) -> Vec<u8> {
+    #[cfg(not(target_arch = "wasm32"))]
+    if mapped.len() >= PARALLEL_COPY_BYTES {
+        use rayon::prelude::*;
+        let mut out = vec![0u8; mapped.len()];
+        out.par_chunks_mut(1 << 20)
+            .zip(mapped.par_chunks(1 << 20))
+            .for_each(|(d, s)| d.copy_from_slice(s));
+        return out;
+    }
+    mapped.to_vec()
 }

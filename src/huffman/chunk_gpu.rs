@@ -29,6 +29,7 @@ pub async fn encode_chunk_gpu(
     let t0 = clock();
     let encoder = VleEncoder::new(gpu, *cuvle)?.with_chunk_bytes(frames.cell_bytes)?;
     let input = encoder.upload(data)?;
+    let t_up = clock();
     let cells = encoder.histograms(&input, None).await?;
     let t1 = clock();
     let layout = ChunkLayout::plan(&cells, data.len() as u64, format, frames, block)?;
@@ -67,6 +68,7 @@ pub async fn encode_chunk_gpu(
         });
     let pending = encoder.encode_framed_into(&mut command, &input, &uploaded, &plan, false)?;
     gpu.queue.submit([command.finish()]);
+    let t_sub = clock();
     let encoded = encoder.finish(pending).await?;
     let t3 = clock();
     let mut out = encoded.stream.bytes;
@@ -102,16 +104,21 @@ pub async fn encode_chunk_gpu(
     };
     let crc = finish_chunk(data, &layout, format, block, &mut out, Some(&gpu_offsets))?;
     let t4 = clock();
-    if let (Some(t0), Some(t1), Some(t2), Some(t3), Some(t4)) = (t0, t1, t2, t3, t4) {
+    if let (Some(t0), Some(tu), Some(t1), Some(t2), Some(ts), Some(t3), Some(t4)) =
+        (t0, t_up, t1, t2, t_sub, t3, t4)
+    {
+        let ms = |a: std::time::Instant, b: std::time::Instant| (b - a).as_secs_f64() * 1e3;
         log::debug!(
-            "chunk of {} bytes, {} frames: upload+histograms {:.1} ms, plan {:.1} ms, \
-             encode+readback {:.1} ms, headers+crc {:.1} ms",
+            "chunk of {} bytes, {} frames: upload {:.1} ms, histograms {:.1} ms, plan {:.1} ms, \
+             encode (record, submit) {:.1} ms, readback {:.1} ms, headers+crc {:.1} ms",
             data.len(),
             layout.frames.len(),
-            (t1 - t0).as_secs_f64() * 1e3,
-            (t2 - t1).as_secs_f64() * 1e3,
-            (t3 - t2).as_secs_f64() * 1e3,
-            (t4 - t3).as_secs_f64() * 1e3,
+            ms(t0, tu),
+            ms(tu, t1),
+            ms(t1, t2),
+            ms(t2, ts),
+            ms(ts, t3),
+            ms(t3, t4),
         );
     }
     Ok(CodedChunk {

@@ -87,7 +87,7 @@ impl Codebook {
             )));
         }
         // Leaves sorted by weight, ties by symbol index.
-        used.sort_by_key(|&s| (freqs[s], s));
+        used.sort_unstable_by_key(|&s| (freqs[s], s));
         let leaves: Vec<u128> = used.iter().map(|&s| freqs[s] as u128).collect();
         // Most inputs need no limit: plain Huffman (two queues over the sorted leaves) is
         // then optimal for the limited problem too, and far cheaper than package-merge,

@@ -36,6 +36,15 @@ const SCAN_WORKGROUP_BYTES: u32 = 4 * 1024 + 256;
 /// Average code bits per input byte from which blocks are staged.
 const STAGE_MIN_BITS_PER_BYTE: u64 = 4;
 
+/// The staging sizes the kernel is built for: 1024 and 1536 words times powers of two,
+/// up to `room`. Few steps, so that a run builds few pipelines, each at most half a step
+/// larger than the average block needs.
+fn stage_words_steps(room: u32) -> impl Iterator<Item = u32> {
+    (0..8)
+        .flat_map(|k| [1024u32 << k, 1536u32 << k])
+        .take_while(move |&w| w <= room & !511)
+}
+
 /// Longest code for which the kernel emits two symbols per put (`PAIRS`).
 const PAIRS_MAX_LEN: u32 = 16;
 /// Longest code the kernel's packed table holds (shaders/huffman/cuvle.wgsl `PACKED`).
@@ -554,6 +563,15 @@ impl<'g> VleEncoder<'g> {
     /// write, and the workgroup memory costs occupancy and L1), so the stage is used from
     /// 4 bits per byte on and sized to this input's blocks, within the adapter's room
     /// beside the code table and the scan. A block that outgrows it writes directly.
+    /// Words of workgroup memory left for staging output.
+    fn stage_room(&self) -> u32 {
+        self.gpu
+            .limits
+            .max_compute_workgroup_storage_size
+            .saturating_sub(2 * 1024 + SCAN_WORKGROUP_BYTES)
+            / 4
+    }
+
     fn stage_words(&self, plan: &Plan) -> u32 {
         if let Some(w) = self.config.stage_words {
             return w;
@@ -563,22 +581,67 @@ impl<'g> VleEncoder<'g> {
         if n_bytes == 0 || code_bits < STAGE_MIN_BITS_PER_BYTE * n_bytes {
             return 0;
         }
-        let room = self
-            .gpu
-            .limits
-            .max_compute_workgroup_storage_size
-            .saturating_sub(2 * 1024 + SCAN_WORKGROUP_BYTES)
-            / 4;
+        let room = self.stage_room();
         // The average block's code, an eighth more for blocks above the average, and the
-        // two end words; quantized so that few pipelines are built.
+        // two end words.
         let block_bits = code_bits * plan.block_bytes / n_bytes;
-        let words = ((block_bits + block_bits / 8) / 32 + 2).next_multiple_of(512);
-        let words = (words as u32).min(room & !511);
+        let words = (block_bits + block_bits / 8) / 32 + 2;
+        if words < 1024 {
+            return 0;
+        }
+        let words = stage_words_steps(room)
+            .find(|&w| w as u64 >= words)
+            .unwrap_or(room & !511);
         if words < 1024 {
             0
         } else {
             words
         }
+    }
+
+    /// The kernel's override constants.
+    fn kernel_constants(
+        &self,
+        msb: bool,
+        packed: bool,
+        pairs: bool,
+        stage_words: u32,
+        framed: bool,
+    ) -> Vec<(&'static str, f64)> {
+        let flag = |b: bool| if b { 1.0 } else { 0.0 };
+        let mut constants = vec![
+            ("NET", self.config.net as f64),
+            ("MSB_FIRST", flag(msb)),
+            ("PACKED", flag(packed)),
+            ("PAIRS", flag(pairs)),
+            ("STAGED", flag(stage_words > 0)),
+            ("STAGE_WORDS", stage_words.max(1) as f64),
+        ];
+        if framed {
+            constants.push(("FRAMED", 1.0));
+        }
+        constants
+    }
+
+    /// Build, in parallel and now, every pipeline the framed kernel may use for codes
+    /// in `order` and chunks of up to `n_blocks` blocks. A cold driver compiles each in
+    /// about 0.3 s (the H200); built one at a time when first met, they stalled the
+    /// stream's first chunks by seconds.
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn warm_framed(&self, order: BitOrder, n_blocks: u32) -> Result<()> {
+        use rayon::prelude::*;
+        let msb = order == BitOrder::MsbFirst;
+        let room = self.stage_room();
+        let mut variants: Vec<u32> = match self.config.stage_words {
+            Some(w) => vec![w],
+            None => std::iter::once(0).chain(stage_words_steps(room)).collect(),
+        };
+        variants.dedup();
+        // Frame codes are at most 15 bits: packed, in pairs.
+        variants.into_par_iter().try_for_each(|words| {
+            let constants = self.kernel_constants(msb, true, true, words, true);
+            crate::scan::warm_lookback(self.gpu, &CUVLE, &constants, &self.config.scan, n_blocks)
+        })
     }
 
     /// Input bytes per histogram chunk.
@@ -794,17 +857,13 @@ impl<'g> VleEncoder<'g> {
                 &dummy
             }
         };
-        let mut constants = vec![
-            ("NET", self.config.net as f64),
-            ("MSB_FIRST", if msb { 1.0 } else { 0.0 }),
-            ("PACKED", if plan.packed() { 1.0 } else { 0.0 }),
-            ("PAIRS", if plan.pairs() { 1.0 } else { 0.0 }),
-            ("STAGED", if stage_words > 0 { 1.0 } else { 0.0 }),
-            ("STAGE_WORDS", stage_words.max(1) as f64),
-        ];
-        if plan.is_framed() {
-            constants.push(("FRAMED", 1.0));
-        }
+        let constants = self.kernel_constants(
+            msb,
+            plan.packed(),
+            plan.pairs(),
+            stage_words,
+            plan.is_framed(),
+        );
         let mut log_offset = 0u64;
         let mut first_block = 0u32;
         for seg in &plan.segments {
@@ -893,18 +952,17 @@ impl<'g> VleEncoder<'g> {
     /// Read back what [`Self::encode_into`] produced, after its encoder was submitted.
     pub async fn finish(&self, pending: Pending) -> Result<Encoded> {
         let plan = &pending.plan;
-        let out = self
+        // Output and log in one copy and one wait.
+        let mut parts = self
             .gpu
-            .read_buffer(&pending.output, 0, plan.output_bytes())
+            .read_buffers(&[
+                (&pending.output, 0, plan.output_bytes()),
+                (&pending.log, 0, plan.log_words() * 4),
+            ])
             .await?;
-        let mut bytes = out;
+        let log: Vec<u32> = bytemuck::pod_collect_to_vec(&parts.pop().unwrap_or_default());
+        let mut bytes = parts.pop().unwrap_or_default();
         bytes.truncate(plan.total_bits.div_ceil(8) as usize);
-        let log: Vec<u32> = bytemuck::pod_collect_to_vec(
-            &self
-                .gpu
-                .read_buffer(&pending.log, 0, plan.log_words() * 4)
-                .await?,
-        );
         let (block_offsets, fallbacks) = plan.read_log(&log, self.config.scan.strategy)?;
         let frame_offsets = plan.frame_offsets(&block_offsets)?;
         let timings = pending.profiler.timings(self.gpu).await?;

@@ -222,6 +222,7 @@ pub fn compress_stream(
     let (spares_tx, spares_rx) = std::sync::mpsc::channel::<Vec<u8>>();
     let spares = Mutex::new(spares_rx);
     let stop = AtomicBool::new(false);
+    let warming = AtomicBool::new(false);
     // Positional reads: the next chunk to claim.
     let next_seq = AtomicU64::new(0);
     std::thread::scope(|s| {
@@ -240,7 +241,12 @@ pub fn compress_stream(
                     s.spawn(move || {
                         while !stop.load(Ordering::Relaxed) {
                             let seq = next_seq.fetch_add(1, Ordering::Relaxed);
+                            let t = std::time::Instant::now();
                             let read = read_chunk_at(f, seq, chunk, spare());
+                            log::debug!(
+                                "chunk {seq} read in {:.1} ms",
+                                t.elapsed().as_secs_f64() * 1e3
+                            );
                             // Past the end (chunk 0 of an empty file is coded: it is empty).
                             if matches!(&read, Ok(b) if b.is_empty() && seq > 0) {
                                 return;
@@ -280,6 +286,7 @@ pub fn compress_stream(
             }
         }
         let from_reader = &from_reader;
+        let warming = &warming;
         for _ in 0..depth {
             let to_writer = to_writer.clone();
             let spares_tx = spares_tx.clone();
@@ -289,6 +296,13 @@ pub fn compress_stream(
                     Err(_) => return,
                 };
                 let Ok(next) = next else { return };
+                // A second full chunk: the stream is long enough to pay for building
+                // every pipeline variant at once.
+                if matches!(&next, Ok((1, d)) if d.len() == chunk)
+                    && !warming.swap(true, Ordering::Relaxed)
+                {
+                    s.spawn(move || warm_pipelines(engine, format, config));
+                }
                 let coded = next.and_then(|(seq, data)| {
                     let c = pollster::block_on(encode_chunk(engine, &data, format, config));
                     let _ = spares_tx.send(data);
@@ -311,6 +325,23 @@ pub fn compress_stream(
         }
         result
     })
+}
+
+/// Build the GPU pipelines a stream's chunks may need, in parallel, so that the coders
+/// do not meet a cold compile one variant at a time. Not on software adapters, whose
+/// compiles would take the cores the coders run on.
+#[cfg(not(target_arch = "wasm32"))]
+fn warm_pipelines(engine: &Engine, format: Format, config: &StreamConfig) {
+    let Engine::Wgpu(gpu) = engine else { return };
+    if gpu.info.device_type == wgpu::DeviceType::Cpu {
+        return;
+    }
+    let blocks = (config.chunk_bytes as u64).div_ceil(config.cuvle.block_bytes());
+    let warmed = super::cuvle::VleEncoder::new(gpu, config.cuvle)
+        .and_then(|e| e.warm_framed(super::chunk::bit_order(format), blocks as u32));
+    if let Err(e) = warmed {
+        log::debug!("building the stream's pipelines ahead: {e}");
+    }
 }
 
 /// The writer's side: chunks arrive in any order and are written in sequence.

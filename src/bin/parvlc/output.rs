@@ -32,7 +32,14 @@ pub struct OutputFile {
     tmp: PathBuf,
     file: Option<BufWriter<File>>,
     force: bool,
+    /// Bytes written, and how far the disk has been asked to write them back.
+    written: u64,
+    writeback_from: u64,
 }
+
+/// Ask the disk to write back every this many bytes as they come, so that the final
+/// sync waits for the last stretch only, not for the whole file.
+const WRITEBACK_BYTES: u64 = 64 << 20;
 
 impl OutputFile {
     /// Checks `path` and creates its temporary file: call it before the work starts.
@@ -53,6 +60,8 @@ impl OutputFile {
             tmp,
             file: Some(BufWriter::with_capacity(1 << 20, file)),
             force,
+            written: 0,
+            writeback_from: 0,
         })
     }
 
@@ -105,10 +114,18 @@ impl OutputFile {
 
 impl Write for OutputFile {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        match self.file.as_mut() {
-            Some(f) => f.write(buf),
-            None => Err(std::io::Error::other("output already committed")),
+        let Some(f) = self.file.as_mut() else {
+            return Err(std::io::Error::other("output already committed"));
+        };
+        let n = f.write(buf)?;
+        self.written += n as u64;
+        // What has reached the file (not what waits in the buffer).
+        let in_file = self.written - f.buffer().len() as u64;
+        if in_file - self.writeback_from >= WRITEBACK_BYTES {
+            start_writeback(f.get_ref(), self.writeback_from, in_file);
+            self.writeback_from = in_file;
         }
+        Ok(n)
     }
 
     fn flush(&mut self) -> std::io::Result<()> {
@@ -127,6 +144,25 @@ impl Drop for OutputFile {
         }
     }
 }
+
+/// Start writing `from..to` of `file` to disk without waiting (best effort: the sync
+/// at commit still reports any error).
+#[cfg(target_os = "linux")]
+fn start_writeback(file: &File, from: u64, to: u64) {
+    use std::os::fd::AsRawFd;
+    // SAFETY: a plain syscall on a file descriptor we own; no memory is passed.
+    unsafe {
+        libc::sync_file_range(
+            file.as_raw_fd(),
+            from as libc::off64_t,
+            (to - from) as libc::off64_t,
+            libc::SYNC_FILE_RANGE_WRITE,
+        );
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn start_writeback(_file: &File, _from: u64, _to: u64) {}
 
 /// `data` written to `path` all or nothing.
 pub fn write_file(path: &Path, data: &[u8], force: bool) -> Result<()> {
