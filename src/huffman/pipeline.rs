@@ -37,8 +37,8 @@ pub struct StreamConfig {
 impl Default for StreamConfig {
     fn default() -> Self {
         StreamConfig {
-            chunk_bytes: 12 << 20,
-            depth: 3,
+            chunk_bytes: 8 << 20,
+            depth: 6,
             frames: FrameConfig::default(),
             cuvle: CuvleConfig::default(),
         }
