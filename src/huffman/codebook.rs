@@ -86,8 +86,21 @@ impl Codebook {
                 "{k} symbols cannot fit in codes of at most {max_len} bits"
             )));
         }
-        // Leaves sorted by weight, ties by symbol index.
-        used.sort_unstable_by_key(|&s| (freqs[s], s));
+        // Leaves sorted by weight, ties by symbol index: as one integer key where weights
+        // leave room for the index (always, for frames), which sorts several times faster.
+        const INDEX_BITS: u32 = 16;
+        if n <= 1 << INDEX_BITS && used.iter().all(|&s| freqs[s] >> (64 - INDEX_BITS) == 0) {
+            let mut keys: Vec<u64> = used
+                .iter()
+                .map(|&s| (freqs[s] << INDEX_BITS) | s as u64)
+                .collect();
+            keys.sort_unstable();
+            for (u, k) in used.iter_mut().zip(&keys) {
+                *u = (k & ((1 << INDEX_BITS) - 1)) as usize;
+            }
+        } else {
+            used.sort_unstable_by_key(|&s| (freqs[s], s));
+        }
         let leaves: Vec<u128> = used.iter().map(|&s| freqs[s] as u128).collect();
         // Most inputs need no limit: plain Huffman (two queues over the sorted leaves) is
         // then optimal for the limited problem too, and far cheaper than package-merge,
