@@ -11,7 +11,14 @@ type FreeLists = Arc<Mutex<HashMap<(u64, wgpu::BufferUsages), Vec<wgpu::Buffer>>
 #[derive(Default)]
 pub(crate) struct BufferPool {
     free: FreeLists,
+    /// Host vectors that readbacks copy into, given back by their consumers: a stream
+    /// reads back a chunk's output every few milliseconds, and fresh pages for each cost
+    /// more (page faults, zeroing) than the copy itself.
+    host: Mutex<Vec<Vec<u8>>>,
 }
+
+/// Host vectors kept for reuse at most.
+const HOST_POOL_MAX: usize = 4;
 
 /// A buffer on loan from the pool; it goes back when dropped.
 pub struct PooledBuffer {
@@ -80,6 +87,31 @@ impl Gpu {
     pub fn trim_pool(&self) {
         if let Ok(mut f) = self.pool.free.lock() {
             f.clear();
+        }
+        if let Ok(mut h) = self.pool.host.lock() {
+            h.clear();
+        }
+    }
+
+    /// A host vector of `len` zero bytes, reusing one given back if one is large enough.
+    pub(crate) fn host_vec(&self, len: usize) -> Vec<u8> {
+        let reused = self.pool.host.lock().ok().and_then(|mut h| {
+            let i = h.iter().position(|v| v.capacity() >= len)?;
+            Some(h.swap_remove(i))
+        });
+        let mut v = reused.unwrap_or_default();
+        v.clear();
+        v.resize(len, 0);
+        v
+    }
+
+    /// Give back a vector that a readback returned (a chunk's output once written), so
+    /// that the next readback reuses its pages.
+    pub fn recycle_host_vec(&self, v: Vec<u8>) {
+        if let Ok(mut h) = self.pool.host.lock() {
+            if h.len() < HOST_POOL_MAX {
+                h.push(v);
+            }
         }
     }
 }

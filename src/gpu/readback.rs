@@ -54,7 +54,7 @@ impl Gpu {
             ranges
                 .iter()
                 .map(|r| {
-                    let part = copy_out(&mapped[at..at + r.2 as usize]);
+                    let part = self.copy_out(&mapped[at..at + r.2 as usize]);
                     at += r.2 as usize;
                     part
                 })
@@ -117,16 +117,19 @@ impl Gpu {
     }
 }
 
-/// Mapped bytes into a vector of their own, on all cores when long.
-fn copy_out(mapped: &[u8]) -> Vec<u8> {
-    #[cfg(not(target_arch = "wasm32"))]
-    if mapped.len() >= PARALLEL_COPY_BYTES {
-        use rayon::prelude::*;
-        let mut out = vec![0u8; mapped.len()];
-        out.par_chunks_mut(1 << 20)
-            .zip(mapped.par_chunks(1 << 20))
-            .for_each(|(d, s)| d.copy_from_slice(s));
-        return out;
+impl Gpu {
+    /// Mapped bytes into a vector of their own (a recycled one when long), on all cores
+    /// when long.
+    fn copy_out(&self, mapped: &[u8]) -> Vec<u8> {
+        #[cfg(not(target_arch = "wasm32"))]
+        if mapped.len() >= PARALLEL_COPY_BYTES {
+            use rayon::prelude::*;
+            let mut out = self.host_vec(mapped.len());
+            out.par_chunks_mut(1 << 20)
+                .zip(mapped.par_chunks(1 << 20))
+                .for_each(|(d, s)| d.copy_from_slice(s));
+            return out;
+        }
+        mapped.to_vec()
     }
-    mapped.to_vec()
 }

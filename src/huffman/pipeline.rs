@@ -316,7 +316,18 @@ pub fn compress_stream(
         }
         drop(spares_tx);
         drop(to_writer);
-        let result = write_in_order(from_coders, StreamWriter::new(output, format), progress);
+        // Written chunks' bytes go back to the readbacks that fill the next ones.
+        let recycle = |bytes: Vec<u8>| {
+            if let Engine::Wgpu(gpu) = engine {
+                gpu.recycle_host_vec(bytes);
+            }
+        };
+        let result = write_in_order(
+            from_coders,
+            StreamWriter::new(output, format),
+            progress,
+            &recycle,
+        );
         // On an error the coders have stopped: stop the reader and take what it queued,
         // so that it is not left waiting to send.
         stop.store(true, Ordering::Relaxed);
@@ -350,6 +361,7 @@ fn write_in_order<W: Write>(
     from_coders: Receiver<Result<(u64, CodedChunk)>>,
     mut writer: StreamWriter<W>,
     progress: &mut dyn FnMut(u64),
+    recycle: &dyn Fn(Vec<u8>),
 ) -> Result<StreamSummary> {
     let mut waiting: BTreeMap<u64, CodedChunk> = BTreeMap::new();
     let mut next = 0u64;
@@ -366,6 +378,7 @@ fn write_in_order<W: Write>(
             );
             next += 1;
             progress(writer.summary.bytes_in);
+            recycle(chunk.bytes);
         }
     }
     if !waiting.is_empty() {
