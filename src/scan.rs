@@ -193,6 +193,7 @@ fn lookback_constants(
 
 /// Build now the pipelines [`encode_lookback`] would build for a stage of `n_blocks`
 /// blocks with these constants, so that a later recording finds them ready.
+#[cfg(not(target_arch = "wasm32"))]
 pub(crate) fn warm_lookback(
     gpu: &Gpu,
     shader: &'static Stage,
