@@ -16,7 +16,7 @@ use crate::{Error, Result};
 const MAX_FRAME_LEN: u64 = 1 << 28;
 
 /// A data frame, read and checked on its own, not yet decoded.
-struct Frame {
+pub(crate) struct Frame {
     index: u64,
     /// Where its input bytes start in the stream's output, and where its header starts in
     /// the file: for messages.
@@ -103,7 +103,7 @@ impl Frame {
 
     /// The frame as the GPU decoder takes it.
     #[cfg(not(target_arch = "wasm32"))]
-    fn view(&self) -> super::vld::VldFrame<'_> {
+    pub(crate) fn view(&self) -> super::vld::VldFrame<'_> {
         super::vld::VldFrame {
             lengths: &self.lengths,
             len: self.len,
@@ -500,6 +500,22 @@ fn decode_run_gpu(dec: &super::vld::VldDecoder<'_>, frames: &[Frame]) -> Result<
         frames: out.frames.iter().cloned().zip(crcs).collect(),
         bytes: out.bytes,
     })
+}
+
+/// Every data frame of a native v2 stream in memory, read and checked as the decoder
+/// reads them (the benchmark decodes them again and again).
+#[cfg(all(feature = "bench", not(target_arch = "wasm32")))]
+pub(crate) fn read_all_frames(file: &[u8]) -> Result<Vec<Frame>> {
+    let mut r = file;
+    expect_record(&mut r, 0, 0)?;
+    let mut walk = Walk::new(&mut r, true);
+    let mut frames = Vec::new();
+    loop {
+        match walk.next()? {
+            Record::Data(f) => frames.push(*f),
+            Record::End(_) => return Ok(frames),
+        }
+    }
 }
 
 /// Reads the magic and version of record `index`, which must be there.
