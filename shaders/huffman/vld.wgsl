@@ -70,10 +70,13 @@ fn decode_block(b: u32) {
     let task = blocks[b];
     let end_bit = task.y;
     let n = task.w & ~LAST_BLOCK;
-    // 64 bits of stream from the current position: `hi`, then `lo`, `pos` bits consumed.
-    var next = (task.x >> 5u) + 2u;
-    var hi = stream_word(next - 2u);
-    var lo = stream_word(next - 1u);
+    // 64 bits of stream from the current position: `hi`, then `lo`, `pos` bits consumed;
+    // the word after them loaded one refill ahead, so that its latency overlaps the
+    // symbols decoded meanwhile.
+    var next = (task.x >> 5u) + 3u;
+    var hi = stream_word(next - 3u);
+    var lo = stream_word(next - 2u);
+    var ahead = stream_word(next - 1u);
     var pos = task.x & 31u;
     let max_len = table[MAX_LEN_AT];
     // Output: bytes gathered in `acc` (`filled` of them) from the block's first byte.
@@ -101,7 +104,7 @@ fn decode_block(b: u32) {
                 }
             }
             if len == 0u {
-                fault = vec2<u32>(STATUS_INVALID_CODE, (next - 2u) * 32u + pos);
+                fault = vec2<u32>(STATUS_INVALID_CODE, (next - 3u) * 32u + pos);
                 break;
             }
         } else if ((e >> 4u) & 15u) != 0u && n - produced >= 2u {
@@ -113,7 +116,8 @@ fn decode_block(b: u32) {
         if pos >= 32u {
             pos -= 32u;
             hi = lo;
-            lo = stream_word(next);
+            lo = ahead;
+            ahead = stream_word(next);
             next += 1u;
         }
         acc |= symbols << (8u * filled);
@@ -126,7 +130,7 @@ fn decode_block(b: u32) {
             acc = symbols >> (8u * (count - filled));
         }
         produced += count;
-        if (next - 2u) * 32u + pos > end_bit {
+        if (next - 3u) * 32u + pos > end_bit {
             fault = vec2<u32>(STATUS_OVERRUN, produced);
             break;
         }
@@ -136,7 +140,7 @@ fn decode_block(b: u32) {
             // The block's last word: the next block of the frame starts in it.
             put_word(out_word, acc, head_shared || (task.w & LAST_BLOCK) == 0u);
         }
-        let end = (next - 2u) * 32u + pos;
+        let end = (next - 3u) * 32u + pos;
         if end != end_bit {
             fault = vec2<u32>(STATUS_WRONG_END, end);
         }
