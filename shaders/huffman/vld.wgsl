@@ -23,10 +23,10 @@ struct VldParams {
 @group(0) @binding(1) var<storage, read> payload: array<u32>;
 // TABLE_WORDS per frame (layout: src/huffman/vld.rs `frame_table`).
 @group(0) @binding(2) var<storage, read> tables: array<u32>;
-// Per block: first bit, end bit (both in `payload`), first output byte, symbols (bit 31
-// set on a frame's last block).
+// Per block: first bit, end bit (both from its frame's first payload word), first output
+// byte, symbols (bit 31 set on a frame's last block).
 @group(0) @binding(3) var<storage, read> blocks: array<vec4<u32>>;
-// Per group: first block, blocks (at most WG_SIZE), table.
+// Per group: first block, blocks (at most WG_SIZE), table, the frame's first payload word.
 @group(0) @binding(4) var<storage, read> groups: array<vec4<u32>>;
 // Output bytes packed into words; words two blocks share are OR-ed into zeroed words.
 @group(0) @binding(5) var<storage, read_write> output: array<atomic<u32>>;
@@ -41,7 +41,7 @@ const MAX_LEN_AT: u32 = 2060u;
 const SORTED_AT: u32 = 2064u; // symbols with codes, by (length, symbol)
 const TABLE_WORDS: u32 = 2320u;
 const LAST_BLOCK: u32 = 0x80000000u;
-const STATUS_INVALID_CODE: u32 = 1u; // detail: the code's bit in `payload`
+const STATUS_INVALID_CODE: u32 = 1u; // detail: the code's bit in its frame's payload
 const STATUS_OVERRUN: u32 = 2u;      // detail: symbols decoded when it passed its end bit
 const STATUS_WRONG_END: u32 = 3u;    // detail: the bit it ended at
 
@@ -66,7 +66,7 @@ fn put_word(index: u32, word: u32, or_into: bool) {
     }
 }
 
-fn decode_block(b: u32) {
+fn decode_block(b: u32, base: u32) {
     let task = blocks[b];
     let end_bit = task.y;
     let n = task.w & ~LAST_BLOCK;
@@ -74,9 +74,9 @@ fn decode_block(b: u32) {
     // the word after them loaded one refill ahead, so that its latency overlaps the
     // symbols decoded meanwhile.
     var next = (task.x >> 5u) + 3u;
-    var hi = stream_word(next - 3u);
-    var lo = stream_word(next - 2u);
-    var ahead = stream_word(next - 1u);
+    var hi = stream_word(base + next - 3u);
+    var lo = stream_word(base + next - 2u);
+    var ahead = stream_word(base + next - 1u);
     var pos = task.x & 31u;
     let max_len = table[MAX_LEN_AT];
     // Output: bytes gathered in `acc` (`filled` of them) from the block's first byte.
@@ -117,7 +117,7 @@ fn decode_block(b: u32) {
             pos -= 32u;
             hi = lo;
             lo = ahead;
-            ahead = stream_word(next);
+            ahead = stream_word(base + next);
             next += 1u;
         }
         acc |= symbols << (8u * filled);
@@ -160,7 +160,7 @@ fn main(inv: Invocation) {
         }
         workgroupBarrier();
         if inv.lid < group.y {
-            decode_block(group.x + inv.lid);
+            decode_block(group.x + inv.lid, group.w);
         }
     }
 }

@@ -32,6 +32,9 @@ const STATUS_OVERRUN: u32 = 2;
 const STATUS_WRONG_END: u32 = 3;
 /// Longest code a native v2 frame holds.
 const MAX_LEN: u8 = 15;
+/// Largest frame payload: bit positions within a frame are u32 in the kernel, with room
+/// for the three words it reads ahead.
+const MAX_FRAME_BITS: u64 = u32::MAX as u64 - 96;
 
 #[repr(C)]
 #[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
@@ -168,9 +171,10 @@ pub(crate) fn frame_table(lengths: &[u8; 256]) -> Result<Vec<u32>> {
 /// one frame, where each frame's payload and output lie.
 pub(crate) struct VldPlan {
     tables: Vec<u32>,
-    /// Per block: first bit, end bit, first output byte, symbols | LAST_BLOCK.
+    /// Per block: first bit, end bit (from its frame's first payload word), first output
+    /// byte, symbols | LAST_BLOCK.
     blocks: Vec<[u32; 4]>,
-    /// Per group: first block, blocks, table, 0.
+    /// Per group: first block, blocks, table, the frame's first payload word.
     groups: Vec<[u32; 4]>,
     /// First payload word of every frame, and the total.
     frame_words: Vec<u64>,
@@ -183,9 +187,6 @@ pub(crate) struct VldPlan {
     /// First block of every frame, then the total.
     first_block: Vec<usize>,
 }
-
-/// Largest payload of a batch: bit positions are u32 in the kernel.
-const MAX_PAYLOAD_BYTES: u64 = (1 << 29) - 256;
 
 impl VldPlan {
     fn new(frames: &[VldFrame<'_>], group_blocks: u32) -> Result<VldPlan> {
@@ -222,7 +223,6 @@ impl VldPlan {
                 )));
             }
             let word = plan.payload_words;
-            let base_bit = word * 32;
             plan.frame_words.push(word);
             plan.payload_words += f.payload_bits.div_ceil(32);
             let out = plan.out_bytes;
@@ -236,8 +236,8 @@ impl VldPlan {
                 let symbols = f.block_symbols.min(f.len - b as u64 * f.block_symbols);
                 let last = if b + 1 == n { LAST_BLOCK } else { 0 };
                 plan.blocks.push([
-                    (base_bit + start) as u32,
-                    (base_bit + end) as u32,
+                    start as u32,
+                    end as u32,
                     (out + b as u64 * f.block_symbols) as u32,
                     symbols as u32 | last,
                 ]);
@@ -247,12 +247,12 @@ impl VldPlan {
                     (first + g) as u32,
                     (n - g).min(group_blocks as usize) as u32,
                     k as u32,
-                    0,
+                    word as u32,
                 ]);
             }
         }
         plan.first_block.push(plan.blocks.len());
-        if plan.payload_words * 4 > MAX_PAYLOAD_BYTES || plan.out_bytes > u32::MAX as u64 {
+        if plan.payload_words > u32::MAX as u64 || plan.out_bytes > u32::MAX as u64 {
             return Err(Error::TooLarge(format!(
                 "a decode batch of {} payload bytes and {} output bytes",
                 plan.payload_words * 4,
@@ -261,9 +261,11 @@ impl VldPlan {
         }
         if frames
             .iter()
-            .any(|f| f.block_symbols > u32::MAX as u64 >> 1)
+            .any(|f| f.block_symbols > u32::MAX as u64 >> 1 || f.payload_bits > MAX_FRAME_BITS)
         {
-            return Err(Error::TooLarge("a block of 2^31 symbols or more".into()));
+            return Err(Error::TooLarge(
+                "a block of 2^31 symbols or a frame of 2^32 - 96 bits or more".into(),
+            ));
         }
         Ok(plan)
     }
@@ -284,21 +286,18 @@ impl VldPlan {
     fn output(&self, bytes: Vec<u8>, status: &[[u32; 2]]) -> VldOutput {
         let mut errors = Vec::new();
         for (frame, w) in self.first_block.windows(2).enumerate() {
-            let base = self.frame_words[frame] * 32;
             let blocks = self.blocks[w[0]..w[1]].iter().zip(&status[w[0]..w[1]]);
             for (b, (task, &[code, detail])) in blocks.enumerate() {
-                let end = task[1] as u64 - base;
+                let end = task[1] as u64;
                 let fault = match code {
                     0 => continue,
-                    STATUS_INVALID_CODE => BlockFault::InvalidCode {
-                        bit: detail as u64 - base,
-                    },
+                    STATUS_INVALID_CODE => BlockFault::InvalidCode { bit: detail as u64 },
                     STATUS_OVERRUN => BlockFault::Overrun {
                         symbols: detail as u64,
                         end,
                     },
                     _ => BlockFault::WrongEnd {
-                        at: (detail as u64).wrapping_sub(base),
+                        at: detail as u64,
                         end,
                     },
                 };
@@ -330,7 +329,7 @@ pub fn decode_cpu(frames: &[VldFrame<'_>]) -> Result<VldOutput> {
         .map(|(b, task)| {
             let frame = plan.first_block.partition_point(|&f| f <= b) - 1;
             let table = &plan.tables[frame * TABLE_WORDS..(frame + 1) * TABLE_WORDS];
-            decode_block_cpu(table, &words, task)
+            decode_block_cpu(table, &words[plan.frame_words[frame] as usize..], task)
         })
         .collect();
     let mut bytes = vec![0u8; plan.out_bytes as usize];
@@ -343,8 +342,8 @@ pub fn decode_cpu(frames: &[VldFrame<'_>]) -> Result<VldOutput> {
     Ok(plan.output(bytes, &status))
 }
 
-/// One block as vld.wgsl `decode_block` walks it: its symbols (those decoded before a
-/// fault) and its status.
+/// One block as vld.wgsl `decode_block` walks it, `words` from its frame's first payload
+/// word: its symbols (those decoded before a fault) and its status.
 fn decode_block_cpu(table: &[u32], words: &[u32], task: &[u32; 4]) -> (Vec<u8>, [u32; 2]) {
     let word = |i: u32| words.get(i as usize).map_or(0, |w| w.swap_bytes());
     let n = task[3] & !LAST_BLOCK;
@@ -446,7 +445,7 @@ impl<'g> VldDecoder<'g> {
     /// `out_bytes` fits one dispatch on this GPU.
     pub fn fits(&self, frames: u64, blocks: u64, payload_bytes: u64, out_bytes: u64) -> bool {
         let max = self.gpu.max_binding();
-        payload_bytes + 4 * frames <= MAX_PAYLOAD_BYTES.min(max)
+        payload_bytes + 4 * frames <= max
             && out_bytes + 4 * frames <= (u32::MAX as u64).min(max)
             && frames * TABLE_WORDS as u64 * 4 <= max
             && blocks * 16 <= max
