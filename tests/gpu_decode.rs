@@ -166,13 +166,15 @@ fn check_round_trip(what: &str, specs: &[Spec<'_>], batch_bytes: usize) {
 #[test]
 fn gpu_decode_equals_input_across_entropies_sizes_and_block_sizes() {
     let _s = common::serial();
-    // Block sizes at every alignment of the output words, and the encoder's.
-    let blocks = [1, 2, 3, 4, 5, 7, 8, 13, 64, 100, 1000, 16384];
-    for entropy in 0..=8 {
+    // Block sizes at every alignment of the output words, and the encoder's; then only
+    // multiples of 64, whose batches the kernel writes through workgroup memory (staged).
+    let mixed = [1, 2, 3, 4, 5, 7, 8, 13, 64, 100, 1000, 16384];
+    let staged = [64, 192, 1024, 16384];
+    for (entropy, blocks) in (0..=8).flat_map(|e| [(e, &mixed[..]), (e, &staged[..])]) {
         for (k, len) in [0usize, 1, 3, 17, 4096, 20_000].into_iter().enumerate() {
             let seed = entropy as u64 * 10 + k as u64;
             let data = testdata::generate(len, entropy as f64 + 0.5 * (k % 2) as f64, seed);
-            let cuts = frames_of(&data, seed, &blocks);
+            let cuts = frames_of(&data, seed, blocks);
             let specs: Vec<Spec<'_>> = cuts
                 .iter()
                 .map(|&(at, len, block_symbols)| {
@@ -187,7 +189,7 @@ fn gpu_decode_equals_input_across_entropies_sizes_and_block_sizes() {
             // Small batches: several GPU dispatches, frames split among them.
             for batch in [1 << 20, 5000] {
                 check_round_trip(
-                    &format!("entropy {entropy}, {len} bytes, batch {batch}"),
+                    &format!("entropy {entropy}, {len} bytes, batch {batch}, blocks {blocks:?}"),
                     &specs,
                     batch,
                 );
@@ -237,16 +239,29 @@ fn gpu_decode_of_one_symbol_and_longest_codes() {
     }
 }
 
-/// Three frames; the middle one is corrupted by `damage`, which must make the GPU path
-/// fail with an error holding every one of `said`.
+/// Three frames of ten blocks (of 1000 bytes, and of 1024: the staged writes); the middle
+/// one is corrupted by `damage`, which must make the GPU path fail with an error holding
+/// every one of `said`.
 fn check_corrupt(what: &str, damage: impl Fn(&mut Vec<u8>, &Written), said: &[&str]) {
+    for block_symbols in [1000, 1024] {
+        check_corrupt_in(what, block_symbols, &damage, said);
+    }
+}
+
+fn check_corrupt_in(
+    what: &str,
+    block_symbols: usize,
+    damage: &impl Fn(&mut Vec<u8>, &Written),
+    said: &[&str],
+) {
+    let what = format!("{what}, blocks of {block_symbols}");
     let data = testdata::generate(30_000, 4.5, 11);
     let specs: Vec<Spec<'_>> = data
         .chunks(10_000)
         .map(|c| Spec {
             data: c,
             lengths: lengths_for(c),
-            block_symbols: 1000,
+            block_symbols,
         })
         .collect();
     let (mut file, written) = stream(&specs);
@@ -308,22 +323,26 @@ fn gpu_decode_of_corrupt_streams_is_an_error() {
 #[test]
 fn gpu_decode_reports_an_invalid_code() {
     let _s = common::serial();
-    // One code, `0`: a one bit matches no code.
-    let ones = vec![b'x'; 100];
+    // One code, `0`: a one bit matches no code. Blocks of 10 (direct writes) and of 64
+    // (staged), the last bit of byte 5 and of byte 32: block 4 either way.
+    let ones = vec![b'x'; 1000];
     let mut one = [0u8; 256];
     one[b'x' as usize] = 1;
-    let spec = Spec {
-        data: &ones,
-        lengths: one,
-        block_symbols: 10,
-    };
-    let (mut file, written) = stream(&[spec]);
-    file[written[0].payload_at + 5] = 0x01;
-    let e = decode_gpu(&file, 1 << 20).unwrap_err().to_string();
-    assert!(
-        e.contains("frame 0") && e.contains("block 4") && e.contains("invalid code at bit 47"),
-        "{e}"
-    );
+    for (block_symbols, byte) in [(10, 5), (64, 32)] {
+        let spec = Spec {
+            data: &ones,
+            lengths: one,
+            block_symbols,
+        };
+        let (mut file, written) = stream(&[spec]);
+        file[written[0].payload_at + byte] = 0x01;
+        let e = decode_gpu(&file, 1 << 20).unwrap_err().to_string();
+        let bit = format!("invalid code at bit {}", byte * 8 + 7);
+        assert!(
+            e.contains("frame 0") && e.contains("block 4") && e.contains(&bit),
+            "{e}"
+        );
+    }
 }
 
 #[test]

@@ -146,7 +146,8 @@ fn histogram_equals_its_twin() {
 }
 
 /// A frame for the VLD stage: data of seeded length and entropy, coded MSB-first with its
-/// own code of at most 15 bits in blocks of a seeded size; one bit flipped if `damage`.
+/// own code of at most 15 bits in blocks of a seeded size (multiples of 64 if `staged`);
+/// one bit flipped if `damage`.
 struct VldCase {
     lengths: [u8; 256],
     len: u64,
@@ -156,11 +157,16 @@ struct VldCase {
     payload: Vec<u8>,
 }
 
-fn vld_case(seed: u64, damage: bool) -> VldCase {
+fn vld_case(seed: u64, damage: bool, staged: bool) -> VldCase {
     let mut rng = SplitMix64(seed);
     let len = 1 + rng.below(5000) as usize;
     let data = testdata::generate(len, rng.below(9) as f64, seed);
-    let block_symbols = [1u64, 3, 5, 16, 333, 16384][rng.below(6) as usize];
+    // Staged: multiples of 64 only, which the kernel writes through workgroup memory.
+    let block_symbols = if staged {
+        [64u64, 320, 16384][rng.below(3) as usize]
+    } else {
+        [1u64, 3, 5, 16, 333, 16384][rng.below(6) as usize]
+    };
     let mut lengths = [0u8; 256];
     let book = parvlc::huffman::Codebook::from_frequencies(&common::histogram(&data), 15).unwrap();
     lengths.copy_from_slice(book.lengths());
@@ -197,12 +203,12 @@ fn vld_equals_its_twin() {
     let _s = serial();
     let decoder = VldDecoder::new(gpu());
     let mut faulty = 0;
-    for seed in 0..4 {
+    for seed in 0..6 {
         // A few frames; in the second round one of them damaged, so that the errors
         // (frame, block, what) are compared too.
         for damage in [false, true] {
             let cases: Vec<VldCase> = (0..1 + seed % 3)
-                .map(|k| vld_case(seed * 10 + k, damage && k == seed % 2))
+                .map(|k| vld_case(seed * 10 + k, damage && k == seed % 2, seed % 2 == 1))
                 .collect();
             let frames: Vec<VldFrame<'_>> = cases
                 .iter()

@@ -30,6 +30,9 @@ const LAST_BLOCK: u32 = 0x8000_0000;
 const STATUS_INVALID_CODE: u32 = 1;
 const STATUS_OVERRUN: u32 = 2;
 const STATUS_WRONG_END: u32 = 3;
+/// Symbols per block and round of the staged writes; no lookup yields two symbols across
+/// a multiple of it.
+const STAGE_SYMBOLS: u32 = 64;
 /// Longest code a native v2 frame holds.
 const MAX_LEN: u8 = 15;
 /// Largest frame payload: bit positions within a frame are u32 in the kernel, with room
@@ -184,6 +187,9 @@ pub(crate) struct VldPlan {
     /// Whether blocks share output words (a block size not a multiple of 4): then the
     /// output must be zeroed first.
     clear: bool,
+    /// Whether every block size is a multiple of `STAGE_SYMBOLS`: then blocks are written
+    /// through workgroup memory, coalesced.
+    staged: bool,
     /// First block of every frame, then the total.
     first_block: Vec<usize>,
 }
@@ -199,6 +205,7 @@ impl VldPlan {
             frame_out: Vec::with_capacity(frames.len()),
             out_bytes: 0,
             clear: false,
+            staged: true,
             first_block: Vec::with_capacity(frames.len() + 1),
         };
         for (k, f) in frames.iter().enumerate() {
@@ -229,6 +236,7 @@ impl VldPlan {
             plan.frame_out.push(out as usize..(out + f.len) as usize);
             plan.out_bytes += f.len.next_multiple_of(4);
             plan.clear |= n > 1 && f.block_symbols % 4 != 0;
+            plan.staged &= f.block_symbols.is_multiple_of(STAGE_SYMBOLS as u64);
             let first = plan.blocks.len();
             plan.first_block.push(first);
             for (b, &start) in f.offsets.iter().enumerate() {
@@ -370,7 +378,10 @@ fn decode_block_cpu(table: &[u32], words: &[u32], task: &[u32; 4]) -> (Vec<u8>, 
             if len == 0 {
                 return (out, [STATUS_INVALID_CODE, bit(next, pos)]);
             }
-        } else if (e >> 4) & 15 != 0 && n - out.len() as u32 >= 2 {
+        } else if (e >> 4) & 15 != 0 && {
+            let done = out.len() as u32;
+            n.min((done / STAGE_SYMBOLS + 1) * STAGE_SYMBOLS) - done >= 2
+        } {
             len = (e >> 4) & 15;
             symbols.push((e >> 16) as u8);
         }
@@ -547,7 +558,14 @@ impl GpuStage for VldDecoder<'_> {
             encoder.clear_buffer(&output, 0, None);
         }
         if !plan.groups.is_empty() {
-            let built = gpu.pipeline(&VLD, "main", &[("WG_SIZE", self.workgroup_size as f64)])?;
+            let built = gpu.pipeline(
+                &VLD,
+                "main",
+                &[
+                    ("WG_SIZE", self.workgroup_size as f64),
+                    ("STAGED", if plan.staged { 1.0 } else { 0.0 }),
+                ],
+            )?;
             let bind = gpu.bind(
                 &built,
                 &[
