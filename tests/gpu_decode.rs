@@ -239,6 +239,25 @@ fn gpu_decode_of_one_symbol_and_longest_codes() {
     }
 }
 
+#[test]
+fn gpu_decode_keeps_frame_order_with_frames_left_to_the_cpu() {
+    let _s = common::serial();
+    // The middle frame's one block is longer than one GPU thread takes (1 Mi symbols):
+    // it decodes on the CPU, between frames decoded on the GPU, in one batch.
+    let data = testdata::generate((1 << 20) + 40_000, 3.5, 12);
+    let (a, rest) = data.split_at(20_000);
+    let (b, c) = rest.split_at((1 << 20) + 1);
+    let specs: Vec<Spec<'_>> = [(a, 1024), (b, 2 << 20), (c, 1000)]
+        .into_iter()
+        .map(|(d, block_symbols)| Spec {
+            data: d,
+            lengths: lengths_for(d),
+            block_symbols,
+        })
+        .collect();
+    check_round_trip("a frame on the CPU between GPU frames", &specs, 4 << 20);
+}
+
 /// Three frames of ten blocks (of 1000 bytes, and of 1024: the staged writes); the middle
 /// one is corrupted by `damage`, which must make the GPU path fail with an error holding
 /// every one of `said`.

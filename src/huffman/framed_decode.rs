@@ -439,8 +439,8 @@ fn decode_batch(frames: &[Frame]) -> Result<Decoded> {
         .collect()
 }
 
-/// A batch on the GPU, in runs that fit one dispatch; a frame too large for one alone
-/// decodes on the CPU.
+/// A batch on the GPU, in runs that fit one dispatch; a frame too large for one alone, or
+/// of blocks too long for one GPU thread each, decodes on the CPU.
 #[cfg(not(target_arch = "wasm32"))]
 fn decode_batch_gpu(gpu: &crate::gpu::Gpu, frames: &[Frame]) -> Result<Decoded> {
     let dec = super::vld::VldDecoder::new(gpu);
@@ -451,6 +451,9 @@ fn decode_batch_gpu(gpu: &crate::gpu::Gpu, frames: &[Frame]) -> Result<Decoded> 
         let (mut blocks, mut payload, mut out) = (0u64, 0u64, 0u64);
         while end < frames.len() {
             let f = &frames[end];
+            if !dec.takes_blocks_of(f.block_symbols) {
+                break;
+            }
             let (b, p, o) = (
                 f.offsets.len() as u64,
                 payload + f.payload_bits.div_ceil(32) * 4,

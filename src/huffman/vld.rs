@@ -38,6 +38,8 @@ const MAX_LEN: u8 = 15;
 /// Largest frame payload: bit positions within a frame are u32 in the kernel, with room
 /// for the three words it reads ahead.
 const MAX_FRAME_BITS: u64 = u32::MAX as u64 - 96;
+/// Largest block [`VldDecoder::takes_blocks_of`] takes to the GPU.
+const MAX_GPU_BLOCK_SYMBOLS: u64 = 1 << 20;
 
 #[repr(C)]
 #[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
@@ -452,6 +454,13 @@ impl<'g> VldDecoder<'g> {
         self
     }
 
+    /// Whether a frame of blocks of `block_symbols` belongs on the GPU: one invocation
+    /// decodes a block, so a block of millions of symbols (the encoder's are 16 KiB) is
+    /// better decoded by the CPU than by one GPU thread.
+    pub fn takes_blocks_of(&self, block_symbols: u64) -> bool {
+        block_symbols <= MAX_GPU_BLOCK_SYMBOLS
+    }
+
     /// Whether a batch of `frames` frames, `blocks` blocks, `payload_bytes` and
     /// `out_bytes` fits one dispatch on this GPU.
     pub fn fits(&self, frames: u64, blocks: u64, payload_bytes: u64, out_bytes: u64) -> bool {
@@ -605,16 +614,15 @@ impl GpuStage for VldDecoder<'_> {
         pending: VldPending,
     ) -> Result<VldReport> {
         let plan = &up.plan;
-        let status: Vec<[u32; 2]> = bytemuck::pod_collect_to_vec(
-            &self
-                .gpu
-                .read_buffer(&pending.status, 0, plan.blocks.len() as u64 * 8)
-                .await?,
-        );
-        let bytes = self
+        let mut back = self
             .gpu
-            .read_buffer(&pending.output, 0, plan.out_bytes)
+            .read_buffers(&[
+                (&pending.status, 0, plan.blocks.len() as u64 * 8),
+                (&pending.output, 0, plan.out_bytes),
+            ])
             .await?;
+        let bytes = back.pop().unwrap_or_default();
+        let status: Vec<[u32; 2]> = bytemuck::pod_collect_to_vec(&back.pop().unwrap_or_default());
         let timings = pending.profiler.timings(self.gpu).await?;
         Ok(VldReport {
             output: plan.output(bytes, &status),
