@@ -490,6 +490,16 @@ impl<'g> VldDecoder<'g> {
     }
 }
 
+/// The first `bytes` of a pooled buffer (at least 16): pooled buffers come in size
+/// classes, and a whole one may exceed the binding limit that its contents fit.
+fn bytes_of(buffer: &PooledBuffer, bytes: u64) -> wgpu::BufferBinding<'_> {
+    wgpu::BufferBinding {
+        buffer,
+        offset: 0,
+        size: wgpu::BufferSize::new(bytes.max(16)),
+    }
+}
+
 impl GpuStage for VldDecoder<'_> {
     type Input<'a> = [VldFrame<'a>];
     type Uploaded = VldUploaded;
@@ -579,12 +589,12 @@ impl GpuStage for VldDecoder<'_> {
                 &built,
                 &[
                     (0, up.params.as_entire_buffer_binding()),
-                    (1, up.payload.as_entire_buffer_binding()),
-                    (2, up.tables.as_entire_buffer_binding()),
-                    (3, up.blocks.as_entire_buffer_binding()),
-                    (4, up.groups.as_entire_buffer_binding()),
-                    (5, output.as_entire_buffer_binding()),
-                    (6, status.as_entire_buffer_binding()),
+                    (1, bytes_of(&up.payload, plan.payload_words * 4)),
+                    (2, bytes_of(&up.tables, plan.tables.len() as u64 * 4)),
+                    (3, bytes_of(&up.blocks, plan.blocks.len() as u64 * 16)),
+                    (4, bytes_of(&up.groups, plan.groups.len() as u64 * 16)),
+                    (5, bytes_of(&output, plan.out_bytes)),
+                    (6, bytes_of(&status, plan.blocks.len() as u64 * 8)),
                 ],
             );
             let groups = (plan.groups.len() as u32)
