@@ -3,9 +3,12 @@
 //! A batch of frames goes up as one payload buffer (each frame's payload from a word
 //! boundary), one decode table per frame (built here, on the host: 9 KiB against a frame's
 //! megabyte of output), and one task per block. The kernel decodes a block per invocation
-//! and reports per block whether it ended exactly at its end bit; the host turns any
-//! report into an error naming the frame and the block, never into output. Frame CRC32s
-//! are the caller's, on the CPU cores ([`super::framed_decode`]).
+//! (a workgroup: up to 64 blocks of one frame) and reports per block whether it ended
+//! exactly at its end bit; the host turns any report into an error naming the frame and
+//! the block, never into output. Where every block size is a multiple of 64 (the
+//! encoder's are 16 KiB) the output goes through workgroup memory, 64 symbols per block
+//! and round, and out coalesced. Frame CRC32s are the caller's, on the CPU cores
+//! ([`super::framed_decode`]).
 //!
 //! The table (`TABLE_WORDS` words, workgroup memory on the GPU): an 11-bit primary table
 //! whose entries give one symbol, or two where both codes fit the 11 bits (at 4-5 bits per
@@ -25,7 +28,7 @@ const PRIMARY: usize = 1 << PRIMARY_BITS;
 const LONG_AT: usize = 2048;
 const MAX_LEN_AT: usize = 2060;
 const SORTED_AT: usize = 2064;
-pub(crate) const TABLE_WORDS: usize = 2320;
+const TABLE_WORDS: usize = 2320;
 const LAST_BLOCK: u32 = 0x8000_0000;
 const STATUS_INVALID_CODE: u32 = 1;
 const STATUS_OVERRUN: u32 = 2;
