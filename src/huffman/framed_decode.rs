@@ -1,6 +1,7 @@
 //! Decoding native v2 streams ([`super::framing`]): frames read in batches, the frames
-//! of a batch decoded in parallel (and each frame's blocks too), checked and written in
-//! order. Memory: one batch of output and its payloads, whatever the stream's length.
+//! of a batch decoded in parallel (and each frame's blocks too) on the CPU cores or on a
+//! GPU ([`super::vld`]), checked and written in order. Memory: one batch of output and
+//! its payloads, whatever the stream's length.
 
 use std::io::{Read, Write};
 
@@ -327,7 +328,8 @@ pub(crate) fn decode_frames(
     gpu: Option<&crate::gpu::Gpu>,
 ) -> Result<u64> {
     // Three stages on their own threads: this one reads frames into batches, one decodes
-    // a batch on all cores, one writes the batch before it and combines the checksums.
+    // a batch (on all cores, or on the GPU), one writes the batch before it and combines
+    // the checksums.
     let (to_decoder, from_reader) = std::sync::mpsc::sync_channel::<Vec<Frame>>(1);
     let (to_writer, from_decoder) = std::sync::mpsc::sync_channel::<Result<Decoded>>(1);
     std::thread::scope(|s| {
