@@ -121,6 +121,8 @@ fn huffman_suite_runs_every_row_checked() {
             (cores.clone(), "encode"),
             (cores.clone(), "end-to-end"),
             ("stream".to_string(), "end-to-end (stream)"),
+            ("vld".to_string(), "decode"),
+            ("vld".to_string(), "end-to-end (stream decode)"),
         ]);
         for (v, scope) in &expected {
             let r = row(&rows, v, scope).unwrap_or_else(|| panic!("{input}: no {v} {scope} row"));
@@ -140,7 +142,7 @@ fn huffman_suite_runs_every_row_checked() {
                 assert_eq!(r.timing, KERNEL_ONLY, "{r:?}");
             }
             if gpu.has_timestamps() && !v.starts_with("cpu") && !v.contains("cuda") {
-                let kernel_scope = matches!(*scope, "encode" | "kernel" | "compress");
+                let kernel_scope = matches!(*scope, "encode" | "kernel" | "compress" | "decode");
                 assert_eq!(r.seconds_gpu.is_some(), kernel_scope, "{r:?}");
             }
         }

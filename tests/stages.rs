@@ -17,6 +17,7 @@ use parvlc::huffman::cuvle::{CuvleConfig, CuvleInput, VleEncoder};
 use parvlc::huffman::framed::{FrameSpec, FramedInput, FramedStage, Framing};
 use parvlc::huffman::histogram::HistogramStage;
 use parvlc::huffman::pavle::{PavleConfig, PavleEncoder};
+use parvlc::huffman::vld::{VldDecoder, VldFrame};
 use parvlc::huffman::BitOrder;
 use parvlc::j2k::dwt_gpu::{DwtGpu, DwtStage};
 use parvlc::j2k::tier1::gpu::Tier1Kernels;
@@ -142,6 +143,93 @@ fn histogram_equals_its_twin() {
         }
         check("histogram of nothing", &HistogramStage(&encoder), &[][..]);
     }
+}
+
+/// A frame for the VLD stage: data of seeded length and entropy, coded MSB-first with its
+/// own code of at most 15 bits in blocks of a seeded size (multiples of 64 if `staged`);
+/// one bit flipped if `damage`.
+struct VldCase {
+    lengths: [u8; 256],
+    len: u64,
+    block_symbols: u64,
+    payload_bits: u64,
+    offsets: Vec<u64>,
+    payload: Vec<u8>,
+}
+
+fn vld_case(seed: u64, damage: bool, staged: bool) -> VldCase {
+    let mut rng = SplitMix64(seed);
+    let len = 1 + rng.below(5000) as usize;
+    let data = testdata::generate(len, rng.below(9) as f64, seed);
+    // Staged: multiples of 64 only, which the kernel writes through workgroup memory.
+    let block_symbols = if staged {
+        [64u64, 320, 16384][rng.below(3) as usize]
+    } else {
+        [1u64, 3, 5, 16, 333, 16384][rng.below(6) as usize]
+    };
+    let mut lengths = [0u8; 256];
+    let book = parvlc::huffman::Codebook::from_frequencies(&common::histogram(&data), 15).unwrap();
+    lengths.copy_from_slice(book.lengths());
+    let (mut payload, mut bits, mut offsets) = (Vec::new(), 0u64, Vec::new());
+    for (i, &b) in data.iter().enumerate() {
+        if (i as u64).is_multiple_of(block_symbols) {
+            offsets.push(bits);
+        }
+        let (code, l) = (book.codes()[b as usize], lengths[b as usize]);
+        for k in (0..l).rev() {
+            if bits.is_multiple_of(8) {
+                payload.push(0);
+            }
+            *payload.last_mut().unwrap() |= (((code >> k) & 1) as u8) << (7 - bits % 8);
+            bits += 1;
+        }
+    }
+    if damage {
+        let at = rng.below(bits) as usize;
+        payload[at / 8] ^= 0x80 >> (at % 8);
+    }
+    VldCase {
+        lengths,
+        len: len as u64,
+        block_symbols,
+        payload_bits: bits,
+        offsets,
+        payload,
+    }
+}
+
+#[test]
+fn vld_equals_its_twin() {
+    let _s = serial();
+    let decoder = VldDecoder::new(gpu());
+    let mut faulty = 0;
+    for seed in 0..6 {
+        // A few frames; in the second round one of them damaged, so that the errors
+        // (frame, block, what) are compared too.
+        for damage in [false, true] {
+            let cases: Vec<VldCase> = (0..1 + seed % 3)
+                .map(|k| vld_case(seed * 10 + k, damage && k == seed % 2, seed % 2 == 1))
+                .collect();
+            let frames: Vec<VldFrame<'_>> = cases
+                .iter()
+                .map(|c| VldFrame {
+                    lengths: &c.lengths,
+                    len: c.len,
+                    block_symbols: c.block_symbols,
+                    payload_bits: c.payload_bits,
+                    offsets: &c.offsets,
+                    payload: &c.payload,
+                })
+                .collect();
+            check(
+                &format!("vld seed {seed} damage {damage}"),
+                &decoder,
+                &frames[..],
+            );
+            faulty += usize::from(!decoder.cpu(&frames[..]).unwrap().errors.is_empty());
+        }
+    }
+    assert!(faulty > 0, "no damaged case reached the kernel's checks");
 }
 
 #[test]

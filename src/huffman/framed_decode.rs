@@ -1,6 +1,7 @@
 //! Decoding native v2 streams ([`super::framing`]): frames read in batches, the frames
-//! of a batch decoded in parallel (and each frame's blocks too), checked and written in
-//! order. Memory: one batch of output and its payloads, whatever the stream's length.
+//! of a batch decoded in parallel (and each frame's blocks too) on the CPU cores or on a
+//! GPU ([`super::vld`]), checked and written in order. Memory: one batch of output and
+//! its payloads, whatever the stream's length.
 
 use std::io::{Read, Write};
 
@@ -16,7 +17,7 @@ use crate::{Error, Result};
 const MAX_FRAME_LEN: u64 = 1 << 28;
 
 /// A data frame, read and checked on its own, not yet decoded.
-struct Frame {
+pub(crate) struct Frame {
     index: u64,
     /// Where its input bytes start in the stream's output, and where its header starts in
     /// the file: for messages.
@@ -74,12 +75,23 @@ impl Frame {
                 )));
             }
         }
+        self.check_padding()?;
+        let crc = self.check_crc(&out)?;
+        Ok((out, crc))
+    }
+
+    fn check_padding(&self) -> Result<()> {
         let pad = (self.payload_bits % 8) as u32;
         if pad != 0 && self.payload.last().is_some_and(|&b| b & (0xff >> pad) != 0) {
             return Err(self.corrupt("padding bits after the payload are not zero"));
         }
+        Ok(())
+    }
+
+    /// The checksum of `out`, the frame's decoded bytes, checked against the header's.
+    fn check_crc(&self, out: &[u8]) -> Result<crc32fast::Hasher> {
         let mut crc = crc32fast::Hasher::new();
-        crc.update(&out);
+        crc.update(out);
         let computed = crc.clone().finalize();
         if computed != self.crc32 {
             return Err(self.corrupt(format!(
@@ -87,7 +99,20 @@ impl Frame {
                 self.crc32
             )));
         }
-        Ok((out, crc))
+        Ok(crc)
+    }
+
+    /// The frame as the GPU decoder takes it.
+    #[cfg(not(target_arch = "wasm32"))]
+    pub(crate) fn view(&self) -> super::vld::VldFrame<'_> {
+        super::vld::VldFrame {
+            lengths: &self.lengths,
+            len: self.len,
+            block_symbols: self.block_symbols,
+            payload_bits: self.payload_bits,
+            offsets: &self.offsets,
+            payload: &self.payload,
+        }
     }
 }
 
@@ -293,21 +318,28 @@ impl<'r, R: Read> Walk<'r, R> {
 }
 
 /// Decodes a native v2 stream from `r`, positioned after the first frame's magic and
-/// version, into `w`, about `batch_bytes` of output at a time. Returns the bytes written.
-/// On an error what was written must be discarded (the end record is checked last).
+/// version, into `w`, about `batch_bytes` of output at a time, on `gpu` (the VLD kernel)
+/// or, without one, on the CPU cores. Returns the bytes written. On an error what was
+/// written must be discarded (the end record is checked last).
 pub(crate) fn decode_frames(
     r: &mut impl Read,
     w: &mut (impl Write + Send),
     batch_bytes: usize,
+    gpu: Option<&crate::gpu::Gpu>,
 ) -> Result<u64> {
     // Three stages on their own threads: this one reads frames into batches, one decodes
-    // a batch on all cores, one writes the batch before it and combines the checksums.
+    // a batch (on all cores, or on the GPU), one writes the batch before it and combines
+    // the checksums.
     let (to_decoder, from_reader) = std::sync::mpsc::sync_channel::<Vec<Frame>>(1);
     let (to_writer, from_decoder) = std::sync::mpsc::sync_channel::<Result<Decoded>>(1);
     std::thread::scope(|s| {
         s.spawn(move || {
             for frames in from_reader {
-                let decoded = decode_batch(&frames);
+                let decoded = match gpu {
+                    #[cfg(not(target_arch = "wasm32"))]
+                    Some(gpu) => decode_batch_gpu(gpu, &frames),
+                    _ => decode_batch(&frames),
+                };
                 let failed = decoded.is_err();
                 if to_writer.send(decoded).is_err() || failed {
                     return;
@@ -317,9 +349,12 @@ pub(crate) fn decode_frames(
         let writer = s.spawn(move || -> Result<crc32fast::Hasher> {
             let mut crc = crc32fast::Hasher::new();
             for decoded in from_decoder {
-                for (out, frame_crc) in &decoded? {
-                    w.write_all(out).map_err(Error::WriteOutput)?;
-                    crc.combine(frame_crc);
+                for part in &decoded? {
+                    for (range, frame_crc) in &part.frames {
+                        w.write_all(&part.bytes[range.clone()])
+                            .map_err(Error::WriteOutput)?;
+                        crc.combine(frame_crc);
+                    }
                 }
             }
             Ok(crc)
@@ -384,11 +419,108 @@ fn read_frames(
     }
 }
 
-/// Decoded frames of a batch, each with the checksum of its output.
-type Decoded = Vec<(Vec<u8>, crc32fast::Hasher)>;
+/// Decoded frames: their bytes, and each frame's range in them with its checksum.
+struct Part {
+    bytes: Vec<u8>,
+    frames: Vec<(std::ops::Range<usize>, crc32fast::Hasher)>,
+}
+
+/// A batch's frames, decoded, in order.
+type Decoded = Vec<Part>;
 
 fn decode_batch(frames: &[Frame]) -> Result<Decoded> {
-    frames.par_iter().map(Frame::decode).collect()
+    frames
+        .par_iter()
+        .map(|f| {
+            let (bytes, crc) = f.decode()?;
+            Ok(Part {
+                frames: vec![(0..bytes.len(), crc)],
+                bytes,
+            })
+        })
+        .collect()
+}
+
+/// A batch on the GPU, in runs that fit one dispatch; a frame too large for one alone, or
+/// of blocks too long for one GPU thread each, decodes on the CPU.
+#[cfg(not(target_arch = "wasm32"))]
+fn decode_batch_gpu(gpu: &crate::gpu::Gpu, frames: &[Frame]) -> Result<Decoded> {
+    let dec = super::vld::VldDecoder::new(gpu);
+    let mut parts = Vec::new();
+    let mut start = 0;
+    while start < frames.len() {
+        let mut end = start;
+        let (mut blocks, mut payload, mut out) = (0u64, 0u64, 0u64);
+        while end < frames.len() {
+            let f = &frames[end];
+            if !dec.takes_blocks_of(f.block_symbols) {
+                break;
+            }
+            let (b, p, o) = (
+                f.offsets.len() as u64,
+                payload + f.payload_bits.div_ceil(32) * 4,
+                out + f.len.next_multiple_of(4),
+            );
+            if !dec.fits((end - start + 1) as u64, blocks + b, p, o) {
+                break;
+            }
+            (blocks, payload, out) = (blocks + b, p, o);
+            end += 1;
+        }
+        if end == start {
+            let (bytes, crc) = frames[start].decode()?;
+            parts.push(Part {
+                frames: vec![(0..bytes.len(), crc)],
+                bytes,
+            });
+            end = start + 1;
+        } else {
+            parts.push(decode_run_gpu(&dec, &frames[start..end])?);
+        }
+        start = end;
+    }
+    Ok(parts)
+}
+
+/// Frames decoded in one dispatch, then checked: every block's end (on the GPU), the
+/// padding and each frame's CRC32 (on the CPU cores, for now).
+#[cfg(not(target_arch = "wasm32"))]
+fn decode_run_gpu(dec: &super::vld::VldDecoder<'_>, frames: &[Frame]) -> Result<Part> {
+    for f in frames {
+        Codebook::from_lengths(&f.lengths)
+            .map_err(|e| f.corrupt(format!("bad code lengths: {e}")))?;
+        f.check_padding()?;
+    }
+    let views: Vec<super::vld::VldFrame<'_>> = frames.iter().map(Frame::view).collect();
+    let out = pollster::block_on(dec.decode(&views))?.output;
+    if let Some(e) = out.errors.first() {
+        return Err(frames[e.frame].corrupt(format!("block {} {}", e.block, e.fault)));
+    }
+    let crcs = frames
+        .par_iter()
+        .zip(out.frames.par_iter())
+        .map(|(f, range)| f.check_crc(&out.bytes[range.clone()]))
+        .collect::<Result<Vec<_>>>()?;
+    Ok(Part {
+        frames: out.frames.iter().cloned().zip(crcs).collect(),
+        bytes: out.bytes,
+    })
+}
+
+/// Every data frame of a native v2 stream in memory, read and checked as the decoder
+/// reads them (the benchmark decodes them again and again).
+#[cfg(all(feature = "bench", not(target_arch = "wasm32")))]
+pub(crate) fn read_all_frames(file: &[u8]) -> Result<Vec<Frame>> {
+    let mut r = file;
+    expect_record(&mut r, 0, 0)?;
+    let mut walk = Walk::new(&mut r, true);
+    let mut frames = Vec::new();
+    loop {
+        match walk.next()? {
+            Record::Data(f) => frames.push(*f),
+            Record::End(_) => return Ok(frames),
+        }
+    }
 }
 
 /// Reads the magic and version of record `index`, which must be there.

@@ -21,6 +21,7 @@ pub mod pavle;
 pub mod pipeline;
 pub(crate) mod segments;
 pub mod stream;
+pub mod vld;
 
 pub use crate::bits::{BitBuf, BitOrder};
 pub use codebook::Codebook;

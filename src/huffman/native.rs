@@ -317,6 +317,16 @@ pub fn decompress_native_to(
     output: &mut (impl Write + Send),
     batch_bytes: usize,
 ) -> Result<u64> {
+    decompress_native_on(None, input, output, batch_bytes)
+}
+
+/// [`decompress_native_to`], framed (v2) files decoded on `gpu` where one is given.
+pub fn decompress_native_on(
+    gpu: Option<&crate::gpu::Gpu>,
+    input: &mut impl Read,
+    output: &mut (impl Write + Send),
+    batch_bytes: usize,
+) -> Result<u64> {
     match read_version(input)? {
         VERSION => {
             let h = read_header_v1(input)?;
@@ -324,7 +334,7 @@ pub fn decompress_native_to(
             Ok(h.original_len)
         }
         super::framing::VERSION_FRAMED => {
-            super::framed_decode::decode_frames(input, output, batch_bytes)
+            super::framed_decode::decode_frames(input, output, batch_bytes, gpu)
         }
         v => Err(Error::UnsupportedVersion {
             format: FORMAT,

@@ -53,12 +53,29 @@ pub fn decompress_to_batched(
     output: &mut (impl Write + Send),
     batch_bytes: usize,
 ) -> Result<Decompressed> {
+    decompress_to_on(&crate::Engine::Cpu, input, output, batch_bytes)
+}
+
+/// [`decompress_to_batched`] on `engine`: native framed (v2) files decode on a wgpu GPU
+/// (shaders/huffman/vld.wgsl), everything else on the CPU cores (gzip, native v1; CUDA
+/// has no decoder yet and is an error).
+pub fn decompress_to_on(
+    engine: &crate::Engine,
+    input: &mut impl BufRead,
+    output: &mut (impl Write + Send),
+    batch_bytes: usize,
+) -> Result<Decompressed> {
+    let gpu = engine.wgpu_or_cpu("decompression")?;
     let (mut input, head, got) = sniff(input)?;
     let head = &head[..got];
     match detect_format(head) {
         Some(Format::Native) => {
-            let bytes_out =
-                native::decompress_native_to(&mut head.chain(&mut input), output, batch_bytes)?;
+            let bytes_out = native::decompress_native_on(
+                gpu.map(|g| &**g),
+                &mut head.chain(&mut input),
+                output,
+                batch_bytes,
+            )?;
             Ok(Decompressed {
                 format: Format::Native,
                 bytes_out,

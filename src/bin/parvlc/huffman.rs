@@ -52,6 +52,10 @@ pub struct DecompressArgs {
     /// Overwrite an existing output file.
     #[arg(long)]
     force: bool,
+    /// Where native framed files decode: wgpu (any GPU; the CPU, with a warning, when
+    /// there is no adapter) or cpu. gzip and native v1 files decode on the CPU.
+    #[arg(long, default_value = "wgpu")]
+    backend: Backend,
 }
 
 #[derive(clap::Args)]
@@ -340,18 +344,38 @@ pub fn decompress(a: DecompressArgs) -> Result<ExitCode> {
         None => default_decompressed_name(&a.input)?,
     };
     let mut out = Sink::open(&output, a.force)?;
+    if a.backend == Backend::Cuda {
+        return Err(Error::InvalidArgument(
+            "decompress has no CUDA path yet: use --backend wgpu or cpu".into(),
+        ));
+    }
     // Written as decoded; a corrupt input is an error before the commit, and dropping
     // `out` removes what was written.
     let done = if is_stdio(&a.input) {
         let mut input = BufReader::with_capacity(256 << 10, std::io::stdin());
-        stream::decompress_to_batched(&mut input, &mut out.writer(), a.chunk_size)
+        let engine = decode_engine(a.backend, &mut input)?;
+        stream::decompress_to_on(&engine, &mut input, &mut out.writer(), a.chunk_size)
     } else {
         let mut input = open_input(&a.input)?;
-        stream::decompress_to_batched(&mut input, &mut out.writer(), a.chunk_size)
+        let engine = decode_engine(a.backend, &mut input)?;
+        stream::decompress_to_on(&engine, &mut input, &mut out.writer(), a.chunk_size)
     }
     .map_err(|e| annotate(&a.input, Some(&output), e))?;
     out.commit()?;
     Ok(trailing_status(&a.input, done.trailing))
+}
+
+/// The engine a decompression runs on: `backend` for native framed (v2) input, the only
+/// format with a GPU decoder, the CPU for the others, which then opens no GPU at all.
+fn decode_engine(backend: Backend, input: &mut impl std::io::BufRead) -> Result<Engine> {
+    let head = input.fill_buf().map_err(Error::ReadInput)?;
+    let framed = head.len() < 5
+        || (head.starts_with(parvlc::huffman::native::MAGIC)
+            && head[4] == parvlc::huffman::framing::VERSION_FRAMED);
+    if backend == Backend::Cpu || !framed {
+        return Ok(Engine::Cpu);
+    }
+    crate::open_engine(backend)
 }
 
 pub fn info(a: InfoArgs) -> Result<ExitCode> {

@@ -8,7 +8,7 @@ use std::time::Instant;
 use pollster::block_on;
 
 use super::{reported, Case, Push, SCOPE_NVCOMP};
-use crate::bench::{best_checked, positive, time_gpu, Run, WarmUp, WARM_UP};
+use crate::bench::{best_checked, check_same, positive, time_gpu, Run, WarmUp, WARM_UP};
 use crate::gpu::{Gpu, Profiler};
 use crate::huffman::bytestream::{BytestreamConfig, BytestreamEncoder};
 use crate::huffman::compress::{compress_gpu, Format, NATIVE_MAX_CODE_LEN};
@@ -16,7 +16,7 @@ use crate::huffman::cuvle::{CuvleConfig, Pending, VleEncoder};
 use crate::huffman::histogram::total_histogram;
 use crate::huffman::pavle::{PavleConfig, PavleEncoder};
 use crate::huffman::{BitOrder, Codebook};
-use crate::Result;
+use crate::{Error, Result};
 
 /// cuvle on wgpu: encode, compress (kernel only), compress (nvCOMP scope), end to end.
 pub(super) fn bench_cuvle(gpu: &Gpu, case: &Case, config: &CuvleConfig, push: Push) -> Result<()> {
@@ -162,6 +162,102 @@ pub(super) fn bench_stream(
         |bytes| case.check_container("stream end-to-end (stream)", &bytes),
     )?;
     push("stream".into(), "end-to-end (stream)", b);
+    Ok(())
+}
+
+/// The VLD decoder on the same input, coded as native v2 frames by the CPU's stream coder
+/// (the same bytes as the GPU's): row `vld`, scope `decode` (the kernel alone, payload,
+/// tables and block tasks resident: GPU timestamps; wall: record, submit and read back)
+/// and scope `end-to-end (stream decode)` (the streaming decoder, host memory to host
+/// memory: frames read, decoded on the GPU, CRC-32 on the CPU cores, written; wall).
+pub(super) fn bench_vld(gpu: &std::sync::Arc<Gpu>, case: &Case, push: Push) -> Result<()> {
+    use crate::gpu::GpuStage;
+    use crate::huffman::pipeline::{compress_stream, StreamConfig, StreamInput};
+    use crate::huffman::vld::VldDecoder;
+    let mut file = Vec::with_capacity(case.data.len() + (1 << 20));
+    compress_stream(
+        &crate::Engine::Cpu,
+        Format::Native,
+        &StreamConfig::default(),
+        StreamInput::Reader(&mut &case.data[..]),
+        &mut file,
+        &mut |_| {},
+    )?;
+    let frames = crate::huffman::framed_decode::read_all_frames(&file)?;
+    let views: Vec<_> = frames.iter().map(|f| f.view()).collect();
+    let dec = VldDecoder::new(gpu).profiled();
+    if !dec.fits(
+        views.len() as u64,
+        views.iter().map(|f| f.offsets.len() as u64).sum(),
+        views.iter().map(|f| f.payload_bits.div_ceil(32) * 4).sum(),
+        views.iter().map(|f| f.len.next_multiple_of(4)).sum(),
+    ) {
+        return Err(Error::TooLarge(format!(
+            "{} bytes in one VLD dispatch on this GPU",
+            case.data.len()
+        )));
+    }
+    let uploaded = block_on(dec.upload(&views[..]))?;
+    let b = best_checked(
+        case.runs,
+        WARM_UP,
+        || {
+            let t = Instant::now();
+            let mut encoder = gpu.device.create_command_encoder(&Default::default());
+            let pending = dec.encode_into(&mut encoder, &uploaded)?;
+            gpu.queue.submit([encoder.finish()]);
+            let report = block_on(dec.finish(&views[..], &uploaded, pending))?;
+            Ok(Run {
+                wall: t.elapsed().as_secs_f64(),
+                gpu: Some(report.timings.get("vld")).filter(|&s| s > 0.0),
+                output: report.output,
+            })
+        },
+        |out| {
+            if let Some(e) = out.errors.first() {
+                return Err(Error::BenchMismatch(format!(
+                    "vld on {}: frame {} block {} {}",
+                    case.name, e.frame, e.block, e.fault
+                )));
+            }
+            let back: Vec<u8> = out
+                .frames
+                .iter()
+                .flat_map(|r| out.bytes[r.clone()].iter().copied())
+                .collect();
+            check_same(&format!("vld on {}", case.name), "byte", &back, case.data)
+        },
+    )?;
+    push("vld".into(), "decode", b);
+    let engine = crate::Engine::Wgpu(gpu.clone());
+    let b = best_checked(
+        case.runs.min(3),
+        WARM_UP,
+        || {
+            let mut out = Vec::with_capacity(case.data.len());
+            let t = Instant::now();
+            crate::huffman::stream::decompress_to_on(
+                &engine,
+                &mut &file[..],
+                &mut out,
+                crate::huffman::native::DEFAULT_BATCH_BYTES,
+            )?;
+            Ok(Run {
+                wall: t.elapsed().as_secs_f64(),
+                gpu: None,
+                output: out,
+            })
+        },
+        |out| {
+            check_same(
+                &format!("vld stream decode on {}", case.name),
+                "byte",
+                &out,
+                case.data,
+            )
+        },
+    )?;
+    push("vld".into(), "end-to-end (stream decode)", b);
     Ok(())
 }
 

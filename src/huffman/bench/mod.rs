@@ -24,6 +24,10 @@
 //!   the native container (wall).
 //! - `end-to-end (stream)`: host memory to host memory through the streaming pipeline
 //!   (`huffman::pipeline::compress_stream`: chunks, a code per frame, native v2), wall.
+//! - `decode`: row `vld`, the GPU decoder's kernel on the input's native v2 frames, payload
+//!   and tables resident (kernel only; bytes are output bytes).
+//! - `end-to-end (stream decode)`: row `vld`, host memory to host memory through the
+//!   streaming decoder on the GPU (`huffman::stream::decompress_to_on`), wall.
 
 mod gpu;
 mod plot;
@@ -310,6 +314,9 @@ pub fn bench_case(
         }
         if let Err(e) = gpu::bench_stream(g, case, &options.config, &mut push) {
             reported(name, "stream", e)?;
+        }
+        if let Err(e) = gpu::bench_vld(g, case, &mut push) {
+            reported(name, "vld", e)?;
         }
     }
     #[cfg(feature = "cuda")]

@@ -1,0 +1,68 @@
+//! The GPU decoder of native v2 (framed) streams (shaders/huffman/vld.wgsl, on lavapipe in
+//! CI) on hostile input: no panic, and it agrees with the CPU decoder: both fail, or both
+//! give the same bytes.
+
+#![no_main]
+
+use std::sync::OnceLock;
+
+use libfuzzer_sys::fuzz_target;
+use parvlc::huffman::stream::{decompress_to_batched, decompress_to_on};
+use parvlc::{Backend, Engine};
+
+/// Frame header bytes before the block offsets (src/huffman/framing.rs).
+const FIXED: usize = 24 + 128;
+
+/// LeakSanitizer's default suppressions: lavapipe (Mesa's software Vulkan driver) keeps a
+/// few dozen bytes per submission that it never frees; its leaks are not ours to find.
+#[no_mangle]
+pub extern "C" fn __lsan_default_suppressions() -> *const std::ffi::c_char {
+    c"leak:libvulkan_lvp.so\n".as_ptr()
+}
+
+fn engine() -> &'static Engine {
+    static ENGINE: OnceLock<Engine> = OnceLock::new();
+    ENGINE.get_or_init(|| {
+        pollster::block_on(Engine::open(Backend::Wgpu))
+            .expect("the GPU target needs an adapter (lavapipe: mesa-vulkan-drivers)")
+    })
+}
+
+fuzz_target!(
+    init: {
+        // Before the fuzzing loop, whose allocation limit lavapipe's device exceeds.
+        engine();
+    },
+    |data: &[u8]| check(data)
+);
+
+fn check(data: &[u8]) {
+    // As framed_decode: the magic and version forced, the first frame's header checksum
+    // made right, the first byte picking the batch.
+    let batch = 1 + data.first().copied().unwrap_or(0) as usize * 4099;
+    let mut file = b"PVLC\x02".to_vec();
+    file.extend_from_slice(data.get(5..).unwrap_or_default());
+    if file.get(5) == Some(&0) && file.len() >= FIXED + 4 {
+        let len = u32::from_le_bytes(file[8..12].try_into().unwrap()) as u64;
+        let block = u32::from_le_bytes(file[12..16].try_into().unwrap()).max(1) as u64;
+        let offsets = len.div_ceil(block).saturating_sub(1);
+        let end = offsets.checked_mul(4).map(|o| o + FIXED as u64);
+        if let Some(end) = end.filter(|&e| e + 4 <= file.len() as u64) {
+            let end = end as usize;
+            let crc = crc32fast::hash(&file[..end]);
+            file[end..end + 4].copy_from_slice(&crc.to_le_bytes());
+        }
+    }
+    let mut cpu = Vec::new();
+    let on_cpu = decompress_to_batched(&mut &file[..], &mut cpu, batch);
+    let mut gpu = Vec::new();
+    let on_gpu = decompress_to_on(engine(), &mut &file[..], &mut gpu, batch);
+    assert_eq!(
+        on_cpu.is_ok(),
+        on_gpu.is_ok(),
+        "CPU and GPU disagree: {on_cpu:?} / {on_gpu:?}"
+    );
+    if on_cpu.is_ok() {
+        assert!(cpu == gpu, "CPU and GPU decode to other bytes");
+    }
+}

@@ -1,0 +1,653 @@
+//! VLD: decoding native v2 frames on the GPU (shaders/huffman/vld.wgsl) and its CPU twin.
+//!
+//! A batch of frames goes up as one payload buffer (each frame's payload from a word
+//! boundary), one decode table per frame (built here, on the host: 9 KiB against a frame's
+//! megabyte of output), and one task per block. The kernel decodes a block per invocation
+//! (a workgroup: up to 64 blocks of one frame) and reports per block whether it ended
+//! exactly at its end bit; the host turns any report into an error naming the frame and
+//! the block, never into output. Where every block size is a multiple of 64 (the
+//! encoder's are 16 KiB) the output goes through workgroup memory, 64 symbols per block
+//! and round, and out coalesced. Frame CRC32s are the caller's, on the CPU cores
+//! ([`super::framed_decode`]).
+//!
+//! The table (`TABLE_WORDS` words, workgroup memory on the GPU): an 11-bit primary table
+//! whose entries give one symbol, or two where both codes fit the 11 bits (at 4-5 bits per
+//! symbol most lookups yield two); codes of 12 to 15 bits by a canonical search over their
+//! lengths (rare symbols by construction); a lookup that finds no code is an invalid code.
+
+use std::ops::Range;
+
+use super::Codebook;
+use crate::gpu::registry::huffman::VLD;
+use crate::gpu::{Gpu, GpuStage, PooledBuffer, Profiler, Timings};
+use crate::{Error, Result};
+
+/// keep in sync with shaders/huffman/vld.wgsl
+const PRIMARY_BITS: u32 = 11;
+const PRIMARY: usize = 1 << PRIMARY_BITS;
+const LONG_AT: usize = 2048;
+const MAX_LEN_AT: usize = 2060;
+const SORTED_AT: usize = 2064;
+const TABLE_WORDS: usize = 2320;
+const LAST_BLOCK: u32 = 0x8000_0000;
+const STATUS_INVALID_CODE: u32 = 1;
+const STATUS_OVERRUN: u32 = 2;
+const STATUS_WRONG_END: u32 = 3;
+/// Symbols per block and round of the staged writes; no lookup yields two symbols across
+/// a multiple of it.
+const STAGE_SYMBOLS: u32 = 64;
+/// Longest code a native v2 frame holds.
+const MAX_LEN: u8 = 15;
+/// Largest frame payload: bit positions within a frame are u32 in the kernel, with room
+/// for the three words it reads ahead.
+const MAX_FRAME_BITS: u64 = u32::MAX as u64 - 96;
+/// Largest block [`VldDecoder::takes_blocks_of`] takes to the GPU.
+const MAX_GPU_BLOCK_SYMBOLS: u64 = 1 << 20;
+
+#[repr(C)]
+#[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
+/// keep in sync with shaders/huffman/vld.wgsl `VldParams`
+struct VldParams {
+    n_groups: u32,
+    payload_words: u32,
+    _pad0: u32,
+    _pad1: u32,
+}
+
+/// One native v2 frame as its header and payload give it (see [`super::framing`]).
+#[derive(Clone, Copy, Debug)]
+pub struct VldFrame<'a> {
+    pub lengths: &'a [u8; 256],
+    /// Symbols (bytes) of the frame.
+    pub len: u64,
+    pub block_symbols: u64,
+    pub payload_bits: u64,
+    /// Bit offset of every block in the payload (the first 0).
+    pub offsets: &'a [u64],
+    /// At least `payload_bits` bits.
+    pub payload: &'a [u8],
+}
+
+/// What went wrong in one block.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BlockFault {
+    /// No code matches the bits at this payload bit.
+    InvalidCode { bit: u64 },
+    /// The block passed its end bit (`end`) after `symbols` symbols.
+    Overrun { symbols: u64, end: u64 },
+    /// The block's symbols ended at bit `at`, not at its end bit `end`.
+    WrongEnd { at: u64, end: u64 },
+}
+
+impl std::fmt::Display for BlockFault {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            BlockFault::InvalidCode { bit } => write!(f, "has an invalid code at bit {bit}"),
+            BlockFault::Overrun { symbols, end } => write!(
+                f,
+                "runs past the next block (bit {end}) after {symbols} symbols"
+            ),
+            BlockFault::WrongEnd { at, end } => {
+                write!(f, "ends at bit {at}, the next starts at {end}")
+            }
+        }
+    }
+}
+
+/// A fault and where: frame (index in the batch) and block (in its frame).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BlockError {
+    pub frame: usize,
+    pub block: usize,
+    pub fault: BlockFault,
+}
+
+/// A decoded batch: every frame's bytes at a word-aligned range of `bytes` (zeros
+/// between), or, where any block failed, no bytes and every failure.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct VldOutput {
+    pub bytes: Vec<u8>,
+    pub frames: Vec<Range<usize>>,
+    pub errors: Vec<BlockError>,
+}
+
+/// The decode table of a code (layout above and in the shader).
+pub(crate) fn frame_table(lengths: &[u8; 256]) -> Result<Vec<u32>> {
+    if let Some(s) = lengths.iter().position(|&l| l > MAX_LEN) {
+        return Err(Error::InvalidCodeTable(format!(
+            "symbol {s} has a {}-bit code; a native frame holds at most {MAX_LEN}",
+            lengths[s]
+        )));
+    }
+    let book = Codebook::from_lengths(lengths)?;
+    let codes = book.codes();
+    let mut single = vec![0u32; PRIMARY];
+    for (s, &l) in lengths.iter().enumerate() {
+        let l = l as u32;
+        if l > 0 && l <= PRIMARY_BITS {
+            let base = (codes[s] as usize) << (PRIMARY_BITS - l);
+            single[base..base + (1 << (PRIMARY_BITS - l))].fill(l | ((s as u32) << 8));
+        }
+    }
+    let mut t = vec![0u32; TABLE_WORDS];
+    for (i, &e) in single.iter().enumerate() {
+        let l0 = e & 15;
+        t[i] = e;
+        if l0 != 0 && l0 < PRIMARY_BITS {
+            // The bits after the first code, as a lookup of their own: valid where the
+            // second code lies within the bits this index holds.
+            let e2 = single[(i << l0) & (PRIMARY - 1)];
+            let l1 = e2 & 15;
+            if l1 != 0 && l0 + l1 <= PRIMARY_BITS {
+                t[i] |= ((l0 + l1) << 4) | (((e2 >> 8) & 0xff) << 16);
+            }
+        }
+    }
+    // Canonical decoding of the longer codes: per length its first code, its count and
+    // where its symbols start among the symbols sorted by (length, symbol).
+    let mut count = [0u32; 16];
+    for &l in lengths {
+        count[l as usize] += 1;
+    }
+    count[0] = 0;
+    let (mut code, mut index) = (0u32, 0u32);
+    for l in 1..=MAX_LEN as usize {
+        code = (code + count[l - 1]) << 1;
+        if l > PRIMARY_BITS as usize {
+            let at = LONG_AT + 3 * (l - PRIMARY_BITS as usize - 1);
+            t[at] = code;
+            t[at + 1] = count[l];
+            t[at + 2] = index;
+        }
+        index += count[l];
+    }
+    t[MAX_LEN_AT] = lengths.iter().copied().max().unwrap_or(0) as u32;
+    let mut sorted: Vec<(u8, usize)> = lengths
+        .iter()
+        .enumerate()
+        .filter(|(_, &l)| l > 0)
+        .map(|(s, &l)| (l, s))
+        .collect();
+    sorted.sort_unstable();
+    for (k, &(_, s)) in sorted.iter().enumerate() {
+        t[SORTED_AT + k] = s as u32;
+    }
+    Ok(t)
+}
+
+/// A batch laid out for the kernel: the tables, one task per block, groups of blocks of
+/// one frame, where each frame's payload and output lie.
+pub(crate) struct VldPlan {
+    tables: Vec<u32>,
+    /// Per block: first bit, end bit (from its frame's first payload word), first output
+    /// byte, symbols | LAST_BLOCK.
+    blocks: Vec<[u32; 4]>,
+    /// Per group: first block, blocks, table, the frame's first payload word.
+    groups: Vec<[u32; 4]>,
+    /// First payload word of every frame, and the total.
+    frame_words: Vec<u64>,
+    payload_words: u64,
+    frame_out: Vec<Range<usize>>,
+    out_bytes: u64,
+    /// Whether blocks share output words (a block size not a multiple of 4): then the
+    /// output must be zeroed first.
+    clear: bool,
+    /// Whether every block size is a multiple of `STAGE_SYMBOLS`: then blocks are written
+    /// through workgroup memory, coalesced.
+    staged: bool,
+    /// First block of every frame, then the total.
+    first_block: Vec<usize>,
+}
+
+impl VldPlan {
+    fn new(frames: &[VldFrame<'_>], group_blocks: u32) -> Result<VldPlan> {
+        let mut plan = VldPlan {
+            tables: Vec::with_capacity(frames.len() * TABLE_WORDS),
+            blocks: Vec::new(),
+            groups: Vec::new(),
+            frame_words: Vec::with_capacity(frames.len()),
+            payload_words: 0,
+            frame_out: Vec::with_capacity(frames.len()),
+            out_bytes: 0,
+            clear: false,
+            staged: true,
+            first_block: Vec::with_capacity(frames.len() + 1),
+        };
+        for (k, f) in frames.iter().enumerate() {
+            let bad = |what: String| Error::corrupt("native", format!("frame {k}: {what}"));
+            plan.tables
+                .extend(frame_table(f.lengths).map_err(|e| bad(e.to_string()))?);
+            let n = super::framing::native_blocks(f.len, f.block_symbols) as usize;
+            if f.block_symbols == 0
+                || f.offsets.len() != n
+                || f.offsets.first().is_some_and(|&o| o != 0)
+                || f.offsets.windows(2).any(|w| w[1] < w[0])
+                || f.offsets.last().is_some_and(|&o| o > f.payload_bits)
+                || (f.payload.len() as u64) < f.payload_bits.div_ceil(8)
+            {
+                return Err(bad(format!(
+                    "{} block offsets, {} payload bytes for {} bytes in blocks of {} and {} payload bits",
+                    f.offsets.len(),
+                    f.payload.len(),
+                    f.len,
+                    f.block_symbols,
+                    f.payload_bits
+                )));
+            }
+            let word = plan.payload_words;
+            plan.frame_words.push(word);
+            plan.payload_words += f.payload_bits.div_ceil(32);
+            let out = plan.out_bytes;
+            plan.frame_out.push(out as usize..(out + f.len) as usize);
+            plan.out_bytes += f.len.next_multiple_of(4);
+            plan.clear |= n > 1 && f.block_symbols % 4 != 0;
+            plan.staged &= f.block_symbols.is_multiple_of(STAGE_SYMBOLS as u64);
+            let first = plan.blocks.len();
+            plan.first_block.push(first);
+            for (b, &start) in f.offsets.iter().enumerate() {
+                let end = f.offsets.get(b + 1).copied().unwrap_or(f.payload_bits);
+                let symbols = f.block_symbols.min(f.len - b as u64 * f.block_symbols);
+                let last = if b + 1 == n { LAST_BLOCK } else { 0 };
+                plan.blocks.push([
+                    start as u32,
+                    end as u32,
+                    (out + b as u64 * f.block_symbols) as u32,
+                    symbols as u32 | last,
+                ]);
+            }
+            for g in (0..n).step_by(group_blocks as usize) {
+                plan.groups.push([
+                    (first + g) as u32,
+                    (n - g).min(group_blocks as usize) as u32,
+                    k as u32,
+                    word as u32,
+                ]);
+            }
+        }
+        plan.first_block.push(plan.blocks.len());
+        if plan.payload_words > u32::MAX as u64 || plan.out_bytes > u32::MAX as u64 {
+            return Err(Error::TooLarge(format!(
+                "a decode batch of {} payload bytes and {} output bytes",
+                plan.payload_words * 4,
+                plan.out_bytes
+            )));
+        }
+        if frames
+            .iter()
+            .any(|f| f.block_symbols > u32::MAX as u64 >> 1 || f.payload_bits > MAX_FRAME_BITS)
+        {
+            return Err(Error::TooLarge(
+                "a block of 2^31 symbols or a frame of 2^32 - 96 bits or more".into(),
+            ));
+        }
+        Ok(plan)
+    }
+
+    /// Every frame's payload, one after the other from word boundaries, as the kernel's
+    /// `payload` words (little-endian).
+    fn payload(&self, frames: &[VldFrame<'_>]) -> Vec<u32> {
+        let mut words = vec![0u32; self.payload_words as usize];
+        for (f, &w) in frames.iter().zip(&self.frame_words) {
+            let bytes = &f.payload[..f.payload_bits.div_ceil(8) as usize];
+            let dst: &mut [u8] = bytemuck::cast_slice_mut(&mut words[w as usize..]);
+            dst[..bytes.len()].copy_from_slice(bytes);
+        }
+        words
+    }
+
+    /// The errors in the per-block statuses, and the output unless there are any.
+    fn output(&self, bytes: Vec<u8>, status: &[[u32; 2]]) -> VldOutput {
+        let mut errors = Vec::new();
+        for (frame, w) in self.first_block.windows(2).enumerate() {
+            let blocks = self.blocks[w[0]..w[1]].iter().zip(&status[w[0]..w[1]]);
+            for (b, (task, &[code, detail])) in blocks.enumerate() {
+                let end = task[1] as u64;
+                let fault = match code {
+                    0 => continue,
+                    STATUS_INVALID_CODE => BlockFault::InvalidCode { bit: detail as u64 },
+                    STATUS_OVERRUN => BlockFault::Overrun {
+                        symbols: detail as u64,
+                        end,
+                    },
+                    _ => BlockFault::WrongEnd {
+                        at: detail as u64,
+                        end,
+                    },
+                };
+                errors.push(BlockError {
+                    frame,
+                    block: b,
+                    fault,
+                });
+            }
+        }
+        VldOutput {
+            bytes: if errors.is_empty() { bytes } else { Vec::new() },
+            frames: self.frame_out.clone(),
+            errors,
+        }
+    }
+}
+
+/// The CPU twin: every block decoded as the kernel does, from the same table, payload
+/// words and tasks.
+pub fn decode_cpu(frames: &[VldFrame<'_>]) -> Result<VldOutput> {
+    use rayon::prelude::*;
+    let plan = VldPlan::new(frames, 1)?;
+    let words = plan.payload(frames);
+    let results: Vec<(Vec<u8>, [u32; 2])> = plan
+        .blocks
+        .par_iter()
+        .enumerate()
+        .map(|(b, task)| {
+            let frame = plan.first_block.partition_point(|&f| f <= b) - 1;
+            let table = &plan.tables[frame * TABLE_WORDS..(frame + 1) * TABLE_WORDS];
+            decode_block_cpu(table, &words[plan.frame_words[frame] as usize..], task)
+        })
+        .collect();
+    let mut bytes = vec![0u8; plan.out_bytes as usize];
+    let mut status = Vec::with_capacity(results.len());
+    for (task, (out, s)) in plan.blocks.iter().zip(results) {
+        let at = task[2] as usize;
+        bytes[at..at + out.len()].copy_from_slice(&out);
+        status.push(s);
+    }
+    Ok(plan.output(bytes, &status))
+}
+
+/// One block as vld.wgsl `decode_block` walks it, `words` from its frame's first payload
+/// word: its symbols (those decoded before a fault) and its status.
+fn decode_block_cpu(table: &[u32], words: &[u32], task: &[u32; 4]) -> (Vec<u8>, [u32; 2]) {
+    let word = |i: u32| words.get(i as usize).map_or(0, |w| w.swap_bytes());
+    let n = task[3] & !LAST_BLOCK;
+    let mut next = (task[0] >> 5) + 2;
+    let (mut hi, mut lo) = (word(next - 2), word(next - 1));
+    let mut pos = task[0] & 31;
+    let max_len = table[MAX_LEN_AT];
+    let mut out = Vec::with_capacity(n as usize);
+    let bit = |next: u32, pos: u32| (next - 2) * 32 + pos;
+    while (out.len() as u32) < n {
+        let window = (hi << pos) | ((lo >> 1) >> (31 - pos));
+        let e = table[(window >> (32 - PRIMARY_BITS)) as usize];
+        let (mut len, mut symbols) = (e & 15, vec![((e >> 8) & 0xff) as u8]);
+        if len == 0 {
+            for l in PRIMARY_BITS + 1..=max_len {
+                let at = LONG_AT + 3 * (l - PRIMARY_BITS - 1) as usize;
+                let d = (window >> (32 - l)).wrapping_sub(table[at]);
+                if d < table[at + 1] {
+                    len = l;
+                    symbols = vec![table[SORTED_AT + (table[at + 2] + d) as usize] as u8];
+                    break;
+                }
+            }
+            if len == 0 {
+                return (out, [STATUS_INVALID_CODE, bit(next, pos)]);
+            }
+        } else if (e >> 4) & 15 != 0 && {
+            let done = out.len() as u32;
+            n.min((done / STAGE_SYMBOLS + 1) * STAGE_SYMBOLS) - done >= 2
+        } {
+            len = (e >> 4) & 15;
+            symbols.push((e >> 16) as u8);
+        }
+        pos += len;
+        if pos >= 32 {
+            pos -= 32;
+            hi = lo;
+            lo = word(next);
+            next += 1;
+        }
+        out.extend_from_slice(&symbols);
+        if bit(next, pos) > task[1] {
+            return (out.clone(), [STATUS_OVERRUN, out.len() as u32]);
+        }
+    }
+    let end = bit(next, pos);
+    let status = if end != task[1] {
+        [STATUS_WRONG_END, end]
+    } else {
+        [0, 0]
+    };
+    (out, status)
+}
+
+/// The VLD decoder on one GPU.
+pub struct VldDecoder<'g> {
+    gpu: &'g Gpu,
+    /// Invocations per workgroup: blocks of one frame decoded together.
+    workgroup_size: u32,
+    profile: bool,
+}
+
+/// A batch on the GPU, ready to record.
+pub struct VldUploaded {
+    plan: VldPlan,
+    payload: PooledBuffer,
+    tables: PooledBuffer,
+    blocks: PooledBuffer,
+    groups: PooledBuffer,
+    params: wgpu::Buffer,
+}
+
+/// A recorded decode, read back by [`GpuStage::finish`].
+pub struct VldPending {
+    output: PooledBuffer,
+    status: PooledBuffer,
+    profiler: Profiler,
+}
+
+/// What the GPU decode returns: the output and the kernel's time.
+pub struct VldReport {
+    pub output: VldOutput,
+    pub timings: Timings,
+}
+
+impl<'g> VldDecoder<'g> {
+    pub fn new(gpu: &'g Gpu) -> VldDecoder<'g> {
+        VldDecoder {
+            gpu,
+            workgroup_size: 64,
+            profile: false,
+        }
+    }
+
+    /// Time the kernel with timestamp queries ([`VldReport::timings`]).
+    pub fn profiled(mut self) -> Self {
+        self.profile = true;
+        self
+    }
+
+    /// Whether a frame of blocks of `block_symbols` belongs on the GPU: one invocation
+    /// decodes a block, so a block of millions of symbols (the encoder's are 16 KiB) is
+    /// better decoded by the CPU than by one GPU thread.
+    pub fn takes_blocks_of(&self, block_symbols: u64) -> bool {
+        block_symbols <= MAX_GPU_BLOCK_SYMBOLS
+    }
+
+    /// Whether a batch of `frames` frames, `blocks` blocks, `payload_bytes` and
+    /// `out_bytes` fits one dispatch on this GPU.
+    pub fn fits(&self, frames: u64, blocks: u64, payload_bytes: u64, out_bytes: u64) -> bool {
+        let max = self.gpu.max_binding();
+        payload_bytes + 4 * frames <= max
+            && out_bytes + 4 * frames <= (u32::MAX as u64).min(max)
+            && frames * TABLE_WORDS as u64 * 4 <= max
+            && blocks * 16 <= max
+    }
+
+    fn storage(&self, words: &[u32]) -> PooledBuffer {
+        let b = self.gpu.pooled_buffer(
+            (words.len() as u64 * 4).max(16),
+            wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+        );
+        if !words.is_empty() {
+            self.gpu
+                .queue
+                .write_buffer(&b, 0, bytemuck::cast_slice(words));
+        }
+        b
+    }
+
+    /// Decode a batch: upload, record, submit, read back.
+    pub async fn decode(&self, frames: &[VldFrame<'_>]) -> Result<VldReport> {
+        GpuStage::run(self, frames).await
+    }
+}
+
+/// The first `bytes` of a pooled buffer (at least 16): pooled buffers come in size
+/// classes, and a whole one may exceed the binding limit that its contents fit.
+fn bytes_of(buffer: &PooledBuffer, bytes: u64) -> wgpu::BufferBinding<'_> {
+    wgpu::BufferBinding {
+        buffer,
+        offset: 0,
+        size: wgpu::BufferSize::new(bytes.max(16)),
+    }
+}
+
+impl GpuStage for VldDecoder<'_> {
+    type Input<'a> = [VldFrame<'a>];
+    type Uploaded = VldUploaded;
+    type Pending = VldPending;
+    type Report = VldReport;
+    type Output = VldOutput;
+
+    fn gpu(&self) -> &Gpu {
+        self.gpu
+    }
+
+    fn label(&self) -> &'static str {
+        VLD.label
+    }
+
+    async fn upload(&self, frames: &Self::Input<'_>) -> Result<VldUploaded> {
+        let plan = VldPlan::new(frames, self.workgroup_size)?;
+        let gpu = self.gpu;
+        let payload = gpu.pooled_buffer(
+            (plan.payload_words * 4).max(16),
+            wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+        );
+        // Each frame's whole words straight from its payload, its last partial word padded.
+        for (f, &w) in frames.iter().zip(&plan.frame_words) {
+            let bytes = &f.payload[..f.payload_bits.div_ceil(8) as usize];
+            let whole = bytes.len() & !3;
+            if whole > 0 {
+                gpu.queue.write_buffer(&payload, w * 4, &bytes[..whole]);
+            }
+            if whole < bytes.len() {
+                let mut tail = [0u8; 4];
+                tail[..bytes.len() - whole].copy_from_slice(&bytes[whole..]);
+                gpu.queue
+                    .write_buffer(&payload, w * 4 + whole as u64, &tail);
+            }
+        }
+        let params = VldParams {
+            n_groups: plan.groups.len() as u32,
+            payload_words: plan.payload_words as u32,
+            _pad0: 0,
+            _pad1: 0,
+        };
+        let params = wgpu::util::DeviceExt::create_buffer_init(
+            &gpu.device,
+            &wgpu::util::BufferInitDescriptor {
+                label: Some("parvlc.huffman.vld.params"),
+                contents: bytemuck::bytes_of(&params),
+                usage: wgpu::BufferUsages::UNIFORM,
+            },
+        );
+        Ok(VldUploaded {
+            tables: self.storage(&plan.tables),
+            blocks: self.storage(bytemuck::cast_slice(&plan.blocks)),
+            groups: self.storage(bytemuck::cast_slice(&plan.groups)),
+            payload,
+            params,
+            plan,
+        })
+    }
+
+    fn encode_into(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        up: &VldUploaded,
+    ) -> Result<VldPending> {
+        let gpu = self.gpu;
+        let plan = &up.plan;
+        let usage = wgpu::BufferUsages::STORAGE
+            | wgpu::BufferUsages::COPY_SRC
+            | wgpu::BufferUsages::COPY_DST;
+        let output = gpu.pooled_buffer(plan.out_bytes.max(16), usage);
+        let status = gpu.pooled_buffer((plan.blocks.len() as u64 * 8).max(16), usage);
+        let mut profiler = Profiler::new(gpu, if self.profile { 1 } else { 0 });
+        if plan.clear {
+            encoder.clear_buffer(&output, 0, None);
+        }
+        if !plan.groups.is_empty() {
+            let built = gpu.pipeline(
+                &VLD,
+                "main",
+                &[
+                    ("WG_SIZE", self.workgroup_size as f64),
+                    ("STAGED", if plan.staged { 1.0 } else { 0.0 }),
+                ],
+            )?;
+            let bind = gpu.bind(
+                &built,
+                &[
+                    (0, up.params.as_entire_buffer_binding()),
+                    (1, bytes_of(&up.payload, plan.payload_words * 4)),
+                    (2, bytes_of(&up.tables, plan.tables.len() as u64 * 4)),
+                    (3, bytes_of(&up.blocks, plan.blocks.len() as u64 * 16)),
+                    (4, bytes_of(&up.groups, plan.groups.len() as u64 * 16)),
+                    (5, bytes_of(&output, plan.out_bytes)),
+                    (6, bytes_of(&status, plan.blocks.len() as u64 * 8)),
+                ],
+            );
+            let groups = (plan.groups.len() as u32)
+                .min(gpu.limits.max_compute_workgroups_per_dimension)
+                .min(65535);
+            let timestamp_writes = profiler.pass("vld");
+            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some(VLD.label),
+                timestamp_writes,
+            });
+            pass.set_pipeline(&built.pipeline);
+            pass.set_bind_group(0, &bind, &[]);
+            pass.dispatch_workgroups(groups, 1, 1);
+        }
+        profiler.resolve(encoder);
+        Ok(VldPending {
+            output,
+            status,
+            profiler,
+        })
+    }
+
+    async fn finish(
+        &self,
+        _frames: &Self::Input<'_>,
+        up: &VldUploaded,
+        pending: VldPending,
+    ) -> Result<VldReport> {
+        let plan = &up.plan;
+        let mut back = self
+            .gpu
+            .read_buffers(&[
+                (&pending.status, 0, plan.blocks.len() as u64 * 8),
+                (&pending.output, 0, plan.out_bytes),
+            ])
+            .await?;
+        let bytes = back.pop().unwrap_or_default();
+        let status: Vec<[u32; 2]> = bytemuck::pod_collect_to_vec(&back.pop().unwrap_or_default());
+        let timings = pending.profiler.timings(self.gpu).await?;
+        Ok(VldReport {
+            output: plan.output(bytes, &status),
+            timings,
+        })
+    }
+
+    fn output(report: VldReport) -> VldOutput {
+        report.output
+    }
+
+    fn cpu(&self, frames: &Self::Input<'_>) -> Result<VldOutput> {
+        decode_cpu(frames)
+    }
+}
