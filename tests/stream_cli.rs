@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use common::cli::{files, parvlc_measured, scratch, stderr};
-use common::judges::gzip_tool_decode;
+use common::judges::{gzip_tool_decode, gzip_tool_encode, gzip_tool_test};
 use common::rng::Rng;
 
 const SUITE: &str = "stream-cli";
@@ -100,6 +100,7 @@ fn stdin_to_stdout_round_trips_through_gzip_and_our_decoder() {
         assert!(o.status.success(), "{what}: {}", stderr(&o));
         if format == "gzip" {
             assert!(gzip_tool_decode(&compressed) == data, "{what}: gzip -dc");
+            gzip_tool_test(&compressed);
         }
         let packed = dir.join(format!("packed-{format}-{backend}"));
         std::fs::write(&packed, &compressed).unwrap();
@@ -310,5 +311,44 @@ fn memory_stays_within_the_pipeline_whatever_the_input() {
             crc,
             "{format}: round trip"
         );
+    }
+}
+
+#[test]
+fn a_gzip_file_without_our_index_decodes_on_one_core_and_says_so() {
+    let dir = scratch(SUITE, "foreign-gzip");
+    let input = dir.join("in.bin");
+    let data = write_mixed(&input, 2 << 20, 7);
+    std::fs::write(dir.join("foreign.gz"), gzip_tool_encode(&data)).unwrap();
+    let o = common::cli::parvlc(
+        &[
+            "compress",
+            "-f",
+            "gzip",
+            "--backend",
+            "cpu",
+            "--chunk-size",
+            "512K",
+            "in.bin",
+            "-o",
+            "ours.gz",
+        ],
+        &dir,
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    for (name, indexed) in [("ours.gz", true), ("foreign.gz", false)] {
+        let out = format!("{name}.out");
+        let o = common::cli::parvlc(&["decompress", name, "-o", &out], &dir);
+        assert!(o.status.success(), "{name}: {}", stderr(&o));
+        assert!(std::fs::read(dir.join(&out)).unwrap() == data, "{name}");
+        let said = stderr(&o);
+        assert_eq!(
+            said.contains("without parvlc's frame index"),
+            !indexed,
+            "{name}: stderr was {said:?}"
+        );
+        if !indexed {
+            assert_eq!(said.lines().count(), 1, "one line: {said:?}");
+        }
     }
 }

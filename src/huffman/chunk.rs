@@ -95,6 +95,49 @@ pub struct CodedChunk {
     pub crc: crc32fast::Hasher,
     pub len: u64,
     pub frames: u64,
+    /// Each frame's input length, container bytes and checksum, in order (the gzip
+    /// members' frame index).
+    pub spans: Vec<FrameSpan>,
+}
+
+/// One coded frame within its chunk's bytes.
+#[derive(Clone, Debug)]
+pub struct FrameSpan {
+    pub len: u64,
+    pub bytes: u64,
+    pub crc: crc32fast::Hasher,
+}
+
+impl CodedChunk {
+    /// The chunk of `len` input bytes coded into `bytes` as `layout` says, with each
+    /// frame's checksum.
+    pub(crate) fn new(
+        bytes: Vec<u8>,
+        layout: &ChunkLayout,
+        crcs: Vec<crc32fast::Hasher>,
+        len: u64,
+    ) -> CodedChunk {
+        let mut crc = crc32fast::Hasher::new();
+        for c in &crcs {
+            crc.combine(c);
+        }
+        let spans = crcs
+            .into_iter()
+            .zip(layout.frames.iter().zip(&layout.layouts))
+            .map(|(crc, (f, l))| FrameSpan {
+                len: f.len,
+                bytes: l.bytes,
+                crc,
+            })
+            .collect();
+        CodedChunk {
+            bytes,
+            crc,
+            len,
+            frames: layout.frames.len() as u64,
+            spans,
+        }
+    }
 }
 
 /// Bit offsets of each block's code relative to the frame's first symbol.
@@ -114,7 +157,7 @@ fn block_offsets(data: &[u8], frame: &FramePlan, block_symbols: u64) -> Vec<u64>
 
 /// Fill every frame's header and trailer into `out` (the chunk's output, symbols in
 /// place), in parallel; native block offsets from `offsets(frame index)` when given
-/// (the GPU's), else computed from the input. Returns the chunk's checksum.
+/// (the GPU's), else computed from the input. Returns each frame's checksum.
 pub(crate) fn finish_chunk(
     data: &[u8],
     layout: &ChunkLayout,
@@ -122,7 +165,7 @@ pub(crate) fn finish_chunk(
     block_symbols: u64,
     out: &mut [u8],
     gpu_offsets: Option<&(dyn Fn(usize) -> Vec<u64> + Sync)>,
-) -> Result<crc32fast::Hasher> {
+) -> Result<Vec<crc32fast::Hasher>> {
     if out.len() as u64 != layout.output_bytes() {
         return Err(Error::InvalidArgument(format!(
             "chunk output of {} bytes, layout says {}",
@@ -130,7 +173,7 @@ pub(crate) fn finish_chunk(
             layout.output_bytes()
         )));
     }
-    let crcs = layout
+    layout
         .regions(out)
         .into_par_iter()
         .enumerate()
@@ -152,12 +195,7 @@ pub(crate) fn finish_chunk(
             finish_frame(format, frame, &layout.layouts[i], &facts, region)?;
             Ok(crc)
         })
-        .collect::<Result<Vec<_>>>()?;
-    let mut crc = crc32fast::Hasher::new();
-    for c in &crcs {
-        crc.combine(c);
-    }
-    Ok(crc)
+        .collect::<Result<Vec<_>>>()
 }
 
 /// Code a chunk on all CPU cores: frames planned from its cell histograms, each coded
@@ -186,11 +224,6 @@ pub fn encode_chunk_cpu(
             }
             Ok(())
         })?;
-    let crc = finish_chunk(data, &layout, format, block_symbols, &mut out, None)?;
-    Ok(CodedChunk {
-        bytes: out,
-        crc,
-        len: data.len() as u64,
-        frames: layout.frames.len() as u64,
-    })
+    let crcs = finish_chunk(data, &layout, format, block_symbols, &mut out, None)?;
+    Ok(CodedChunk::new(out, &layout, crcs, data.len() as u64))
 }

@@ -102,7 +102,7 @@ pub async fn encode_chunk_gpu(
             .map(|&o| o - frame_first[i])
             .collect()
     };
-    let crc = finish_chunk(data, &layout, format, block, &mut out, Some(&gpu_offsets))?;
+    let crcs = finish_chunk(data, &layout, format, block, &mut out, Some(&gpu_offsets))?;
     let t4 = clock();
     if let (Some(t0), Some(tu), Some(t1), Some(t2), Some(ts), Some(t3), Some(t4)) =
         (t0, t_up, t1, t2, t_sub, t3, t4)
@@ -121,12 +121,7 @@ pub async fn encode_chunk_gpu(
             ms(t3, t4),
         );
     }
-    Ok(CodedChunk {
-        bytes: out,
-        crc,
-        len: data.len() as u64,
-        frames: layout.frames.len() as u64,
-    })
+    Ok(CodedChunk::new(out, &layout, crcs, data.len() as u64))
 }
 
 /// A clock for the debug log: none on the web, where `Instant` is not available.

@@ -1,11 +1,16 @@
 //! The framed containers: a stream of self-contained, byte-aligned frames, each with its
 //! own code, that can be written as the input arrives and decoded in parallel.
 //!
-//! gzip: one member. After the 10-byte header, every frame is one dynamic-Huffman
-//! DEFLATE block (BFINAL = 0) of literals and its end-of-block code, then an empty stored
-//! block (3 bits, padding, `00 00 ff ff`: zlib's sync flush) that byte-aligns the next
-//! frame. The member ends with an empty final fixed-Huffman block (`03 00`), CRC32 and
-//! ISIZE. Any gunzip reads it.
+//! gzip: a sequence of members (RFC 1952 allows any number; every gunzip reads them as
+//! one stream), one per pipeline chunk, or several where a chunk has more than
+//! [`super::gzip_index::MAX_MEMBER_FRAMES`] frames. A member's header sets FLG.FEXTRA
+//! and carries the frame index (subfield `'P' 'V'`, [`super::gzip_index`]: each frame's
+//! input length, DEFLATE bytes and CRC32), so parvlc can decode the frames in parallel.
+//! Then every frame is one dynamic-Huffman DEFLATE block (BFINAL = 0) of literals and its
+//! end-of-block code, then an empty stored block (3 bits, padding, `00 00 ff ff`: zlib's
+//! sync flush) that byte-aligns the next frame. The member ends with an empty final
+//! fixed-Huffman block (`03 00`), the CRC32 and ISIZE of its input. An empty input is one
+//! member with an empty index.
 //!
 //! Native v2 (little-endian): frames, then an end record. A data frame is
 //! `b"PVLC"`, version `u8` = 2, kind `u8` = 0, 2 reserved zero bytes, `len u32` (input
@@ -31,8 +36,6 @@ pub(crate) const KIND_END: u8 = 1;
 pub(crate) const NATIVE_FIXED: usize = 24 + 128;
 /// Native end record bytes.
 pub(crate) const NATIVE_END_LEN: usize = 32;
-/// gzip member header: no name, no time, OS unknown.
-pub(crate) const GZIP_HEADER: [u8; 10] = [0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 255];
 /// The empty stored block after each frame, once byte-aligned.
 const SYNC_MARKER: [u8; 4] = [0, 0, 0xff, 0xff];
 /// The empty final fixed-Huffman block: BFINAL = 1, BTYPE = 01, end-of-block (7 zeros).
@@ -202,23 +205,20 @@ fn native_frame_header(frame: &FramePlan, facts: &FrameFacts<'_>) -> Result<Vec<
     Ok(h)
 }
 
-/// Bytes that start a framed stream.
-pub fn stream_header(format: Format) -> &'static [u8] {
-    match format {
-        Format::Native => &[],
-        Format::Gzip => &GZIP_HEADER,
-    }
+/// Bytes that end a gzip member of `len` input bytes with checksum `crc32`.
+pub fn gzip_member_trailer(len: u64, crc32: u32) -> [u8; 10] {
+    let mut t = [0u8; 10];
+    t[..2].copy_from_slice(&GZIP_FINAL_BLOCK);
+    t[2..6].copy_from_slice(&crc32.to_le_bytes());
+    t[6..].copy_from_slice(&(len as u32).to_le_bytes());
+    t
 }
 
-/// Bytes that end a framed stream of `total_len` input bytes with checksum `crc32`.
+/// Bytes that end a framed stream of `total_len` input bytes with checksum `crc32`
+/// (gzip: none, each member ends itself).
 pub fn stream_trailer(format: Format, total_len: u64, crc32: u32, frames: u64) -> Vec<u8> {
     match format {
-        Format::Gzip => {
-            let mut t = GZIP_FINAL_BLOCK.to_vec();
-            t.extend_from_slice(&crc32.to_le_bytes());
-            t.extend_from_slice(&(total_len as u32).to_le_bytes());
-            t
-        }
+        Format::Gzip => Vec::new(),
         Format::Native => {
             let mut t = Vec::with_capacity(NATIVE_END_LEN);
             t.extend_from_slice(super::native::MAGIC);

@@ -18,7 +18,8 @@ use super::chunk::{encode_chunk_cpu, CodedChunk};
 use super::compress::Format;
 use super::cuvle::CuvleConfig;
 use super::frames::FrameConfig;
-use super::framing::{stream_header, stream_trailer};
+use super::framing::{gzip_member_trailer, stream_trailer};
+use super::gzip_index::{member_header, IndexEntry, MAX_MEMBER_FRAMES};
 #[cfg(not(target_arch = "wasm32"))]
 use super::native::read_full;
 use crate::{Engine, Error, Result};
@@ -97,13 +98,15 @@ pub async fn encode_chunk(
     }
 }
 
-/// Writes a framed stream: its header, chunks in order, its trailer; checksums combined.
+/// Writes a framed stream: chunks in order (gzip: each as members with their frame
+/// index), then the trailer; checksums combined.
 pub struct StreamWriter<W: Write> {
     out: W,
     format: Format,
     summary: StreamSummary,
     crc: crc32fast::Hasher,
-    started: bool,
+    /// gzip members written.
+    members: u64,
 }
 
 impl<W: Write> StreamWriter<W> {
@@ -113,7 +116,7 @@ impl<W: Write> StreamWriter<W> {
             format,
             summary: StreamSummary::default(),
             crc: crc32fast::Hasher::new(),
-            started: false,
+            members: 0,
         }
     }
 
@@ -123,18 +126,51 @@ impl<W: Write> StreamWriter<W> {
         Ok(())
     }
 
-    fn start(&mut self) -> Result<()> {
-        if !self.started {
-            self.started = true;
-            self.put(stream_header(self.format))?;
-        }
+    /// One gzip member of `spans` (whose bytes are `bytes`), its index in its header.
+    fn put_member(&mut self, spans: &[super::chunk::FrameSpan], bytes: &[u8]) -> Result<()> {
+        let mut crc = crc32fast::Hasher::new();
+        let mut len = 0u64;
+        let entries = spans
+            .iter()
+            .map(|s| {
+                crc.combine(&s.crc);
+                len += s.len;
+                let too_large = || Error::TooLarge(format!("a frame of {} bytes", s.len));
+                Ok(IndexEntry {
+                    len: u32::try_from(s.len).map_err(|_| too_large())?,
+                    bytes: u32::try_from(s.bytes).map_err(|_| too_large())?,
+                    crc32: s.crc.clone().finalize(),
+                })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        self.put(&member_header(&entries)?)?;
+        self.put(bytes)?;
+        self.put(&gzip_member_trailer(len, crc.finalize()))?;
+        self.members += 1;
         Ok(())
     }
 
     /// Append the next chunk.
     pub fn write_chunk(&mut self, chunk: &CodedChunk) -> Result<()> {
-        self.start()?;
-        self.put(&chunk.bytes)?;
+        match self.format {
+            Format::Native => self.put(&chunk.bytes)?,
+            Format::Gzip => {
+                let mut at = 0usize;
+                for group in chunk.spans.chunks(MAX_MEMBER_FRAMES) {
+                    let n = group.iter().map(|s| s.bytes as usize).sum::<usize>();
+                    let bytes = chunk.bytes.get(at..at + n).ok_or_else(|| {
+                        Error::InvalidArgument("a chunk's frames overrun its bytes".into())
+                    })?;
+                    self.put_member(group, bytes)?;
+                    at += n;
+                }
+                if at != chunk.bytes.len() {
+                    return Err(Error::InvalidArgument(
+                        "a chunk's bytes run past its frames".into(),
+                    ));
+                }
+            }
+        }
         self.crc.combine(&chunk.crc);
         self.summary.bytes_in += chunk.len;
         self.summary.frames += chunk.frames;
@@ -144,7 +180,9 @@ impl<W: Write> StreamWriter<W> {
 
     /// Write the trailer and flush; returns the summary and the sink.
     pub fn finish(mut self) -> Result<(StreamSummary, W)> {
-        self.start()?;
+        if self.format == Format::Gzip && self.members == 0 {
+            self.put_member(&[], &[])?;
+        }
         self.summary.crc32 = self.crc.clone().finalize();
         let s = self.summary;
         self.put(&stream_trailer(self.format, s.bytes_in, s.crc32, s.frames))?;

@@ -1,6 +1,10 @@
 //! Streaming decompression: compressed bytes from a reader, the original written out as
 //! it is decoded, in memory bounded whatever the sizes (a native batch and its payload
-//! bytes, or flate2's window for gzip).
+//! bytes; for gzip, a batch of indexed frames, or flate2's window).
+//!
+//! gzip members that carry our frame index ([`super::gzip_index`]) are decoded frame
+//! by frame on all cores, in batches; any other member (from gzip, pigz, zlib) goes
+//! through flate2 on one core, and [`Decompressed::unindexed_members`] says how many did.
 //!
 //! gzip input follows GNU gzip's rules (gzip 1.12, `get_method`) for what comes after a
 //! member: another member (`1f 8b`) is decoded; zero bytes up to the end are ignored;
@@ -10,8 +14,11 @@
 
 use std::io::{BufRead, Read, Write};
 
+use rayon::prelude::*;
+
 use super::compress::{detect_format, Format};
 use super::native::{self, read_full};
+use super::{gzip_index, inflate_frame};
 use crate::{Error, Result};
 
 /// What followed the last gzip member.
@@ -35,6 +42,8 @@ pub struct Decompressed {
     pub data_end: u64,
     /// gzip members decoded (1 for a native file).
     pub members: u64,
+    /// gzip members without our frame index, decoded on one core (0 for native).
+    pub unindexed_members: u64,
     pub trailing: Trailing,
 }
 
@@ -81,10 +90,11 @@ pub fn decompress_to_on(
                 bytes_out,
                 data_end: input.count,
                 members: 1,
+                unindexed_members: 0,
                 trailing: Trailing::None,
             })
         }
-        Some(Format::Gzip) => gzip_members(head, &mut input, output),
+        Some(Format::Gzip) => gzip_members(head, &mut input, output, batch_bytes),
         None => Err(not_compressed(head)),
     }
 }
@@ -112,6 +122,7 @@ pub fn describe(input: &mut impl BufRead, file_len: u64) -> Result<Description> 
             head,
             &mut input,
             &mut std::io::sink(),
+            native::DEFAULT_BATCH_BYTES,
         )?)),
         None => Err(not_compressed(head)),
     }
@@ -141,21 +152,78 @@ fn corrupt(reason: String) -> Error {
     Error::corrupt("gzip", reason)
 }
 
-/// The member loop. `head` holds the first bytes of the first member, already read.
+/// The member loop, with a decoder thread (indexed frames on all cores) and a writer
+/// thread behind it. `head` holds the first bytes of the first member, already read.
 fn gzip_members<R: BufRead>(
     head: &[u8],
     input: &mut Counted<R>,
     output: &mut (impl Write + Send),
+    batch_bytes: usize,
+) -> Result<Decompressed> {
+    let (to_decoder, from_reader) = std::sync::mpsc::sync_channel::<Job>(1);
+    let (to_writer, from_decoder) = std::sync::mpsc::sync_channel::<Result<Vec<u8>>>(1);
+    std::thread::scope(|s| {
+        s.spawn(move || {
+            for job in from_reader {
+                let out = match job {
+                    Job::Frames(batch) => batch.decode(),
+                    Job::Bytes(b) => Ok(b),
+                };
+                let failed = out.is_err();
+                if to_writer.send(out).is_err() || failed {
+                    return;
+                }
+            }
+        });
+        let writer = s.spawn(move || -> Result<()> {
+            for out in from_decoder {
+                output.write_all(&out?).map_err(Error::WriteOutput)?;
+            }
+            Ok(())
+        });
+        let mut jobs = Jobs {
+            tx: to_decoder,
+            buf: Vec::new(),
+        };
+        let read = read_members(head, input, &mut jobs, batch_bytes);
+        let flushed = jobs.flush();
+        drop(jobs);
+        let written = writer
+            .join()
+            .map_err(|_| corrupt("the gzip writer panicked".into()))?;
+        // A decode or write error explains a reader that stopped early: report it first.
+        written?;
+        let done = read?;
+        flushed?;
+        Ok(done)
+    })
+}
+
+/// The reader's side of [`gzip_members`]: members parsed and read, their work sent on.
+fn read_members<R: BufRead>(
+    head: &[u8],
+    input: &mut Counted<R>,
+    jobs: &mut Jobs,
+    batch_bytes: usize,
 ) -> Result<Decompressed> {
     let mut buf = vec![0u8; 64 << 10];
     let mut next = [0u8; 2];
     let mut head = head;
     let mut members = 0u64;
+    let mut unindexed = 0u64;
     let mut bytes_out = 0u64;
     loop {
         members += 1;
         let at = input.count - head.len() as u64;
-        bytes_out += gzip_member(head, input, output, &mut buf, members, at)?;
+        let header =
+            gzip_index::read_member_header(head, input, members).map_err(|e| stashed(input, e))?;
+        bytes_out += match header.index {
+            Some(index) => indexed_member(&index, input, jobs, batch_bytes, members, at)?,
+            None => {
+                unindexed += 1;
+                gzip_member(&header.raw, input, jobs, &mut buf, members, at)?
+            }
+        };
         let end = input.count;
         let done = |trailing| -> Result<Decompressed> {
             Ok(Decompressed {
@@ -163,6 +231,7 @@ fn gzip_members<R: BufRead>(
                 bytes_out,
                 data_end: end,
                 members,
+                unindexed_members: unindexed,
                 trailing,
             })
         };
@@ -199,13 +268,206 @@ fn gzip_members<R: BufRead>(
     }
 }
 
+/// A read error kept by [`Counted`] wins over what the parser made of the short read.
+fn stashed<R>(input: &mut Counted<R>, e: Error) -> Error {
+    input.failed.take().map_or(e, Error::ReadInput)
+}
+
+/// Work for the decoder thread, in output order.
+enum Job {
+    /// Indexed frames to decode on all cores.
+    Frames(FrameBatch),
+    /// Output already decoded (an unindexed member, through flate2).
+    Bytes(Vec<u8>),
+}
+
+/// Frames of one member, read and not yet decoded: their index entries and bytes.
+struct FrameBatch {
+    member: u64,
+    /// Index of the first frame within its member.
+    first: usize,
+    entries: Vec<gzip_index::IndexEntry>,
+    data: Vec<u8>,
+}
+
+impl FrameBatch {
+    /// Decodes every frame in parallel into one buffer, each checked against its entry.
+    fn decode(self) -> Result<Vec<u8>> {
+        let total = self.entries.iter().map(|e| e.len as usize).sum();
+        let mut out = vec![0u8; total];
+        let mut outs = Vec::with_capacity(self.entries.len());
+        let mut ins = Vec::with_capacity(self.entries.len());
+        let (mut rest, mut data) = (&mut out[..], &self.data[..]);
+        for e in &self.entries {
+            let (o, r) = std::mem::take(&mut rest).split_at_mut(e.len as usize);
+            outs.push(o);
+            rest = r;
+            let (d, r) = data
+                .split_at_checked(e.bytes as usize)
+                .ok_or_else(|| corrupt("a frame batch is shorter than its index".into()))?;
+            ins.push(d);
+            data = r;
+        }
+        outs.into_par_iter()
+            .zip(ins)
+            .zip(&self.entries)
+            .enumerate()
+            .try_for_each(|(i, ((o, d), e))| {
+                let frame = self.first + i;
+                let named = |reason: String| {
+                    corrupt(format!("member {} frame {frame}: {reason}", self.member))
+                };
+                inflate_frame::decode_frame(d, o).map_err(|e| match e {
+                    Error::Corrupt { reason, .. } => named(reason),
+                    e => e,
+                })?;
+                let computed = crc32fast::hash(o);
+                if computed != e.crc32 {
+                    return Err(named(format!(
+                        "checksum mismatch (index {:08x}, computed {computed:08x})",
+                        e.crc32
+                    )));
+                }
+                Ok(())
+            })?;
+        Ok(out)
+    }
+}
+
+/// The reader's end of the decoder's queue; also a [`Write`] for flate2's output, sent on
+/// in batches.
+struct Jobs {
+    tx: std::sync::mpsc::SyncSender<Job>,
+    buf: Vec<u8>,
+}
+
+impl Jobs {
+    const BATCH: usize = 1 << 20;
+
+    /// Sends `job` after any output buffered before it.
+    fn send(&mut self, job: Job) -> Result<()> {
+        if !self.buf.is_empty() {
+            let b = std::mem::take(&mut self.buf);
+            self.send_now(Job::Bytes(b))?;
+        }
+        self.send_now(job)
+    }
+
+    fn send_now(&mut self, job: Job) -> Result<()> {
+        self.tx
+            .send(job)
+            .map_err(|_| corrupt("the gzip decoder stopped".into()))
+    }
+
+    fn flush(&mut self) -> Result<()> {
+        if !self.buf.is_empty() {
+            let b = std::mem::take(&mut self.buf);
+            self.send_now(Job::Bytes(b))?;
+        }
+        Ok(())
+    }
+}
+
+impl Write for Jobs {
+    fn write(&mut self, data: &[u8]) -> std::io::Result<usize> {
+        self.buf.extend_from_slice(data);
+        if self.buf.len() >= Self::BATCH {
+            self.flush().map_err(std::io::Error::other)?;
+        }
+        Ok(data.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Reads an indexed member's frames (its header read) in batches of about `batch_bytes`
+/// of output for the decoder, then its trailer, checked against the index; returns its
+/// length.
+fn indexed_member<R: BufRead>(
+    index: &[gzip_index::IndexEntry],
+    input: &mut Counted<R>,
+    jobs: &mut Jobs,
+    batch_bytes: usize,
+    member: u64,
+    at: u64,
+) -> Result<u64> {
+    let mut crc = crc32fast::Hasher::new();
+    let mut len = 0u64;
+    let mut batch = FrameBatch {
+        member,
+        first: 0,
+        entries: Vec::new(),
+        data: Vec::new(),
+    };
+    let mut batch_len = 0u64;
+    for (i, e) in index.iter().enumerate() {
+        let start = batch.data.len();
+        let got = (&mut *input)
+            .take(e.bytes as u64)
+            .read_to_end(&mut batch.data)
+            .map_err(|e| stashed(input, Error::ReadInput(e)))?;
+        if got < e.bytes as usize {
+            return Err(corrupt(format!(
+                "member {member} at byte {at}: frame {i} is {got} bytes, the index says {} \
+                 (the file is truncated)",
+                e.bytes
+            )));
+        }
+        debug_assert_eq!(batch.data.len(), start + got);
+        batch.entries.push(*e);
+        crc.combine(&crc32fast::Hasher::new_with_initial_len(
+            e.crc32,
+            e.len as u64,
+        ));
+        len += e.len as u64;
+        batch_len += e.len as u64;
+        if batch_len >= batch_bytes as u64 {
+            let next = FrameBatch {
+                member,
+                first: i + 1,
+                entries: Vec::new(),
+                data: Vec::new(),
+            };
+            jobs.send(Job::Frames(std::mem::replace(&mut batch, next)))?;
+            batch_len = 0;
+        }
+    }
+    if !batch.entries.is_empty() {
+        jobs.send(Job::Frames(batch))?;
+    }
+    let mut trailer = [0u8; 10];
+    let got = read_full(input, &mut trailer)?;
+    if got < trailer.len() {
+        return Err(corrupt(format!(
+            "member {member} at byte {at}: it ends inside its trailer (the file is truncated)"
+        )));
+    }
+    if trailer[..2] != [0x03, 0x00] {
+        return Err(corrupt(format!(
+            "member {member} at byte {at}: its frames are not followed by the final block \
+             (a wrong index?)"
+        )));
+    }
+    let stored = u32::from_le_bytes([trailer[2], trailer[3], trailer[4], trailer[5]]);
+    let isize = u32::from_le_bytes([trailer[6], trailer[7], trailer[8], trailer[9]]);
+    let computed = crc.finalize();
+    if stored != computed || isize != len as u32 {
+        return Err(corrupt(format!(
+            "member {member} at byte {at}: trailer says crc32 {stored:08x} and {isize} bytes, \
+             its frames {computed:08x} and {len}"
+        )));
+    }
+    Ok(len)
+}
+
 /// Decodes one gzip member (CRC32 and ISIZE checked by flate2) into `output`; returns
-/// its length. flate2's `bufread` decoder consumes exactly the member's bytes, so the
-/// input is left at whatever follows.
+/// its length. `head` holds the member's bytes already read. flate2's `bufread` decoder
+/// consumes exactly the member's bytes, so the input is left at whatever follows.
 fn gzip_member<R: BufRead>(
     head: &[u8],
     input: &mut Counted<R>,
-    output: &mut (impl Write + Send),
+    output: &mut impl Write,
     buf: &mut [u8],
     member: u64,
     at: u64,

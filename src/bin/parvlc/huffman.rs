@@ -362,6 +362,15 @@ pub fn decompress(a: DecompressArgs) -> Result<ExitCode> {
     }
     .map_err(|e| annotate(&a.input, Some(&output), e))?;
     out.commit()?;
+    if done.unindexed_members > 0 {
+        eprintln!(
+            "parvlc: {}: {} of {} gzip member(s) without parvlc's frame index, decoded on \
+             one core",
+            display(&a.input),
+            done.unindexed_members,
+            done.members
+        );
+    }
     Ok(trailing_status(&a.input, done.trailing))
 }
 
