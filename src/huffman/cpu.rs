@@ -244,6 +244,10 @@ const PRIMARY_BITS: u32 = 11;
 pub struct Decoder {
     /// `(symbol << 8) | len` for codes of at most `PRIMARY_BITS` bits, 0 otherwise.
     primary: Vec<u32>,
+    /// The hot loop's table, same index: one or two byte symbols whose codes fit in
+    /// `PRIMARY_BITS` bits: first byte in bits 0..8, second in 8..16, the bits both take
+    /// in 16..21, the count (0: use `primary` and the slow path) in 21..23.
+    pairs: Vec<u32>,
     /// Canonical slow path, indexed by length: first code, symbol count, and index of
     /// the length's first symbol in `sorted`.
     first: [u64; 33],
@@ -362,8 +366,27 @@ impl Decoder {
                 primary[base..base + (1 << (PRIMARY_BITS - l))].fill(entry);
             }
         }
+        let pairs = (0..primary.len())
+            .map(|i| {
+                let e = primary[i];
+                let (s1, l1) = (e >> 8, e & 0xff);
+                if e == 0 || s1 > 255 {
+                    return 0;
+                }
+                // The bits after the first code, zeros shifted in: a second code counts
+                // only if it fits in the bits that are really there.
+                let e2 = primary[(i << l1) & (primary.len() - 1)];
+                let (s2, l2) = (e2 >> 8, e2 & 0xff);
+                if e2 != 0 && s2 <= 255 && l1 + l2 <= PRIMARY_BITS {
+                    (2 << 21) | ((l1 + l2) << 16) | (s2 << 8) | s1
+                } else {
+                    (1 << 21) | (l1 << 16) | s1
+                }
+            })
+            .collect();
         Ok(Decoder {
             primary,
+            pairs,
             first,
             count,
             index,
@@ -399,7 +422,8 @@ impl Decoder {
                 at(bytes.len() as u64 * 8)
             ))
         })?;
-        for (i, o) in out.iter_mut().enumerate() {
+        let done = self.decode_fast(&mut r, out);
+        for (i, o) in out.iter_mut().enumerate().skip(done) {
             if r.n < 32 {
                 r.refill();
             }
@@ -428,6 +452,55 @@ impl Decoder {
             r.n -= len;
         }
         Ok(r.bit_pos())
+    }
+
+    /// The hot loop: symbols while at least 8 input bytes and 2 output bytes remain,
+    /// from `pairs` (one or two symbols a lookup, both bytes written whatever the count,
+    /// two lookups a refill), long codes from the slow path; stops at an invalid code.
+    /// Returns the symbols decoded; the careful loop checks and decodes the rest.
+    #[inline(always)]
+    fn decode_fast(&self, r: &mut Reader<'_>, out: &mut [u8]) -> usize {
+        let pairs = &self.pairs[..1 << PRIMARY_BITS];
+        let mut i = 0usize;
+        let end = out.len().saturating_sub(3);
+        while i < end && r.pos + 8 <= r.data.len() {
+            if r.n < 32 {
+                r.refill();
+            }
+            let e = pairs[(r.buf >> (64 - PRIMARY_BITS)) as usize];
+            let count = (e >> 21) as usize;
+            if count == 0 {
+                // A long code (the refill left at least 56 bits); anything wrong is the
+                // careful loop's to report.
+                match self.slow(r.buf) {
+                    Some((sym, len)) if sym <= 255 => {
+                        out[i] = sym as u8;
+                        i += 1;
+                        r.buf <<= len;
+                        r.n -= len;
+                        continue;
+                    }
+                    _ => break,
+                }
+            }
+            let len = (e >> 16) & 31;
+            out[i] = e as u8;
+            out[i + 1] = (e >> 8) as u8;
+            i += count;
+            r.buf <<= len;
+            r.n -= len;
+            let e = pairs[(r.buf >> (64 - PRIMARY_BITS)) as usize];
+            let count = (e >> 21) as usize;
+            let len = (e >> 16) & 31;
+            if count != 0 && len <= r.n && i < end {
+                out[i] = e as u8;
+                out[i + 1] = (e >> 8) as u8;
+                i += count;
+                r.buf <<= len;
+                r.n -= len;
+            }
+        }
+        i
     }
 
     #[inline(never)]
