@@ -414,15 +414,62 @@ impl Decoder {
         if out.is_empty() {
             return Ok(start_bit);
         }
-        let at = |bit: u64| base_bit.saturating_add(bit);
-        let mut r = Reader::new(bytes, start_bit).ok_or_else(|| {
+        let mut r = self.reader(bytes, base_bit, start_bit)?;
+        let mut done = 0;
+        while self.step(&mut r, out, &mut done) {}
+        self.decode_rest(&mut r, base_bit, out, done)
+    }
+
+    /// Two blocks of the same stream decoded side by side: two independent chains of
+    /// lookups keep a core busy where one waits on each lookup. Returns both end bits.
+    fn decode_two(
+        &self,
+        bytes: &[u8],
+        (a_start, a): (u64, &mut [u8]),
+        (b_start, b): (u64, &mut [u8]),
+    ) -> (Result<u64>, Result<u64>) {
+        let (mut ra, mut rb) = match (
+            self.reader(bytes, 0, a_start),
+            self.reader(bytes, 0, b_start),
+        ) {
+            (Ok(ra), Ok(rb)) if !a.is_empty() && !b.is_empty() => (ra, rb),
+            _ => {
+                return (
+                    self.decode_window(bytes, 0, a_start, a),
+                    self.decode_window(bytes, 0, b_start, b),
+                )
+            }
+        };
+        let (mut da, mut db) = (0, 0);
+        while self.step(&mut ra, a, &mut da) & self.step(&mut rb, b, &mut db) {}
+        while self.step(&mut ra, a, &mut da) {}
+        while self.step(&mut rb, b, &mut db) {}
+        (
+            self.decode_rest(&mut ra, 0, a, da),
+            self.decode_rest(&mut rb, 0, b, db),
+        )
+    }
+
+    fn reader<'a>(&self, bytes: &'a [u8], base_bit: u64, start_bit: u64) -> Result<Reader<'a>> {
+        Reader::new(bytes, start_bit).ok_or_else(|| {
             corrupt(format!(
                 "start bit {} is past the end of the stream at bit {}",
-                at(start_bit),
-                at(bytes.len() as u64 * 8)
+                base_bit.saturating_add(start_bit),
+                base_bit.saturating_add(bytes.len() as u64 * 8)
             ))
-        })?;
-        let done = self.decode_fast(&mut r, out);
+        })
+    }
+
+    /// The careful loop: symbols `done..` of `out`, every code and the stream's end
+    /// checked; returns the end bit.
+    fn decode_rest(
+        &self,
+        r: &mut Reader<'_>,
+        base_bit: u64,
+        out: &mut [u8],
+        done: usize,
+    ) -> Result<u64> {
+        let at = |bit: u64| base_bit.saturating_add(bit);
         for (i, o) in out.iter_mut().enumerate().skip(done) {
             if r.n < 32 {
                 r.refill();
@@ -454,53 +501,40 @@ impl Decoder {
         Ok(r.bit_pos())
     }
 
-    /// The hot loop: symbols while at least 8 input bytes and 2 output bytes remain,
-    /// from `pairs` (one or two symbols a lookup, both bytes written whatever the count,
-    /// two lookups a refill), long codes from the slow path; stops at an invalid code.
-    /// Returns the symbols decoded; the careful loop checks and decodes the rest.
+    /// One step of the hot loop, while at least 8 input bytes and 4 output bytes remain:
+    /// one or two bytes from `pairs` (both written whatever the count), or a long code
+    /// from the slow path. False (nothing done) at the end or at an invalid code, which
+    /// the careful loop then reports.
     #[inline(always)]
-    fn decode_fast(&self, r: &mut Reader<'_>, out: &mut [u8]) -> usize {
-        let pairs = &self.pairs[..1 << PRIMARY_BITS];
-        let mut i = 0usize;
-        let end = out.len().saturating_sub(3);
-        while i < end && r.pos + 8 <= r.data.len() {
-            if r.n < 32 {
-                r.refill();
-            }
-            let e = pairs[(r.buf >> (64 - PRIMARY_BITS)) as usize];
-            let count = (e >> 21) as usize;
-            if count == 0 {
-                // A long code (the refill left at least 56 bits); anything wrong is the
-                // careful loop's to report.
-                match self.slow(r.buf) {
-                    Some((sym, len)) if sym <= 255 => {
-                        out[i] = sym as u8;
-                        i += 1;
-                        r.buf <<= len;
-                        r.n -= len;
-                        continue;
-                    }
-                    _ => break,
-                }
-            }
-            let len = (e >> 16) & 31;
-            out[i] = e as u8;
-            out[i + 1] = (e >> 8) as u8;
-            i += count;
-            r.buf <<= len;
-            r.n -= len;
-            let e = pairs[(r.buf >> (64 - PRIMARY_BITS)) as usize];
-            let count = (e >> 21) as usize;
-            let len = (e >> 16) & 31;
-            if count != 0 && len <= r.n && i < end {
-                out[i] = e as u8;
-                out[i + 1] = (e >> 8) as u8;
-                i += count;
-                r.buf <<= len;
-                r.n -= len;
-            }
+    fn step(&self, r: &mut Reader<'_>, out: &mut [u8], i: &mut usize) -> bool {
+        if *i + 3 >= out.len() || r.pos + 8 > r.data.len() {
+            return false;
         }
-        i
+        if r.n < 32 {
+            r.refill();
+        }
+        let e = self.pairs[(r.buf >> (64 - PRIMARY_BITS)) as usize & ((1 << PRIMARY_BITS) - 1)];
+        let count = (e >> 21) as usize;
+        if count == 0 {
+            // A long code (at least 32 bits are in the buffer, codes have at most 32).
+            return match self.slow(r.buf) {
+                Some((sym, len)) if sym <= 255 => {
+                    out[*i] = sym as u8;
+                    *i += 1;
+                    r.buf <<= len;
+                    r.n -= len;
+                    true
+                }
+                _ => false,
+            };
+        }
+        let len = (e >> 16) & 31;
+        out[*i] = e as u8;
+        out[*i + 1] = (e >> 8) as u8;
+        *i += count;
+        r.buf <<= len;
+        r.n -= len;
+        true
     }
 
     #[inline(never)]
@@ -590,27 +624,43 @@ impl Decoder {
         if total_symbols == 0 {
             return Ok((out, Vec::new()));
         }
-        let ends: Vec<u64> = out
-            .par_chunks_mut(block_symbols)
-            .zip(block_bit_offsets.par_iter())
+        // Blocks in pairs, decoded side by side on one core.
+        let ends: Vec<[Option<u64>; 2]> = out
+            .par_chunks_mut(2 * block_symbols)
+            .zip(block_bit_offsets.par_chunks(2))
             .enumerate()
-            .map(|(i, (chunk, &start))| {
-                let limit = block_bit_offsets.get(i + 1).copied().unwrap_or(stream_bits);
-                let end = self.decode_into(bytes, start, chunk).map_err(|e| match e {
-                    Error::Corrupt { format, reason } => Error::Corrupt {
-                        format,
-                        reason: format!("block {i}: {reason}"),
-                    },
-                    other => other,
-                })?;
-                if end > limit {
-                    return Err(corrupt(format!(
-                        "block {i} ends at bit {end}, past the next block at {limit}"
-                    )));
+            .map(|(k, (chunk, starts))| {
+                let results =
+                    if let ([a_start, b_start], true) = (starts, chunk.len() > block_symbols) {
+                        let (a, b) = chunk.split_at_mut(block_symbols);
+                        let (ea, eb) = self.decode_two(bytes, (*a_start, a), (*b_start, b));
+                        [Some(ea), Some(eb)]
+                    } else {
+                        [Some(self.decode_into(bytes, starts[0], chunk)), None]
+                    };
+                let mut ends = [None, None];
+                for (j, result) in results.into_iter().enumerate() {
+                    let Some(result) = result else { continue };
+                    let i = 2 * k + j;
+                    let limit = block_bit_offsets.get(i + 1).copied().unwrap_or(stream_bits);
+                    let end = result.map_err(|e| match e {
+                        Error::Corrupt { format, reason } => Error::Corrupt {
+                            format,
+                            reason: format!("block {i}: {reason}"),
+                        },
+                        other => other,
+                    })?;
+                    if end > limit {
+                        return Err(corrupt(format!(
+                            "block {i} ends at bit {end}, past the next block at {limit}"
+                        )));
+                    }
+                    ends[j] = Some(end);
                 }
-                Ok(end)
+                Ok(ends)
             })
             .collect::<Result<_>>()?;
+        let ends = ends.into_iter().flatten().flatten().collect();
         Ok((out, ends))
     }
 }
