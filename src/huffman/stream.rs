@@ -162,11 +162,20 @@ fn gzip_members<R: BufRead>(
 ) -> Result<Decompressed> {
     let (to_decoder, from_reader) = std::sync::mpsc::sync_channel::<Job>(1);
     let (to_writer, from_decoder) = std::sync::mpsc::sync_channel::<Result<Vec<u8>>>(1);
+    // Buffers handed back for reuse (no fresh pages to fault in): compressed batches
+    // from the decoder to the reader, output from the writer to the decoder.
+    let (spare_in_tx, spare_in) = std::sync::mpsc::channel::<Vec<u8>>();
+    let (spare_out_tx, spare_out) = std::sync::mpsc::channel::<Vec<u8>>();
     std::thread::scope(|s| {
         s.spawn(move || {
             for job in from_reader {
                 let out = match job {
-                    Job::Frames(batch) => batch.decode(),
+                    Job::Frames(batch) => {
+                        let mut out = spare_out.try_recv().unwrap_or_default();
+                        let decoded = batch.decode(&mut out);
+                        let _ = spare_in_tx.send(batch.data);
+                        decoded.map(|()| out)
+                    }
                     Job::Bytes(b) => Ok(b),
                 };
                 let failed = out.is_err();
@@ -177,13 +186,16 @@ fn gzip_members<R: BufRead>(
         });
         let writer = s.spawn(move || -> Result<()> {
             for out in from_decoder {
-                output.write_all(&out?).map_err(Error::WriteOutput)?;
+                let out = out?;
+                output.write_all(&out).map_err(Error::WriteOutput)?;
+                let _ = spare_out_tx.send(out);
             }
             Ok(())
         });
         let mut jobs = Jobs {
             tx: to_decoder,
             buf: Vec::new(),
+            spares: spare_in,
         };
         let read = read_members(head, input, &mut jobs, batch_bytes);
         let flushed = jobs.flush();
@@ -291,10 +303,12 @@ struct FrameBatch {
 }
 
 impl FrameBatch {
-    /// Decodes every frame in parallel into one buffer, each checked against its entry.
-    fn decode(self) -> Result<Vec<u8>> {
+    /// Decodes every frame in parallel into `out` (resized), each checked against its
+    /// entry.
+    fn decode(&self, out: &mut Vec<u8>) -> Result<()> {
         let total = self.entries.iter().map(|e| e.len as usize).sum();
-        let mut out = vec![0u8; total];
+        out.clear();
+        out.resize(total, 0);
         let mut outs = Vec::with_capacity(self.entries.len());
         let mut ins = Vec::with_capacity(self.entries.len());
         let (mut rest, mut data) = (&mut out[..], &self.data[..]);
@@ -329,8 +343,7 @@ impl FrameBatch {
                     )));
                 }
                 Ok(())
-            })?;
-        Ok(out)
+            })
     }
 }
 
@@ -339,6 +352,7 @@ impl FrameBatch {
 struct Jobs {
     tx: std::sync::mpsc::SyncSender<Job>,
     buf: Vec<u8>,
+    spares: std::sync::mpsc::Receiver<Vec<u8>>,
 }
 
 impl Jobs {
@@ -394,47 +408,47 @@ fn indexed_member<R: BufRead>(
 ) -> Result<u64> {
     let mut crc = crc32fast::Hasher::new();
     let mut len = 0u64;
-    let mut batch = FrameBatch {
-        member,
-        first: 0,
-        entries: Vec::new(),
-        data: Vec::new(),
-    };
-    let mut batch_len = 0u64;
-    for (i, e) in index.iter().enumerate() {
-        let start = batch.data.len();
-        let got = (&mut *input)
-            .take(e.bytes as u64)
-            .read_to_end(&mut batch.data)
-            .map_err(|e| stashed(input, Error::ReadInput(e)))?;
-        if got < e.bytes as usize {
-            return Err(corrupt(format!(
-                "member {member} at byte {at}: frame {i} is {got} bytes, the index says {} \
-                 (the file is truncated)",
-                e.bytes
-            )));
-        }
-        debug_assert_eq!(batch.data.len(), start + got);
-        batch.entries.push(*e);
+    for e in index {
         crc.combine(&crc32fast::Hasher::new_with_initial_len(
             e.crc32,
             e.len as u64,
         ));
         len += e.len as u64;
-        batch_len += e.len as u64;
-        if batch_len >= batch_bytes as u64 {
-            let next = FrameBatch {
-                member,
-                first: i + 1,
-                entries: Vec::new(),
-                data: Vec::new(),
-            };
-            jobs.send(Job::Frames(std::mem::replace(&mut batch, next)))?;
-            batch_len = 0;
-        }
     }
-    if !batch.entries.is_empty() {
-        jobs.send(Job::Frames(batch))?;
+    // Batches of about `batch_bytes` of output, planned from the index: one read each.
+    let mut first = 0;
+    while first < index.len() {
+        let (mut end, mut out_len, mut in_len) = (first, 0u64, 0usize);
+        while end < index.len() && (end == first || out_len < batch_bytes as u64) {
+            out_len += index[end].len as u64;
+            in_len += index[end].bytes as usize;
+            end += 1;
+        }
+        let mut data = jobs.spares.try_recv().unwrap_or_default();
+        data.clear();
+        data.resize(in_len, 0);
+        let got = read_full(input, &mut data)?;
+        if got < in_len {
+            let mut short = first;
+            let mut at_frame = 0usize;
+            while at_frame + index[short].bytes as usize <= got {
+                at_frame += index[short].bytes as usize;
+                short += 1;
+            }
+            return Err(corrupt(format!(
+                "member {member} at byte {at}: frame {short} is {} bytes, the index says {} \
+                 (the file is truncated)",
+                got - at_frame,
+                index[short].bytes
+            )));
+        }
+        jobs.send(Job::Frames(FrameBatch {
+            member,
+            first,
+            entries: index[first..end].to_vec(),
+            data,
+        }))?;
+        first = end;
     }
     let mut trailer = [0u8; 10];
     let got = read_full(input, &mut trailer)?;
