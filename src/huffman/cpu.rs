@@ -591,6 +591,21 @@ impl Decoder {
         block_symbols: usize,
         total_symbols: usize,
     ) -> Result<(Vec<u8>, Vec<u64>)> {
+        let mut out = vec![0u8; total_symbols];
+        let ends = self.decode_blocks_into(bytes, block_bit_offsets, block_symbols, &mut out)?;
+        Ok((out, ends))
+    }
+
+    /// [`Decoder::decode_blocks_ends`] into `out` (its length the symbol count): no
+    /// buffer of its own, for a caller that decodes many frames into one.
+    pub fn decode_blocks_into(
+        &self,
+        bytes: &[u8],
+        block_bit_offsets: &[u64],
+        block_symbols: usize,
+        out: &mut [u8],
+    ) -> Result<Vec<u64>> {
+        let total_symbols = out.len();
         let expected = if total_symbols == 0 {
             0
         } else if block_symbols == 0 {
@@ -620,9 +635,8 @@ impl Decoder {
                 )));
             }
         }
-        let mut out = vec![0u8; total_symbols];
         if total_symbols == 0 {
-            return Ok((out, Vec::new()));
+            return Ok(Vec::new());
         }
         // Blocks in pairs, decoded side by side on one core.
         let ends: Vec<[Option<u64>; 2]> = out
@@ -660,8 +674,7 @@ impl Decoder {
                 Ok(ends)
             })
             .collect::<Result<_>>()?;
-        let ends = ends.into_iter().flatten().flatten().collect();
-        Ok((out, ends))
+        Ok(ends.into_iter().flatten().flatten().collect())
     }
 }
 

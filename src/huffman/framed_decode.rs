@@ -52,15 +52,22 @@ impl Frame {
 
     /// Decode, check every block's end, the padding and the checksum.
     fn decode(&self) -> Result<(Vec<u8>, crc32fast::Hasher)> {
+        let mut out = vec![0u8; self.len as usize];
+        let crc = self.decode_into(&mut out)?;
+        Ok((out, crc))
+    }
+
+    /// [`Frame::decode`] into `out` (its `len` bytes).
+    fn decode_into(&self, out: &mut [u8]) -> Result<crc32fast::Hasher> {
         let book = Codebook::from_lengths(&self.lengths)
             .map_err(|e| self.corrupt(format!("bad code lengths: {e}")))?;
         let dec = Decoder::new(&book).map_err(|e| self.corrupt(e))?;
-        let (out, ends) = dec
-            .decode_blocks_ends(
+        let ends = dec
+            .decode_blocks_into(
                 &self.payload,
                 &self.offsets,
                 self.block_symbols as usize,
-                self.len as usize,
+                out,
             )
             .map_err(|e| self.corrupt(e))?;
         for (i, &end) in ends.iter().enumerate() {
@@ -76,8 +83,7 @@ impl Frame {
             }
         }
         self.check_padding()?;
-        let crc = self.check_crc(&out)?;
-        Ok((out, crc))
+        self.check_crc(out)
     }
 
     fn check_padding(&self) -> Result<()> {
@@ -223,6 +229,10 @@ fn read_record(
             }
             let want = payload_bits.div_ceil(8) as usize;
             let mut payload = Vec::new();
+            if keep_payload {
+                // One allocation, no regrowth: the payload is at most 2^29 bytes.
+                payload.reserve_exact(want);
+            }
             let mut rest = c.r.take(want as u64);
             let got = if keep_payload {
                 rest.read_to_end(&mut payload)
@@ -332,13 +342,15 @@ pub(crate) fn decode_frames(
     // the checksums.
     let (to_decoder, from_reader) = std::sync::mpsc::sync_channel::<Vec<Frame>>(1);
     let (to_writer, from_decoder) = std::sync::mpsc::sync_channel::<Result<Decoded>>(1);
+    // Output buffers handed back by the writer for reuse (no fresh pages to fault in).
+    let (spare_tx, spare) = std::sync::mpsc::sync_channel::<Vec<u8>>(1);
     std::thread::scope(|s| {
         s.spawn(move || {
             for frames in from_reader {
                 let decoded = match gpu {
                     #[cfg(not(target_arch = "wasm32"))]
                     Some(gpu) => decode_batch_gpu(gpu, &frames),
-                    _ => decode_batch(&frames),
+                    _ => decode_batch(&frames, spare.try_recv().unwrap_or_default()),
                 };
                 let failed = decoded.is_err();
                 if to_writer.send(decoded).is_err() || failed {
@@ -349,12 +361,20 @@ pub(crate) fn decode_frames(
         let writer = s.spawn(move || -> Result<crc32fast::Hasher> {
             let mut crc = crc32fast::Hasher::new();
             for decoded in from_decoder {
-                for part in &decoded? {
+                for part in decoded? {
+                    // Frames that touch (the CPU's) go out in one write; the GPU's are
+                    // padded apart.
+                    let mut run = 0..0;
                     for (range, frame_crc) in &part.frames {
-                        w.write_all(&part.bytes[range.clone()])
-                            .map_err(Error::WriteOutput)?;
+                        if range.start != run.end {
+                            w.write_all(&part.bytes[run]).map_err(Error::WriteOutput)?;
+                            run = range.start..range.start;
+                        }
+                        run.end = range.end;
                         crc.combine(frame_crc);
                     }
+                    w.write_all(&part.bytes[run]).map_err(Error::WriteOutput)?;
+                    let _ = spare_tx.try_send(part.bytes);
                 }
             }
             Ok(crc)
@@ -428,17 +448,29 @@ struct Part {
 /// A batch's frames, decoded, in order.
 type Decoded = Vec<Part>;
 
-fn decode_batch(frames: &[Frame]) -> Result<Decoded> {
-    frames
+/// Decodes a batch's frames in parallel into one buffer (`out`, reused): one part.
+fn decode_batch(frames: &[Frame], mut out: Vec<u8>) -> Result<Decoded> {
+    out.clear();
+    out.resize(frames.iter().map(|f| f.len as usize).sum(), 0);
+    let mut slices = Vec::with_capacity(frames.len());
+    let mut ranges = Vec::with_capacity(frames.len());
+    let (mut rest, mut at) = (&mut out[..], 0usize);
+    for f in frames {
+        let (head, tail) = std::mem::take(&mut rest).split_at_mut(f.len as usize);
+        slices.push(head);
+        ranges.push(at..at + f.len as usize);
+        rest = tail;
+        at += f.len as usize;
+    }
+    let crcs = frames
         .par_iter()
-        .map(|f| {
-            let (bytes, crc) = f.decode()?;
-            Ok(Part {
-                frames: vec![(0..bytes.len(), crc)],
-                bytes,
-            })
-        })
-        .collect()
+        .zip(slices)
+        .map(|(f, o)| f.decode_into(o))
+        .collect::<Result<Vec<_>>>()?;
+    Ok(vec![Part {
+        bytes: out,
+        frames: ranges.into_iter().zip(crcs).collect(),
+    }])
 }
 
 /// A batch on the GPU, in runs that fit one dispatch; a frame too large for one alone, or

@@ -164,8 +164,10 @@ fn gzip_members<R: BufRead>(
     let (to_writer, from_decoder) = std::sync::mpsc::sync_channel::<Result<Vec<u8>>>(1);
     // Buffers handed back for reuse (no fresh pages to fault in): compressed batches
     // from the decoder to the reader, output from the writer to the decoder.
-    let (spare_in_tx, spare_in) = std::sync::mpsc::channel::<Vec<u8>>();
-    let (spare_out_tx, spare_out) = std::sync::mpsc::channel::<Vec<u8>>();
+    // One of each is enough, and more would hold memory nobody asks for (an unindexed
+    // member's output is never taken back).
+    let (spare_in_tx, spare_in) = std::sync::mpsc::sync_channel::<Vec<u8>>(1);
+    let (spare_out_tx, spare_out) = std::sync::mpsc::sync_channel::<Vec<u8>>(1);
     std::thread::scope(|s| {
         s.spawn(move || {
             for job in from_reader {
@@ -173,7 +175,7 @@ fn gzip_members<R: BufRead>(
                     Job::Frames(batch) => {
                         let mut out = spare_out.try_recv().unwrap_or_default();
                         let decoded = batch.decode(&mut out);
-                        let _ = spare_in_tx.send(batch.data);
+                        let _ = spare_in_tx.try_send(batch.data);
                         decoded.map(|()| out)
                     }
                     Job::Bytes(b) => Ok(b),
@@ -188,7 +190,7 @@ fn gzip_members<R: BufRead>(
             for out in from_decoder {
                 let out = out?;
                 output.write_all(&out).map_err(Error::WriteOutput)?;
-                let _ = spare_out_tx.send(out);
+                let _ = spare_out_tx.try_send(out);
             }
             Ok(())
         });
