@@ -450,8 +450,7 @@ type Decoded = Vec<Part>;
 
 /// Decodes a batch's frames in parallel into one buffer (`out`, reused): one part.
 fn decode_batch(frames: &[Frame], mut out: Vec<u8>) -> Result<Decoded> {
-    out.clear();
-    out.resize(frames.iter().map(|f| f.len as usize).sum(), 0);
+    super::stream::size_for_overwrite(&mut out, frames.iter().map(|f| f.len as usize).sum());
     let mut slices = Vec::with_capacity(frames.len());
     let mut ranges = Vec::with_capacity(frames.len());
     let (mut rest, mut at) = (&mut out[..], 0usize);

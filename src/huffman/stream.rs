@@ -282,6 +282,19 @@ fn read_members<R: BufRead>(
     }
 }
 
+/// `buf` made `len` bytes long for a caller that overwrites all of them: a reused
+/// buffer keeps its old bytes (no serial memset of a whole batch), a fresh one is
+/// allocated zeroed (its pages faulted in by the parallel decoders, not here).
+pub(crate) fn size_for_overwrite(buf: &mut Vec<u8>, len: usize) {
+    if buf.is_empty() {
+        *buf = vec![0u8; len];
+    } else if buf.len() >= len {
+        buf.truncate(len);
+    } else {
+        buf.resize(len, 0);
+    }
+}
+
 /// A read error kept by [`Counted`] wins over what the parser made of the short read.
 fn stashed<R>(input: &mut Counted<R>, e: Error) -> Error {
     input.failed.take().map_or(e, Error::ReadInput)
@@ -309,8 +322,7 @@ impl FrameBatch {
     /// entry.
     fn decode(&self, out: &mut Vec<u8>) -> Result<()> {
         let total = self.entries.iter().map(|e| e.len as usize).sum();
-        out.clear();
-        out.resize(total, 0);
+        size_for_overwrite(out, total);
         let mut outs = Vec::with_capacity(self.entries.len());
         let mut ins = Vec::with_capacity(self.entries.len());
         let (mut rest, mut data) = (&mut out[..], &self.data[..]);
@@ -427,8 +439,7 @@ fn indexed_member<R: BufRead>(
             end += 1;
         }
         let mut data = jobs.spares.try_recv().unwrap_or_default();
-        data.clear();
-        data.resize(in_len, 0);
+        size_for_overwrite(&mut data, in_len);
         let got = read_full(input, &mut data)?;
         if got < in_len {
             let mut short = first;
