@@ -77,7 +77,7 @@ BENCH=("$PARVLC" bench --backend "$BACKENDS" --sizes "$SIZES" --entropies "$ENTR
   echo "cpu cores: $(nproc)"
   echo "inputs: $PARVLC bench --dump $DATA --sizes $SIZES --entropies $ENTROPIES"
   echo "ours: ${BENCH[*]} (the dumped bytes, regenerated from the same seeds; joined by CRC-32)"
-  echo "nvCOMP: python3 scripts/nvcomp_bench.py --runs $RUNS $DATA/*.bin"
+  echo "nvCOMP: python3 scripts/nvcomp_bench.py --decode --runs $RUNS $DATA/*.bin"
 } | tee "$OUT/meta.txt"
 
 step "dump the inputs"
@@ -89,7 +89,7 @@ timeout 300 "${BENCH[@]}" 2>&1 | tee "$OUT/parvlc.txt"
 
 step "nvCOMP on the same files"
 files=("$DATA"/*.bin)
-timeout 150 python3 scripts/nvcomp_bench.py --runs "$RUNS" "${files[@]}" \
+timeout 200 python3 scripts/nvcomp_bench.py --decode --runs "$RUNS" "${files[@]}" \
   >"$OUT/nvcomp.jsonl" 2> >(tee "$OUT/nvcomp.txt" >&2)
 rc=$?
 [ "$rc" = 0 ] || failed "nvcomp_bench.py (exit $rc)"

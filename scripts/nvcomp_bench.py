@@ -2,7 +2,11 @@
 """nvCOMP's compress on the files `parvlc bench` measured, timed as its rows with scope
 "compress (nvCOMP scope)" are timed, one JSON line per (file, codec) on stdout.
 
-usage: nvcomp_bench.py [--runs N] [--codecs ANS,GDeflate,Deflate] FILE [FILE ...]
+usage: nvcomp_bench.py [--runs N] [--codecs ANS,GDeflate,Deflate] [--decode] FILE [FILE ...]
+
+With --decode, each codec also gets a row with scope "decompress (nvCOMP scope)": one
+`codec.decode(comp)` of its compressed array resident on the GPU until the device is idle,
+timed the same way, its output compared with the input first.
 
 Scope: one `codec.encode(arr)` call on an array already resident on the GPU (the file is
 copied to the GPU before any timing), ending when the compressed buffer is complete in GPU
@@ -34,16 +38,22 @@ import numpy as np
 from nvidia import nvcomp
 
 SCOPE = "compress (nvCOMP scope)"
+DECODE_SCOPE = "decompress (nvCOMP scope)"
 CODECS = {"ANS": {}, "GDeflate": {"algorithm_type": 0}, "Deflate": {"algorithm_type": 0}}
 
 
 def timed_encode(codec, arr, dev):
     """One call: (compressed array, wall seconds, event seconds)."""
+    return timed(lambda: codec.encode(arr), dev)
+
+
+def timed(call, dev):
+    """One call: (its result, wall seconds, event seconds)."""
     start, end = cp.cuda.Event(), cp.cuda.Event()
     dev.synchronize()
     t0 = time.perf_counter()
     start.record()
-    comp = codec.encode(arr)
+    comp = call()
     end.record()
     end.synchronize()
     dev.synchronize()
@@ -61,6 +71,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--codecs", default=",".join(CODECS))
+    ap.add_argument("--decode", action="store_true", help="also time decompression")
     ap.add_argument("files", nargs="+")
     args = ap.parse_args()
     runs = max(1, args.runs)
@@ -102,19 +113,33 @@ def main():
                 missing += 1
                 continue
             n = int(host.size)
-            print(json.dumps({
-                "module": "nvcomp", "variant": variant, "codec": variant, "scope": SCOPE,
-                "timing": "wall", "statistic": statistic,
-                "file": path, "input": os.path.splitext(os.path.basename(path))[0],
-                "input_crc32": crc, "bytes": n, "compressed": size, "ratio": n / size,
-                "seconds_wall": best_wall, "seconds_events": best_events,
-                "seconds": best_wall, "gb_per_s": n / best_wall / 1e9,
-                "gb_per_s_events": n / best_events / 1e9,
-                "checked": "decoded by nvCOMP and compared with the input",
-                "nvcomp_version": str(nvcomp.__version__), "device": device,
-            }), flush=True)
+            rows = [(SCOPE, best_wall, best_events)]
+            if args.decode:
+                best_dwall = best_devents = float("inf")
+                for _ in range(runs):
+                    _, dwall, devents = timed(lambda: codec.decode(comp), dev)
+                    best_dwall, best_devents = min(best_dwall, dwall), min(best_devents, devents)
+                rows.append((DECODE_SCOPE, best_dwall, best_devents))
+            for scope, best_wall, best_events in rows:
+                emit(scope, variant, path, crc, n, size, best_wall, best_events, statistic,
+                     device)
         del arr, darr
     sys.exit(1 if missing else 0)
+
+
+def emit(scope, variant, path, crc, n, size, best_wall, best_events, statistic, device):
+    """One JSON row on stdout (GB/s of input bytes, for decoding the bytes it restores)."""
+    print(json.dumps({
+        "module": "nvcomp", "variant": variant, "codec": variant, "scope": scope,
+        "timing": "wall", "statistic": statistic,
+        "file": path, "input": os.path.splitext(os.path.basename(path))[0],
+        "input_crc32": crc, "bytes": n, "compressed": size, "ratio": n / size,
+        "seconds_wall": best_wall, "seconds_events": best_events,
+        "seconds": best_wall, "gb_per_s": n / best_wall / 1e9,
+        "gb_per_s_events": n / best_events / 1e9,
+        "checked": "decoded by nvCOMP and compared with the input",
+        "nvcomp_version": str(nvcomp.__version__), "device": device,
+    }), flush=True)
 
 
 if __name__ == "__main__":
