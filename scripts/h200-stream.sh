@@ -21,8 +21,8 @@ P=${PARVLC:-.device/parvlc}
 D=${DATA:-/tmp/parvlc-stream}
 SIZE=${SIZE:-4294967296}
 RUNS=${RUNS:-3}
-CHUNKS=${CHUNKS:-16M}
-DEPTHS=${DEPTHS:-3 6 8}
+CHUNKS=${CHUNKS:-8M 12M}
+DEPTHS=${DEPTHS:-6 8}
 mkdir -p "$D"
 date -u; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; nproc
 git log -1 --format='commit %H %s' 2>/dev/null || true
@@ -68,10 +68,24 @@ for fmt in gzip native; do
   cmp "$D/t.$ext" "$D/sys.$ext" && echo "cpu bytes == wgpu bytes"
   cat "$D/sys.$ext" > /dev/null
   times "decompress-$fmt" "$P" decompress "$D/sys.$ext" -o "$D/back" --force
+  if [ $fmt = native ]; then
+    "$P" decompress --backend wgpu "$D/sys.$ext" -o - | cmp - "$D/sys.tar" && echo "native on the GPU: our decoder OK"
+    times "decompress-native-wgpu" "$P" decompress --backend wgpu "$D/sys.$ext" -o "$D/back" --force
+  fi
+  times "decompress-$fmt-to-null" sh -c "'$P' decompress '$D/sys.$ext' -o - > /dev/null"
+  times "stdin-null-compress-$fmt" sh -c "'$P' compress -f $fmt - -o - < '$D/sys.tar' > /dev/null"
   times "stdin-stdout-compress-$fmt" sh -c "'$P' compress -f $fmt - -o - < '$D/sys.tar' > '$D/s.$ext'"
   cmp "$D/s.$ext" "$D/sys.$ext" && echo "stdin/stdout bytes == file bytes"
   RUNS=1 times "stdin-stdout-decompress-$fmt" sh -c "'$P' decompress - < '$D/sys.$ext' > '$D/back'"
 done
+echo "== cold start: no pipeline cache of ours, no driver shader cache"
+rm -rf ~/.cache/parvlc
+times "cold-compress-gzip-stdin-null" env __GL_SHADER_DISK_CACHE=0 sh -c "rm -rf ~/.cache/parvlc; '$P' compress -f gzip - -o - < '$D/sys.tar' > /dev/null"
+times "warm-compress-gzip-stdin-null" env __GL_SHADER_DISK_CACHE=0 sh -c "'$P' compress -f gzip - -o - < '$D/sys.tar' > /dev/null"
+echo "== the disk: 3 GiB written with and without fsync"
+dd if="$D/sys.tar" of="$D/dd.out" bs=16M count=192 conv=fsync 2>&1 | tail -1
+dd if="$D/sys.tar" of="$D/dd.out" bs=16M count=192 2>&1 | tail -1
+rm -f "$D/dd.out"
 echo "== chunk sizes and depths (gzip, wgpu)"
 for c in $CHUNKS; do
   for d in $DEPTHS; do

@@ -52,9 +52,10 @@ pub struct DecompressArgs {
     /// Overwrite an existing output file.
     #[arg(long)]
     force: bool,
-    /// Where native framed files decode: wgpu (any GPU; the CPU, with a warning, when
-    /// there is no adapter) or cpu. gzip and native v1 files decode on the CPU.
-    #[arg(long, default_value = "wgpu")]
+    /// Where native framed files decode: cpu (all cores), or wgpu (any GPU; the CPU, with
+    /// a warning, when there is no adapter). The CPU by default: it is the faster today
+    /// (docs/results.md). gzip and native v1 files decode on the CPU.
+    #[arg(long, default_value = "cpu")]
     backend: Backend,
 }
 
