@@ -33,7 +33,11 @@ struct VldParams {
 // Per group: first block, blocks (at most WG_SIZE), table, the frame's first payload word.
 @group(0) @binding(4) var<storage, read> groups: array<vec4<u32>>;
 // Output bytes packed into words; words two blocks share are OR-ed into zeroed words.
+// `staged` owns its words and stores them plainly (`output_words`, the same buffer, in
+// its own entry point): atomic stores may become atomic operations at the cache on some
+// drivers.
 @group(0) @binding(5) var<storage, read_write> output: array<atomic<u32>>;
+@group(0) @binding(5) var<storage, read_write> output_words: array<u32>;
 // Per block: (status, detail); (0, 0) when the block decoded to exactly its end bit.
 @group(0) @binding(6) var<storage, read_write> status: array<vec2<u32>>;
 
@@ -51,11 +55,15 @@ const STATUS_WRONG_END: u32 = 3u;    // detail: the bit it ended at
 const STAGE_SYMBOLS: u32 = 64u;
 const STAGE_WORDS: u32 = 16u;
 
-// Blocks' output staged in workgroup memory and written out coalesced, in rounds of
-// STAGE_SYMBOLS per block: for batches whose every block size is a multiple of
+// `staged`: blocks' output staged in workgroup memory and written out coalesced, in
+// rounds of STAGE_SYMBOLS per block, for batches whose every block size is a multiple of
 // STAGE_SYMBOLS (then every block starts on a word and owns its words). WG_SIZE <= 64.
-override STAGED: bool = false;
+// Lane j's k-th word of a round lies at j * STAGE_WORDS + (k + j) % STAGE_WORDS: lanes
+// storing their k-th words together hit different banks, and the write-out reads 32
+// consecutive words.
 var<workgroup> stage: array<u32, 1024>; // STAGE_WORDS * 64
+// Per lane, its block's first output word and the word after its last.
+var<workgroup> lane_words: array<vec2<u32>, 64>;
 
 var<workgroup> table: array<u32, TABLE_WORDS>;
 
@@ -78,172 +86,219 @@ fn put_word(index: u32, word: u32, or_into: bool) {
     }
 }
 
-// A block's decode in progress: the bit reader (64 bits from the current position, `hi`
-// then `lo`, `pos` of them consumed; the word after them loaded one refill ahead, so that
-// its latency overlaps the symbols decoded meanwhile), the output word being gathered
-// (`filled` bytes of `acc`), and the symbols out so far.
-struct Walk {
-    base: u32, // the frame's first payload word
-    next: u32,
-    hi: u32,
-    lo: u32,
-    ahead: u32,
-    pos: u32,
-    acc: u32,
-    filled: u32,
-    out_word: u32,
-    head_shared: bool,
-    produced: u32,
-    slot: u32, // STAGED: the next word of this round's stage
-    fault: vec2<u32>,
-}
-
-fn walk_begin(task: vec4<u32>, base: u32) -> Walk {
-    let next = (task.x >> 5u) + 3u;
-    return Walk(base, next, stream_word(base + next - 3u), stream_word(base + next - 2u),
-        stream_word(base + next - 1u), task.x & 31u, 0u, task.z & 3u, task.z >> 2u,
-        (task.z & 3u) != 0u, 0u, 0u, vec2<u32>(0u, 0u));
-}
-
-fn walk_bit(w: ptr<function, Walk>) -> u32 {
-    return ((*w).next - 3u) * 32u + (*w).pos;
-}
-
-// A word of output complete: to the stage (STAGED) or straight to the output.
-fn emit_word(w: ptr<function, Walk>, slot_base: u32, last: bool) {
-    if STAGED {
-        stage[slot_base + (*w).slot] = (*w).acc;
-        (*w).slot += 1u;
-    } else {
-        put_word((*w).out_word, (*w).acc, (*w).head_shared || last);
-        (*w).head_shared = false;
-        (*w).out_word += 1u;
-    }
-}
-
-// Decode until `until` symbols of the block are out, or a fault. A lookup yields two
-// symbols only where both fit before `until` and before the next multiple of
-// STAGE_SYMBOLS (so that both paths, and the CPU twin, take the same steps).
-fn walk_to(w: ptr<function, Walk>, task: vec4<u32>, until: u32, slot_base: u32) {
-    let max_len = table[MAX_LEN_AT];
-    while (*w).produced < until {
-        let pos = (*w).pos;
-        let window = ((*w).hi << pos) | (((*w).lo >> 1u) >> (31u - pos));
-        let e = table[window >> (32u - PRIMARY_BITS)];
-        var len = e & 15u;
-        var symbols = (e >> 8u) & 0xffu;
-        var count = 1u;
-        let room = min(until, ((*w).produced / STAGE_SYMBOLS + 1u) * STAGE_SYMBOLS) - (*w).produced;
-        if len == 0u {
-            // A code longer than the primary table's bits: canonical search by length.
-            for (var l = PRIMARY_BITS + 1u; l <= max_len; l++) {
-                let at = LONG_AT + 3u * (l - PRIMARY_BITS - 1u);
-                let d = (window >> (32u - l)) - table[at];
-                if d < table[at + 1u] {
-                    len = l;
-                    symbols = table[SORTED_AT + table[at + 2u] + d];
-                    break;
-                }
-            }
-            if len == 0u {
-                (*w).fault = vec2<u32>(STATUS_INVALID_CODE, walk_bit(w));
-                return;
-            }
-        } else if ((e >> 4u) & 15u) != 0u && room >= 2u {
-            len = (e >> 4u) & 15u;
-            symbols = (e >> 8u) & 0xffffu;
-            count = 2u;
-        }
-        (*w).pos += len;
-        if (*w).pos >= 32u {
-            (*w).pos -= 32u;
-            (*w).hi = (*w).lo;
-            (*w).lo = (*w).ahead;
-            (*w).ahead = stream_word((*w).base + (*w).next);
-            (*w).next += 1u;
-        }
-        (*w).acc |= symbols << (8u * (*w).filled);
-        (*w).filled += count;
-        if (*w).filled >= 4u {
-            emit_word(w, slot_base, false);
-            (*w).filled -= 4u;
-            (*w).acc = symbols >> (8u * (count - (*w).filled));
-        }
-        (*w).produced += count;
-        if walk_bit(w) > task.y {
-            (*w).fault = vec2<u32>(STATUS_OVERRUN, (*w).produced);
-            return;
-        }
-    }
-}
-
-// After the block's last symbol: its last partial word, and whether it ended at its end.
-fn walk_end(w: ptr<function, Walk>, task: vec4<u32>, slot_base: u32) {
-    if (*w).fault.x != 0u {
-        return;
-    }
-    if (*w).filled != 0u {
-        // Direct: the next block of the frame starts in this word.
-        emit_word(w, slot_base, (task.w & LAST_BLOCK) == 0u);
-    }
-    let end = walk_bit(w);
-    if end != task.y {
-        (*w).fault = vec2<u32>(STATUS_WRONG_END, end);
-    }
-}
-
 var<workgroup> group_symbols: u32;
 
+// A group's start, by the whole workgroup: its frame's table into workgroup memory, its
+// first (longest: only a frame's last is shorter) block's symbols into `group_symbols`,
+// every block's output words into `lane_words`. The caller's workgroupUniformLoad of
+// `group_symbols` is the barrier after it.
+fn begin_group(inv: Invocation, group: vec4<u32>) {
+    let base = group.z * TABLE_WORDS;
+    workgroupBarrier(); // the last group's decodes are done with the table
+    for (var i = inv.lid; i < TABLE_WORDS; i += WG_SIZE) {
+        table[i] = tables[base + i];
+    }
+    if inv.lid < group.y {
+        let t = blocks[group.x + inv.lid];
+        let n = t.w & ~LAST_BLOCK;
+        if inv.lid == 0u {
+            group_symbols = n;
+        }
+        lane_words[inv.lid] = vec2<u32>(t.z >> 2u, (t.z + n + 3u) >> 2u);
+    }
+}
+
+// The 32 bits at `pos` of the 64 in `hi` then `lo`.
+fn window_at(hi: u32, lo: u32, pos: u32) -> u32 {
+    return (hi << pos) | ((lo >> 1u) >> (31u - pos));
+}
+
+// One lookup: (code bits, symbols as the bytes of a word, symbols), 0 bits where no code
+// matches. Two symbols only where `room` (symbols left before the round's end and before
+// the next multiple of STAGE_SYMBOLS) takes both, so that both entry points and the CPU
+// twin take the same steps.
+fn lookup(window: u32, room: u32, max_len: u32) -> vec3<u32> {
+    let e = table[window >> (32u - PRIMARY_BITS)];
+    if (e & 15u) == 0u {
+        // A code longer than the primary table's bits: canonical search by length.
+        for (var l = PRIMARY_BITS + 1u; l <= max_len; l++) {
+            let at = LONG_AT + 3u * (l - PRIMARY_BITS - 1u);
+            let d = (window >> (32u - l)) - table[at];
+            if d < table[at + 1u] {
+                return vec3<u32>(l, table[SORTED_AT + table[at + 2u] + d], 1u);
+            }
+        }
+        return vec3<u32>(0u, 0u, 1u);
+    }
+    if ((e >> 4u) & 15u) != 0u && room >= 2u {
+        return vec3<u32>((e >> 4u) & 15u, (e >> 8u) & 0xffffu, 2u);
+    }
+    return vec3<u32>(e & 15u, (e >> 8u) & 0xffu, 1u);
+}
+
+// Both paths keep a block's decode in plain locals of one function (a struct behind a
+// pointer may live in memory on some drivers): the bit reader (64 bits
+// from the current position, `hi` then `lo`, `pos` of them consumed; the word after them
+// loaded one refill ahead, so that its latency overlaps the symbols decoded meanwhile),
+// the output word being gathered (`filled` bytes of `acc`), and the symbols out so far.
+// Their steps are the same; only where a finished word goes differs.
+
+// Block `b` of a frame whose payload starts at word `frame_word`, its words written by
+// this invocation, OR-ed where shared.
+fn direct_block(b: u32, frame_word: u32) {
+    let task = blocks[b];
+    let n = task.w & ~LAST_BLOCK;
+    let max_len = table[MAX_LEN_AT];
+    var next = (task.x >> 5u) + 3u;
+    var hi = stream_word(frame_word + next - 3u);
+    var lo = stream_word(frame_word + next - 2u);
+    var ahead = stream_word(frame_word + next - 1u);
+    var pos = task.x & 31u;
+    var acc = 0u;
+    var filled = task.z & 3u;
+    var out_word = task.z >> 2u;
+    var head_shared = filled != 0u;
+    var produced = 0u;
+    var fault = vec2<u32>(0u, 0u);
+    while produced < n {
+        let room = min(n, (produced / STAGE_SYMBOLS + 1u) * STAGE_SYMBOLS) - produced;
+        let found = lookup(window_at(hi, lo, pos), room, max_len);
+        if found.x == 0u {
+            fault = vec2<u32>(STATUS_INVALID_CODE, (next - 3u) * 32u + pos);
+            break;
+        }
+        pos += found.x;
+        if pos >= 32u {
+            pos -= 32u;
+            hi = lo;
+            lo = ahead;
+            ahead = stream_word(frame_word + next);
+            next += 1u;
+        }
+        acc |= found.y << (8u * filled);
+        filled += found.z;
+        if filled >= 4u {
+            put_word(out_word, acc, head_shared);
+            head_shared = false;
+            out_word += 1u;
+            filled -= 4u;
+            acc = found.y >> (8u * (found.z - filled));
+        }
+        produced += found.z;
+        if (next - 3u) * 32u + pos > task.y {
+            fault = vec2<u32>(STATUS_OVERRUN, produced);
+            break;
+        }
+    }
+    if fault.x == 0u {
+        if filled != 0u {
+            // The last partial word: the next block of the frame starts in it.
+            put_word(out_word, acc, head_shared || (task.w & LAST_BLOCK) == 0u);
+        }
+        let end = (next - 3u) * 32u + pos;
+        if end != task.y {
+            fault = vec2<u32>(STATUS_WRONG_END, end);
+        }
+    }
+    status[b] = fault;
+}
+
+// Every invocation writes its block's words itself, OR-ing those it shares.
 @compute @workgroup_size(WG_SIZE)
 fn main(inv: Invocation) {
     let grid = workgroup_grid(inv);
     for (var g = grid.x; g < params.n_groups; g += grid.y) {
         let group = groups[g];
-        let base = group.z * TABLE_WORDS;
-        workgroupBarrier(); // the last group's decodes are done with the table
-        for (var i = inv.lid; i < TABLE_WORDS; i += WG_SIZE) {
-            table[i] = tables[base + i];
+        begin_group(inv, group);
+        _ = workgroupUniformLoad(&group_symbols);
+        if inv.lid < group.y {
+            direct_block(group.x + inv.lid, group.w);
         }
-        if inv.lid == 0u {
-            // The group's first block is its longest (only a frame's last is shorter).
-            group_symbols = blocks[group.x].w & ~LAST_BLOCK;
-        }
+    }
+}
+
+// Rounds of STAGE_SYMBOLS symbols per block into workgroup memory, then written out by
+// the whole workgroup (16 consecutive lanes write a block's 64 bytes), with plain stores.
+@compute @workgroup_size(WG_SIZE)
+fn staged(inv: Invocation) {
+    let grid = workgroup_grid(inv);
+    for (var g = grid.x; g < params.n_groups; g += grid.y) {
+        let group = groups[g];
+        begin_group(inv, group);
         let longest = workgroupUniformLoad(&group_symbols);
         let decoding = inv.lid < group.y;
         let b = group.x + min(inv.lid, group.y - 1u);
         let task = blocks[b];
         let n = task.w & ~LAST_BLOCK;
-        var w = walk_begin(task, group.w);
-        if STAGED {
-            // Rounds of STAGE_SYMBOLS symbols per block into workgroup memory, then written
-            // out by the whole workgroup: 16 consecutive lanes write a block's 64 bytes.
-            let slot_base = inv.lid * STAGE_WORDS;
-            let rounds = (longest + STAGE_SYMBOLS - 1u) / STAGE_SYMBOLS;
-            for (var r = 0u; r < rounds; r++) {
-                if decoding && w.fault.x == 0u && w.produced < n {
-                    w.slot = 0u;
-                    walk_to(&w, task, min(n, (r + 1u) * STAGE_SYMBOLS), slot_base);
-                    if w.produced == n {
-                        walk_end(&w, task, slot_base);
+        let max_len = table[MAX_LEN_AT];
+        var next = (task.x >> 5u) + 3u;
+        var hi = stream_word(group.w + next - 3u);
+        var lo = stream_word(group.w + next - 2u);
+        var ahead = stream_word(group.w + next - 1u);
+        var pos = task.x & 31u;
+        var acc = 0u;
+        var filled = 0u; // blocks start on words here
+        var produced = 0u;
+        var fault = vec2<u32>(0u, 0u);
+        let slot_base = inv.lid * STAGE_WORDS;
+        let rounds = (longest + STAGE_SYMBOLS - 1u) / STAGE_SYMBOLS;
+        for (var r = 0u; r < rounds; r++) {
+            if decoding && fault.x == 0u && produced < n {
+                // Within a round no lookup crosses a multiple of STAGE_SYMBOLS.
+                let until = min(n, (r + 1u) * STAGE_SYMBOLS);
+                var slot = inv.lid; // (this round's words + lane) % STAGE_WORDS
+                while produced < until {
+                    let found = lookup(window_at(hi, lo, pos), until - produced, max_len);
+                    if found.x == 0u {
+                        fault = vec2<u32>(STATUS_INVALID_CODE, (next - 3u) * 32u + pos);
+                        break;
+                    }
+                    pos += found.x;
+                    if pos >= 32u {
+                        pos -= 32u;
+                        hi = lo;
+                        lo = ahead;
+                        ahead = stream_word(group.w + next);
+                        next += 1u;
+                    }
+                    acc |= found.y << (8u * filled);
+                    filled += found.z;
+                    if filled >= 4u {
+                        stage[slot_base + (slot & (STAGE_WORDS - 1u))] = acc;
+                        slot += 1u;
+                        filled -= 4u;
+                        acc = found.y >> (8u * (found.z - filled));
+                    }
+                    produced += found.z;
+                    if (next - 3u) * 32u + pos > task.y {
+                        fault = vec2<u32>(STATUS_OVERRUN, produced);
+                        break;
                     }
                 }
-                workgroupBarrier();
-                for (var i = inv.lid; i < group.y * STAGE_WORDS; i += WG_SIZE) {
-                    let t = blocks[group.x + i / STAGE_WORDS];
-                    let word = (t.z >> 2u) + r * STAGE_WORDS + i % STAGE_WORDS;
-                    let words_end = (t.z + (t.w & ~LAST_BLOCK) + 3u) >> 2u;
-                    if word < words_end {
-                        atomicStore(&output[word], stage[i]);
+                if fault.x == 0u && produced == n {
+                    if filled != 0u {
+                        stage[slot_base + (slot & (STAGE_WORDS - 1u))] = acc;
+                    }
+                    let end = (next - 3u) * 32u + pos;
+                    if end != task.y {
+                        fault = vec2<u32>(STATUS_WRONG_END, end);
                     }
                 }
-                workgroupBarrier();
             }
-        } else if decoding {
-            walk_to(&w, task, n, 0u);
-            walk_end(&w, task, 0u);
+            workgroupBarrier();
+            for (var i = inv.lid; i < group.y * STAGE_WORDS; i += WG_SIZE) {
+                let lane = i / STAGE_WORDS;
+                let span = lane_words[lane];
+                let k = i % STAGE_WORDS;
+                let word = span.x + r * STAGE_WORDS + k;
+                if word < span.y {
+                    output_words[word] = stage[lane * STAGE_WORDS + ((k + lane) & (STAGE_WORDS - 1u))];
+                }
+            }
+            workgroupBarrier();
         }
         if decoding {
-            status[b] = w.fault;
+            status[b] = fault;
         }
     }
 }

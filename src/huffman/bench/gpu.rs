@@ -166,9 +166,9 @@ pub(super) fn bench_stream(
 }
 
 /// The VLD decoder on the same input, coded as native v2 frames by the CPU's stream coder
-/// (the same bytes as the GPU's): row `vld`, scope `decode` (the kernel alone, payload,
-/// tables and block tasks resident: GPU timestamps; wall: record, submit and read back)
-/// and scope `end-to-end (stream decode)` (the streaming decoder, host memory to host
+/// (the same bytes as the GPU's): rows `vld` and `vld-old` (the previous kernel), scope
+/// `decode` (the kernel alone, payload, tables and block tasks resident: GPU timestamps;
+/// wall: record, submit and read back); row `vld`, scope `end-to-end (stream decode)` (the streaming decoder, host memory to host
 /// memory: frames read, decoded on the GPU, CRC-32 on the CPU cores, written; wall).
 pub(super) fn bench_vld(gpu: &std::sync::Arc<Gpu>, case: &Case, push: Push) -> Result<()> {
     use crate::gpu::GpuStage;
@@ -185,8 +185,7 @@ pub(super) fn bench_vld(gpu: &std::sync::Arc<Gpu>, case: &Case, push: Push) -> R
     )?;
     let frames = crate::huffman::framed_decode::read_all_frames(&file)?;
     let views: Vec<_> = frames.iter().map(|f| f.view()).collect();
-    let dec = VldDecoder::new(gpu).profiled();
-    if !dec.fits(
+    if !VldDecoder::new(gpu).fits(
         views.len() as u64,
         views.iter().map(|f| f.offsets.len() as u64).sum(),
         views.iter().map(|f| f.payload_bits.div_ceil(32) * 4).sum(),
@@ -197,38 +196,48 @@ pub(super) fn bench_vld(gpu: &std::sync::Arc<Gpu>, case: &Case, push: Push) -> R
             case.data.len()
         )));
     }
-    let uploaded = block_on(dec.upload(&views[..]))?;
-    let b = best_checked(
-        case.runs,
-        WARM_UP,
-        || {
-            let t = Instant::now();
-            let mut encoder = gpu.device.create_command_encoder(&Default::default());
-            let pending = dec.encode_into(&mut encoder, &uploaded)?;
-            gpu.queue.submit([encoder.finish()]);
-            let report = block_on(dec.finish(&views[..], &uploaded, pending))?;
-            Ok(Run {
-                wall: t.elapsed().as_secs_f64(),
-                gpu: Some(report.timings.get("vld")).filter(|&s| s > 0.0),
-                output: report.output,
-            })
-        },
-        |out| {
-            if let Some(e) = out.errors.first() {
-                return Err(Error::BenchMismatch(format!(
-                    "vld on {}: frame {} block {} {}",
-                    case.name, e.frame, e.block, e.fault
-                )));
-            }
-            let back: Vec<u8> = out
-                .frames
-                .iter()
-                .flat_map(|r| out.bytes[r.clone()].iter().copied())
-                .collect();
-            check_same(&format!("vld on {}", case.name), "byte", &back, case.data)
-        },
-    )?;
-    push("vld".into(), "decode", b);
+    // The current kernel, then the previous one on the same bytes, to compare.
+    for (variant, old) in [("vld", false), ("vld-old", true)] {
+        let dec = VldDecoder::new(gpu).profiled();
+        let dec = if old { dec.old_kernel() } else { dec };
+        let uploaded = block_on(dec.upload(&views[..]))?;
+        let b = best_checked(
+            case.runs,
+            WARM_UP,
+            || {
+                let t = Instant::now();
+                let mut encoder = gpu.device.create_command_encoder(&Default::default());
+                let pending = dec.encode_into(&mut encoder, &uploaded)?;
+                gpu.queue.submit([encoder.finish()]);
+                let report = block_on(dec.finish(&views[..], &uploaded, pending))?;
+                Ok(Run {
+                    wall: t.elapsed().as_secs_f64(),
+                    gpu: Some(report.timings.get("vld")).filter(|&s| s > 0.0),
+                    output: report.output,
+                })
+            },
+            |out| {
+                if let Some(e) = out.errors.first() {
+                    return Err(Error::BenchMismatch(format!(
+                        "{variant} on {}: frame {} block {} {}",
+                        case.name, e.frame, e.block, e.fault
+                    )));
+                }
+                let back: Vec<u8> = out
+                    .frames
+                    .iter()
+                    .flat_map(|r| out.bytes[r.clone()].iter().copied())
+                    .collect();
+                check_same(
+                    &format!("{variant} on {}", case.name),
+                    "byte",
+                    &back,
+                    case.data,
+                )
+            },
+        )?;
+        push(variant.into(), "decode", b);
+    }
     let engine = crate::Engine::Wgpu(gpu.clone());
     let b = best_checked(
         case.runs.min(3),
