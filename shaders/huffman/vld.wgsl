@@ -113,27 +113,38 @@ fn window_at(hi: u32, lo: u32, pos: u32) -> u32 {
     return (hi << pos) | ((lo >> 1u) >> (31u - pos));
 }
 
+// A code longer than the primary table's bits: canonical search by length. Returns
+// (length, symbol, 1), length 0 where no code matches.
+fn long_code(window: u32, max_len: u32) -> vec3<u32> {
+    var found = vec3<u32>(0u, 0u, 1u);
+    for (var l = PRIMARY_BITS + 1u; l <= max_len; l++) {
+        let at = LONG_AT + 3u * (l - PRIMARY_BITS - 1u);
+        let d = (window >> (32u - l)) - table[at];
+        if d < table[at + 1u] {
+            found = vec3<u32>(l, table[SORTED_AT + table[at + 2u] + d], 1u);
+            break;
+        }
+    }
+    return found;
+}
+
 // One lookup: (code bits, symbols as the bytes of a word, symbols), 0 bits where no code
 // matches. Two symbols only where `room` (symbols left before the round's end and before
 // the next multiple of STAGE_SYMBOLS) takes both, so that both entry points and the CPU
-// twin take the same steps.
+// twin take the same steps. The primary table's cases by `select`, without branches, so
+// that a warp's lanes stay together.
 fn lookup(window: u32, room: u32, max_len: u32) -> vec3<u32> {
     let e = table[window >> (32u - PRIMARY_BITS)];
+    let two = ((e >> 4u) & 15u) != 0u && room >= 2u;
+    let found = select(
+        vec3<u32>(e & 15u, (e >> 8u) & 0xffu, 1u),
+        vec3<u32>((e >> 4u) & 15u, (e >> 8u) & 0xffffu, 2u),
+        two
+    );
     if (e & 15u) == 0u {
-        // A code longer than the primary table's bits: canonical search by length.
-        for (var l = PRIMARY_BITS + 1u; l <= max_len; l++) {
-            let at = LONG_AT + 3u * (l - PRIMARY_BITS - 1u);
-            let d = (window >> (32u - l)) - table[at];
-            if d < table[at + 1u] {
-                return vec3<u32>(l, table[SORTED_AT + table[at + 2u] + d], 1u);
-            }
-        }
-        return vec3<u32>(0u, 0u, 1u);
+        return long_code(window, max_len);
     }
-    if ((e >> 4u) & 15u) != 0u && room >= 2u {
-        return vec3<u32>((e >> 4u) & 15u, (e >> 8u) & 0xffffu, 2u);
-    }
-    return vec3<u32>(e & 15u, (e >> 8u) & 0xffu, 1u);
+    return found;
 }
 
 // Both paths keep a block's decode in plain locals of one function (a struct behind a
