@@ -94,6 +94,7 @@ impl Gpu {
     }
 
     /// A host vector of `len` zero bytes, reusing one given back if one is large enough.
+    #[cfg(not(target_arch = "wasm32"))]
     pub(crate) fn host_vec(&self, len: usize) -> Vec<u8> {
         let reused = self.pool.host.lock().ok().and_then(|mut h| {
             let i = h.iter().position(|v| v.capacity() >= len)?;

@@ -15,6 +15,8 @@ use crate::{Error, Result};
 
 /// Largest frame a decoder accepts (the encoder writes at most 256 MiB).
 const MAX_FRAME_LEN: u64 = 1 << 28;
+/// Payload bytes reserved before they are read, at most.
+const PAYLOAD_RESERVE_MAX: usize = 16 << 20;
 
 /// A data frame, read and checked on its own, not yet decoded.
 pub(crate) struct Frame {
@@ -50,7 +52,9 @@ impl Frame {
         )
     }
 
-    /// Decode, check every block's end, the padding and the checksum.
+    /// Decode, check every block's end, the padding and the checksum (the GPU path's
+    /// frames left to the CPU; native only, as that path).
+    #[cfg(not(target_arch = "wasm32"))]
     fn decode(&self) -> Result<(Vec<u8>, crc32fast::Hasher)> {
         let mut out = vec![0u8; self.len as usize];
         let crc = self.decode_into(&mut out)?;
@@ -203,6 +207,18 @@ fn read_record(
                     format!("{len} bytes cannot fit in {payload_bits} payload bits"),
                 ));
             }
+            // Nor more than the longest code: a header cannot ask for more payload than
+            // its frame's bytes could fill.
+            let longest = super::frames::FRAME_MAX_CODE_LEN as u64;
+            if payload_bits > len * longest {
+                return Err(frame_error(
+                    index,
+                    file_at,
+                    format!(
+                        "{payload_bits} payload bits for {len} bytes (at most {longest} a byte)"
+                    ),
+                ));
+            }
             let n = len.div_ceil(block_symbols) as usize;
             let mut offsets = Vec::with_capacity(n.min(1 << 12));
             offsets.push(0u64);
@@ -230,8 +246,9 @@ fn read_record(
             let want = payload_bits.div_ceil(8) as usize;
             let mut payload = Vec::new();
             if keep_payload {
-                // One allocation, no regrowth: the payload is at most 2^29 bytes.
-                payload.reserve_exact(want);
+                // One allocation for any frame the encoder writes (1 MiB frames: under
+                // 2 MiB of payload); a larger claim grows only as its bytes arrive.
+                payload.reserve_exact(want.min(PAYLOAD_RESERVE_MAX));
             }
             let mut rest = c.r.take(want as u64);
             let got = if keep_payload {
