@@ -38,7 +38,7 @@ pub struct StreamConfig {
 impl Default for StreamConfig {
     fn default() -> Self {
         StreamConfig {
-            chunk_bytes: 8 << 20,
+            chunk_bytes: 6 << 20,
             depth: 6,
             frames: FrameConfig::default(),
             cuvle: CuvleConfig::default(),

@@ -18,7 +18,7 @@
 use std::ops::Range;
 
 use super::Codebook;
-use crate::gpu::registry::huffman::{VLD, VLD_OLD};
+use crate::gpu::registry::huffman::VLD;
 use crate::gpu::{Gpu, GpuStage, PooledBuffer, Profiler, Timings};
 use crate::{Error, Result};
 
@@ -417,8 +417,6 @@ pub struct VldDecoder<'g> {
     /// Invocations per workgroup: blocks of one frame decoded together.
     workgroup_size: u32,
     profile: bool,
-    /// Run the previous kernel (shaders/huffman/vld_old.wgsl), to compare speeds.
-    old_kernel: bool,
 }
 
 /// A batch on the GPU, ready to record.
@@ -450,20 +448,12 @@ impl<'g> VldDecoder<'g> {
             gpu,
             workgroup_size: 64,
             profile: false,
-            old_kernel: false,
         }
     }
 
     /// Time the kernel with timestamp queries ([`VldReport::timings`]).
     pub fn profiled(mut self) -> Self {
         self.profile = true;
-        self
-    }
-
-    /// Decode with the previous kernel (the same steps, output and reports; bench row
-    /// `vld-old`), to compare its speed with the current one's.
-    pub fn old_kernel(mut self) -> Self {
-        self.old_kernel = true;
         self
     }
 
@@ -591,15 +581,8 @@ impl GpuStage for VldDecoder<'_> {
         }
         if !plan.groups.is_empty() {
             let wg = ("WG_SIZE", self.workgroup_size as f64);
-            let built = match (self.old_kernel, plan.staged) {
-                (true, staged) => gpu.pipeline(
-                    &VLD_OLD,
-                    "main",
-                    &[wg, ("STAGED", if staged { 1.0 } else { 0.0 })],
-                ),
-                (false, true) => gpu.pipeline(&VLD, "staged", &[wg]),
-                (false, false) => gpu.pipeline(&VLD, "main", &[wg]),
-            }?;
+            let entry = if plan.staged { "staged" } else { "main" };
+            let built = gpu.pipeline(&VLD, entry, &[wg])?;
             let bind = gpu.bind(
                 &built,
                 &[

@@ -25,7 +25,7 @@ pub struct CompressArgs {
     #[arg(short, long)]
     output: Option<PathBuf>,
     /// Input bytes per chunk of the pipeline (K and M suffixes).
-    #[arg(long, default_value = "8M", value_parser = parse_size)]
+    #[arg(long, default_value = "6M", value_parser = parse_size)]
     chunk_size: usize,
     /// Chunks coded at once.
     #[arg(long, default_value_t = 6, value_parser = clap::value_parser!(u32).range(1..=64))]

@@ -166,7 +166,7 @@ pub(super) fn bench_stream(
 }
 
 /// The VLD decoder on the same input, coded as native v2 frames by the CPU's stream coder
-/// (the same bytes as the GPU's): rows `vld` and `vld-old` (the previous kernel), scope
+/// (the same bytes as the GPU's): row `vld`, scope
 /// `decode` (the kernel alone, payload, tables and block tasks resident: GPU timestamps;
 /// wall: record, submit and read back); row `vld`, scope `end-to-end (stream decode)` (the streaming decoder, host memory to host
 /// memory: frames read, decoded on the GPU, CRC-32 on the CPU cores, written; wall).
@@ -196,10 +196,9 @@ pub(super) fn bench_vld(gpu: &std::sync::Arc<Gpu>, case: &Case, push: Push) -> R
             case.data.len()
         )));
     }
-    // The current kernel, then the previous one on the same bytes, to compare.
-    for (variant, old) in [("vld", false), ("vld-old", true)] {
+    {
+        let variant = "vld";
         let dec = VldDecoder::new(gpu).profiled();
-        let dec = if old { dec.old_kernel() } else { dec };
         let uploaded = block_on(dec.upload(&views[..]))?;
         let b = best_checked(
             case.runs,
