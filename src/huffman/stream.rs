@@ -152,8 +152,43 @@ fn corrupt(reason: String) -> Error {
     Error::corrupt("gzip", reason)
 }
 
+/// The member loop on the web, where there are no threads: each job decoded and written
+/// as the reader makes it.
+#[cfg(target_arch = "wasm32")]
+fn gzip_members<R: BufRead>(
+    head: &[u8],
+    input: &mut Counted<R>,
+    output: &mut (impl Write + Send),
+    batch_bytes: usize,
+) -> Result<Decompressed> {
+    let (spare_in_tx, spare_in) = std::sync::mpsc::sync_channel::<Vec<u8>>(1);
+    let mut jobs = Jobs {
+        sink: Box::new(move |job| {
+            let out = match job {
+                Job::Frames(batch) => {
+                    let mut out = Vec::new();
+                    batch.decode(&mut out)?;
+                    let _ = spare_in_tx.try_send(batch.data);
+                    out
+                }
+                Job::Bytes(b) => b,
+            };
+            output.write_all(&out).map_err(Error::WriteOutput)
+        }),
+        buf: Vec::new(),
+        spares: spare_in,
+    };
+    let read = read_members(head, input, &mut jobs, batch_bytes);
+    let flushed = jobs.flush();
+    drop(jobs);
+    let done = read?;
+    flushed?;
+    Ok(done)
+}
+
 /// The member loop, with a decoder thread (indexed frames on all cores) and a writer
 /// thread behind it. `head` holds the first bytes of the first member, already read.
+#[cfg(not(target_arch = "wasm32"))]
 fn gzip_members<R: BufRead>(
     head: &[u8],
     input: &mut Counted<R>,
@@ -195,7 +230,11 @@ fn gzip_members<R: BufRead>(
             Ok(())
         });
         let mut jobs = Jobs {
-            tx: to_decoder,
+            sink: Box::new(move |job| {
+                to_decoder
+                    .send(job)
+                    .map_err(|_| corrupt("the gzip decoder stopped".into()))
+            }),
             buf: Vec::new(),
             spares: spare_in,
         };
@@ -217,7 +256,7 @@ fn gzip_members<R: BufRead>(
 fn read_members<R: BufRead>(
     head: &[u8],
     input: &mut Counted<R>,
-    jobs: &mut Jobs,
+    jobs: &mut Jobs<'_>,
     batch_bytes: usize,
 ) -> Result<Decompressed> {
     let mut buf = vec![0u8; 64 << 10];
@@ -363,13 +402,15 @@ impl FrameBatch {
 
 /// The reader's end of the decoder's queue; also a [`Write`] for flate2's output, sent on
 /// in batches.
-struct Jobs {
-    tx: std::sync::mpsc::SyncSender<Job>,
+struct Jobs<'a> {
+    /// Where a job goes: to the decoder thread, or (on the web, without threads)
+    /// decoded and written on the spot.
+    sink: Box<dyn FnMut(Job) -> Result<()> + 'a>,
     buf: Vec<u8>,
     spares: std::sync::mpsc::Receiver<Vec<u8>>,
 }
 
-impl Jobs {
+impl Jobs<'_> {
     const BATCH: usize = 1 << 20;
 
     /// Sends `job` after any output buffered before it.
@@ -382,9 +423,7 @@ impl Jobs {
     }
 
     fn send_now(&mut self, job: Job) -> Result<()> {
-        self.tx
-            .send(job)
-            .map_err(|_| corrupt("the gzip decoder stopped".into()))
+        (self.sink)(job)
     }
 
     fn flush(&mut self) -> Result<()> {
@@ -396,7 +435,7 @@ impl Jobs {
     }
 }
 
-impl Write for Jobs {
+impl Write for Jobs<'_> {
     fn write(&mut self, data: &[u8]) -> std::io::Result<usize> {
         self.buf.extend_from_slice(data);
         if self.buf.len() >= Self::BATCH {
@@ -415,7 +454,7 @@ impl Write for Jobs {
 fn indexed_member<R: BufRead>(
     index: &[gzip_index::IndexEntry],
     input: &mut Counted<R>,
-    jobs: &mut Jobs,
+    jobs: &mut Jobs<'_>,
     batch_bytes: usize,
     member: u64,
     at: u64,
