@@ -348,6 +348,7 @@ impl<'r, R: Read> Walk<'r, R> {
 /// version, into `w`, about `batch_bytes` of output at a time, on `gpu` (the VLD kernel)
 /// or, without one, on the CPU cores. Returns the bytes written. On an error what was
 /// written must be discarded (the end record is checked last).
+#[cfg(not(target_arch = "wasm32"))]
 pub(crate) fn decode_frames(
     r: &mut impl Read,
     w: &mut (impl Write + Send),
@@ -396,7 +397,11 @@ pub(crate) fn decode_frames(
             }
             Ok(crc)
         });
-        let read = read_frames(r, batch_bytes, &to_decoder);
+        let read = read_frames(r, batch_bytes, &mut |batch| {
+            to_decoder
+                .send(batch)
+                .map_err(|_| Error::corrupt("native", "the frame decoder stopped"))
+        });
         drop(to_decoder);
         let written = writer
             .join()
@@ -404,23 +409,58 @@ pub(crate) fn decode_frames(
         // A write or decode error explains a reader that stopped early: report it first.
         let crc = written?;
         let (end, index, file_at, out_at) = read?;
-        let computed = crc.finalize();
-        if computed != end.crc32 {
-            return Err(Error::Checksum {
-                expected: end.crc32,
-                computed,
-            });
-        }
-        let mut extra = [0u8; 1];
-        if read_full(r, &mut extra)? != 0 {
-            return Err(frame_error(
-                index,
-                file_at + super::framing::NATIVE_END_LEN as u64,
-                "data after the end record",
-            ));
-        }
+        check_end(r, &end, crc, index, file_at)?;
         Ok(out_at)
     })
+}
+
+/// [`decode_frames`] on the web, where there are no threads: each batch decoded and
+/// written as it is read.
+#[cfg(target_arch = "wasm32")]
+pub(crate) fn decode_frames(
+    r: &mut impl Read,
+    w: &mut (impl Write + Send),
+    batch_bytes: usize,
+    _gpu: Option<&crate::gpu::Gpu>,
+) -> Result<u64> {
+    let mut crc = crc32fast::Hasher::new();
+    let (end, index, file_at, out_at) = read_frames(r, batch_bytes, &mut |frames| {
+        for part in decode_batch(&frames, Vec::new())? {
+            w.write_all(&part.bytes).map_err(Error::WriteOutput)?;
+            for (_, frame_crc) in &part.frames {
+                crc.combine(frame_crc);
+            }
+        }
+        Ok(())
+    })?;
+    check_end(r, &end, crc, index, file_at)?;
+    Ok(out_at)
+}
+
+/// The end record's checksum against the frames', and nothing after the record.
+fn check_end(
+    r: &mut impl Read,
+    end: &End,
+    crc: crc32fast::Hasher,
+    index: u64,
+    file_at: u64,
+) -> Result<()> {
+    let computed = crc.finalize();
+    if computed != end.crc32 {
+        return Err(Error::Checksum {
+            expected: end.crc32,
+            computed,
+        });
+    }
+    let mut extra = [0u8; 1];
+    if read_full(r, &mut extra)? != 0 {
+        return Err(frame_error(
+            index,
+            file_at + super::framing::NATIVE_END_LEN as u64,
+            "data after the end record",
+        ));
+    }
+    Ok(())
 }
 
 /// The reader's side: frames in batches of about `batch_bytes` of output to the decoder,
@@ -429,7 +469,7 @@ pub(crate) fn decode_frames(
 fn read_frames(
     r: &mut impl Read,
     batch_bytes: usize,
-    to_decoder: &std::sync::mpsc::SyncSender<Vec<Frame>>,
+    to_decoder: &mut dyn FnMut(Vec<Frame>) -> Result<()>,
 ) -> Result<(End, u64, u64, u64)> {
     let mut walk = Walk::new(r, true);
     let mut batch: Vec<Frame> = Vec::new();
@@ -440,15 +480,13 @@ fn read_frames(
                 batch_len += f.len;
                 batch.push(*f);
                 if batch_len >= batch_bytes as u64 {
-                    if to_decoder.send(std::mem::take(&mut batch)).is_err() {
-                        return Err(Error::corrupt("native", "the frame decoder stopped"));
-                    }
+                    to_decoder(std::mem::take(&mut batch))?;
                     batch_len = 0;
                 }
             }
             Record::End(end) => {
                 if !batch.is_empty() {
-                    let _ = to_decoder.send(batch);
+                    to_decoder(batch)?;
                 }
                 return Ok((end, walk.index, walk.file_at, walk.out_at));
             }
