@@ -164,7 +164,15 @@ fn gzip_members<R: BufRead>(
     let (spare_in_tx, spare_in) = std::sync::mpsc::sync_channel::<Vec<u8>>(1);
     let mut jobs = Jobs {
         sink: Box::new(move |job| {
-            let out = job.run(Vec::new(), &spare_in_tx)?;
+            let out = match job {
+                Job::Frames(batch) => {
+                    let mut out = Vec::new();
+                    batch.decode(&mut out)?;
+                    let _ = spare_in_tx.try_send(batch.data);
+                    out
+                }
+                Job::Bytes(b) => b,
+            };
             output.write_all(&out).map_err(Error::WriteOutput)
         }),
         buf: Vec::new(),
@@ -198,7 +206,15 @@ fn gzip_members<R: BufRead>(
     std::thread::scope(|s| {
         s.spawn(move || {
             for job in from_reader {
-                let out = job.run(spare_out.try_recv().unwrap_or_default(), &spare_in_tx);
+                let out = match job {
+                    Job::Frames(batch) => {
+                        let mut out = spare_out.try_recv().unwrap_or_default();
+                        let decoded = batch.decode(&mut out);
+                        let _ = spare_in_tx.try_send(batch.data);
+                        decoded.map(|()| out)
+                    }
+                    Job::Bytes(b) => Ok(b),
+                };
                 let failed = out.is_err();
                 if to_writer.send(out).is_err() || failed {
                     return;
@@ -329,25 +345,6 @@ enum Job {
     Frames(FrameBatch),
     /// Output already decoded (an unindexed member, through flate2).
     Bytes(Vec<u8>),
-}
-
-impl Job {
-    /// The job's output: frames decoded into `out` (a buffer to reuse), their compressed
-    /// bytes handed back to the reader through `spare_in`; or the bytes already decoded.
-    fn run(
-        self,
-        mut out: Vec<u8>,
-        spare_in: &std::sync::mpsc::SyncSender<Vec<u8>>,
-    ) -> Result<Vec<u8>> {
-        match self {
-            Job::Frames(batch) => {
-                let decoded = batch.decode(&mut out);
-                let _ = spare_in.try_send(batch.data);
-                decoded.map(|()| out)
-            }
-            Job::Bytes(b) => Ok(b),
-        }
-    }
 }
 
 /// Frames of one member, read and not yet decoded: their index entries and bytes.
