@@ -23,3 +23,11 @@ pub use profiler::{Profiler, Timings};
 pub use registry::Stage;
 pub use stage::GpuStage;
 pub(crate) use upload::Window;
+
+/// Now, for the debug log's timings: none on the web, which has no `Instant`.
+pub(crate) fn clock() -> Option<std::time::Instant> {
+    #[cfg(not(target_arch = "wasm32"))]
+    return Some(std::time::Instant::now());
+    #[cfg(target_arch = "wasm32")]
+    None
+}

@@ -86,6 +86,7 @@ impl Gpu {
             return Ok(p.clone());
         }
         check_request(stage, entry, constants)?;
+        let started = super::clock();
         let module = {
             let mut modules = cache.modules.lock().map_err(|_| poisoned(name))?;
             match modules.get(name) {
@@ -138,6 +139,13 @@ impl Gpu {
                 cache: self.wgpu_pipeline_cache(),
             });
         self.check_errors(name)?;
+        if let Some(t) = started {
+            log::debug!(
+                "pipeline {}.{entry} {constants:?} built in {:.1} ms",
+                stage.label,
+                t.elapsed().as_secs_f64() * 1e3
+            );
+        }
         let built = Arc::new(Built {
             pipeline,
             layout: (*bind_layout).clone(),

@@ -10,7 +10,7 @@ use super::cuvle::VleEncoder;
 use super::framed::{FrameSpec, Framing};
 use super::frames::FrameConfig;
 use super::CodeTable;
-use crate::gpu::Gpu;
+use crate::gpu::{clock, Gpu};
 use crate::{Error, Result};
 
 /// Code `data` as one chunk of a framed stream on `gpu`.
@@ -122,12 +122,4 @@ pub async fn encode_chunk_gpu(
         );
     }
     Ok(CodedChunk::new(out, &layout, crcs, data.len() as u64))
-}
-
-/// A clock for the debug log: none on the web, where `Instant` is not available.
-fn clock() -> Option<std::time::Instant> {
-    #[cfg(not(target_arch = "wasm32"))]
-    return Some(std::time::Instant::now());
-    #[cfg(target_arch = "wasm32")]
-    None
 }

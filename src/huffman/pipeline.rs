@@ -196,7 +196,8 @@ impl<W: Write> StreamWriter<W> {
 pub enum StreamInput<'a> {
     /// Any reader (a pipe, standard input): one thread reads it in order.
     Reader(&'a mut (dyn Read + Send)),
-    /// A regular file: two threads read its chunks at their offsets, in parallel.
+    /// A regular file, from its current position to its end: two threads read its
+    /// chunks at their offsets, in parallel (the position is not moved).
     File(&'a std::fs::File),
 }
 
@@ -208,6 +209,7 @@ const FILE_READERS: usize = 2;
 #[cfg(not(target_arch = "wasm32"))]
 fn read_chunk_at(
     file: &std::fs::File,
+    start: u64,
     seq: u64,
     chunk: usize,
     mut buf: Vec<u8>,
@@ -215,7 +217,7 @@ fn read_chunk_at(
     // A coder's buffer from its last chunk: no fresh pages to fault in.
     buf.resize(chunk, 0);
     let mut got = 0;
-    let base = seq * chunk as u64;
+    let base = start + seq * chunk as u64;
     while got < chunk {
         match read_at(file, &mut buf[got..], base + got as u64) {
             Ok(0) => break,
@@ -272,6 +274,12 @@ pub fn compress_stream(
         };
         match input {
             StreamInput::File(f) => {
+                // Standard input redirected from a file starts where its reader left it.
+                let start = {
+                    use std::io::Seek;
+                    let mut f = f;
+                    f.stream_position().map_err(Error::ReadInput)?
+                };
                 // Two readers claim chunks in turn: reads from the page cache run at
                 // twice one thread's copy speed, and out of order is fine downstream.
                 for _ in 0..FILE_READERS {
@@ -280,7 +288,7 @@ pub fn compress_stream(
                         while !stop.load(Ordering::Relaxed) {
                             let seq = next_seq.fetch_add(1, Ordering::Relaxed);
                             let t = std::time::Instant::now();
-                            let read = read_chunk_at(f, seq, chunk, spare());
+                            let read = read_chunk_at(f, start, seq, chunk, spare());
                             log::debug!(
                                 "chunk {seq} read in {:.1} ms",
                                 t.elapsed().as_secs_f64() * 1e3

@@ -278,8 +278,9 @@ pub fn compress(a: CompressArgs) -> Result<()> {
             cuvle: a.tuning.config(engine.backend()),
             ..StreamConfig::default()
         };
+        // Standard input redirected from a regular file is read as that file.
         let file = if is_stdio(&a.input) {
-            None
+            stdin_file()
         } else {
             Some(File::open(&a.input).map_err(|e| Error::io(&a.input, e))?)
         };
@@ -429,6 +430,21 @@ fn trailing_status(input: &Path, trailing: Trailing) -> ExitCode {
 fn open_input(path: &Path) -> Result<BufReader<File>> {
     let file = File::open(path).map_err(|e| Error::io(path, e))?;
     Ok(BufReader::with_capacity(256 << 10, file))
+}
+
+/// Standard input as a file of its own, where it is one (`< file`): chunks are then read
+/// at their offsets in parallel rather than in order.
+#[cfg(unix)]
+fn stdin_file() -> Option<File> {
+    use std::os::fd::AsFd;
+    let fd = std::io::stdin().as_fd().try_clone_to_owned().ok()?;
+    let file = File::from(fd);
+    file.metadata().ok()?.is_file().then_some(file)
+}
+
+#[cfg(not(unix))]
+fn stdin_file() -> Option<File> {
+    None
 }
 
 /// The backend of compress and demo, opened by [`crate::open_engine`]; CUDA with the

@@ -55,7 +55,9 @@ const WARNING: u8 = 2;
 
 fn main() -> ExitCode {
     quiet_headless_vulkan();
-    env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn")).init();
+    env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn"))
+        .format_timestamp_millis()
+        .init();
     let cli = Cli::parse();
     let ok = |()| ExitCode::SUCCESS;
     let result = match cli.command {
@@ -102,7 +104,13 @@ pub struct BackendArg {
 /// an adapter runs on the CPU after one warning; CUDA without a driver (or without the
 /// feature) is an error.
 pub fn open_engine(backend: Backend) -> Result<Engine> {
-    match pollster::block_on(Engine::open(backend)) {
+    let t = std::time::Instant::now();
+    let opened = pollster::block_on(Engine::open(backend));
+    log::debug!(
+        "{backend:?} opened in {:.1} ms",
+        t.elapsed().as_secs_f64() * 1e3
+    );
+    match opened {
         Err(e) if backend == Backend::Wgpu => {
             eprintln!("parvlc: warning: {e}; using the CPU path");
             Ok(Engine::Cpu)
