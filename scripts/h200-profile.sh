@@ -6,7 +6,11 @@
 #
 # Here: ../shared/device/stage, then copy perf as the header of this file's caller does.
 # There, from the project root, .device carried:  bash scripts/h200-profile.sh
-# Knobs: SIZE (bytes of the system-files input, 4 GiB), DATA (scratch), CMDS (labels).
+# Sections (SECTIONS, all by default): startup (a process that opens the GPU and codes
+# nothing), huffman (compress and decompress of 4 GiB), j2k (one 4K RGB picture: a cold
+# first run and warm runs with the debug log's stage and pipeline timings, perf, and
+# opj_compress beside it where staged with --openjpeg). Knobs: SIZE (bytes of the
+# system-files input, 4 GiB), DATA (scratch).
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 OUT=${OUT:-out}
@@ -18,12 +22,13 @@ P=${PARVLC:-.device/parvlc}
 D=${DATA:-/tmp/parvlc-profile}
 SIZE=${SIZE:-4294967296}
 mkdir -p "$D"
+SECTIONS=${SECTIONS:-startup huffman j2k}
+has() { [[ " $SECTIONS " == *" $1 "* ]]; }
 date -u; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; nproc
-if [ ! -s "$D/sys.tar" ]; then
+if has huffman && [ ! -s "$D/sys.tar" ]; then
   for _ in 1 2 3 4 5 6 7 8; do tar cf - /usr /opt /etc 2>/dev/null; done | head -c "$SIZE" > "$D/sys.tar"
 fi
-cat "$D/sys.tar" > /dev/null
-ls -l "$D"
+[ -s "$D/sys.tar" ] && cat "$D/sys.tar" > /dev/null
 
 perf_ok=0
 if [ -x .device/perf/perf ]; then
@@ -53,6 +58,18 @@ run() {
   fi
 }
 
+if has startup; then
+  echo "== startup: an empty input, wgpu and cpu; then the debug log of one"
+  for b in wgpu cpu; do
+    for r in 1 2 3; do
+      /usr/bin/time -f "empty-$b	run $r	wall %e s	user %U s	sys %S s" \
+        $P compress --backend $b -f gzip - -o - < /dev/null 2>&1 >/dev/null | tail -1
+    done
+  done
+  RUST_LOG=parvlc=debug $P compress -f gzip - -o - < /dev/null 2> "$OUT/startup-log.txt" > /dev/null
+fi
+
+if has huffman; then
 echo "== check"
 $P compress -f gzip - -o - < "$D/sys.tar" > "$D/sys.gz" || echo "FAILED gzip compress"
 $P compress -f native - -o - < "$D/sys.tar" > "$D/sys.pvlc" || echo "FAILED native compress"
@@ -63,9 +80,59 @@ ls -l "$D"
 echo "== time and profile"
 run compress-gzip-null "$P compress -f gzip - -o - < $D/sys.tar > /dev/null"
 run compress-native-null "$P compress -f native - -o - < $D/sys.tar > /dev/null"
+run compress-gzip-pipe "cat $D/sys.tar | $P compress -f gzip - -o - > /dev/null"
 run decompress-gzip-null "$P decompress $D/sys.gz -o - > /dev/null"
 run decompress-native-null "$P decompress $D/sys.pvlc -o - > /dev/null"
 run compress-gzip-file "$P compress -f gzip $D/sys.tar -o $D/out.gz --force"
 echo "== chunk log (gzip to /dev/null)"
 RUST_LOG=parvlc=debug $P compress -f gzip - -o - < "$D/sys.tar" 2> "$D/chunk.log" > /dev/null
 grep -c . "$D/chunk.log"; sed -n '200,260p' "$D/chunk.log" > "$OUT/chunk-log.txt"
+fi
+
+if has j2k; then
+  echo "== j2k: one 4K RGB 8-bit picture"
+  python3 - "$D/pic.ppm" <<'PY'
+import sys, math
+w, h = 3840, 2160
+rows = []
+for y in range(h):
+    r = bytearray(3 * w)
+    for x in range(w):
+        v = (x * 255 // w + int(40 * math.sin(y / 37.0) * math.cos(x / 53.0))) & 255
+        r[3 * x] = v
+        r[3 * x + 1] = (v + y) & 255
+        r[3 * x + 2] = (x ^ y) & 255
+    rows.append(bytes(r))
+open(sys.argv[1], "wb").write(b"P6\n%d %d\n255\n" % (w, h) + b"".join(rows))
+PY
+  export PARVLC_CACHE_DIR="$D/j2k-cache"
+  rm -rf "$PARVLC_CACHE_DIR" "$HOME/.cache/nvidia" "$HOME/.nv"
+  J="$P j2k $D/pic.ppm -o $D/pic.j2k --force"
+  /usr/bin/time -f "j2k-cold	wall %e s	user %U s	sys %S s" env RUST_LOG=parvlc=debug $J 2> "$OUT/j2k-cold-log.txt"
+  tail -1 "$OUT/j2k-cold-log.txt"
+  for r in 1 2 3; do
+    /usr/bin/time -f "j2k-warm	run $r	wall %e s	user %U s	sys %S s" $J 2>&1 | tail -1
+  done
+  RUST_LOG=parvlc=debug $J 2> "$OUT/j2k-warm-log.txt"
+  if command -v opj_decompress >/dev/null; then
+    opj_decompress -i "$D/pic.j2k" -o "$D/back.ppm" >/dev/null 2>&1 && cmp "$D/back.ppm" "$D/pic.ppm" && echo "j2k round trip ok (opj_decompress)"
+  fi
+  if command -v opj_compress >/dev/null; then
+    for r in 1 2 3; do
+      /usr/bin/time -f "opj_compress -M 1 -threads $(nproc)	run $r	wall %e s	user %U s	sys %S s" \
+        opj_compress -i "$D/pic.ppm" -o "$D/opj.j2k" -M 1 -threads "$(nproc)" 2>&1 >/dev/null | tail -1
+    done
+  fi
+  for b in wgpu cpu; do
+    /usr/bin/time -f "j2k-$b	wall %e s	user %U s	sys %S s" $P j2k --backend $b "$D/pic.ppm" -o "$D/pic-$b.j2k" --force 2>&1 | tail -1
+  done
+  cmp "$D/pic-wgpu.j2k" "$D/pic-cpu.j2k" && echo "wgpu bytes == cpu bytes"
+  if [ $perf_ok = 1 ]; then
+    perf record -F 999 -o "$D/j2k.data" -- $J > /dev/null 2>&1
+    perf report -i "$D/j2k.data" --no-children --stdio --sort sym --percent-limit 0.5 2>/dev/null \
+      | grep -v '^$' | head -100 > "$OUT/perf-j2k-warm.txt"
+  fi
+fi
+# At most 8 files come back: the profiles and logs in one archive.
+kept=$(cd "$OUT" && ls | grep -v -e '^run.log$' -e '^profiles.tgz$')
+[ -n "$kept" ] && tar czf "$OUT/profiles.tgz" -C "$OUT" $kept && (cd "$OUT" && rm -f $kept)

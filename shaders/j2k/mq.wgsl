@@ -84,36 +84,31 @@ fn mq_start() {
     mq_has_b = false;
 }
 
-// BYTEOUT (C.2.7) with OpenJPEG's carry handling.
+// BYTEOUT (C.2.7) with OpenJPEG's carry handling, written with one out_byte: the coder
+// is inlined at every renormalisation, so each copy's size is compile time.
 fn mq_byteout() {
-    if mq_has_b && mq_b == 0xffu {
-        out_byte(mq_b);
-        mq_b = (mq_c >> 20u) & 255u;
-        mq_c &= 0xfffffu;
-        mq_ct = 7u;
-    } else if (mq_c & 0x8000000u) == 0u || !mq_has_b {
-        // Before the segment's first byte B precedes the segment and INITENC's CT = 12
-        // rules a carry out.
-        if mq_has_b {
-            out_byte(mq_b);
-        }
-        mq_b = (mq_c >> 19u) & 255u;
-        mq_c &= 0x7ffffu;
-        mq_ct = 8u;
-    } else {
+    // After a 0xFF, or a carry that makes B 0xFF, the next byte takes 7 bits (stuffing).
+    var seven = mq_has_b && mq_b == 0xffu;
+    if !seven && mq_has_b && (mq_c & 0x8000000u) != 0u {
         mq_b += 1u;
         if mq_b == 0xffu {
             mq_c &= 0x7ffffffu;
-            out_byte(mq_b);
-            mq_b = (mq_c >> 20u) & 255u;
-            mq_c &= 0xfffffu;
-            mq_ct = 7u;
-        } else {
-            out_byte(mq_b);
-            mq_b = (mq_c >> 19u) & 255u;
-            mq_c &= 0x7ffffu;
-            mq_ct = 8u;
+            seven = true;
         }
+    }
+    // Before the segment's first byte B precedes the segment and INITENC's CT = 12 rules
+    // a carry out.
+    if mq_has_b {
+        out_byte(mq_b);
+    }
+    if seven {
+        mq_b = (mq_c >> 20u) & 255u;
+        mq_c &= 0xfffffu;
+        mq_ct = 7u;
+    } else {
+        mq_b = (mq_c >> 19u) & 255u;
+        mq_c &= 0x7ffffu;
+        mq_ct = 8u;
     }
     mq_has_b = true;
 }

@@ -463,40 +463,52 @@ fn walk(kind: u32, p: u32, raw: bool) {
     }
 }
 
-// Count pass `kind`'s context-decision pairs of plane p and place them by scan: returns
-// the pass's total (uniform) and sets `own` to this invocation's (first place, count).
-// Call in uniform control flow.
-fn pairs_count(inv: Invocation, kind: u32, p: u32, own: ptr<function, vec2<u32>>) -> u32 {
-    sink = SINK_COUNT;
-    sink_pos = 0u;
-    walk(kind, p, false);
-    let n = sink_pos;
-    let placed = wg_exclusive_scan(inv, n);
-    if lane == 0u {
-        wg_value = placed.y;
-    }
-    *own = vec2<u32>(placed.x, n);
-    return workgroupUniformLoad(&wg_value);
-}
-
-// Round `lo` of a pass's pairs into `pairs` (its first `words` words cleared first): the
-// pairs of this invocation's `own` (from pairs_count) that fall in the round. Call in
-// uniform control flow; `pairs` is complete on return.
-fn pairs_round(kind: u32, p: u32, own: vec2<u32>, lo: u32, words: u32) {
-    for (var w = lane; w < words; w += WG_SIZE) {
-        atomicStore(&pairs[w], 0u);
-    }
-    workgroupBarrier();
-    let at = own.x;
-    let n = own.y;
-    if n != 0u && at < lo + PAIR_CAP && at + n > lo {
+// One step of pass `kind` of plane p, in uniform control flow. Step 0 counts this
+// invocation's context-decision pairs and places them by scan: it sets `own` to (first
+// place, count) and returns the pass's total (uniform). Step k >= 1 fills `pairs` with
+// round k - 1 (pairs [PAIR_CAP * (k - 1), PAIR_CAP * k) of the `total`), complete on
+// return, and returns `total`. Callers loop over the steps from one call site: each call
+// site of a walk is a copy of it once the driver inlines, and copies cost compile time.
+fn pairs_step(inv: Invocation, kind: u32, p: u32, step: u32, total: u32, own: ptr<function, vec2<u32>>) -> u32 {
+    let counting = step == 0u;
+    var go = true;
+    if counting {
+        sink = SINK_COUNT;
+        sink_pos = 0u;
+    } else {
+        let lo = (step - 1u) * PAIR_CAP;
+        let words = (min(PAIR_CAP, total - lo) + 3u) / 4u;
+        for (var w = lane; w < words; w += WG_SIZE) {
+            atomicStore(&pairs[w], 0u);
+        }
+        workgroupBarrier();
+        let at = (*own).x;
+        let n = (*own).y;
+        go = n != 0u && at < lo + PAIR_CAP && at + n > lo;
         sink = SINK_PAIRS;
         sink_pos = at;
         sink_lo = lo;
         sink_hi = lo + PAIR_CAP;
+    }
+    if go {
         walk(kind, p, false);
     }
+    if counting {
+        let n = sink_pos;
+        let placed = wg_exclusive_scan(inv, n);
+        if lane == 0u {
+            wg_value = placed.y;
+        }
+        *own = vec2<u32>(placed.x, n);
+        return workgroupUniformLoad(&wg_value);
+    }
     workgroupBarrier();
+    return total;
+}
+
+// Steps of a pass of `total` pairs: the count, then a step per round.
+fn pairs_steps(total: u32) -> u32 {
+    return 1u + (total + PAIR_CAP - 1u) / PAIR_CAP;
 }
 
 // Whether pass `kind` of bit-plane `plane` (1-based from the most significant) ends its

@@ -54,28 +54,38 @@ fn spp_bytes(inv: Invocation, n_bytes: u32, n_spp: u32) -> u32 {
 // returns their total (uniform) and sets `n_spp` to the SPP's. Call in uniform control
 // flow; `bs_bits` is complete after the next barrier.
 fn raw_place(inv: Invocation, p: u32, n_spp: ptr<function, u32>) -> u32 {
-    sink = SINK_COUNT;
-    sink_pos = 0u;
-    spp_walk(p, true);
-    let own_spp = sink_pos;
-    sink_pos = 0u;
-    mrp_walk(p);
-    let own_mrp = sink_pos;
-    let spp = wg_exclusive_scan(inv, own_spp);
-    let mrp = wg_exclusive_scan(inv, own_mrp);
-    if lane == 0u {
-        wg_value = spp.y + mrp.y;
+    // Counts, then placement: one walk call site (see pairs_step).
+    var counts = vec2<u32>(0u, 0u);
+    var spp = vec2<u32>(0u, 0u);
+    var mrp = vec2<u32>(0u, 0u);
+    var total = 0u;
+    for (var placing = 0u; placing < 2u; placing++) {
+        if placing == 1u {
+            spp = wg_exclusive_scan(inv, counts.x);
+            mrp = wg_exclusive_scan(inv, counts.y);
+            if lane == 0u {
+                wg_value = spp.y + mrp.y;
+            }
+            total = workgroupUniformLoad(&wg_value);
+            for (var w = lane; w < (total + 31u) / 32u; w += WG_SIZE) {
+                atomicStore(&bs_bits[w], 0u);
+            }
+            workgroupBarrier();
+        }
+        for (var kind = PASS_SPP; kind <= PASS_MRP; kind++) {
+            if placing == 0u {
+                sink = SINK_COUNT;
+                sink_pos = 0u;
+            } else {
+                sink = SINK_RAW;
+                sink_pos = select(spp.y + mrp.x, spp.x, kind == PASS_SPP);
+            }
+            walk(kind, p, true);
+            if placing == 0u {
+                counts[kind] = sink_pos;
+            }
+        }
     }
-    let total = workgroupUniformLoad(&wg_value);
-    for (var w = lane; w < (total + 31u) / 32u; w += WG_SIZE) {
-        atomicStore(&bs_bits[w], 0u);
-    }
-    workgroupBarrier();
-    sink = SINK_RAW;
-    sink_pos = spp.x;
-    spp_walk(p, true);
-    sink_pos = spp.y + mrp.x;
-    mrp_walk(p);
     *n_spp = spp.y;
     return total;
 }

@@ -26,14 +26,14 @@
 // An MQ-coded pass: count, place by scan, code in rounds of PAIR_CAP pairs.
 fn mq_pass(inv: Invocation, kind: u32, p: u32, plane: u32, last: bool) {
     var own = vec2<u32>(0u, 0u);
-    let total = pairs_count(inv, kind, p, &own);
     if lane == 0u && prev_term {
         mq_start();
     }
-    for (var lo = 0u; lo < total; lo += PAIR_CAP) {
-        let round = min(PAIR_CAP, total - lo);
-        pairs_round(kind, p, own, lo, (round + 3u) / 4u);
-        if lane == 0u {
+    var total = 0u;
+    for (var step = 0u; step < pairs_steps(total); step++) {
+        total = pairs_step(inv, kind, p, step, total, &own);
+        if step > 0u && lane == 0u {
+            let round = min(PAIR_CAP, total - (step - 1u) * PAIR_CAP);
             // Eight pairs per iteration (few loop iterations, see mq_renorm).
             for (var w = 0u; w * 4u < round; w += 2u) {
                 mq_encode_word(atomicLoad(&pairs[w]), round - w * 4u);
@@ -84,20 +84,28 @@ fn encode_block(inv: Invocation, index: u32) {
         let p = numbps - plane;
         let last = p == 0u;
         pi = 0u;
+        // The plane's MQ-coded passes, from SPP (or CUP alone on the first plane and
+        // where SPP and MRP go raw), through one call of mq_pass: every call site is a
+        // copy of the walks once the driver inlines it, and copies cost compile time
+        // (seconds on a cold driver cache).
+        var first_mq = PASS_CUP;
         if plane > 1u {
             snapshot();
             spp_settle(p);
             if is_raw_plane(plane) {
                 raw_passes(inv, p);
             } else {
-                mq_pass(inv, PASS_SPP, p, plane, last);
-                mq_pass(inv, PASS_MRP, p, plane, last);
+                first_mq = PASS_SPP;
             }
         }
-        snapshot();
-        cup_mark(p);
-        workgroupBarrier();
-        mq_pass(inv, PASS_CUP, p, plane, last);
+        for (var kind = first_mq; kind <= PASS_CUP; kind++) {
+            if kind == PASS_CUP {
+                snapshot();
+                cup_mark(p);
+                workgroupBarrier();
+            }
+            mq_pass(inv, kind, p, plane, last);
+        }
     }
     if lane == 0u {
         out_flush_tail();

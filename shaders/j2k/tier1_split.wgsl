@@ -49,14 +49,17 @@ fn pair_words(n: u32) -> u32 {
 // A pass's pairs to scratch from word `at`, in rounds through workgroup memory.
 fn pairs_to_scratch(inv: Invocation, kind: u32, p: u32, base: u32, at: u32) -> u32 {
     var own = vec2<u32>(0u, 0u);
-    let total = pairs_count(inv, kind, p, &own);
-    for (var lo = 0u; lo < total; lo += PAIR_CAP) {
-        let words = pair_words(min(PAIR_CAP, total - lo));
-        pairs_round(kind, p, own, lo, words);
-        for (var w = lane; w < words; w += WG_SIZE) {
-            scratch[base + at + lo / 4u + w] = atomicLoad(&pairs[w]);
+    var total = 0u;
+    for (var step = 0u; step < pairs_steps(total); step++) {
+        total = pairs_step(inv, kind, p, step, total, &own);
+        if step > 0u {
+            let lo = (step - 1u) * PAIR_CAP;
+            let words = pair_words(min(PAIR_CAP, total - lo));
+            for (var w = lane; w < words; w += WG_SIZE) {
+                scratch[base + at + lo / 4u + w] = atomicLoad(&pairs[w]);
+            }
+            workgroupBarrier();
         }
-        workgroupBarrier();
     }
     return total;
 }
@@ -99,8 +102,10 @@ fn cm_block(inv: Invocation, index: u32) {
     }
     let p = numbps - plane;
     pi = 0u;
-    var n_spp = 0u;
-    var n_mrp = 0u;
+    // Pairs of the plane's MQ passes, through one call of pairs_to_scratch (each call
+    // site is a copy of the walks once inlined, and copies cost compile time).
+    var counts = vec3<u32>(0u, 0u, 0u);
+    var first = PASS_CUP;
     if plane > 1u {
         snapshot();
         spp_settle(p);
@@ -116,21 +121,26 @@ fn cm_block(inv: Invocation, index: u32) {
                 state[st + ST_RAW_SPP] = raw_spp;
             }
         } else {
-            n_spp = pairs_to_scratch(inv, PASS_SPP, p, base, 0u);
-            n_mrp = pairs_to_scratch(inv, PASS_MRP, p, base, pair_words(n_spp));
+            first = PASS_SPP;
         }
     }
-    snapshot();
-    cup_mark(p);
-    workgroupBarrier();
-    let n_cup = pairs_to_scratch(inv, PASS_CUP, p, base, pair_words(n_spp) + pair_words(n_mrp));
+    var at = 0u;
+    for (var kind = first; kind <= PASS_CUP; kind++) {
+        if kind == PASS_CUP {
+            snapshot();
+            cup_mark(p);
+            workgroupBarrier();
+        }
+        counts[kind] = pairs_to_scratch(inv, kind, p, base, at);
+        at += pair_words(counts[kind]);
+    }
     for (var w = lane; w < MAP_WORDS; w += WG_SIZE) {
         state[st + w] = atomicLoad(&cur[w]);
     }
     if lane == 0u {
-        state[st + ST_PAIRS] = n_spp;
-        state[st + ST_PAIRS + 1u] = n_mrp;
-        state[st + ST_PAIRS + 2u] = n_cup;
+        state[st + ST_PAIRS] = counts.x;
+        state[st + ST_PAIRS + 1u] = counts.y;
+        state[st + ST_PAIRS + 2u] = counts.z;
     }
     workgroupBarrier();
 }
@@ -236,13 +246,23 @@ fn mq_block(index: u32) {
     let last = plane == numbps;
     let n_spp = state[st + ST_PAIRS];
     let n_mrp = state[st + ST_PAIRS + 1u];
-    let n_cup = state[st + ST_PAIRS + 2u];
     let base = index * SCRATCH_WORDS;
+    // The plane's MQ passes through one call of code_pass (each call site is a copy of
+    // the coder once inlined, and copies cost compile time).
+    var first = PASS_CUP;
     if plane > 1u && !is_raw_plane(plane) {
-        code_pass(PASS_SPP, base, n_spp, plane, last);
-        code_pass(PASS_MRP, base + pair_words(n_spp), n_mrp, plane, last);
+        first = PASS_SPP;
     }
-    code_pass(PASS_CUP, base + pair_words(n_spp) + pair_words(n_mrp), n_cup, plane, last);
+    for (var kind = first; kind <= PASS_CUP; kind++) {
+        var at = base;
+        if kind != PASS_SPP {
+            at += pair_words(n_spp);
+        }
+        if kind == PASS_CUP {
+            at += pair_words(n_mrp);
+        }
+        code_pass(kind, at, state[st + ST_PAIRS + kind], plane, last);
+    }
     state[st + ST_OUT_LEN] = out_len;
     state[st + ST_OUT_TAIL] = out_tail;
     state[st + ST_PASSES] = n_passes;

@@ -66,7 +66,7 @@ fn zero_sized(width: u32, height: u32) -> Error {
 }
 
 impl Image {
-    /// Check the shape and every sample; the one way to build an image.
+    /// Check the shape and every sample.
     pub fn new(
         width: u32,
         height: u32,
@@ -74,6 +74,22 @@ impl Image {
         bit_depth: u32,
         samples: Vec<u16>,
     ) -> Result<Image> {
+        let image = Image {
+            width,
+            height,
+            components,
+            bit_depth,
+            samples,
+        };
+        image.validate()?;
+        Ok(image)
+    }
+
+    /// The checks of [`Image::new`], for an image whose public fields were set directly.
+    pub fn validate(&self) -> Result<()> {
+        let (width, height, components, bit_depth) =
+            (self.width, self.height, self.components, self.bit_depth);
+        let samples = &self.samples;
         if width == 0 || height == 0 {
             return Err(zero_sized(width, height));
         }
@@ -101,23 +117,24 @@ impl Image {
                 samples[i]
             )));
         }
-        Ok(Image {
-            width,
-            height,
-            components,
-            bit_depth,
-            samples,
-        })
+        Ok(())
     }
 
     /// Read a PGM, PPM or PNG file (chosen by its magic bytes, not its name).
     pub fn read(path: &Path) -> Result<Image> {
+        Image::read_then(path, &mut || {})
+    }
+
+    /// [`Image::read`], calling `header_ok` once the header has passed every check and
+    /// before the samples are read: a caller can start work that a bad file should not
+    /// cost (the CLI opens the GPU there).
+    pub fn read_then(path: &Path, header_ok: &mut dyn FnMut()) -> Result<Image> {
         let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
         let meta = file.metadata().map_err(|e| Error::io(path, e))?;
         let result = if meta.is_file() {
-            decode(std::io::BufReader::new(file), meta.len(), path)
+            decode(std::io::BufReader::new(file), meta.len(), path, header_ok)
         } else {
-            read_unsized(file, path)
+            read_unsized(file, path, header_ok)
         };
         result.map_err(|e| match e {
             Error::Corrupt { format, reason } => Error::Corrupt {
@@ -140,6 +157,7 @@ impl Image {
             std::io::Cursor::new(data),
             data.len() as u64,
             Path::new("(memory)"),
+            &mut || {},
         )
     }
 
@@ -211,7 +229,7 @@ fn read_error<'a>(format: &'static str, name: &'a Path) -> impl Fn(std::io::Erro
 
 /// A pipe or device: no length to check a header against. The magic comes first (so
 /// `/dev/zero` fails at once), then the data as it arrives, up to [`MAX_UNSIZED_INPUT`].
-fn read_unsized(r: impl Read, name: &Path) -> Result<Image> {
+fn read_unsized(r: impl Read, name: &Path, header_ok: &mut dyn FnMut()) -> Result<Image> {
     let mut data = Vec::new();
     let mut r = r.take(MAX_UNSIZED_INPUT + 1);
     r.by_ref()
@@ -226,11 +244,21 @@ fn read_unsized(r: impl Read, name: &Path) -> Result<Image> {
              of at most {MAX_SAMPLES} samples needs"
         )));
     }
-    Image::from_bytes(&data)
+    decode(
+        std::io::Cursor::new(&data[..]),
+        data.len() as u64,
+        Path::new("(memory)"),
+        header_ok,
+    )
 }
 
 /// A PNM or PNG of `len` bytes in all from `r`.
-fn decode<R: BufRead + Seek>(mut r: R, len: u64, name: &Path) -> Result<Image> {
+fn decode<R: BufRead + Seek>(
+    mut r: R,
+    len: u64,
+    name: &Path,
+    header_ok: &mut dyn FnMut(),
+) -> Result<Image> {
     let mut magic = Vec::with_capacity(8);
     r.by_ref()
         .take(8)
@@ -238,8 +266,8 @@ fn decode<R: BufRead + Seek>(mut r: R, len: u64, name: &Path) -> Result<Image> {
         .map_err(|e| Error::io(name, e))?;
     r.seek(SeekFrom::Start(0)).map_err(|e| Error::io(name, e))?;
     match sniff(&magic)? {
-        Kind::Png => read_png(r, len, name),
-        Kind::Pnm(components) => read_pnm(r, len, components, name),
+        Kind::Png => read_png(r, len, name, header_ok),
+        Kind::Pnm(components) => read_pnm(r, len, components, name, header_ok),
     }
 }
 
@@ -300,7 +328,13 @@ fn pnm_header(head: &[u8], complete: bool) -> Result<(u32, u32, u32, usize)> {
     Ok((width, height, maxval, pos))
 }
 
-fn read_pnm<R: BufRead + Seek>(mut r: R, len: u64, components: u32, name: &Path) -> Result<Image> {
+fn read_pnm<R: BufRead + Seek>(
+    mut r: R,
+    len: u64,
+    components: u32,
+    name: &Path,
+    header_ok: &mut dyn FnMut(),
+) -> Result<Image> {
     let corrupt = |m: String| Error::corrupt("PGM/PPM", m);
     let mut head = Vec::new();
     r.by_ref()
@@ -325,6 +359,7 @@ fn read_pnm<R: BufRead + Seek>(mut r: R, len: u64, components: u32, name: &Path)
             "{width}x{height} raster needs {need} bytes, the file has {have} (truncated file)"
         )));
     }
+    header_ok();
     r.seek(SeekFrom::Start(pos as u64))
         .map_err(|e| Error::io(name, e))?;
     let mut samples: Vec<u16> = Vec::with_capacity(n as usize);
@@ -424,7 +459,12 @@ fn png_raw_bytes(width: u32, height: u32, bits: u64, interlaced: bool) -> u64 {
         .sum()
 }
 
-fn read_png<R: BufRead + Seek>(mut r: R, len: u64, name: &Path) -> Result<Image> {
+fn read_png<R: BufRead + Seek>(
+    mut r: R,
+    len: u64,
+    name: &Path,
+    header_ok: &mut dyn FnMut(),
+) -> Result<Image> {
     let png_err = |e: png::DecodingError| match e {
         png::DecodingError::IoError(e) => read_error("PNG", name)(e),
         png::DecodingError::LimitsExceeded => Error::TooLarge(format!(
@@ -495,6 +535,7 @@ fn read_png<R: BufRead + Seek>(mut r: R, len: u64, name: &Path) -> Result<Image>
             "PNG decodes to {color:?}, not grey or RGB"
         )));
     }
+    header_ok();
     let bits = depth as u32;
     let size = reader
         .output_buffer_size()

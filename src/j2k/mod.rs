@@ -253,13 +253,7 @@ pub(crate) async fn encode_placed(
 ) -> Result<Vec<u8>> {
     config.validate()?;
     // Re-check the image: its fields are public.
-    let image = &Image::new(
-        image.width,
-        image.height,
-        image.components,
-        image.bit_depth,
-        image.samples.clone(),
-    )?;
+    image.validate()?;
     let levels = config.levels.min(max_levels(image.width, image.height));
     if levels < config.levels {
         log::info!(
@@ -272,6 +266,7 @@ pub(crate) async fn encode_placed(
     }
     let (w, h) = (image.width as usize, image.height as usize);
 
+    let started = crate::gpu::clock();
     progress(Stage::Transform);
     let layout = partition::layout(w, h, image.components, levels, config.cblk as usize);
     let opts = Tier1Options {
@@ -304,6 +299,7 @@ pub(crate) async fn encode_placed(
         )));
     }
 
+    let tier1_done = crate::gpu::clock();
     progress(Stage::Tier2);
     // Guard bits: enough that Mb = G + epsilon_b - 1 covers every block's bit-planes
     // (the RCT's chroma and the wavelet's gain can exceed the nominal range); 2 at least.
@@ -354,7 +350,15 @@ pub(crate) async fn encode_placed(
         cblk_style: config.bypass_from.is_some() as u8,
         guard_bits,
     };
-    codestream::write(&header, &exponents, &tile)
+    let written = codestream::write(&header, &exponents, &tile);
+    if let (Some(a), Some(b)) = (started, tier1_done) {
+        log::debug!(
+            "front end and tier-1 {:.1} ms, tier-2 and codestream {:.1} ms",
+            (b - a).as_secs_f64() * 1e3,
+            b.elapsed().as_secs_f64() * 1e3
+        );
+    }
+    written
 }
 
 fn band_orientation(o: dwt::Orientation) -> BandOrientation {

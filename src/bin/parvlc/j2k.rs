@@ -27,8 +27,18 @@ pub struct J2kArgs {
     /// Overwrite an existing output file.
     #[arg(long)]
     force: bool,
+    /// How the GPU tier-1 is organised: one kernel per code-block or, per bit-plane,
+    /// three kernels over all code-blocks.
+    #[arg(long, value_enum, default_value = "one-kernel")]
+    tier1: Tier1Arg,
     #[command(flatten)]
     backend: crate::BackendArg,
+}
+
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+enum Tier1Arg {
+    OneKernel,
+    ThreeKernel,
 }
 
 /// `--bypass-from`: a bit-plane number or `none`.
@@ -66,14 +76,43 @@ pub fn encode(a: J2kArgs) -> Result<()> {
         );
     }
     let mut out = OutputFile::create(output, a.force)?;
-    let image = Image::read(input)?;
+    // The picture's samples are read while the GPU opens (both take tens of
+    // milliseconds); a file whose header is refused never opens it.
+    let backend = a.backend.backend;
+    let (image, engine) = std::thread::scope(|s| {
+        let mut opening = None;
+        let t_read = Instant::now();
+        let image = Image::read_then(input, &mut || {
+            opening = Some(s.spawn(move || crate::open_engine(backend)));
+        });
+        log::debug!(
+            "{} read in {:.1} ms",
+            input.display(),
+            t_read.elapsed().as_secs_f64() * 1e3
+        );
+        let image = image?;
+        let engine = match opening {
+            Some(h) => h
+                .join()
+                .unwrap_or_else(|_| Err(Error::InvalidArgument("opening the GPU panicked".into()))),
+            None => crate::open_engine(backend),
+        };
+        Ok::<_, Error>((image, engine?))
+    })?;
     // Front end and tier-1 both where the engine runs.
-    let engine = crate::open_engine(a.backend.backend)?;
+    let stages = engine.gpu().map(|_| {
+        let mut s = j2k::Stages::new(j2k::Placement::Gpu, j2k::Placement::Gpu);
+        s.tier1_gpu.strategy = match a.tier1 {
+            Tier1Arg::OneKernel => j2k::tier1::gpu::Tier1Strategy::OneKernel,
+            Tier1Arg::ThreeKernel => j2k::tier1::gpu::Tier1Strategy::ThreeKernel,
+        };
+        s
+    });
     let config = EncoderConfig {
         levels: a.levels,
         cblk: a.cblk,
         bypass_from,
-        stages: None,
+        stages,
     };
     let samples = image.samples.len() as u64;
     let t = Instant::now();
@@ -82,8 +121,14 @@ pub fn encode(a: J2kArgs) -> Result<()> {
             &image, &config, &engine, progress,
         ))
     })?;
+    let t_write = Instant::now();
     out.write_all(&cs)?;
     out.commit()?;
+    log::debug!(
+        "codestream encoded in {:.1} ms, written in {:.1} ms",
+        (t_write - t).as_secs_f64() * 1e3,
+        t_write.elapsed().as_secs_f64() * 1e3
+    );
     let raw = samples * image.bit_depth.div_ceil(8) as u64;
     eprintln!(
         "{} -> {}: {}x{}, {} component(s), {} bits, {} -> {} bytes (ratio {:.3}) in {:.3} s on {}",
