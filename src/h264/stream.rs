@@ -149,6 +149,15 @@ impl Encoder {
 
     /// Code one picture (the size given to [`Encoder::new`]).
     pub async fn encode(&mut self, picture: &Picture) -> Result<Encoded> {
+        let coded = self.encode_at(picture, self.pictures).await?;
+        self.pictures += 1;
+        Ok(coded)
+    }
+
+    /// Code `picture` as picture `index` of the stream (the parameter sets come with
+    /// picture 0; consecutive IDR pictures differ in idr_pic_id). Pictures are intra
+    /// coded and independent, so several may be coded at once.
+    pub async fn encode_at(&self, picture: &Picture, index: u64) -> Result<Encoded> {
         if (picture.width, picture.height) != (self.geometry.width, self.geometry.height) {
             return Err(Error::InvalidArgument(format!(
                 "picture {}x{} in a {}x{} stream",
@@ -157,19 +166,111 @@ impl Encoder {
         }
         let (frame, recon) = encode_picture_levels(picture, &self.config)?;
         let slices = self.slice_data(&frame).await?;
-        // Consecutive IDR pictures must differ in idr_pic_id.
         let bytes = write_picture(
             &frame,
             &slices,
-            (self.pictures == 0).then_some((&self.geometry, self.level_idc, self.config.qp)),
-            (self.pictures % 2) as u32,
+            (index == 0).then_some((&self.geometry, self.level_idc, self.config.qp)),
+            (index % 2) as u32,
         );
-        self.pictures += 1;
         Ok(Encoded {
             bytes,
             recon,
             frame,
         })
+    }
+
+    /// Code every picture `next` gives, `depth` at once on threads of their own, and
+    /// hand each to `sink` in order; returns how many. `next` runs on a reader thread,
+    /// one picture ahead of the coders, so memory holds about `2 * depth + 2` pictures.
+    /// Blocks: call it from a thread of your own.
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn encode_stream(
+        &mut self,
+        depth: usize,
+        next: &mut (dyn FnMut() -> Result<Option<Picture>> + Send),
+        sink: &mut dyn FnMut(Encoded) -> Result<()>,
+    ) -> Result<u64> {
+        use std::sync::atomic::{AtomicBool, Ordering};
+        use std::sync::mpsc::sync_channel;
+        use std::sync::Mutex;
+        if depth == 0 {
+            return Err(Error::InvalidArgument(
+                "a depth of at least one picture".into(),
+            ));
+        }
+        let first = self.pictures;
+        let this = &*self;
+        let stop = AtomicBool::new(false);
+        let (to_coders, from_reader) = sync_channel::<Result<(u64, Picture)>>(1);
+        let from_reader = Mutex::new(from_reader);
+        let (to_sink, from_coders) = sync_channel::<Result<(u64, Encoded)>>(depth);
+        let coded = std::thread::scope(|s| {
+            let stop = &stop;
+            s.spawn(move || {
+                let mut index = first;
+                while !stop.load(Ordering::Relaxed) {
+                    let picture = match next() {
+                        Ok(Some(p)) => Ok((index, p)),
+                        Ok(None) => return,
+                        Err(e) => Err(e),
+                    };
+                    let failed = picture.is_err();
+                    if to_coders.send(picture).is_err() || failed {
+                        return;
+                    }
+                    index += 1;
+                }
+            });
+            let from_reader = &from_reader;
+            for _ in 0..depth {
+                let to_sink = to_sink.clone();
+                s.spawn(move || loop {
+                    let job = match from_reader.lock() {
+                        Ok(rx) => rx.recv(),
+                        Err(_) => return,
+                    };
+                    let Ok(job) = job else { return };
+                    let coded = job.and_then(|(index, picture)| {
+                        pollster::block_on(this.encode_at(&picture, index)).map(|c| (index, c))
+                    });
+                    let failed = coded.is_err();
+                    if to_sink.send(coded).is_err() || failed {
+                        return;
+                    }
+                });
+            }
+            drop(to_sink);
+            // Pictures come back in any order; the sink hears them in sequence.
+            let mut waiting = std::collections::BTreeMap::new();
+            let mut done = first;
+            let result = (|| {
+                for coded in from_coders {
+                    let (index, picture) = coded?;
+                    waiting.insert(index, picture);
+                    while let Some(picture) = waiting.remove(&done) {
+                        sink(picture)?;
+                        done += 1;
+                    }
+                }
+                if waiting.is_empty() {
+                    Ok(())
+                } else {
+                    Err(Error::InvalidArgument(
+                        "the pipeline lost a picture (a coder stopped early)".into(),
+                    ))
+                }
+            })();
+            // On an error: stop the reader and take what it queued so that no one waits.
+            stop.store(true, Ordering::Relaxed);
+            if let Ok(rx) = from_reader.lock() {
+                while rx.recv().is_ok() {}
+            }
+            result.map(|()| done - first)
+        });
+        if let Ok(n) = coded {
+            self.pictures += n;
+        }
+        coded
     }
 
     /// slice_data() of every slice: MSB-first bytes and bit count.

@@ -31,6 +31,10 @@ pub struct H264Args {
     /// Overwrite existing output files.
     #[arg(long)]
     force: bool,
+    /// Pictures coded at once (intra pictures are independent); memory holds about
+    /// twice as many.
+    #[arg(long, default_value_t = 6, value_parser = clap::value_parser!(u32).range(1..=64))]
+    depth: u32,
     #[command(flatten)]
     backend: crate::BackendArg,
 }
@@ -75,9 +79,12 @@ pub fn encode(a: H264Args) -> Result<()> {
     );
     let t = Instant::now();
     let mut bytes = 0u64;
-    let mut next = first;
-    while let Some(picture) = next {
-        let coded = pollster::block_on(encoder.encode(&picture))?;
+    let mut first = first;
+    let mut next = || match first.take() {
+        Some(p) => Ok(Some(p)),
+        None => reader.read_frame(),
+    };
+    let coded = encoder.encode_stream(a.depth as usize, &mut next, &mut |coded| {
         out.write_all(&coded.bytes)?;
         bytes += coded.bytes.len() as u64;
         if let Some(r) = recon_out.as_mut() {
@@ -86,8 +93,9 @@ pub fn encode(a: H264Args) -> Result<()> {
         if let Some(b) = &bar {
             b.inc(1);
         }
-        next = reader.read_frame()?;
-    }
+        Ok(())
+    });
+    coded?;
     if let Some(b) = bar {
         b.finish_and_clear();
     }
