@@ -28,8 +28,9 @@ pub struct J2kArgs {
     #[arg(long)]
     force: bool,
     /// How the GPU tier-1 is organised: one kernel per code-block or, per bit-plane,
-    /// three kernels over all code-blocks.
-    #[arg(long, value_enum, default_value = "one-kernel")]
+    /// three kernels over all code-blocks. Three by default: as fast once built (1K to
+    /// 4K pictures on an H200), and their first build takes 1.1 s against 2.1 s.
+    #[arg(long, value_enum, default_value = "three-kernel")]
     tier1: Tier1Arg,
     #[command(flatten)]
     backend: crate::BackendArg,
