@@ -706,13 +706,31 @@ impl Tier1Kernels {
         gpu: &Gpu,
         batch: &Tier1Batch,
     ) -> Result<Vec<std::result::Result<CodeBlockCoded, u32>>> {
+        let started = crate::gpu::clock();
         let mut per_dispatch = Vec::with_capacity(batch.dispatches.len());
+        let mut read = 0u64;
         for d in &batch.dispatches {
-            let results = gpu
-                .read_buffer(&d.results, 0, (d.blocks.len() * RESULT_STRIDE * 4) as u64)
-                .await?;
-            let output = gpu.read_buffer(&d.output, 0, d.out_words * 4).await?;
+            // Results and output in one copy and one wait.
+            let mut parts = gpu
+                .read_buffers(&[
+                    (&d.results, 0, (d.blocks.len() * RESULT_STRIDE * 4) as u64),
+                    (&d.output, 0, d.out_words * 4),
+                ])
+                .await?
+                .into_iter();
+            let (results, output) = (
+                parts.next().unwrap_or_default(),
+                parts.next().unwrap_or_default(),
+            );
+            read += (results.len() + output.len()) as u64;
             per_dispatch.push((bytemuck::pod_collect_to_vec::<u8, u32>(&results), output));
+        }
+        if let Some(t) = started {
+            log::debug!(
+                "tier-1: {} dispatch(es) done and {read} bytes read back in {:.1} ms",
+                batch.dispatches.len(),
+                t.elapsed().as_secs_f64() * 1e3
+            );
         }
         batch
             .at
@@ -976,8 +994,10 @@ impl Tier1GpuEngine {
     ) -> Result<Vec<CodeBlockCoded>> {
         use crate::j2k::dwt_gpu::{upload_samples, DwtGpu, DwtPlan};
         let gpu = &*self.gpu;
+        let started = crate::gpu::clock();
         let plan = DwtPlan::for_image(gpu, image, levels, cblk)?;
         let samples = upload_samples(gpu, image);
+        let uploaded = crate::gpu::clock();
         let mut encoder = gpu
             .device
             .create_command_encoder(&wgpu::CommandEncoderDescriptor {
@@ -1010,6 +1030,14 @@ impl Tier1GpuEngine {
         self.tier1.encode_into(gpu, &batch, &mut encoder, None)?;
         gpu.queue.submit([encoder.finish()]);
         gpu.check_errors(TIER1.name)?;
+        if let (Some(a), Some(b)) = (started, uploaded) {
+            log::debug!(
+                "tier-1 of {} code-blocks: plan and upload {:.1} ms, record and submit {:.1} ms",
+                plan.jobs.len(),
+                (b - a).as_secs_f64() * 1e3,
+                b.elapsed().as_secs_f64() * 1e3
+            );
+        }
         self.tier1
             .finish_resident(gpu, &batch, &plan.jobs, opts)
             .await
