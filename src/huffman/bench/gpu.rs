@@ -170,15 +170,25 @@ pub(super) fn bench_stream(
 /// `decode` (the kernel alone, payload, tables and block tasks resident: GPU timestamps;
 /// wall: record, submit and read back); row `vld`, scope `end-to-end (stream decode)` (the streaming decoder, host memory to host
 /// memory: frames read, decoded on the GPU, CRC-32 on the CPU cores, written; wall).
-pub(super) fn bench_vld(gpu: &std::sync::Arc<Gpu>, case: &Case, push: Push) -> Result<()> {
+pub(super) fn bench_vld(
+    gpu: &std::sync::Arc<Gpu>,
+    case: &Case,
+    cuvle: &CuvleConfig,
+    push: Push,
+) -> Result<()> {
     use crate::gpu::GpuStage;
     use crate::huffman::pipeline::{compress_stream, StreamConfig, StreamInput};
     use crate::huffman::vld::VldDecoder;
     let mut file = Vec::with_capacity(case.data.len() + (1 << 20));
+    // Blocks of the bench's block-input size (workgroup size x NET words): the decoder
+    // runs one invocation per block.
     compress_stream(
         &crate::Engine::Cpu,
         Format::Native,
-        &StreamConfig::default(),
+        &StreamConfig {
+            cuvle: *cuvle,
+            ..StreamConfig::default()
+        },
         StreamInput::Reader(&mut &case.data[..]),
         &mut file,
         &mut |_| {},

@@ -315,7 +315,7 @@ pub fn bench_case(
         if let Err(e) = gpu::bench_stream(g, case, &options.config, &mut push) {
             reported(name, "stream", e)?;
         }
-        if let Err(e) = gpu::bench_vld(g, case, &mut push) {
+        if let Err(e) = gpu::bench_vld(g, case, &options.config, &mut push) {
             reported(name, "vld", e)?;
         }
     }
