@@ -234,13 +234,22 @@ impl GpuCoeffs {
 
 /// Copy `image`'s samples to a GPU buffer in the layout [`DwtGpu::encode_into`] reads.
 pub fn upload_samples(gpu: &Gpu, image: &Image) -> PooledBuffer {
-    let mut bytes: Vec<u8> = bytemuck::cast_slice(&image.samples).to_vec();
-    bytes.resize(bytes.len().next_multiple_of(4).max(4), 0);
+    // Straight from the image (no host copy: a 4K picture is 50 MB of samples); the
+    // writes are whole words, so an odd sample count ends with one zero-padded word.
+    let bytes: &[u8] = bytemuck::cast_slice(&image.samples);
+    let whole = bytes.len() & !3;
     let buffer = gpu.pooled_buffer(
-        bytes.len() as u64,
+        bytes.len().next_multiple_of(4).max(4) as u64,
         wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
     );
-    gpu.queue.write_buffer(&buffer, 0, &bytes);
+    if whole > 0 {
+        gpu.queue.write_buffer(&buffer, 0, &bytes[..whole]);
+    }
+    if whole < bytes.len() || bytes.is_empty() {
+        let mut tail = [0u8; 4];
+        tail[..bytes.len() - whole].copy_from_slice(&bytes[whole..]);
+        gpu.queue.write_buffer(&buffer, whole as u64, &tail);
+    }
     buffer
 }
 
