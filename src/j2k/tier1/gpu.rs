@@ -148,7 +148,6 @@ struct Dispatch {
     output: PooledBuffer,
     results: PooledBuffer,
     blocks: Vec<BlockDesc>,
-    out_words: u64,
     cpi: u32,
     /// Bit-planes of the deepest block (three-kernel strategy: dispatches per plane).
     planes: u32,
@@ -586,7 +585,6 @@ impl Tier1Kernels {
             output,
             results,
             blocks,
-            out_words,
             cpi,
             planes,
             split,
@@ -707,42 +705,60 @@ impl Tier1Kernels {
         batch: &Tier1Batch,
     ) -> Result<Vec<std::result::Result<CodeBlockCoded, u32>>> {
         let started = crate::gpu::clock();
-        let mut per_dispatch = Vec::with_capacity(batch.dispatches.len());
-        let mut read = 0u64;
-        for d in &batch.dispatches {
-            // Results and output in one copy and one wait.
-            let mut parts = gpu
-                .read_buffers(&[
-                    (&d.results, 0, (d.blocks.len() * RESULT_STRIDE * 4) as u64),
-                    (&d.output, 0, d.out_words * 4),
-                ])
-                .await?
-                .into_iter();
-            let (results, output) = (
-                parts.next().unwrap_or_default(),
-                parts.next().unwrap_or_default(),
-            );
-            read += (results.len() + output.len()) as u64;
-            per_dispatch.push((bytemuck::pod_collect_to_vec::<u8, u32>(&results), output));
+        // The results first (a few words per block), then only each block's coded bytes:
+        // the output's room is several times what the blocks code to (a 4K picture: 53
+        // MB of room for a 7.7 MB codestream).
+        let result_ranges: Vec<_> = batch
+            .dispatches
+            .iter()
+            .map(|d| (&*d.results, 0, (d.blocks.len() * RESULT_STRIDE * 4) as u64))
+            .collect();
+        let results: Vec<Vec<u32>> = gpu
+            .read_buffers(&result_ranges)
+            .await?
+            .iter()
+            .map(|r| bytemuck::pod_collect_to_vec::<u8, u32>(r))
+            .collect();
+        let record = |di: usize, j: usize| -> Result<&[u32]> {
+            results
+                .get(di)
+                .and_then(|r| r.get(j * RESULT_STRIDE..(j + 1) * RESULT_STRIDE))
+                .ok_or_else(|| corrupt("a code-block's result lies outside the results".into()))
+        };
+        // Blocks that fit their room, in the batch's order, and where their bytes are.
+        let mut ranges = Vec::new();
+        let mut part_of = Vec::with_capacity(batch.at.len());
+        for &(di, j) in &batch.at {
+            let d = &batch.dispatches[di];
+            let desc = &d.blocks[j];
+            let len = record(di, j)?[0] as u64;
+            if len > 0 && len <= desc.cap_words as u64 * 4 {
+                part_of.push(Some(ranges.len()));
+                ranges.push((
+                    &*d.output,
+                    desc.out_word as u64 * 4,
+                    len.next_multiple_of(4),
+                ));
+            } else {
+                part_of.push(None);
+            }
         }
+        let parts = gpu.read_buffers(&ranges).await?;
         if let Some(t) = started {
             log::debug!(
-                "tier-1: {} dispatch(es) done and {read} bytes read back in {:.1} ms",
+                "tier-1: {} dispatch(es) done and {} bytes read back in {:.1} ms",
                 batch.dispatches.len(),
+                ranges.iter().map(|r| r.2).sum::<u64>(),
                 t.elapsed().as_secs_f64() * 1e3
             );
         }
         batch
             .at
             .iter()
-            .map(|&(di, j)| {
-                let d = &batch.dispatches[di];
-                let (results, output) = &per_dispatch[di];
-                decode_result(
-                    &d.blocks[j],
-                    &results[j * RESULT_STRIDE..(j + 1) * RESULT_STRIDE],
-                    output,
-                )
+            .zip(&part_of)
+            .map(|(&(di, j), part)| {
+                let bytes = part.and_then(|p| parts.get(p)).map_or(&[][..], |b| &b[..]);
+                decode_result(&batch.dispatches[di].blocks[j], record(di, j)?, bytes)
             })
             .collect()
     }
@@ -912,10 +928,12 @@ fn corrupt(message: String) -> Error {
 
 /// One block's record and bytes into the CPU twin's form, with the same final pass-end
 /// rules (OpenJPEG's: estimates never exceed a later pass's end, no pass ends on 0xFF).
+/// A block's result record and its bytes as read back (its coded length, rounded up
+/// to whole words; nothing for a block that outgrew its room).
 fn decode_result(
     desc: &BlockDesc,
     record: &[u32],
-    output: &[u8],
+    bytes: &[u8],
 ) -> Result<std::result::Result<CodeBlockCoded, u32>> {
     let len = record[0];
     let num_bitplanes = record[1];
@@ -934,9 +952,8 @@ fn decode_result(
     if len > desc.cap_words * 4 {
         return Ok(Err(len));
     }
-    let start = desc.out_word as usize * 4;
-    let data = output
-        .get(start..start + len as usize)
+    let data = bytes
+        .get(..len as usize)
         .ok_or_else(|| corrupt("a code-block's bytes lie outside the output".into()))?
         .to_vec();
     let mut passes: Vec<PassInfo> = record[RESULT_HEAD..RESULT_HEAD + n_passes]
