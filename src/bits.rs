@@ -150,9 +150,10 @@ pub(crate) struct LsbWriter {
 }
 
 impl LsbWriter {
-    pub(crate) fn new() -> LsbWriter {
+    /// A writer with room for `bytes` bytes before it grows.
+    pub(crate) fn with_capacity(bytes: usize) -> LsbWriter {
         LsbWriter {
-            bytes: Vec::new(),
+            bytes: Vec::with_capacity(bytes),
             acc: 0,
             n: 0,
         }
@@ -177,10 +178,12 @@ impl LsbWriter {
         };
         self.acc |= ((value & mask) as u64) << self.n;
         self.n += len;
-        while self.n >= 8 {
-            self.bytes.push(self.acc as u8);
-            self.acc >>= 8;
-            self.n -= 8;
+        // Whole bytes leave four at a time: one predictable branch per call.
+        if self.n >= 32 {
+            self.bytes
+                .extend_from_slice(&(self.acc as u32).to_le_bytes());
+            self.acc >>= 32;
+            self.n -= 32;
         }
     }
 
@@ -194,9 +197,9 @@ impl LsbWriter {
 
     pub(crate) fn finish(mut self) -> BitBuf {
         let bits = self.bytes.len() as u64 * 8 + self.n as u64;
-        if self.n > 0 {
-            self.bytes.push(self.acc as u8);
-        }
+        let tail = self.n.div_ceil(8) as usize;
+        self.bytes
+            .extend_from_slice(&self.acc.to_le_bytes()[..tail]);
         BitBuf {
             bytes: self.bytes,
             bits,

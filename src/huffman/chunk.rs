@@ -7,7 +7,7 @@ use rayon::prelude::*;
 
 use super::compress::Format;
 use super::cpu::encode_serial;
-use super::frames::{plan_frames, FrameConfig, FramePlan};
+use super::frames::{plan_regions, FrameConfig, FramePlan};
 use super::framing::{finish_frame, frame_layout, FrameFacts, FrameLayout};
 use super::histogram::histogram_cpu;
 use crate::bits::BitOrder;
@@ -38,11 +38,16 @@ impl ChunkLayout {
         config: &FrameConfig,
         block_symbols: u64,
     ) -> Result<ChunkLayout> {
-        let frames = plan_frames(cells, len, format, config)?;
-        let layouts = frames
-            .par_iter()
-            .map(|f| frame_layout(format, f, block_symbols))
-            .collect::<Result<Vec<_>>>()?;
+        let regions = plan_regions(cells, len, format, config, |f| {
+            let layout = frame_layout(format, &f, block_symbols)?;
+            Ok((f, layout))
+        })?;
+        let n = regions.iter().map(Vec::len).sum();
+        let (mut frames, mut layouts) = (Vec::with_capacity(n), Vec::with_capacity(n));
+        for (f, l) in regions.into_iter().flatten() {
+            frames.push(f);
+            layouts.push(l);
+        }
         let mut starts = Vec::with_capacity(frames.len() + 1);
         let mut at = 0u64;
         for l in &layouts {

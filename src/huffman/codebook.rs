@@ -10,40 +10,328 @@ use crate::huffman::CodeTable;
 /// Longest code length any codebook may hold.
 pub const MAX_CODE_LEN: u8 = 32;
 
-/// Huffman code lengths of `leaves` (sorted by weight), or None when one exceeds
-/// `max_len`.
-fn huffman_depths(leaves: &[u128], max_len: u8) -> Option<Vec<u8>> {
-    let k = leaves.len();
-    let n = 2 * k - 1;
-    let mut weight = leaves.to_vec();
-    weight.resize(n, 0);
-    let mut parent = vec![0usize; n];
+/// Alphabets of up to this many used symbols build their codes in arrays on the stack:
+/// every alphabet of the framed coders is one (256 bytes, 257 with end-of-block, the 19
+/// code-length symbols of a DEFLATE header), and planning builds hundreds per chunk.
+const STACK_SYMBOLS: usize = 288;
+/// Alphabets of up to this many used symbols (a DEFLATE header's code-length code) sort
+/// by insertion, in smaller arrays.
+const SMALL_SYMBOLS: usize = 32;
+
+/// Sort `order` (symbols, ascending) by `freqs[s]`, stably: ties stay in symbol order.
+/// LSD radix sort on bytes, skipping the bytes every key shares; `scratch` is as long as
+/// `order`. Returns the largest frequency.
+fn sort_by_frequency(freqs: &[u64], order: &mut [u32], scratch: &mut [u32]) -> u64 {
+    let max = order.iter().map(|&s| freqs[s as usize]).max().unwrap_or(0);
+    if order.len() <= SMALL_SYMBOLS {
+        // Insertion sort: stable, and cheaper than a pass over 256 counters.
+        for i in 1..order.len() {
+            let s = order[i];
+            let mut j = i;
+            while j > 0 && freqs[order[j - 1] as usize] > freqs[s as usize] {
+                order[j] = order[j - 1];
+                j -= 1;
+            }
+            order[j] = s;
+        }
+        return max;
+    }
+    let (mut from, mut to) = (order, scratch);
+    let mut in_scratch = false;
+    let mut shift = 0;
+    while shift < 64 && max >> shift != 0 {
+        let digit = |s: u32| ((freqs[s as usize] >> shift) & 0xff) as usize;
+        let mut count = [0u32; 256];
+        for &s in from.iter() {
+            count[digit(s)] += 1;
+        }
+        if count.contains(&(from.len() as u32)) {
+            shift += 8;
+            continue;
+        }
+        let mut at = 0u32;
+        for c in count.iter_mut() {
+            let n = *c;
+            *c = at;
+            at += n;
+        }
+        for &s in from.iter() {
+            let d = digit(s);
+            to[count[d] as usize] = s;
+            count[d] += 1;
+        }
+        std::mem::swap(&mut from, &mut to);
+        in_scratch = !in_scratch;
+        shift += 8;
+    }
+    if in_scratch {
+        // `from` is the scratch buffer and holds the result; `to` is `order`.
+        to.copy_from_slice(from);
+    }
+    max
+}
+
+/// Huffman depths of `k >= 2` leaves, `weight[..k]` (sorted ascending), `weight` and
+/// `parent` holding `2k + 1` entries: the tree is built in `weight[k + 1..2k]`, each
+/// node's parent in `parent`, which then holds the leaves' depths in `parent[..k]`.
+/// Returns the deepest leaf's depth. `none` exceeds every weight but the root's.
+fn huffman_depths<T: Copy + Ord + std::ops::Add<Output = T>>(
+    k: usize,
+    weight: &mut [T],
+    parent: &mut [u32],
+    none: T,
+) -> u32 {
     // Leaves are taken in order from the front, internal nodes in the order they were
-    // made (their weights never decrease): the smaller front of the two each time.
-    let (mut leaf, mut inner) = (0usize, k);
-    for node in k..n {
-        let mut pick = [0usize; 2];
-        for p in &mut pick {
-            if leaf < k && (inner >= node || weight[leaf] <= weight[inner]) {
-                *p = leaf;
-                leaf += 1;
+    // made (their weights never decrease): the smaller front of the two each time, the
+    // leaf on a tie. `none` after the leaves and in every node not yet made ends each
+    // queue, so that the choice needs no bounds tests nor branch: it is as unpredictable
+    // as the data. There are two real fronts for every node, and the root, the only
+    // weight `none` may equal, is never one.
+    let weight = &mut weight[..2 * k + 1];
+    weight[k..].fill(none);
+    let (mut leaf, mut inner) = (0usize, k + 1);
+    for node in k + 1..2 * k {
+        let mut sum = [none; 2];
+        for w in &mut sum {
+            let (lw, iw) = (weight[leaf], weight[inner]);
+            let take_leaf = lw <= iw;
+            let (p, pw) = if take_leaf { (leaf, lw) } else { (inner, iw) };
+            parent[p] = node as u32;
+            *w = pw;
+            leaf += take_leaf as usize;
+            inner += !take_leaf as usize;
+        }
+        weight[node] = sum[0] + sum[1];
+    }
+    // Parents come after their children: from the root down, each node's parent entry
+    // becomes its depth (the parent's entry already is).
+    let root = 2 * k - 1;
+    parent[root] = 0;
+    for node in (k + 1..root).rev() {
+        parent[node] = parent[parent[node] as usize] + 1;
+    }
+    let mut deepest = 0;
+    for leaf in 0..k {
+        let d = parent[parent[leaf] as usize] + 1;
+        parent[leaf] = d;
+        deepest = deepest.max(d);
+    }
+    deepest
+}
+
+/// Optimal code lengths with no code longer than `max_len` bits for the `k >= 2` used
+/// symbols `order` (sorted by frequency, ties by index), into `lengths`; `weight` and
+/// `parent` hold `2k + 1` entries.
+fn limited_lengths(
+    freqs: &[u64],
+    max_len: u8,
+    order: &[u32],
+    max_freq: u64,
+    weight: &mut [u64],
+    parent: &mut [u32],
+    lengths: &mut [u8],
+) {
+    // Most inputs need no limit: plain Huffman (two queues over the sorted leaves) is
+    // then optimal for the limited problem too, and far cheaper than package-merge,
+    // which matters where every small frame gets a code of its own. Weights sum in u64
+    // unless the frequencies are too large for that.
+    let fits_u64 = (order.len() as u64).checked_mul(max_freq).is_some()
+        || order
+            .iter()
+            .try_fold(0u64, |t, &s| t.checked_add(freqs[s as usize]))
+            .is_some();
+    let k = order.len();
+    let deepest = if fits_u64 {
+        for (w, &s) in weight.iter_mut().zip(order) {
+            *w = freqs[s as usize];
+        }
+        huffman_depths(k, weight, parent, u64::MAX)
+    } else {
+        let mut wide: Vec<u128> = order.iter().map(|&s| freqs[s as usize] as u128).collect();
+        wide.resize(weight.len(), 0);
+        huffman_depths(k, &mut wide, parent, u128::MAX)
+    };
+    if deepest <= max_len as u32 {
+        for (&s, &d) in order.iter().zip(parent.iter()) {
+            lengths[s as usize] = d as u8;
+        }
+        return;
+    }
+    let leaves: Vec<u128> = order.iter().map(|&s| freqs[s as usize] as u128).collect();
+    for (&s, &d) in order.iter().zip(&package_merge(&leaves, max_len)) {
+        lengths[s as usize] = d;
+    }
+}
+
+/// Depths of the optimal code of at most `max_len` bits for `leaves` (sorted by weight):
+/// package-merge.
+fn package_merge(leaves: &[u128], max_len: u8) -> Vec<u8> {
+    let k = leaves.len();
+    // lists[j] is the merged list of level j (0 = shallowest, max_len-1 = deepest);
+    // each entry records its weight and whether it is a leaf.
+    let levels = max_len as usize;
+    let mut lists: Vec<Vec<(u128, bool)>> = Vec::with_capacity(levels);
+    let mut current: Vec<(u128, bool)> = leaves.iter().map(|&w| (w, true)).collect();
+    for _ in 1..levels {
+        let packages: Vec<u128> = current.chunks_exact(2).map(|p| p[0].0 + p[1].0).collect();
+        let mut merged = Vec::with_capacity(leaves.len() + packages.len());
+        let (mut i, mut j) = (0, 0);
+        while i < leaves.len() || j < packages.len() {
+            let take_leaf = j >= packages.len() || (i < leaves.len() && leaves[i] <= packages[j]);
+            if take_leaf {
+                merged.push((leaves[i], true));
+                i += 1;
             } else {
-                *p = inner;
-                inner += 1;
+                merged.push((packages[j], false));
+                j += 1;
             }
         }
-        weight[node] = weight[pick[0]] + weight[pick[1]];
-        parent[pick[0]] = node;
-        parent[pick[1]] = node;
+        lists.push(std::mem::replace(&mut current, merged));
     }
-    let mut depth = vec![0u32; n];
-    for node in (0..n - 1).rev() {
-        depth[node] = depth[parent[node]] + 1;
+    lists.push(current);
+    // lists was filled deepest first; walk from the shallowest level down.
+    lists.reverse();
+
+    let mut depth = vec![0u8; k];
+    let mut take = 2 * k - 2;
+    for list in &lists {
+        if take == 0 {
+            break;
+        }
+        let selected = &list[..take.min(list.len())];
+        let n_leaves = selected.iter().filter(|e| e.1).count();
+        for d in depth.iter_mut().take(n_leaves) {
+            *d += 1;
+        }
+        take = 2 * (selected.len() - n_leaves);
     }
-    depth[..k]
-        .iter()
-        .map(|&d| u8::try_from(d).ok().filter(|&d| d <= max_len))
-        .collect()
+    depth
+}
+
+/// The code lengths of [`Codebook::from_frequencies`] into `lengths` (one per symbol),
+/// without building the codes.
+pub(crate) fn code_lengths(freqs: &[u64], max_len: u8, lengths: &mut [u8]) -> Result<()> {
+    if max_len == 0 || max_len > MAX_CODE_LEN {
+        return Err(Error::InvalidCodeTable(format!(
+            "maximum code length {max_len} is outside 1..={MAX_CODE_LEN}"
+        )));
+    }
+    let n = freqs.len();
+    if lengths.len() != n || u32::try_from(n).is_err() {
+        return Err(Error::InvalidArgument(format!(
+            "{} code lengths for an alphabet of {n} symbols (at most 2^32 - 1)",
+            lengths.len()
+        )));
+    }
+    lengths.fill(0);
+    let k = freqs.iter().filter(|&&f| f > 0).count();
+    match k {
+        0 => return Ok(()),
+        1 => {
+            let s = freqs.iter().position(|&f| f > 0).unwrap_or(0);
+            lengths[s] = 1;
+            if let Some(other) = (0..n).find(|&t| t != s) {
+                lengths[other] = 1;
+            }
+            return Ok(());
+        }
+        _ => {}
+    }
+    if (k as u64) > (1u64 << max_len) {
+        return Err(Error::InvalidCodeTable(format!(
+            "{k} symbols cannot fit in codes of at most {max_len} bits"
+        )));
+    }
+    if k <= SMALL_SYMBOLS {
+        lengths_on_stack::<SMALL_SYMBOLS, { 2 * SMALL_SYMBOLS + 1 }>(freqs, max_len, k, lengths);
+    } else if k <= STACK_SYMBOLS {
+        lengths_on_stack::<STACK_SYMBOLS, { 2 * STACK_SYMBOLS + 1 }>(freqs, max_len, k, lengths);
+    } else {
+        let mut order: Vec<u32> = (0..n as u32).filter(|&s| freqs[s as usize] > 0).collect();
+        let max_freq = sort_by_frequency(freqs, &mut order, &mut vec![0; k]);
+        let nodes = 2 * k + 1;
+        limited_lengths(
+            freqs,
+            max_len,
+            &order,
+            max_freq,
+            &mut vec![0; nodes],
+            &mut vec![0; nodes],
+            lengths,
+        );
+    }
+    Ok(())
+}
+
+/// [`code_lengths`] of `k` (2..=N) used symbols, in arrays on the stack (`NODES` =
+/// 2N + 1).
+fn lengths_on_stack<const N: usize, const NODES: usize>(
+    freqs: &[u64],
+    max_len: u8,
+    k: usize,
+    lengths: &mut [u8],
+) {
+    let mut order = [0u32; N];
+    let mut scratch = [0u32; N];
+    let mut weight = [0u64; NODES];
+    let mut parent = [0u32; NODES];
+    let used = (0..freqs.len() as u32).filter(|&s| freqs[s as usize] > 0);
+    for (o, s) in order.iter_mut().zip(used) {
+        *o = s;
+    }
+    let order = &mut order[..k];
+    let max_freq = sort_by_frequency(freqs, order, &mut scratch[..k]);
+    let nodes = 2 * k + 1;
+    limited_lengths(
+        freqs,
+        max_len,
+        order,
+        max_freq,
+        &mut weight[..nodes],
+        &mut parent[..nodes],
+        lengths,
+    );
+}
+
+/// Canonical codes for `lengths` into `codes` (RFC 1951 3.2.2), after checking the
+/// lengths as [`Codebook::from_lengths`] does.
+pub(crate) fn canonical_codes(lengths: &[u8], codes: &mut [u32]) -> Result<()> {
+    let max = MAX_CODE_LEN as usize;
+    let mut bl_count = [0u64; MAX_CODE_LEN as usize + 1];
+    let mut longest = 0;
+    for &l in lengths {
+        longest = longest.max(l);
+        bl_count[(l as usize).min(max)] += 1;
+    }
+    if longest > MAX_CODE_LEN {
+        let s = lengths.iter().position(|&l| l > MAX_CODE_LEN).unwrap_or(0);
+        return Err(Error::InvalidCodeTable(format!(
+            "symbol {s} has code length {longest}, the limit is {MAX_CODE_LEN}",
+            longest = lengths[s]
+        )));
+    }
+    // Kraft sum scaled by 2^32.
+    let kraft: u128 = (1..=max).map(|l| (bl_count[l] as u128) << (max - l)).sum();
+    if kraft > (1u128 << max) {
+        return Err(Error::InvalidCodeTable(format!(
+            "code lengths are over-subscribed (Kraft sum {:.6} > 1)",
+            kraft as f64 / (1u64 << max) as f64
+        )));
+    }
+    let mut next_code = [0u64; MAX_CODE_LEN as usize + 2];
+    let mut code = 0u64;
+    for bits in 1..=max {
+        code = (code + bl_count[bits - 1] * u64::from(bits > 1)) << 1;
+        next_code[bits] = code;
+    }
+    for (c, &l) in codes.iter_mut().zip(lengths) {
+        *c = 0;
+        if l > 0 {
+            *c = next_code[l as usize] as u32;
+            next_code[l as usize] += 1;
+        }
+    }
+    Ok(())
 }
 
 /// A canonical prefix code over an alphabet of `lengths().len()` symbols.
@@ -60,143 +348,22 @@ impl Codebook {
     /// with exactly one used symbol it gets length 1 and so does the lowest-index unused
     /// symbol, so the code stays complete.
     pub fn from_frequencies(freqs: &[u64], max_len: u8) -> Result<Codebook> {
-        if max_len == 0 || max_len > MAX_CODE_LEN {
-            return Err(Error::InvalidCodeTable(format!(
-                "maximum code length {max_len} is outside 1..={MAX_CODE_LEN}"
-            )));
-        }
-        let n = freqs.len();
-        let mut used: Vec<usize> = (0..n).filter(|&s| freqs[s] > 0).collect();
-        let mut lengths = vec![0u8; n];
-        match used.len() {
-            0 => return Codebook::from_lengths(&lengths),
-            1 => {
-                let s = used[0];
-                lengths[s] = 1;
-                if let Some(other) = (0..n).find(|&t| t != s) {
-                    lengths[other] = 1;
-                }
-                return Codebook::from_lengths(&lengths);
-            }
-            _ => {}
-        }
-        let k = used.len();
-        if (k as u64) > (1u64 << max_len) {
-            return Err(Error::InvalidCodeTable(format!(
-                "{k} symbols cannot fit in codes of at most {max_len} bits"
-            )));
-        }
-        // Leaves sorted by weight, ties by symbol index: as one integer key where weights
-        // leave room for the index (always, for frames), which sorts several times faster.
-        const INDEX_BITS: u32 = 16;
-        if n <= 1 << INDEX_BITS && used.iter().all(|&s| freqs[s] >> (64 - INDEX_BITS) == 0) {
-            let mut keys: Vec<u64> = used
-                .iter()
-                .map(|&s| (freqs[s] << INDEX_BITS) | s as u64)
-                .collect();
-            keys.sort_unstable();
-            for (u, k) in used.iter_mut().zip(&keys) {
-                *u = (k & ((1 << INDEX_BITS) - 1)) as usize;
-            }
-        } else {
-            used.sort_unstable_by_key(|&s| (freqs[s], s));
-        }
-        let leaves: Vec<u128> = used.iter().map(|&s| freqs[s] as u128).collect();
-        // Most inputs need no limit: plain Huffman (two queues over the sorted leaves) is
-        // then optimal for the limited problem too, and far cheaper than package-merge,
-        // which matters where every small frame gets a code of its own.
-        if let Some(depth) = huffman_depths(&leaves, max_len) {
-            for (i, &s) in used.iter().enumerate() {
-                lengths[s] = depth[i];
-            }
-            return Codebook::from_lengths(&lengths);
-        }
-
-        // lists[j] is the merged list of level j (0 = shallowest, max_len-1 = deepest);
-        // each entry records its weight and whether it is a leaf.
-        let levels = max_len as usize;
-        let mut lists: Vec<Vec<(u128, bool)>> = Vec::with_capacity(levels);
-        let mut current: Vec<(u128, bool)> = leaves.iter().map(|&w| (w, true)).collect();
-        for _ in 1..levels {
-            let packages: Vec<u128> = current.chunks_exact(2).map(|p| p[0].0 + p[1].0).collect();
-            let mut merged = Vec::with_capacity(leaves.len() + packages.len());
-            let (mut i, mut j) = (0, 0);
-            while i < leaves.len() || j < packages.len() {
-                let take_leaf =
-                    j >= packages.len() || (i < leaves.len() && leaves[i] <= packages[j]);
-                if take_leaf {
-                    merged.push((leaves[i], true));
-                    i += 1;
-                } else {
-                    merged.push((packages[j], false));
-                    j += 1;
-                }
-            }
-            lists.push(std::mem::replace(&mut current, merged));
-        }
-        lists.push(current);
-        // lists was filled deepest first; walk from the shallowest level down.
-        lists.reverse();
-
-        let mut depth = vec![0u8; k];
-        let mut take = 2 * k - 2;
-        for list in &lists {
-            if take == 0 {
-                break;
-            }
-            let selected = &list[..take.min(list.len())];
-            let n_leaves = selected.iter().filter(|e| e.1).count();
-            for d in depth.iter_mut().take(n_leaves) {
-                *d += 1;
-            }
-            take = 2 * (selected.len() - n_leaves);
-        }
-        for (i, &s) in used.iter().enumerate() {
-            lengths[s] = depth[i];
-        }
-        Codebook::from_lengths(&lengths)
+        let mut lengths = vec![0u8; freqs.len()];
+        code_lengths(freqs, max_len, &mut lengths)?;
+        Codebook::from_length_vec(lengths)
     }
 
     /// Canonical codes for the given lengths (RFC 1951 3.2.2): shorter codes first,
     /// ties broken by symbol index. Over-subscribed codes and lengths above 32 are
     /// rejected; incomplete codes are allowed.
     pub fn from_lengths(lengths: &[u8]) -> Result<Codebook> {
-        let max = MAX_CODE_LEN as usize;
-        let mut bl_count = [0u64; MAX_CODE_LEN as usize + 1];
-        for (s, &l) in lengths.iter().enumerate() {
-            if l > MAX_CODE_LEN {
-                return Err(Error::InvalidCodeTable(format!(
-                    "symbol {s} has code length {l}, the limit is {MAX_CODE_LEN}"
-                )));
-            }
-            bl_count[l as usize] += 1;
-        }
-        // Kraft sum scaled by 2^32.
-        let kraft: u128 = (1..=max).map(|l| (bl_count[l] as u128) << (max - l)).sum();
-        if kraft > (1u128 << max) {
-            return Err(Error::InvalidCodeTable(format!(
-                "code lengths are over-subscribed (Kraft sum {:.6} > 1)",
-                kraft as f64 / (1u64 << max) as f64
-            )));
-        }
-        let mut next_code = [0u64; MAX_CODE_LEN as usize + 2];
-        let mut code = 0u64;
-        for bits in 1..=max {
-            code = (code + bl_count[bits - 1] * u64::from(bits > 1)) << 1;
-            next_code[bits] = code;
-        }
+        Codebook::from_length_vec(lengths.to_vec())
+    }
+
+    fn from_length_vec(lengths: Vec<u8>) -> Result<Codebook> {
         let mut codes = vec![0u32; lengths.len()];
-        for (s, &l) in lengths.iter().enumerate() {
-            if l > 0 {
-                let c = next_code[l as usize];
-                next_code[l as usize] += 1;
-                codes[s] = c as u32;
-            }
-        }
-        Ok(Codebook {
-            lengths: lengths.to_vec(),
-            codes,
-        })
+        canonical_codes(&lengths, &mut codes)?;
+        Ok(Codebook { lengths, codes })
     }
 
     /// Code length of each symbol (0 = no code).
@@ -333,6 +500,105 @@ mod tests {
                 }
             }
             check_prefix_free(&book);
+        }
+    }
+
+    /// The lengths `from_frequencies` must give, the straightforward way: symbols sorted
+    /// by (frequency, index), two-queue Huffman with per-node parent and depth arrays in
+    /// u128, package-merge where a code is too long.
+    fn reference_lengths(freqs: &[u64], max_len: u8) -> Vec<u8> {
+        let mut used: Vec<usize> = (0..freqs.len()).filter(|&s| freqs[s] > 0).collect();
+        let mut lengths = vec![0u8; freqs.len()];
+        if used.len() == 1 {
+            lengths[used[0]] = 1;
+            if let Some(other) = (0..freqs.len()).find(|&t| t != used[0]) {
+                lengths[other] = 1;
+            }
+        }
+        if used.len() < 2 {
+            return lengths;
+        }
+        used.sort_unstable_by_key(|&s| (freqs[s], s));
+        let leaves: Vec<u128> = used.iter().map(|&s| freqs[s] as u128).collect();
+        let (k, n) = (leaves.len(), 2 * leaves.len() - 1);
+        let mut weight = leaves.clone();
+        weight.resize(n, 0);
+        let mut parent = vec![0usize; n];
+        let (mut leaf, mut inner) = (0, k);
+        for node in k..n {
+            for _ in 0..2 {
+                let p = if leaf < k && (inner >= node || weight[leaf] <= weight[inner]) {
+                    leaf += 1;
+                    leaf - 1
+                } else {
+                    inner += 1;
+                    inner - 1
+                };
+                weight[node] += weight[p];
+                parent[p] = node;
+            }
+        }
+        let mut depth = vec![0usize; n];
+        for node in (0..n - 1).rev() {
+            depth[node] = depth[parent[node]] + 1;
+        }
+        let depths: Vec<u8> = if depth[..k].iter().all(|&d| d <= max_len as usize) {
+            depth[..k].iter().map(|&d| d as u8).collect()
+        } else {
+            package_merge(&leaves, max_len)
+        };
+        for (&s, &d) in used.iter().zip(&depths) {
+            lengths[s] = d;
+        }
+        lengths
+    }
+
+    #[test]
+    fn lengths_match_the_reference_construction() {
+        let mut st = 5;
+        for trial in 0..3000u64 {
+            let n = match trial % 5 {
+                0 => 2 + (splitmix(&mut st) % 20) as usize,
+                1 | 2 => 257,
+                3 => 200 + (splitmix(&mut st) % 200) as usize,
+                _ => 1 + (splitmix(&mut st) % 2000) as usize,
+            };
+            let zeros = splitmix(&mut st) % 4;
+            let shape = splitmix(&mut st) % 5;
+            let freqs: Vec<u64> = (0..n)
+                .map(|i| {
+                    let r = splitmix(&mut st);
+                    if zeros > 0 && r.is_multiple_of(zeros + 1) {
+                        return 0;
+                    }
+                    match shape {
+                        // Many ties.
+                        0 => 1 + r % 4,
+                        // Skewed: long codes, package-merge at 15 bits.
+                        1 => 1 + (r >> (r % 40 + 20)),
+                        // Counts from several bytes of the key wide.
+                        2 => r >> (r % 64),
+                        // Sums beyond u64.
+                        3 => u64::MAX / 3 + r % 1000,
+                        _ => 1 + (i as u64 % 7) * 1000 + r % 3,
+                    }
+                })
+                .collect();
+            for max_len in [7u8, 15, 32] {
+                let want = (freqs.iter().filter(|&&f| f > 0).count() as u64) <= 1 << max_len;
+                match Codebook::from_frequencies(&freqs, max_len) {
+                    Ok(book) => {
+                        assert!(want, "trial {trial}: accepted too many symbols");
+                        assert_eq!(
+                            book.lengths(),
+                            &reference_lengths(&freqs, max_len)[..],
+                            "trial {trial}, limit {max_len}"
+                        );
+                        assert_eq!(book, Codebook::from_lengths(book.lengths()).unwrap());
+                    }
+                    Err(_) => assert!(!want, "trial {trial}, limit {max_len}"),
+                }
+            }
         }
     }
 

@@ -102,9 +102,9 @@ fn header_estimate(format: Format) -> f64 {
 /// the merge test runs twice per cell, so this is most of planning's arithmetic.
 const F_LOG_F_TABLE: usize = 1 << 16;
 
-fn f_log_f(f: u64) -> f64 {
+fn f_log_f_table() -> &'static [f64] {
     static TABLE: std::sync::OnceLock<Vec<f64>> = std::sync::OnceLock::new();
-    let table = TABLE.get_or_init(|| {
+    TABLE.get_or_init(|| {
         (0..F_LOG_F_TABLE)
             .map(|f| {
                 if f > 1 {
@@ -114,27 +114,90 @@ fn f_log_f(f: u64) -> f64 {
                 }
             })
             .collect()
-    });
+    })
+}
+
+#[inline]
+fn f_log_f(table: &[f64], f: u64) -> f64 {
     match table.get(f as usize) {
         Some(&v) => v,
         None => f as f64 * (f as f64).log2(),
     }
 }
 
-/// Estimated code bytes of a histogram: its order-0 entropy.
-fn entropy_bytes(h: &[u64; 256]) -> f64 {
-    let n: u64 = h.iter().sum();
+/// Estimated code bytes of a histogram of `n` bytes whose `f * log2(f)` terms, summed
+/// in symbol order, are `sum_f_log_f`: its order-0 entropy.
+fn entropy_bytes(table: &[f64], n: u64, sum_f_log_f: f64) -> f64 {
     if n == 0 {
         return 0.0;
     }
-    let sum_f_log_f: f64 = h.iter().map(|&f| f_log_f(f)).sum();
-    (f_log_f(n) - sum_f_log_f) / 8.0
+    (f_log_f(table, n) - sum_f_log_f) / 8.0
 }
 
-fn add(a: &mut [u64; 256], b: &[u64; 256]) {
-    for (x, y) in a.iter_mut().zip(b) {
-        *x += y;
+/// Greedy merging of one region's cells (the first is cell `base` of the chunk): each
+/// frame as (first cell, cells, histogram) to `emit`, in order.
+fn merge_region(
+    region: &[[u64; 256]],
+    base: usize,
+    format: Format,
+    fixed: bool,
+    mut emit: impl FnMut(usize, usize, &[u64; 256]) -> Result<()>,
+) -> Result<()> {
+    let Some((first_cell, rest)) = region.split_first() else {
+        return Ok(());
+    };
+    let table = f_log_f_table();
+    let header = header_estimate(format);
+    // Every sum of f * log2(f) runs in symbol order, as one chain of additions, so that
+    // the estimates, and with them the cuts, do not depend on how they are computed. A
+    // term of a count below 2 is +0.0, which leaves a sum of non-negative terms as it is.
+    let cost = |h: &[u64; 256]| {
+        let mut sum = 0.0;
+        for &f in h {
+            if f > 1 {
+                sum += f_log_f(table, f);
+            }
+        }
+        entropy_bytes(table, h.iter().sum(), sum)
+    };
+    let mut acc = *first_cell;
+    let mut acc_n: u64 = acc.iter().sum();
+    let mut cost_acc = cost(&acc);
+    let (mut first, mut cells) = (base, 1);
+    let mut merged = [0u64; 256];
+    for (i, h) in rest.iter().enumerate() {
+        let i = base + 1 + i;
+        if fixed {
+            emit(first, cells, &acc)?;
+            (acc, first, cells) = (*h, i, 1);
+            continue;
+        }
+        // The cell's estimate and the merged one in one pass: two independent chains.
+        let (mut sum_h, mut sum_m) = (0.0, 0.0);
+        let mut h_n = 0u64;
+        for ((m, &a), &f) in merged.iter_mut().zip(&acc).zip(h) {
+            *m = a + f;
+            h_n += f;
+            if f > 1 {
+                sum_h += f_log_f(table, f);
+            }
+            if *m > 1 {
+                sum_m += f_log_f(table, *m);
+            }
+        }
+        let cost_h = entropy_bytes(table, h_n, sum_h);
+        let cost_merged = entropy_bytes(table, acc_n + h_n, sum_m);
+        if cost_merged <= cost_acc + cost_h + header {
+            acc = merged;
+            acc_n += h_n;
+            cost_acc = cost_merged;
+            cells += 1;
+        } else {
+            emit(first, cells, &acc)?;
+            (acc, acc_n, cost_acc, first, cells) = (*h, h_n, cost_h, i, 1);
+        }
     }
+    emit(first, cells, &acc)
 }
 
 /// Plan the frames of a chunk of `len` bytes from the histogram of every cell
@@ -145,6 +208,25 @@ pub fn plan_frames(
     format: Format,
     config: &FrameConfig,
 ) -> Result<Vec<FramePlan>> {
+    let regions = plan_regions(cells, len, format, config, Ok)?;
+    let mut frames = Vec::with_capacity(regions.iter().map(Vec::len).sum());
+    for r in regions {
+        frames.extend(r);
+    }
+    Ok(frames)
+}
+
+/// [`plan_frames`], each frame passed through `then` where it is planned: one list per
+/// region (of [`FrameConfig::max_frame_bytes`]), the regions planned in parallel. A
+/// region is hundreds of microseconds of work at most, so that is as fine as the split
+/// goes: the coders plan several chunks at once.
+pub(crate) fn plan_regions<T: Send>(
+    cells: &[[u64; 256]],
+    len: u64,
+    format: Format,
+    config: &FrameConfig,
+    then: impl Fn(FramePlan) -> Result<T> + Sync,
+) -> Result<Vec<Vec<T>>> {
     let cell = config.cell_bytes;
     if cells.len() as u64 != len.div_ceil(cell) {
         return Err(Error::InvalidArgument(format!(
@@ -153,42 +235,24 @@ pub fn plan_frames(
         )));
     }
     let cells_per_region = (config.max_frame_bytes / cell).max(1) as usize;
-    let header = header_estimate(format);
-    // Greedy merging within each region; regions in parallel.
-    let spans: Vec<(usize, usize, [u64; 256])> = cells
+    cells
         .par_chunks(cells_per_region)
         .enumerate()
-        .flat_map_iter(|(r, region)| {
-            let base = r * cells_per_region;
-            let mut spans: Vec<(usize, usize, [u64; 256])> = Vec::new();
-            let mut cur: Option<(usize, usize, [u64; 256], f64)> = None;
-            for (i, h) in region.iter().enumerate() {
-                let cost_h = entropy_bytes(h);
-                cur = match cur.take() {
-                    None => Some((base + i, 1, *h, cost_h)),
-                    Some((first, n, acc, cost_acc)) => {
-                        let mut merged = acc;
-                        add(&mut merged, h);
-                        let cost_merged = entropy_bytes(&merged);
-                        if !config.fixed && cost_merged <= cost_acc + cost_h + header {
-                            Some((first, n + 1, merged, cost_merged))
-                        } else {
-                            spans.push((first, n, acc));
-                            Some((base + i, 1, *h, cost_h))
-                        }
-                    }
-                };
-            }
-            spans.extend(cur.map(|(first, n, acc, _)| (first, n, acc)));
-            spans
-        })
-        .collect();
-    spans
-        .into_par_iter()
-        .map(|(first, n, histogram)| {
-            let start = first as u64 * cell;
-            let end = (start + n as u64 * cell).min(len);
-            frame_code(start, end - start, histogram, format)
+        .map(|(r, region)| {
+            let mut out = Vec::with_capacity(region.len());
+            merge_region(
+                region,
+                r * cells_per_region,
+                format,
+                config.fixed,
+                |first, n, histogram| {
+                    let start = first as u64 * cell;
+                    let end = (start + n as u64 * cell).min(len);
+                    out.push(then(frame_code(start, end - start, histogram, format)?)?);
+                    Ok(())
+                },
+            )?;
+            Ok(out)
         })
         .collect()
 }
@@ -197,21 +261,21 @@ pub fn plan_frames(
 pub(crate) fn frame_code(
     start: u64,
     len: u64,
-    histogram: [u64; 256],
+    histogram: &[u64; 256],
     format: Format,
 ) -> Result<FramePlan> {
     let book = match format {
-        Format::Native => Codebook::from_frequencies(&histogram, FRAME_MAX_CODE_LEN)?,
+        Format::Native => Codebook::from_frequencies(histogram, FRAME_MAX_CODE_LEN)?,
         Format::Gzip => {
-            Codebook::from_frequencies(&literal_frequencies(&histogram), MAX_LITERAL_LEN)?
+            Codebook::from_frequencies(&literal_frequencies(histogram), MAX_LITERAL_LEN)?
         }
     };
     let table = book.table()?;
-    let symbol_bits = table.encoded_bits(&histogram);
+    let symbol_bits = table.encoded_bits(histogram);
     Ok(FramePlan {
         start,
         len,
-        histogram,
+        histogram: *histogram,
         book,
         table,
         symbol_bits,

@@ -5,6 +5,7 @@ use rayon::prelude::*;
 
 use crate::bits::{BitBuf, BitOrder, LsbWriter};
 use crate::error::{Error, Result};
+use crate::huffman::codebook::{canonical_codes, code_lengths};
 use crate::huffman::cpu::encode_parallel;
 use crate::huffman::Codebook;
 
@@ -21,44 +22,80 @@ const CL_ORDER: [usize; 19] = [
 ];
 
 /// Literal/EOB frequencies (257 entries) from a byte histogram; EOB occurs once.
-pub fn literal_frequencies(hist: &[u64; 256]) -> Vec<u64> {
-    let mut f = Vec::with_capacity(LITERAL_SYMBOLS);
-    f.extend_from_slice(hist);
-    f.push(1);
+pub fn literal_frequencies(hist: &[u64; 256]) -> [u64; LITERAL_SYMBOLS] {
+    let mut f = [1u64; LITERAL_SYMBOLS];
+    f[..256].copy_from_slice(hist);
     f
 }
 
-/// Run-length codes the code-length sequence with symbols 16, 17 and 18:
-/// `(symbol, extra bits value, extra bits count)`.
-fn rle_code_lengths(lengths: &[u8]) -> Vec<(u8, u32, u32)> {
-    let mut out = Vec::new();
+/// Extra bits after each code-length symbol: repeat counts for 16, 17 and 18.
+const fn cl_extra_bits(symbol: u8) -> u32 {
+    match symbol {
+        16 => 2,
+        17 => 3,
+        18 => 7,
+        _ => 0,
+    }
+}
+
+/// Run-length codes the code-length sequence with symbols 16, 17 and 18 into `out`, which
+/// has room for two entries more than `lengths` has: `(symbol, extra bits value)` (the
+/// extra bits' count is [`cl_extra_bits`]). Returns the number of entries.
+fn rle_code_lengths(lengths: &[u8], out: &mut [(u8, u8)]) -> usize {
+    let mut n = 0;
     let mut i = 0;
     while i < lengths.len() {
         let v = lengths[i];
-        let mut run = lengths[i..].iter().take_while(|&&l| l == v).count();
+        // The run's length from eight lengths at a time: one well-predicted branch per
+        // run of up to 8 instead of one per length.
+        let mut run = 0;
+        loop {
+            let mut word = [0xffu8; 8];
+            let rest = &lengths[i + run..];
+            let m = rest.len().min(8);
+            word[..m].copy_from_slice(&rest[..m]);
+            let differ = u64::from_le_bytes(word) ^ (v as u64 * 0x0101_0101_0101_0101);
+            if differ != 0 {
+                run += differ.trailing_zeros() as usize / 8;
+                break;
+            }
+            run += 8;
+        }
         i += run;
+        // Runs too short to repeat, the most common, are written without branching on
+        // their length.
+        if run <= 2 || (v != 0 && run == 3) {
+            out[n..n + 3].fill((v, 0));
+            n += run;
+            continue;
+        }
         if v == 0 {
             while run >= 11 {
                 let r = run.min(138);
-                out.push((18, (r - 11) as u32, 7));
+                out[n] = (18, (r - 11) as u8);
+                n += 1;
                 run -= r;
             }
             if run >= 3 {
-                out.push((17, (run - 3) as u32, 3));
+                out[n] = (17, (run - 3) as u8);
+                n += 1;
                 run = 0;
             }
         } else {
-            out.push((v, 0, 0));
+            out[n] = (v, 0);
+            n += 1;
             run -= 1;
             while run >= 3 {
                 let r = run.min(6);
-                out.push((16, (r - 3) as u32, 2));
+                out[n] = (16, (r - 3) as u8);
+                n += 1;
                 run -= r;
             }
         }
-        out.extend(std::iter::repeat_n((v, 0, 0), run));
+        out[n..n + run].fill((v, 0));
+        n += run;
     }
-    out
+    n
 }
 
 fn check_literal_book(book: &Codebook) -> Result<()> {
@@ -68,22 +105,22 @@ fn check_literal_book(book: &Codebook) -> Result<()> {
             book.num_symbols()
         )));
     }
-    if book.max_len() > MAX_LITERAL_LEN as u32 {
+    let lengths = book.lengths();
+    let longest = lengths.iter().copied().fold(0, u8::max);
+    if longest > MAX_LITERAL_LEN {
         return Err(Error::InvalidCodeTable(format!(
-            "DEFLATE codes are at most {MAX_LITERAL_LEN} bits, this one has {}-bit codes",
-            book.max_len()
+            "DEFLATE codes are at most {MAX_LITERAL_LEN} bits, this one has {longest}-bit codes"
         )));
     }
-    if book.lengths()[EOB] == 0 {
+    if lengths[EOB] == 0 {
         return Err(Error::InvalidCodeTable(
             "the end-of-block symbol has no code".into(),
         ));
     }
-    let kraft: u64 = book
-        .lengths()
+    // Kraft sum scaled by 2^15 (length 0 adds nothing: 2^15 >> 15 is 1, masked off).
+    let kraft: u32 = lengths
         .iter()
-        .filter(|&&l| l > 0)
-        .map(|&l| 1u64 << (15 - l))
+        .map(|&l| ((1u32 << 15) >> l) & !u32::from(l == 0).wrapping_neg())
         .sum();
     if kraft != 1 << 15 {
         return Err(Error::InvalidCodeTable(
@@ -104,21 +141,39 @@ pub fn deflate_block_header(book: &Codebook) -> Result<BitBuf> {
 pub fn deflate_block_header_with(book: &Codebook, last: bool) -> Result<BitBuf> {
     check_literal_book(book)?;
     // Literal/length lengths then the single distance code's length, one sequence.
-    let mut all = book.lengths().to_vec();
-    all.push(1);
-    let rle = rle_code_lengths(&all);
+    let mut all = [1u8; LITERAL_SYMBOLS + 1];
+    all[..LITERAL_SYMBOLS].copy_from_slice(book.lengths());
+    // At most one run-length symbol per length, and room for two more.
+    let mut rle = [(0u8, 0u8); LITERAL_SYMBOLS + 3];
+    let n_rle = rle_code_lengths(&all, &mut rle);
+    let rle = &rle[..n_rle];
     let mut cl_freq = [0u64; 19];
-    for &(s, _, _) in &rle {
+    for &(s, _) in rle {
         cl_freq[s as usize] += 1;
     }
-    let cl_book = Codebook::from_frequencies(&cl_freq, 7)?;
-    let cl_len = cl_book.lengths();
+    let mut cl_len = [0u8; 19];
+    code_lengths(&cl_freq, 7, &mut cl_len)?;
+    let mut cl_code = [0u32; 19];
+    canonical_codes(&cl_len, &mut cl_code)?;
     let n_cl = CL_ORDER
         .iter()
         .rposition(|&s| cl_len[s] != 0)
         .map_or(4, |p| (p + 1).max(4));
+    // Each symbol's code, first bit lowest, and its bits with its extra bits.
+    let mut cl_lsb = [0u32; 19];
+    let mut cl_bits = [0u32; 19];
+    for s in 0..19 {
+        cl_lsb[s] = lsb_first(cl_code[s], cl_len[s]);
+        cl_bits[s] = cl_len[s] as u32 + cl_extra_bits(s as u8);
+    }
 
-    let mut w = LsbWriter::new();
+    let bits = 17
+        + 3 * n_cl as u64
+        + rle
+            .iter()
+            .map(|&(s, _)| cl_bits[s as usize] as u64)
+            .sum::<u64>();
+    let mut w = LsbWriter::with_capacity(bits.div_ceil(8) as usize);
     w.bits(last as u32, 1); // BFINAL
     w.bits(2, 2); // BTYPE = 10 (dynamic)
     w.bits((LITERAL_SYMBOLS - 257) as u32, 5); // HLIT
@@ -127,11 +182,20 @@ pub fn deflate_block_header_with(book: &Codebook, last: bool) -> Result<BitBuf> 
     for &s in &CL_ORDER[..n_cl] {
         w.bits(cl_len[s] as u32, 3);
     }
-    for &(s, extra, extra_len) in &rle {
-        w.code(cl_book.codes()[s as usize], cl_len[s as usize]);
-        w.bits(extra, extra_len);
+    for &(s, extra) in rle {
+        let s = s as usize;
+        w.bits(cl_lsb[s] | (extra as u32) << cl_len[s], cl_bits[s]);
     }
     Ok(w.finish())
+}
+
+/// A Huffman code of `len` bits (first bit most significant) as DEFLATE writes it: first
+/// bit lowest.
+fn lsb_first(code: u32, len: u8) -> u32 {
+    match len {
+        0 => 0,
+        l => code.reverse_bits() >> (32 - l as u32),
+    }
 }
 
 /// Assembles a gzip member: 10-byte header, the DEFLATE block `header`, the literal
@@ -349,7 +413,9 @@ mod tests {
                 })
                 .collect();
             let mut back: Vec<u8> = Vec::new();
-            for (s, extra, _) in rle_code_lengths(&lens) {
+            let mut rle = vec![(0, 0); lens.len() + 2];
+            let n = rle_code_lengths(&lens, &mut rle);
+            for &(s, extra) in &rle[..n] {
                 match s {
                     16 => {
                         let p = *back.last().unwrap();
