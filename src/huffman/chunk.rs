@@ -39,14 +39,13 @@ impl ChunkLayout {
         block_symbols: u64,
     ) -> Result<ChunkLayout> {
         let regions = plan_regions(cells, len, format, config, |f| {
-            let layout = frame_layout(format, &f, block_symbols)?;
-            Ok((f, layout))
+            frame_layout(format, f, block_symbols)
         })?;
-        let n = regions.iter().map(Vec::len).sum();
+        let n = regions.iter().map(|r| r.0.len()).sum();
         let (mut frames, mut layouts) = (Vec::with_capacity(n), Vec::with_capacity(n));
-        for (f, l) in regions.into_iter().flatten() {
-            frames.push(f);
-            layouts.push(l);
+        for (f, l) in regions {
+            frames.extend(f);
+            layouts.extend(l);
         }
         let mut starts = Vec::with_capacity(frames.len() + 1);
         let mut at = 0u64;

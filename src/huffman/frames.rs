@@ -208,25 +208,26 @@ pub fn plan_frames(
     format: Format,
     config: &FrameConfig,
 ) -> Result<Vec<FramePlan>> {
-    let regions = plan_regions(cells, len, format, config, Ok)?;
-    let mut frames = Vec::with_capacity(regions.iter().map(Vec::len).sum());
-    for r in regions {
+    let regions = plan_regions(cells, len, format, config, |_| Ok(()))?;
+    let mut frames = Vec::with_capacity(regions.iter().map(|r| r.0.len()).sum());
+    for (r, _) in regions {
         frames.extend(r);
     }
     Ok(frames)
 }
 
-/// [`plan_frames`], each frame passed through `then` where it is planned: one list per
-/// region (of [`FrameConfig::max_frame_bytes`]), the regions planned in parallel. A
-/// region is hundreds of microseconds of work at most, so that is as fine as the split
-/// goes: the coders plan several chunks at once.
+/// [`plan_frames`] by region (of [`FrameConfig::max_frame_bytes`]), the regions planned
+/// in parallel: each region's frames, and `then` of each. A region is hundreds of
+/// microseconds of work at most, so that is as fine as the split goes: the coders plan
+/// several chunks at once. (Frames are kilobytes: they move once, in bulk, after this.)
+#[allow(clippy::type_complexity)]
 pub(crate) fn plan_regions<T: Send>(
     cells: &[[u64; 256]],
     len: u64,
     format: Format,
     config: &FrameConfig,
-    then: impl Fn(FramePlan) -> Result<T> + Sync,
-) -> Result<Vec<Vec<T>>> {
+    then: impl Fn(&FramePlan) -> Result<T> + Sync,
+) -> Result<Vec<(Vec<FramePlan>, Vec<T>)>> {
     let cell = config.cell_bytes;
     if cells.len() as u64 != len.div_ceil(cell) {
         return Err(Error::InvalidArgument(format!(
@@ -239,6 +240,7 @@ pub(crate) fn plan_regions<T: Send>(
         .par_chunks(cells_per_region)
         .enumerate()
         .map(|(r, region)| {
+            let mut frames = Vec::with_capacity(region.len());
             let mut out = Vec::with_capacity(region.len());
             merge_region(
                 region,
@@ -248,11 +250,13 @@ pub(crate) fn plan_regions<T: Send>(
                 |first, n, histogram| {
                     let start = first as u64 * cell;
                     let end = (start + n as u64 * cell).min(len);
-                    out.push(then(frame_code(start, end - start, histogram, format)?)?);
+                    let frame = frame_code(start, end - start, histogram, format)?;
+                    out.push(then(&frame)?);
+                    frames.push(frame);
                     Ok(())
                 },
             )?;
-            Ok(out)
+            Ok((frames, out))
         })
         .collect()
 }

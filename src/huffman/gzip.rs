@@ -50,11 +50,16 @@ fn rle_code_lengths(lengths: &[u8], out: &mut [(u8, u8)]) -> usize {
         // run of up to 8 instead of one per length.
         let mut run = 0;
         loop {
-            let mut word = [0xffu8; 8];
             let rest = &lengths[i + run..];
-            let m = rest.len().min(8);
-            word[..m].copy_from_slice(&rest[..m]);
-            let differ = u64::from_le_bytes(word) ^ (v as u64 * 0x0101_0101_0101_0101);
+            let word = match rest.first_chunk::<8>() {
+                Some(w) => u64::from_le_bytes(*w),
+                // Past the end reads as 0xff, no code length.
+                None => rest
+                    .iter()
+                    .rev()
+                    .fold(u64::MAX, |w, &l| (w << 8) | l as u64),
+            };
+            let differ = word ^ (v as u64 * 0x0101_0101_0101_0101);
             if differ != 0 {
                 run += differ.trailing_zeros() as usize / 8;
                 break;
