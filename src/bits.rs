@@ -150,15 +150,6 @@ pub(crate) struct LsbWriter {
 }
 
 impl LsbWriter {
-    /// A writer with room for `bytes` bytes before it grows.
-    pub(crate) fn with_capacity(bytes: usize) -> LsbWriter {
-        LsbWriter {
-            bytes: Vec::with_capacity(bytes),
-            acc: 0,
-            n: 0,
-        }
-    }
-
     /// Continues a stream of `bits` bits held in `bytes`.
     pub(crate) fn resume(mut bytes: Vec<u8>, bits: u64) -> LsbWriter {
         let n = (bits % 8) as u32;
@@ -178,12 +169,10 @@ impl LsbWriter {
         };
         self.acc |= ((value & mask) as u64) << self.n;
         self.n += len;
-        // Whole bytes leave four at a time: one predictable branch per call.
-        if self.n >= 32 {
-            self.bytes
-                .extend_from_slice(&(self.acc as u32).to_le_bytes());
-            self.acc >>= 32;
-            self.n -= 32;
+        while self.n >= 8 {
+            self.bytes.push(self.acc as u8);
+            self.acc >>= 8;
+            self.n -= 8;
         }
     }
 
@@ -197,9 +186,9 @@ impl LsbWriter {
 
     pub(crate) fn finish(mut self) -> BitBuf {
         let bits = self.bytes.len() as u64 * 8 + self.n as u64;
-        let tail = self.n.div_ceil(8) as usize;
-        self.bytes
-            .extend_from_slice(&self.acc.to_le_bytes()[..tail]);
+        if self.n > 0 {
+            self.bytes.push(self.acc as u8);
+        }
         BitBuf {
             bytes: self.bytes,
             bits,

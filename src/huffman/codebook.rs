@@ -231,9 +231,79 @@ fn limited_lengths(
         }
         return;
     }
+    // A package sums at most one of each leaf per level: below u64::MAX.
+    let packages_fit_u64 = (k as u64 * MAX_CODE_LEN as u64 + 1)
+        .checked_mul(max_freq)
+        .is_some();
+    if k <= SMALL_SYMBOLS && packages_fit_u64 {
+        // A DEFLATE header's code-length code, often limited: without allocating.
+        for (w, &s) in weight.iter_mut().zip(order) {
+            *w = freqs[s as usize];
+        }
+        let mut depth = [0u8; SMALL_SYMBOLS];
+        package_merge_small(&weight[..k], max_len, &mut depth);
+        for (&s, &d) in order.iter().zip(&depth) {
+            lengths[s as usize] = d;
+        }
+        return;
+    }
     let leaves: Vec<u128> = order.iter().map(|&s| freqs[s as usize] as u128).collect();
     for (&s, &d) in order.iter().zip(&package_merge(&leaves, max_len)) {
         lengths[s as usize] = d;
+    }
+}
+
+/// [`package_merge`] of at most [`SMALL_SYMBOLS`] leaves whose packages sum in u64, into
+/// `depth`: one list of weights at a time, each level's leaves kept as a bit mask (a
+/// list holds at most `2k - 1` entries).
+fn package_merge_small(leaves: &[u64], max_len: u8, depth: &mut [u8]) {
+    const LIST: usize = 2 * SMALL_SYMBOLS;
+    let k = leaves.len();
+    let levels = max_len as usize;
+    // Each queue ends in u64::MAX, above every real weight, so that the merge below
+    // needs no bounds tests nor branch.
+    let mut queue = [u64::MAX; SMALL_SYMBOLS + 1];
+    queue[..k].copy_from_slice(leaves);
+    let mut current = [0u64; LIST];
+    current[..k].copy_from_slice(leaves);
+    let mut current_len = k;
+    // Level 0 the deepest (leaves only), as the lists are built.
+    let mut leaf_masks = [0u64; MAX_CODE_LEN as usize];
+    let mut list_lens = [0usize; MAX_CODE_LEN as usize];
+    leaf_masks[0] = (1 << k) - 1;
+    list_lens[0] = k;
+    for level in 1..levels {
+        let mut packages = [u64::MAX; SMALL_SYMBOLS + 1];
+        let n_packages = current_len / 2;
+        for (j, p) in packages.iter_mut().take(n_packages).enumerate() {
+            *p = current[2 * j] + current[2 * j + 1];
+        }
+        // Merged, a leaf first on a tie.
+        let (mut i, mut j, mut mask) = (0, 0, 0u64);
+        for (at, c) in current.iter_mut().enumerate().take(k + n_packages) {
+            let (lw, pw) = (queue[i], packages[j]);
+            let take_leaf = lw <= pw;
+            *c = u64::select(take_leaf, lw, pw);
+            mask |= (take_leaf as u64) << at;
+            i += take_leaf as usize;
+            j += !take_leaf as usize;
+        }
+        current_len = k + n_packages;
+        leaf_masks[level] = mask;
+        list_lens[level] = current_len;
+    }
+    // From the shallowest level down, as `package_merge` walks its lists.
+    let mut take = 2 * k - 2;
+    for level in (0..levels).rev() {
+        if take == 0 {
+            break;
+        }
+        let selected = take.min(list_lens[level]);
+        let n_leaves = (leaf_masks[level] & ((1u64 << selected) - 1)).count_ones() as usize;
+        for d in depth.iter_mut().take(n_leaves) {
+            *d += 1;
+        }
+        take = 2 * (selected - n_leaves);
     }
 }
 

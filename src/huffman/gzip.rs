@@ -38,68 +38,103 @@ const fn cl_extra_bits(symbol: u8) -> u32 {
     }
 }
 
-/// Run-length codes the code-length sequence with symbols 16, 17 and 18 into `out`, which
-/// has room for two entries more than `lengths` has: `(symbol, extra bits value)` (the
-/// extra bits' count is [`cl_extra_bits`]). Returns the number of entries.
-fn rle_code_lengths(lengths: &[u8], out: &mut [(u8, u8)]) -> usize {
-    let mut n = 0;
-    let mut i = 0;
-    while i < lengths.len() {
-        let v = lengths[i];
-        // The run's length from eight lengths at a time: one well-predicted branch per
-        // run of up to 8 instead of one per length.
-        let mut run = 0;
-        loop {
-            let rest = &lengths[i + run..];
-            let word = match rest.first_chunk::<8>() {
-                Some(w) => u64::from_le_bytes(*w),
-                // Past the end reads as 0xff, no code length.
-                None => rest
-                    .iter()
-                    .rev()
-                    .fold(u64::MAX, |w, &l| (w << 8) | l as u64),
-            };
-            let differ = word ^ (v as u64 * 0x0101_0101_0101_0101);
-            if differ != 0 {
-                run += differ.trailing_zeros() as usize / 8;
+/// Calls `run(value, count)` for each run of equal values in `lengths`, in order. Where
+/// runs start comes from comparing eight values at a time with the ones before them, 64
+/// positions to a mask, so that finding the next run is a step over the mask's bits, not
+/// a scan that waits on the run before.
+fn for_each_run(lengths: &[u8], mut run: impl FnMut(u8, usize)) {
+    let n = lengths.len();
+    // lengths[p..p + 8] as a little-endian word, 0xff (no code length) past the end.
+    let word_at = |p: usize| match lengths[p.min(n)..].first_chunk::<8>() {
+        Some(w) => u64::from_le_bytes(*w),
+        None => lengths[p.min(n)..]
+            .iter()
+            .rev()
+            .fold(u64::MAX, |w, &l| (w << 8) | l as u64),
+    };
+    let mut start = 0;
+    for block in (0..n).step_by(64) {
+        let mut starts = 0u64;
+        for group in 0..8 {
+            let p = block + 8 * group;
+            if p >= n {
                 break;
             }
-            run += 8;
+            let cur = word_at(p);
+            // The values before each (position 0 starts the first run whatever its bit).
+            let prev = match p {
+                0 => cur << 8,
+                _ => word_at(p - 1),
+            };
+            // One bit per byte that differs from the one before it.
+            let mut x = cur ^ prev;
+            x |= x >> 4;
+            x |= x >> 2;
+            x |= x >> 1;
+            x &= 0x0101_0101_0101_0101;
+            starts |= (x.wrapping_mul(0x0102_0408_1020_4080) >> 56) << (8 * group);
         }
-        i += run;
+        // Past the end is the last run's end, whatever the padding compared.
+        if n - block < 64 {
+            starts &= (1 << (n - block)) - 1;
+        }
+        while starts != 0 {
+            let p = block + starts.trailing_zeros() as usize;
+            starts &= starts - 1;
+            if p > start {
+                run(lengths[start], p - start);
+                start = p;
+            }
+        }
+    }
+    if n > start {
+        run(lengths[start], n - start);
+    }
+}
+
+/// Run-length codes the code-length sequence with symbols 16, 17 and 18 into `out`, which
+/// has room for two entries more than `lengths` has: `(symbol, extra bits value)` (the
+/// extra bits' count is [`cl_extra_bits`]), and counts each symbol's entries in `counts`.
+/// Returns the number of entries.
+fn rle_code_lengths(lengths: &[u8], out: &mut [(u8, u8)], counts: &mut [u64; 19]) -> usize {
+    let mut n = 0;
+    for_each_run(lengths, |v, mut run| {
         // Runs too short to repeat, the most common, are written without branching on
         // their length.
         if run <= 2 || (v != 0 && run == 3) {
             out[n..n + 3].fill((v, 0));
             n += run;
-            continue;
+            counts[v as usize] += run as u64;
+            return;
         }
+        let mut put = |s: u8, extra: u8| {
+            out[n] = (s, extra);
+            n += 1;
+            counts[s as usize] += 1;
+        };
         if v == 0 {
             while run >= 11 {
                 let r = run.min(138);
-                out[n] = (18, (r - 11) as u8);
-                n += 1;
+                put(18, (r - 11) as u8);
                 run -= r;
             }
             if run >= 3 {
-                out[n] = (17, (run - 3) as u8);
-                n += 1;
+                put(17, (run - 3) as u8);
                 run = 0;
             }
         } else {
-            out[n] = (v, 0);
-            n += 1;
+            put(v, 0);
             run -= 1;
             while run >= 3 {
                 let r = run.min(6);
-                out[n] = (16, (r - 3) as u8);
-                n += 1;
+                put(16, (r - 3) as u8);
                 run -= r;
             }
         }
-        out[n..n + run].fill((v, 0));
-        n += run;
-    }
+        for _ in 0..run {
+            put(v, 0);
+        }
+    });
     n
 }
 
@@ -150,12 +185,9 @@ pub fn deflate_block_header_with(book: &Codebook, last: bool) -> Result<BitBuf> 
     all[..LITERAL_SYMBOLS].copy_from_slice(book.lengths());
     // At most one run-length symbol per length, and room for two more.
     let mut rle = [(0u8, 0u8); LITERAL_SYMBOLS + 3];
-    let n_rle = rle_code_lengths(&all, &mut rle);
-    let rle = &rle[..n_rle];
     let mut cl_freq = [0u64; 19];
-    for &(s, _) in rle {
-        cl_freq[s as usize] += 1;
-    }
+    let n_rle = rle_code_lengths(&all, &mut rle, &mut cl_freq);
+    let rle = &rle[..n_rle];
     let mut cl_len = [0u8; 19];
     code_lengths(&cl_freq, 7, &mut cl_len)?;
     let mut cl_code = [0u32; 19];
@@ -172,26 +204,62 @@ pub fn deflate_block_header_with(book: &Codebook, last: bool) -> Result<BitBuf> 
         cl_bits[s] = cl_len[s] as u32 + cl_extra_bits(s as u8);
     }
 
-    let bits = 17
-        + 3 * n_cl as u64
-        + rle
-            .iter()
-            .map(|&(s, _)| cl_bits[s as usize] as u64)
-            .sum::<u64>();
-    let mut w = LsbWriter::with_capacity(bits.div_ceil(8) as usize);
-    w.bits(last as u32, 1); // BFINAL
-    w.bits(2, 2); // BTYPE = 10 (dynamic)
-    w.bits((LITERAL_SYMBOLS - 257) as u32, 5); // HLIT
-    w.bits(0, 5); // HDIST: one distance code
-    w.bits((n_cl - 4) as u32, 4); // HCLEN
+    let mut w = HeaderWriter::new();
+    w.put(last as u32, 1); // BFINAL
+    w.put(2, 2); // BTYPE = 10 (dynamic)
+    w.put((LITERAL_SYMBOLS - 257) as u32, 5); // HLIT
+    w.put(0, 5); // HDIST: one distance code
+    w.put((n_cl - 4) as u32, 4); // HCLEN
     for &s in &CL_ORDER[..n_cl] {
-        w.bits(cl_len[s] as u32, 3);
+        w.put(cl_len[s] as u32, 3);
     }
     for &(s, extra) in rle {
         let s = s as usize;
-        w.bits(cl_lsb[s] | (extra as u32) << cl_len[s], cl_bits[s]);
+        w.put(cl_lsb[s] | (extra as u32) << cl_len[s], cl_bits[s]);
     }
     Ok(w.finish())
+}
+
+/// Bytes of the longest header [`deflate_block_header_with`] writes: 17 bits of fields,
+/// 19 3-bit code-length lengths and 258 codes of at most 7 bits with 7 extra bits.
+const HEADER_MAX_BYTES: usize = (17 + 19 * 3 + (LITERAL_SYMBOLS + 1) * 14).div_ceil(8);
+
+/// An LSB-first bit writer into a fixed buffer that never branches on its fill: every
+/// write stores eight bytes and moves on by the whole bytes it completed.
+struct HeaderWriter {
+    buf: [u8; HEADER_MAX_BYTES + 8],
+    at: usize,
+    acc: u64,
+    n: u32,
+}
+
+impl HeaderWriter {
+    fn new() -> HeaderWriter {
+        HeaderWriter {
+            buf: [0; HEADER_MAX_BYTES + 8],
+            at: 0,
+            acc: 0,
+            n: 0,
+        }
+    }
+
+    /// Writes `value`'s `len` (<= 32) bits; `value` has no bits above them.
+    fn put(&mut self, value: u32, len: u32) {
+        self.acc |= (value as u64) << self.n;
+        self.n += len;
+        self.buf[self.at..self.at + 8].copy_from_slice(&self.acc.to_le_bytes());
+        let whole = self.n / 8;
+        self.at += whole as usize;
+        self.acc >>= 8 * whole;
+        self.n -= 8 * whole;
+    }
+
+    fn finish(self) -> BitBuf {
+        BitBuf {
+            bytes: self.buf[..self.at + self.n.div_ceil(8) as usize].to_vec(),
+            bits: self.at as u64 * 8 + self.n as u64,
+        }
+    }
 }
 
 /// A Huffman code of `len` bits (first bit most significant) as DEFLATE writes it: first
@@ -419,7 +487,12 @@ mod tests {
                 .collect();
             let mut back: Vec<u8> = Vec::new();
             let mut rle = vec![(0, 0); lens.len() + 2];
-            let n = rle_code_lengths(&lens, &mut rle);
+            let mut counts = [0u64; 19];
+            let n = rle_code_lengths(&lens, &mut rle, &mut counts);
+            for (s, &c) in counts.iter().enumerate() {
+                let entries = rle[..n].iter().filter(|e| e.0 as usize == s).count();
+                assert_eq!(c, entries as u64, "symbol {s}");
+            }
             for &(s, extra) in &rle[..n] {
                 match s {
                     16 => {
@@ -432,6 +505,58 @@ mod tests {
                 }
             }
             assert_eq!(back, lens);
+        }
+    }
+
+    /// The run-length coding one length at a time, as RFC 1951 describes it.
+    fn plain_rle(lengths: &[u8]) -> Vec<(u8, u8)> {
+        let mut out = Vec::new();
+        let mut i = 0;
+        while i < lengths.len() {
+            let v = lengths[i];
+            let mut run = lengths[i..].iter().take_while(|&&l| l == v).count();
+            i += run;
+            if v == 0 {
+                while run >= 11 {
+                    let r = run.min(138);
+                    out.push((18, (r - 11) as u8));
+                    run -= r;
+                }
+                if run >= 3 {
+                    out.push((17, (run - 3) as u8));
+                    run = 0;
+                }
+            } else {
+                out.push((v, 0));
+                run -= 1;
+                while run >= 3 {
+                    let r = run.min(6);
+                    out.push((16, (r - 3) as u8));
+                    run -= r;
+                }
+            }
+            out.extend(std::iter::repeat_n((v, 0), run));
+        }
+        out
+    }
+
+    #[test]
+    fn rle_matches_the_plain_scan() {
+        let mut st = 9;
+        for trial in 0..2000 {
+            // Runs of every length up to past two 64-length blocks, and of one.
+            let n = (splitmix(&mut st) % 400) as usize;
+            let mut lens = Vec::with_capacity(n);
+            while lens.len() < n {
+                let r = splitmix(&mut st);
+                let v = [0, 0, 1, 7, 15][(r % 5) as usize];
+                let run = 1 + (r >> 8) as usize % [3, 8, 20, 150][(r >> 40) as usize % 4];
+                lens.extend(std::iter::repeat_n(v, run.min(n - lens.len())));
+            }
+            let mut rle = vec![(0, 0); n + 2];
+            let mut counts = [0u64; 19];
+            let got = rle_code_lengths(&lens, &mut rle, &mut counts);
+            assert_eq!(&rle[..got], &plain_rle(&lens)[..], "trial {trial}");
         }
     }
 
