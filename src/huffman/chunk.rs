@@ -159,6 +159,9 @@ fn block_offsets(data: &[u8], frame: &FramePlan, block_symbols: u64) -> Vec<u64>
         .collect()
 }
 
+/// Frames finished by one task at least.
+const FRAMES_PER_TASK: usize = 16;
+
 /// Fill every frame's header and trailer into `out` (the chunk's output, symbols in
 /// place), in parallel; native block offsets from `offsets(frame index)` when given
 /// (the GPU's), else computed from the input. Returns each frame's checksum.
@@ -181,6 +184,10 @@ pub(crate) fn finish_chunk(
         .regions(out)
         .into_par_iter()
         .enumerate()
+        // A frame is microseconds of work (its checksum and header): tasks of a few
+        // dozen, so that several coders finishing chunks at once do not spend their time
+        // stealing single frames from each other.
+        .with_min_len(FRAMES_PER_TASK)
         .map(|(i, region)| {
             let frame = &layout.frames[i];
             let bytes = &data[frame.start as usize..frame.end() as usize];

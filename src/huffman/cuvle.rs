@@ -115,15 +115,25 @@ pub(crate) fn gpu_table_words(table: &CodeTable) -> [u32; 512] {
 }
 
 fn reversed_code(code: u32, len: u32) -> u32 {
-    if len == 0 {
-        0
-    } else {
-        code.reverse_bits() >> (32 - len)
-    }
+    // `reverse_bits() >> (32 - len)`, 0 for no code, written without the branch: once
+    // per symbol of every frame's table.
+    (((code.reverse_bits() as u64) << len.min(32)) >> 32) as u32
 }
 
 /// Check a code table against a table of byte counts: every byte present needs a code.
 pub fn check_table(table: &CodeTable, histogram: &[u64; 256]) -> Result<()> {
+    // One pass without early exits, which vectorizes (every frame's table is checked);
+    // the symbol at fault is looked for only when there is one.
+    let bad = (table.lengths.iter().zip(&table.codes).zip(histogram)).fold(
+        false,
+        |bad, ((&l, &c), &n)| {
+            let fits = (l == 0) | (l >= 32) | (c >> (l & 31) == 0);
+            bad | ((n > 0) & (l == 0)) | (l > 32) | !fits
+        },
+    );
+    if !bad {
+        return Ok(());
+    }
     if let Some(s) = (0..256).find(|&s| histogram[s] > 0 && table.lengths[s] == 0) {
         return Err(Error::InvalidCodeTable(format!(
             "byte 0x{s:02x} occurs in the input but has no code"
