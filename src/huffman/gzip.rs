@@ -5,7 +5,8 @@ use rayon::prelude::*;
 
 use crate::bits::{BitBuf, BitOrder, LsbWriter};
 use crate::error::{Error, Result};
-use crate::huffman::codebook::{canonical_codes, code_lengths};
+use crate::huffman::code_lengths::code_lengths;
+use crate::huffman::codebook::canonical_codes;
 use crate::huffman::cpu::encode_parallel;
 use crate::huffman::Codebook;
 

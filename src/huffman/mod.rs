@@ -6,6 +6,7 @@ pub mod bench;
 pub mod bytestream;
 pub mod chunk;
 pub mod chunk_gpu;
+pub(crate) mod code_lengths;
 pub mod codebook;
 pub mod compress;
 pub mod cpu;
