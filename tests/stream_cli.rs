@@ -112,6 +112,51 @@ fn stdin_to_stdout_round_trips_through_gzip_and_our_decoder() {
 }
 
 #[test]
+fn stdin_is_read_from_where_it_stands_from_a_file_or_a_pipe() {
+    use std::io::{Seek, SeekFrom};
+    let dir = scratch(SUITE, "stdin-kinds");
+    let input = dir.join("in.bin");
+    let data = write_mixed(&input, (2 << 20) + 12345, 2);
+    let compress = |format: &str| {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_parvlc"));
+        c.args([
+            "compress",
+            "-f",
+            format,
+            "--backend",
+            "cpu",
+            "--chunk-size",
+            "1M",
+        ])
+        .args(["-", "-o", "-"])
+        .current_dir(&dir)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+        c
+    };
+    // A file whose first 1000 bytes someone else read: the input is the rest (its chunks
+    // are read at their offsets from there).
+    let mut f = std::fs::File::open(&input).unwrap();
+    f.seek(SeekFrom::Start(1000)).unwrap();
+    let o = compress("gzip").stdin(Stdio::from(f)).output().unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(gzip_tool_decode(&o.stdout) == data[1000..], "file at 1000");
+    // A pipe, read in order.
+    let mut child = compress("native").stdin(Stdio::piped()).spawn().unwrap();
+    let mut pipe = child.stdin.take().unwrap();
+    let sent = data.clone();
+    let writer = std::thread::spawn(move || pipe.write_all(&sent));
+    let o = child.wait_with_output().unwrap();
+    writer.join().unwrap().unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let packed = dir.join("piped.pvlc");
+    std::fs::write(&packed, &o.stdout).unwrap();
+    let (o, back) = run_piped(&["decompress", "-"], &dir, &packed);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(back == data, "pipe");
+}
+
+#[test]
 fn a_reader_that_goes_away_is_a_clear_error() {
     let dir = scratch(SUITE, "broken-pipe");
     let input = dir.join("in.bin");
