@@ -14,8 +14,7 @@ use parvlc::huffman::cuvle::CuvleConfig;
 use parvlc::huffman::frames::FrameConfig;
 use parvlc::huffman::gzip_index::{read_member_header, IndexEntry, MAX_MEMBER_FRAMES};
 use parvlc::huffman::pipeline::{
-    compress_framed, compress_stream, CompressWriter, DecompressReader, StreamConfig, StreamEngine,
-    StreamInput,
+    compress_framed, compress_stream, CompressWriter, DecompressReader, StreamConfig, StreamInput,
 };
 use parvlc::huffman::stream::{decompress_to, decompress_to_batched, Decompressed};
 use parvlc::scan::ScanConfig;
@@ -185,57 +184,6 @@ fn per_frame_codes_beat_one_code_on_mixed_data() {
             framed_len < whole,
             "{format:?}: {framed_len} framed bytes, {whole} with one code"
         );
-    }
-}
-
-#[test]
-fn chunks_go_to_the_cpu_until_the_engine_opens_and_the_bytes_do_not_change() {
-    let config = tiny();
-    let data = mixed(60_000, 9);
-    let gpu = common::wgpu_engine().gpu().cloned();
-    for format in [Format::Native, Format::Gzip] {
-        let want = framed(&data, format, &config);
-        // The engine "opens" once two chunks are written: later chunks go to it.
-        let slot = std::sync::OnceLock::new();
-        let mut out = Vec::new();
-        let summary = compress_stream(
-            StreamEngine::Opening(&slot),
-            format,
-            &config,
-            StreamInput::Reader(&mut &data[..]),
-            &mut out,
-            &mut |done| {
-                if done >= 2 * config.chunk_bytes as u64 {
-                    let _ = slot.set(match &gpu {
-                        Some(g) => Engine::Wgpu(g.clone()),
-                        None => Engine::Cpu,
-                    });
-                }
-            },
-        )
-        .unwrap();
-        assert!(out == want, "{format:?}: bytes differ");
-        assert!(summary.chunks_on_cpu >= 2, "{format:?}: {summary:?}");
-        if gpu.is_some() {
-            assert!(
-                summary.chunks_on_cpu < summary.chunks,
-                "{format:?}: {summary:?}"
-            );
-        }
-        // An engine that never opens: every chunk on the CPU.
-        let never = std::sync::OnceLock::new();
-        let mut out = Vec::new();
-        let summary = compress_stream(
-            StreamEngine::Opening(&never),
-            format,
-            &config,
-            StreamInput::Reader(&mut &data[..]),
-            &mut out,
-            &mut |_| {},
-        )
-        .unwrap();
-        assert!(out == want, "{format:?}: bytes differ (CPU only)");
-        assert_eq!(summary.chunks_on_cpu, summary.chunks);
     }
 }
 

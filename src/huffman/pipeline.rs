@@ -73,9 +73,6 @@ pub struct StreamSummary {
     pub frames: u64,
     pub chunks: u64,
     pub crc32: u32,
-    /// Chunks coded on the CPU: all of them on the CPU engine, those before the engine
-    /// opened on a [`StreamEngine::Opening`] one.
-    pub chunks_on_cpu: u64,
 }
 
 /// Code one chunk of a stream on `engine`: frames, their codes and their bytes.
@@ -243,43 +240,12 @@ fn read_at(file: &std::fs::File, buf: &mut [u8], at: u64) -> std::io::Result<usi
     std::os::windows::fs::FileExt::seek_read(file, buf, at)
 }
 
-/// The engine a stream is coded on: one that is open, or one still opening, whose
-/// chunks go to the CPU until it is (the bytes are the same either way, so a process
-/// need not wait for a GPU driver to start before it starts coding).
-#[cfg(not(target_arch = "wasm32"))]
-#[derive(Clone, Copy)]
-pub enum StreamEngine<'a> {
-    Open(&'a Engine),
-    Opening(&'a std::sync::OnceLock<Engine>),
-}
-
-#[cfg(not(target_arch = "wasm32"))]
-static CPU_ENGINE: Engine = Engine::Cpu;
-
-#[cfg(not(target_arch = "wasm32"))]
-impl<'a> StreamEngine<'a> {
-    /// Where the next chunk is coded.
-    pub fn now(&self) -> &'a Engine {
-        match self {
-            StreamEngine::Open(e) => e,
-            StreamEngine::Opening(slot) => slot.get().unwrap_or(&CPU_ENGINE),
-        }
-    }
-}
-
-#[cfg(not(target_arch = "wasm32"))]
-impl<'a> From<&'a Engine> for StreamEngine<'a> {
-    fn from(engine: &'a Engine) -> Self {
-        StreamEngine::Open(engine)
-    }
-}
-
 /// Compress `input` into `output` as a framed stream on `engine`, overlapping reading,
 /// coding and writing. `progress` hears the input bytes done after each chunk. Blocks
 /// (it runs the engine's futures to completion): call it from a thread of your own.
 #[cfg(not(target_arch = "wasm32"))]
-pub fn compress_stream<'e>(
-    engine: impl Into<StreamEngine<'e>>,
+pub fn compress_stream(
+    engine: &Engine,
     format: Format,
     config: &StreamConfig,
     input: StreamInput<'_>,
@@ -287,7 +253,6 @@ pub fn compress_stream<'e>(
     progress: &mut dyn FnMut(u64),
 ) -> Result<StreamSummary> {
     config.validate()?;
-    let engine: StreamEngine<'_> = engine.into();
     let depth = config.depth;
     let chunk = config.chunk_bytes;
     // Readers -> coders: one chunk waiting, so reading runs ahead of coding by one.
@@ -298,7 +263,6 @@ pub fn compress_stream<'e>(
     let spares = Mutex::new(spares_rx);
     let stop = AtomicBool::new(false);
     let warming = AtomicBool::new(false);
-    let on_cpu = AtomicU64::new(0);
     // Positional reads: the next chunk to claim.
     let next_seq = AtomicU64::new(0);
     std::thread::scope(|s| {
@@ -368,7 +332,7 @@ pub fn compress_stream<'e>(
             }
         }
         let from_reader = &from_reader;
-        let (warming, on_cpu) = (&warming, &on_cpu);
+        let warming = &warming;
         for _ in 0..depth {
             let to_writer = to_writer.clone();
             let spares_tx = spares_tx.clone();
@@ -378,14 +342,9 @@ pub fn compress_stream<'e>(
                     Err(_) => return,
                 };
                 let Ok(next) = next else { return };
-                let engine = engine.now();
-                if matches!(engine, Engine::Cpu) {
-                    on_cpu.fetch_add(1, Ordering::Relaxed);
-                }
-                // A full chunk past the first on the GPU: the stream is long enough to pay
-                // for building every pipeline variant at once.
-                if matches!(&next, Ok((seq, d)) if *seq > 0 && d.len() == chunk)
-                    && matches!(engine, Engine::Wgpu(_))
+                // A second full chunk: the stream is long enough to pay for building
+                // every pipeline variant at once.
+                if matches!(&next, Ok((1, d)) if d.len() == chunk)
                     && !warming.swap(true, Ordering::Relaxed)
                 {
                     s.spawn(move || warm_pipelines(engine, format, config));
@@ -405,7 +364,7 @@ pub fn compress_stream<'e>(
         drop(to_writer);
         // Written chunks' bytes go back to the readbacks that fill the next ones.
         let recycle = |bytes: Vec<u8>| {
-            if let Engine::Wgpu(gpu) = engine.now() {
+            if let Engine::Wgpu(gpu) = engine {
                 gpu.recycle_host_vec(bytes);
             }
         };
@@ -421,10 +380,7 @@ pub fn compress_stream<'e>(
         if let Ok(rx) = from_reader.lock() {
             while rx.recv().is_ok() {}
         }
-        result.map(|summary| StreamSummary {
-            chunks_on_cpu: on_cpu.load(Ordering::Relaxed),
-            ..summary
-        })
+        result
     })
 }
 

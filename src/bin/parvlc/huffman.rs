@@ -8,7 +8,7 @@ use std::time::Instant;
 
 use parvlc::huffman::compress::{Compressed, Format};
 use parvlc::huffman::cuvle::CuvleConfig;
-use parvlc::huffman::pipeline::{compress_stream, StreamConfig, StreamEngine, StreamInput};
+use parvlc::huffman::pipeline::{compress_stream, StreamConfig, StreamInput};
 use parvlc::huffman::stream::{self, Description, Trailing};
 use parvlc::scan::{ScanConfig, ScanStrategy};
 use parvlc::{Backend, Engine, Error, Result};
@@ -256,13 +256,9 @@ pub fn compress(a: CompressArgs) -> Result<()> {
         PathBuf::from(format!("{}.{ext}", a.input.display()))
     });
     let mut out = Sink::open(&output, a.force)?;
-    let t = Instant::now();
-    let backend = a.tuning.backend()?;
-    if backend != Backend::Cuda {
-        return compress_streamed(&a, backend, &output, out, t);
-    }
     let engine = open_engine(&a.tuning)?;
-    let (bytes_in, bytes_out) = {
+    let t = Instant::now();
+    let (bytes_in, bytes_out) = if engine.backend() == Backend::Cuda {
         // CUDA codes whole files with one table (the version-1 native format).
         if is_stdio(&a.input) {
             return Err(Error::InvalidArgument(
@@ -275,94 +271,37 @@ pub fn compress(a: CompressArgs) -> Result<()> {
             .write_all(&c.bytes)
             .map_err(|e| Error::io(&output, e))?;
         (data.len() as u64, c.bytes.len() as u64)
-    };
-    out.commit()?;
-    report(&a.input, &output, (bytes_in, bytes_out), t, &engine.name());
-    Ok(())
-}
-
-/// The one line a compress run ends with.
-fn report(input: &Path, output: &Path, (bytes_in, bytes_out): (u64, u64), t: Instant, on: &str) {
-    let secs = t.elapsed().as_secs_f64();
-    eprintln!(
-        "{} -> {}: {} -> {} bytes (ratio {:.3}) in {:.3} s ({:.2} GB/s) on {on}",
-        display(input),
-        if is_stdio(output) {
-            "<stdout>".into()
-        } else {
-            output.display().to_string()
-        },
-        bytes_in,
-        bytes_out,
-        bytes_in as f64 / bytes_out.max(1) as f64,
-        secs,
-        bytes_in as f64 / secs.max(1e-9) / 1e9,
-    );
-}
-
-/// Inputs from this size on start on the CPU while the GPU opens.
-const EARLY_CPU_BYTES: u64 = 256 << 20;
-
-/// Compress through the streaming pipeline on wgpu or the CPU. For a file of at least
-/// [`EARLY_CPU_BYTES`], the GPU opens on a thread of its own (about 0.15 s of driver
-/// start on an H200) while the first chunks are coded on the CPU: the bytes are the same
-/// either way.
-fn compress_streamed(
-    a: &CompressArgs,
-    backend: Backend,
-    output: &Path,
-    mut out: Sink,
-    t: Instant,
-) -> Result<()> {
-    a.tuning.single()?;
-    let config = StreamConfig {
-        chunk_bytes: a.chunk_size,
-        depth: a.depth as usize,
-        cuvle: a.tuning.config(backend),
-        ..StreamConfig::default()
-    };
-    // Standard input redirected from a regular file is read as that file.
-    let file = if is_stdio(&a.input) {
-        stdin_file()
     } else {
-        Some(File::open(&a.input).map_err(|e| Error::io(&a.input, e))?)
-    };
-    let meta = file.as_ref().and_then(|f| f.metadata().ok());
-    let size = meta.as_ref().map_or(0, |m| m.len());
-    // Positional reads need a regular file; a fifo or a device is read in order.
-    let regular = meta.is_some_and(|m| m.is_file());
-    let mut stdin = std::io::stdin();
-    let mut other = file.as_ref().filter(|_| !regular);
-    let input = match (&file, &mut other) {
-        (Some(f), None) => StreamInput::File(f),
-        (_, Some(f)) => StreamInput::Reader(f),
-        (None, None) => StreamInput::Reader(&mut stdin),
-    };
-    let bar = progress_bar(
-        size > PROGRESS_THRESHOLD,
-        size,
-        "{spinner} [{bar:30}] {bytes}/{total_bytes} ({bytes_per_sec}, {eta})",
-    );
-    let engine = std::sync::OnceLock::new();
-    // Only inputs long enough to gain: a short one waits for the GPU (and so is coded
-    // where it was asked to be).
-    let early = regular && size >= EARLY_CPU_BYTES;
-    if backend == Backend::Cpu {
-        let _ = engine.set(Engine::Cpu);
-    } else if !early {
-        let _ = engine.set(open_engine(&a.tuning)?);
-    }
-    let summary = std::thread::scope(|s| {
-        let opener = match engine.get() {
-            Some(_) => None,
-            None => Some(s.spawn(|| {
-                let opened = open_engine(&a.tuning)?;
-                let _ = engine.set(opened);
-                Ok::<(), Error>(())
-            })),
+        let config = StreamConfig {
+            chunk_bytes: a.chunk_size,
+            depth: a.depth as usize,
+            cuvle: a.tuning.config(engine.backend()),
+            ..StreamConfig::default()
         };
+        // Standard input redirected from a regular file is read as that file.
+        let file = if is_stdio(&a.input) {
+            stdin_file()
+        } else {
+            Some(File::open(&a.input).map_err(|e| Error::io(&a.input, e))?)
+        };
+        let meta = file.as_ref().and_then(|f| f.metadata().ok());
+        let size = meta.as_ref().map_or(0, |m| m.len());
+        // Positional reads need a regular file; a fifo or a device is read in order.
+        let regular = meta.is_some_and(|m| m.is_file());
+        let mut stdin = std::io::stdin();
+        let mut other = file.as_ref().filter(|_| !regular);
+        let input = match (&file, &mut other) {
+            (Some(f), None) => StreamInput::File(f),
+            (_, Some(f)) => StreamInput::Reader(f),
+            (None, None) => StreamInput::Reader(&mut stdin),
+        };
+        let bar = progress_bar(
+            size > PROGRESS_THRESHOLD,
+            size,
+            "{spinner} [{bar:30}] {bytes}/{total_bytes} ({bytes_per_sec}, {eta})",
+        );
         let summary = compress_stream(
-            StreamEngine::Opening(&engine),
+            &engine,
             a.format,
             &config,
             input,
@@ -373,34 +312,29 @@ fn compress_streamed(
                 }
             },
         )
-        .map_err(|e| annotate(&a.input, Some(output), e));
-        let opened = match opener {
-            Some(h) => h
-                .join()
-                .unwrap_or_else(|_| Err(Error::InvalidArgument("opening the GPU panicked".into()))),
-            None => Ok(()),
-        };
-        opened.and(summary)
-    });
-    if let Some(b) = bar {
-        b.finish_and_clear();
-    }
-    let summary = summary?;
-    out.commit()?;
-    let name = engine.get().map_or("the CPU".to_string(), |e| e.name());
-    let on = match (engine.get(), summary.chunks_on_cpu) {
-        (Some(Engine::Cpu), _) | (_, 0) => name,
-        (_, n) => format!(
-            "{name} ({n} of {} chunks on the CPU while it opened)",
-            summary.chunks
-        ),
+        .map_err(|e| annotate(&a.input, Some(&output), e));
+        if let Some(b) = bar {
+            b.finish_and_clear();
+        }
+        let summary = summary?;
+        (summary.bytes_in, summary.bytes_out)
     };
-    report(
-        &a.input,
-        output,
-        (summary.bytes_in, summary.bytes_out),
-        t,
-        &on,
+    out.commit()?;
+    let secs = t.elapsed().as_secs_f64();
+    eprintln!(
+        "{} -> {}: {} -> {} bytes (ratio {:.3}) in {:.3} s ({:.2} GB/s) on {}",
+        display(&a.input),
+        if is_stdio(&output) {
+            "<stdout>".into()
+        } else {
+            output.display().to_string()
+        },
+        bytes_in,
+        bytes_out,
+        bytes_in as f64 / bytes_out.max(1) as f64,
+        secs,
+        bytes_in as f64 / secs.max(1e-9) / 1e9,
+        engine.name()
     );
     Ok(())
 }
