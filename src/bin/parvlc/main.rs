@@ -58,6 +58,7 @@ fn main() -> ExitCode {
     env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn"))
         .format_timestamp_millis()
         .init();
+    let started = std::time::Instant::now();
     let cli = Cli::parse();
     let ok = |()| ExitCode::SUCCESS;
     let result = match cli.command {
@@ -70,6 +71,8 @@ fn main() -> ExitCode {
         Command::Plot(a) => bench::plot(a).map(ok),
         Command::Bench(a) => bench::run(a).map(ok),
     };
+    // Everything the subcommand held (the GPU device and its buffers) is gone by now.
+    log::debug!("done after {:.1} ms", started.elapsed().as_secs_f64() * 1e3);
     match result {
         Ok(code) => code,
         Err(e) => {
