@@ -4,6 +4,9 @@
 use rayon::prelude::*;
 
 use crate::error::{Error, Result};
+use crate::huffman::decode_table::{
+    self, Canonical, Entry, COUNT_MASK, FAST_BITS, FAST_LEN, LEN_MASK,
+};
 use crate::huffman::{BitBuf, BitOrder, CodeTable, Codebook};
 
 /// Per-call encoding tables: code lengths, and codes already in emission form
@@ -235,29 +238,28 @@ pub fn encode_parallel(
     Ok(finish(bytes, bits, carry))
 }
 
-/// Bits looked up in one step by the decoder's primary table.
-const PRIMARY_BITS: u32 = 11;
+/// Output bytes a fast round may write: four lookups of up to three bytes, and the last
+/// lookup's fourth (ignored) byte.
+const ROUND_OUT: usize = 16;
 
 /// Table-driven decoder for MSB-first canonical code streams (the native format).
 /// Symbols 0..256 decode to bytes; any other symbol is reported as corrupt data.
 #[derive(Clone, Debug)]
 pub struct Decoder {
-    /// `(symbol << 8) | len` for codes of at most `PRIMARY_BITS` bits, 0 otherwise.
-    primary: Vec<u32>,
-    /// The hot loop's table, same index: one or two byte symbols whose codes fit in
-    /// `PRIMARY_BITS` bits: first byte in bits 0..8, second in 8..16, the bits both take
-    /// in 16..21, the count (0: use `primary` and the slow path) in 21..23.
-    pairs: Vec<u32>,
-    /// Canonical slow path, indexed by length: first code, symbol count, and index of
-    /// the length's first symbol in `sorted`.
-    first: [u64; 33],
-    count: [u64; 33],
-    index: [usize; 33],
-    sorted: Vec<u16>,
-    max_len: u32,
+    /// Up to three bytes a lookup ([`decode_table::fast_table`]).
+    fast: Box<[Entry; FAST_LEN]>,
+    /// Code length of each byte: the first of an entry's bytes alone takes that many bits.
+    byte_len: [u8; 256],
+    /// Every byte has an 8-bit code, and no other symbol a code: the canonical code of
+    /// byte `b` is `b` itself (incompressible data), and a byte-aligned block is a copy.
+    identity: bool,
+    /// Codes longer than the table, by a search over lengths.
+    code: Canonical,
 }
 
-struct Reader<'a> {
+/// A reader of an MSB-first stream, for a decode in progress.
+#[derive(Clone, Copy)]
+pub(crate) struct Reader<'a> {
     data: &'a [u8],
     /// Next byte to load.
     pos: usize,
@@ -286,17 +288,11 @@ impl<'a> Reader<'a> {
         Some(r)
     }
 
+    /// At least 56 bits in the buffer where the data has them; past its end, all the
+    /// bits there are.
     #[inline(always)]
     fn refill(&mut self) {
-        if let Some(w) = self.data.get(self.pos..self.pos + 8) {
-            let mut a = [0u8; 8];
-            a.copy_from_slice(w);
-            let w = u64::from_be_bytes(a);
-            self.buf |= w >> self.n;
-            let added = (63 - self.n) / 8;
-            self.pos += added as usize;
-            self.n += added * 8;
-        } else {
+        if !self.refill_fast() {
             while self.n <= 56 {
                 match self.data.get(self.pos) {
                     Some(&b) => {
@@ -308,6 +304,20 @@ impl<'a> Reader<'a> {
                 }
             }
         }
+    }
+
+    /// Tops the buffer up to 56..64 bits with one 8-byte load, where 8 bytes are left;
+    /// false (nothing done) where not.
+    #[inline(always)]
+    fn refill_fast(&mut self) -> bool {
+        let Some(&w) = self.data.get(self.pos..).and_then(|d| d.first_chunk::<8>()) else {
+            return false;
+        };
+        // `n` is at most 63 here: the shift keeps the bits already there.
+        self.buf |= u64::from_be_bytes(w) >> self.n;
+        self.pos += ((63 - self.n) / 8) as usize;
+        self.n |= 56;
+        true
     }
 
     /// Bit position of the next unread bit.
@@ -323,75 +333,22 @@ fn corrupt(reason: impl Into<String>) -> Error {
 impl Decoder {
     /// Builds the decoding tables for `book`'s canonical code.
     pub fn new(book: &Codebook) -> Result<Decoder> {
-        let lengths = book.lengths();
-        if lengths.len() > u16::MAX as usize {
-            return Err(Error::InvalidCodeTable(format!(
-                "{} symbols is too many to decode",
-                lengths.len()
-            )));
+        Decoder::from_lengths(book.lengths())
+    }
+
+    /// [`Decoder::new`] from the code lengths alone (checked as
+    /// [`Codebook::from_lengths`] does, with its errors).
+    pub(crate) fn from_lengths(lengths: &[u8]) -> Result<Decoder> {
+        let code = Canonical::new(lengths)?;
+        let mut byte_len = [0u8; 256];
+        for (b, &l) in byte_len.iter_mut().zip(lengths) {
+            *b = l;
         }
-        // Rebuild canonical codes from the lengths (validates them too).
-        let canon = Codebook::from_lengths(lengths)?;
-        let codes = canon.codes();
-        let max_len = canon.max_len();
-        let mut count = [0u64; 33];
-        for &l in lengths {
-            count[l as usize] += 1;
-        }
-        count[0] = 0;
-        let mut first = [0u64; 33];
-        let mut index = [0usize; 33];
-        let mut code = 0u64;
-        let mut idx = 0usize;
-        for l in 1..=32 {
-            code = (code + count[l - 1]) << 1;
-            first[l] = code;
-            index[l] = idx;
-            idx += count[l] as usize;
-        }
-        let mut sorted = vec![0u16; idx];
-        let mut fill = index;
-        for (s, &l) in lengths.iter().enumerate() {
-            if l > 0 {
-                sorted[fill[l as usize]] = s as u16;
-                fill[l as usize] += 1;
-            }
-        }
-        let mut primary = vec![0u32; 1 << PRIMARY_BITS];
-        for (s, &l) in lengths.iter().enumerate() {
-            let l = l as u32;
-            if l > 0 && l <= PRIMARY_BITS {
-                let base = (codes[s] as usize) << (PRIMARY_BITS - l);
-                let entry = ((s as u32) << 8) | l;
-                primary[base..base + (1 << (PRIMARY_BITS - l))].fill(entry);
-            }
-        }
-        let pairs = (0..primary.len())
-            .map(|i| {
-                let e = primary[i];
-                let (s1, l1) = (e >> 8, e & 0xff);
-                if e == 0 || s1 > 255 {
-                    return 0;
-                }
-                // The bits after the first code, zeros shifted in: a second code counts
-                // only if it fits in the bits that are really there.
-                let e2 = primary[(i << l1) & (primary.len() - 1)];
-                let (s2, l2) = (e2 >> 8, e2 & 0xff);
-                if e2 != 0 && s2 <= 255 && l1 + l2 <= PRIMARY_BITS {
-                    (2 << 21) | ((l1 + l2) << 16) | (s2 << 8) | s1
-                } else {
-                    (1 << 21) | (l1 << 16) | s1
-                }
-            })
-            .collect();
         Ok(Decoder {
-            primary,
-            pairs,
-            first,
-            count,
-            index,
-            sorted,
-            max_len,
+            fast: decode_table::fast_table::<false>(&code),
+            byte_len,
+            identity: lengths.len() == 256 && lengths.iter().all(|&l| l == 8),
+            code,
         })
     }
 
@@ -414,10 +371,25 @@ impl Decoder {
         if out.is_empty() {
             return Ok(start_bit);
         }
+        if let Some(end) = self.copy(bytes, start_bit, out) {
+            return Ok(end);
+        }
         let mut r = self.reader(bytes, base_bit, start_bit)?;
         let mut done = 0;
-        while self.step(&mut r, out, &mut done) {}
+        while self.round(&mut r, out, &mut done) {}
         self.decode_rest(&mut r, base_bit, out, done)
+    }
+
+    /// `out.len()` symbols from `start_bit` where the code is the identity and the block
+    /// is byte-aligned and all there: a copy; returns the end bit. None where the block
+    /// must be decoded (and any error found) as any other.
+    pub(crate) fn copy(&self, bytes: &[u8], start_bit: u64, out: &mut [u8]) -> Option<u64> {
+        if !self.identity || !start_bit.is_multiple_of(8) {
+            return None;
+        }
+        let at = usize::try_from(start_bit / 8).ok()?;
+        out.copy_from_slice(bytes.get(at..)?.get(..out.len())?);
+        Some(start_bit + out.len() as u64 * 8)
     }
 
     /// Two blocks of the same stream decoded side by side: two independent chains of
@@ -432,7 +404,7 @@ impl Decoder {
             self.reader(bytes, 0, a_start),
             self.reader(bytes, 0, b_start),
         ) {
-            (Ok(ra), Ok(rb)) if !a.is_empty() && !b.is_empty() => (ra, rb),
+            (Ok(ra), Ok(rb)) if !a.is_empty() && !b.is_empty() && !self.identity => (ra, rb),
             _ => {
                 return (
                     self.decode_window(bytes, 0, a_start, a),
@@ -441,16 +413,21 @@ impl Decoder {
             }
         };
         let (mut da, mut db) = (0, 0);
-        while self.step(&mut ra, a, &mut da) & self.step(&mut rb, b, &mut db) {}
-        while self.step(&mut ra, a, &mut da) {}
-        while self.step(&mut rb, b, &mut db) {}
+        while self.round(&mut ra, a, &mut da) & self.round(&mut rb, b, &mut db) {}
+        while self.round(&mut ra, a, &mut da) {}
+        while self.round(&mut rb, b, &mut db) {}
         (
             self.decode_rest(&mut ra, 0, a, da),
             self.decode_rest(&mut rb, 0, b, db),
         )
     }
 
-    fn reader<'a>(&self, bytes: &'a [u8], base_bit: u64, start_bit: u64) -> Result<Reader<'a>> {
+    pub(crate) fn reader<'a>(
+        &self,
+        bytes: &'a [u8],
+        base_bit: u64,
+        start_bit: u64,
+    ) -> Result<Reader<'a>> {
         Reader::new(bytes, start_bit).ok_or_else(|| {
             corrupt(format!(
                 "start bit {} is past the end of the stream at bit {}",
@@ -462,7 +439,7 @@ impl Decoder {
 
     /// The careful loop: symbols `done..` of `out`, every code and the stream's end
     /// checked; returns the end bit.
-    fn decode_rest(
+    pub(crate) fn decode_rest(
         &self,
         r: &mut Reader<'_>,
         base_bit: u64,
@@ -474,11 +451,14 @@ impl Decoder {
             if r.n < 32 {
                 r.refill();
             }
-            let e = self.primary[(r.buf >> (64 - PRIMARY_BITS)) as usize];
-            let (sym, len) = if e != 0 {
-                (e >> 8, e & 0xff)
+            let e = self.fast[(r.buf >> (64 - FAST_BITS)) as usize];
+            let (sym, len) = if e & COUNT_MASK != 0 {
+                let b = decode_table::first_symbol(e);
+                (b, self.byte_len[b as usize] as u32)
+            } else if e != 0 {
+                (decode_table::first_symbol(e), e & LEN_MASK)
             } else {
-                self.slow(r.buf).ok_or_else(|| {
+                self.code.decode(r.buf, FAST_BITS + 1).ok_or_else(|| {
                     corrupt(format!(
                         "invalid code at bit {} (symbol {i} of the block)",
                         at(r.bit_pos())
@@ -501,53 +481,71 @@ impl Decoder {
         Ok(r.bit_pos())
     }
 
-    /// One step of the hot loop, while at least 8 input bytes and 4 output bytes remain:
-    /// one or two bytes from `pairs` (both written whatever the count), or a long code
-    /// from the slow path. False (nothing done) at the end or at an invalid code, which
-    /// the careful loop then reports.
+    /// One round of the hot loop, while 8 input bytes and `ROUND_OUT` output bytes
+    /// remain: one refill, then four lookups of up to three bytes each (all four bytes
+    /// written whatever the count); a code longer than the table is decoded in place and
+    /// ends the round. False at the end, or at a code the careful loop must report (the
+    /// symbols before it done).
     #[inline(always)]
-    fn step(&self, r: &mut Reader<'_>, out: &mut [u8], i: &mut usize) -> bool {
-        if *i + 3 >= out.len() || r.pos + 8 > r.data.len() {
+    pub(crate) fn round(&self, r: &mut Reader<'_>, out: &mut [u8], i: &mut usize) -> bool {
+        let Some(window) = out.get_mut(*i..*i + ROUND_OUT) else {
+            return false;
+        };
+        if !r.refill_fast() {
             return false;
         }
-        if r.n < 32 {
-            r.refill();
-        }
-        let e = self.pairs[(r.buf >> (64 - PRIMARY_BITS)) as usize & ((1 << PRIMARY_BITS) - 1)];
-        let count = (e >> 21) as usize;
-        if count == 0 {
-            // A long code (at least 32 bits are in the buffer, codes have at most 32).
-            return match self.slow(r.buf) {
-                Some((sym, len)) if sym <= 255 => {
-                    out[*i] = sym as u8;
-                    *i += 1;
-                    r.buf <<= len;
-                    r.n -= len;
-                    true
+        // In locals, registers. `n` is exact in its low six bits only: whole entries are
+        // subtracted from it (their lengths are their low six bits).
+        let (mut buf, mut n, mut k) = (r.buf, r.n, 0usize);
+        // The table's address in a register: the byte stores below could, for all the
+        // compiler knows, change the pointer to it.
+        let fast: &[Entry; FAST_LEN] = &self.fast;
+        // After the refill at least 56 bits: four lookups of at most FAST_BITS (12), at
+        // most three bytes each, the last written at byte 9 of the window.
+        for _ in 0..4 {
+            let e = fast[(buf >> (64 - FAST_BITS)) as usize];
+            if e & COUNT_MASK == 0 {
+                (r.buf, r.n) = (buf, n & LEN_MASK);
+                let Some((b, after)) = self.long(*r) else {
+                    *i += k;
+                    return false;
+                };
+                *r = after;
+                if let Some(o) = window.get_mut(k) {
+                    *o = b;
                 }
-                _ => false,
-            };
+                *i += k + 1;
+                return true;
+            }
+            if let Some(o) = window.get_mut(k..k + 4) {
+                o.copy_from_slice(&decode_table::literal_bytes(e));
+            }
+            k += decode_table::literals(e);
+            // The shift takes the entry as it is: its length is its low six bits.
+            buf = buf.wrapping_shl(e);
+            n = n.wrapping_sub(e);
         }
-        let len = (e >> 16) & 31;
-        out[*i] = e as u8;
-        out[*i + 1] = (e >> 8) as u8;
-        *i += count;
-        r.buf <<= len;
-        r.n -= len;
+        (r.buf, r.n) = (buf, n & LEN_MASK);
+        *i += k;
         true
     }
 
+    /// A code longer than the table, in the hot loop: its byte and the reader past it;
+    /// None where the careful loop must take over. The reader goes by value, so that the
+    /// hot loop's stays in registers.
     #[inline(never)]
-    fn slow(&self, buf: u64) -> Option<(u32, u32)> {
-        for l in (PRIMARY_BITS + 1)..=self.max_len {
-            let code = buf >> (64 - l);
-            let li = l as usize;
-            if code >= self.first[li] && code - self.first[li] < self.count[li] {
-                let k = self.index[li] + (code - self.first[li]) as usize;
-                return self.sorted.get(k).map(|&s| (s as u32, l));
-            }
+    fn long<'a>(&self, mut r: Reader<'a>) -> Option<(u8, Reader<'a>)> {
+        if r.n < self.code.max_len() && !r.refill_fast() {
+            return None;
         }
-        None
+        match self.code.decode(r.buf, FAST_BITS + 1) {
+            Some((sym, len)) if sym <= 255 && len <= r.n => {
+                r.buf <<= len;
+                r.n -= len;
+                Some((sym as u8, r))
+            }
+            _ => None,
+        }
     }
 
     /// Decodes exactly `count` symbols starting at `start_bit`, appending to `out`.

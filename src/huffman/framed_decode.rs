@@ -12,6 +12,9 @@ use super::framing::{KIND_DATA, KIND_END, NATIVE_FIXED, VERSION_FRAMED};
 use super::native::{read_full, HeaderReader, MAGIC};
 use super::Codebook;
 use crate::{Error, Result};
+use runs::decode_batch;
+
+mod runs;
 
 /// Largest frame a decoder accepts (the encoder writes at most 256 MiB).
 const MAX_FRAME_LEN: u64 = 1 << 28;
@@ -63,9 +66,8 @@ impl Frame {
 
     /// [`Frame::decode`] into `out` (its `len` bytes).
     fn decode_into(&self, out: &mut [u8]) -> Result<crc32fast::Hasher> {
-        let book = Codebook::from_lengths(&self.lengths)
+        let dec = Decoder::from_lengths(&self.lengths)
             .map_err(|e| self.corrupt(format!("bad code lengths: {e}")))?;
-        let dec = Decoder::new(&book).map_err(|e| self.corrupt(e))?;
         let ends = dec
             .decode_blocks_into(
                 &self.payload,
@@ -102,6 +104,11 @@ impl Frame {
     fn check_crc(&self, out: &[u8]) -> Result<crc32fast::Hasher> {
         let mut crc = crc32fast::Hasher::new();
         crc.update(out);
+        self.check_crc_of(crc)
+    }
+
+    /// `crc`, the checksum of the frame's decoded bytes, checked against the header's.
+    fn check_crc_of(&self, crc: crc32fast::Hasher) -> Result<crc32fast::Hasher> {
         let computed = crc.clone().finalize();
         if computed != self.crc32 {
             return Err(self.corrupt(format!(
@@ -503,30 +510,6 @@ struct Part {
 /// A batch's frames, decoded, in order.
 type Decoded = Vec<Part>;
 
-/// Decodes a batch's frames in parallel into one buffer (`out`, reused): one part.
-fn decode_batch(frames: &[Frame], mut out: Vec<u8>) -> Result<Decoded> {
-    super::stream::size_for_overwrite(&mut out, frames.iter().map(|f| f.len as usize).sum());
-    let mut slices = Vec::with_capacity(frames.len());
-    let mut ranges = Vec::with_capacity(frames.len());
-    let (mut rest, mut at) = (&mut out[..], 0usize);
-    for f in frames {
-        let (head, tail) = std::mem::take(&mut rest).split_at_mut(f.len as usize);
-        slices.push(head);
-        ranges.push(at..at + f.len as usize);
-        rest = tail;
-        at += f.len as usize;
-    }
-    let crcs = frames
-        .par_iter()
-        .zip(slices)
-        .map(|(f, o)| f.decode_into(o))
-        .collect::<Result<Vec<_>>>()?;
-    Ok(vec![Part {
-        bytes: out,
-        frames: ranges.into_iter().zip(crcs).collect(),
-    }])
-}
-
 /// A batch on the GPU, in runs that fit one dispatch; a frame too large for one alone, or
 /// of blocks too long for one GPU thread each, decodes on the CPU.
 #[cfg(not(target_arch = "wasm32"))]
@@ -652,6 +635,27 @@ pub(crate) fn describe_frames(r: &mut impl Read, file_len: u64) -> Result<String
                     max_len
                 ));
             }
+        }
+    }
+}
+
+/// Where each data frame's payload lies in a native v2 file (first byte, bytes), its
+/// blocks, and whether its code is every byte in 8 bits.
+#[cfg(test)]
+fn read_all_for_tests(file: &[u8]) -> Vec<(usize, usize, usize, bool)> {
+    let mut r = file;
+    let mut frames = Vec::new();
+    let mut walk = Walk::new(&mut r, false);
+    expect_record(walk.r, 0, 0).unwrap();
+    loop {
+        match walk.next().unwrap() {
+            Record::Data(f) => frames.push((
+                (f.file_at as usize) + NATIVE_FIXED + 4 * f.offsets.len(),
+                f.payload_bits.div_ceil(8) as usize,
+                f.offsets.len(),
+                f.lengths.iter().all(|&l| l == 8),
+            )),
+            Record::End(_) => return frames,
         }
     }
 }

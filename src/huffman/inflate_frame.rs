@@ -3,22 +3,18 @@
 //! an empty stored block (`00 00 ff ff`) that ends the frame's bytes exactly. It accepts
 //! only that shape, so what it outputs is what any inflate makes of the same bytes;
 //! anything else (a match, a final block, a frame that runs short or long) is an error.
-//! Table-driven: 11 bits per lookup yield one or two literals.
+//! Table-driven ([`super::decode_table`]): 12 bits a lookup give up to three literals.
 
-use super::Codebook;
+use super::decode_table::{self, Canonical, Entry, COUNT_MASK, FAST_BITS, FAST_LEN, LEN_MASK};
+use super::lanes::{self, Lane};
 use crate::{Error, Result};
 
-/// Bits looked up at once.
-const TABLE_BITS: u32 = 11;
-const MASK: u64 = (1 << TABLE_BITS) - 1;
-/// Entry kinds, in bits 21..23: a code longer than the table (slow path), one literal,
-/// two literals, one other symbol (end-of-block or a length code) in bits 0..9. Bits
-/// 16..21 hold the bits the entry consumes; a pair keeps its first literal's length in
-/// bits 24.. (for a pair that straddles the frame's end).
-const SLOW: u32 = 0;
-const ONE: u32 = 1;
-const TWO: u32 = 2;
-const OTHER: u32 = 3;
+const MASK: u64 = FAST_LEN as u64 - 1;
+/// Output bytes a fast round may write: four lookups of up to three bytes, and the last
+/// lookup's fourth (ignored) byte.
+const ROUND_OUT: usize = 16;
+/// The code-length code's longest code (RFC 1951 3.2.7: lengths of 3 bits).
+const CL_BITS: u32 = 7;
 
 /// Order of the code-length code lengths (RFC 1951 3.2.7).
 const CL_ORDER: [usize; 19] = [
@@ -31,6 +27,7 @@ fn corrupt(reason: impl Into<String>) -> Error {
 
 /// LSB-first bits of a byte slice; reads past the end see zeros, and [`Bits::pos`]
 /// then exceeds the slice, which the caller checks at the end.
+#[derive(Clone, Copy)]
 struct Bits<'a> {
     data: &'a [u8],
     /// Next byte to load.
@@ -54,14 +51,7 @@ impl<'a> Bits<'a> {
     /// At least 56 bits in the buffer (zeros past the end).
     #[inline(always)]
     fn refill(&mut self) {
-        if let Some(w) = self.data.get(self.at..self.at + 8) {
-            let mut a = [0u8; 8];
-            a.copy_from_slice(w);
-            self.buf |= u64::from_le_bytes(a) << self.n;
-            let added = (63 - self.n) / 8;
-            self.at += added as usize;
-            self.n += added * 8;
-        } else {
+        if !self.refill_fast() {
             while self.n <= 56 {
                 let b = self.data.get(self.at).copied().unwrap_or(0);
                 self.buf |= (b as u64) << self.n;
@@ -71,97 +61,39 @@ impl<'a> Bits<'a> {
         }
     }
 
+    /// Tops the buffer up to 56..64 bits with one 8-byte load, where 8 bytes are left;
+    /// false (nothing done) where not.
+    #[inline(always)]
+    fn refill_fast(&mut self) -> bool {
+        let Some(&w) = self.data.get(self.at..).and_then(|d| d.first_chunk::<8>()) else {
+            return false;
+        };
+        // `n` is at most 63 here: bits above it are zero.
+        self.buf |= u64::from_le_bytes(w) << self.n;
+        self.at += ((63 - self.n) / 8) as usize;
+        self.n |= 56;
+        true
+    }
+
     #[inline(always)]
     fn take(&mut self, k: u32) -> u32 {
         if self.n < k {
             self.refill();
         }
         let v = (self.buf & ((1u64 << k) - 1)) as u32;
+        self.skip(k);
+        v
+    }
+
+    #[inline(always)]
+    fn skip(&mut self, k: u32) {
         self.buf >>= k;
         self.n -= k;
-        v
     }
 
     /// Bit position of the next unread bit (past the slice if zeros were read).
     fn pos(&self) -> u64 {
         self.at as u64 * 8 - self.n as u64
-    }
-}
-
-/// Canonical decoding of a small code (the header's codes), one bit at a time.
-struct SlowCode {
-    /// Per length: first code, count, index of its first symbol in `sorted`.
-    first: [u32; 16],
-    count: [u32; 16],
-    index: [usize; 16],
-    sorted: Vec<u16>,
-}
-
-impl SlowCode {
-    fn new(lengths: &[u8], what: &str) -> Result<SlowCode> {
-        Codebook::from_lengths(lengths).map_err(|e| corrupt(format!("{what}: {e}")))?;
-        let mut count = [0u32; 16];
-        for &l in lengths {
-            if l > 15 {
-                return Err(corrupt(format!("{what}: a code of {l} bits")));
-            }
-            count[l as usize] += 1;
-        }
-        count[0] = 0;
-        let (mut first, mut index) = ([0u32; 16], [0usize; 16]);
-        let (mut code, mut idx) = (0u32, 0usize);
-        for l in 1..16 {
-            code = (code + count[l - 1]) << 1;
-            first[l] = code;
-            index[l] = idx;
-            idx += count[l] as usize;
-        }
-        let mut sorted = vec![0u16; idx];
-        let mut fill = index;
-        for (s, &l) in lengths.iter().enumerate() {
-            if l > 0 {
-                sorted[fill[l as usize]] = s as u16;
-                fill[l as usize] += 1;
-            }
-        }
-        Ok(SlowCode {
-            first,
-            count,
-            index,
-            sorted,
-        })
-    }
-
-    /// Decodes a code longer than the lookup table from the buffer's low bits (at least
-    /// 15 valid); returns the symbol and its length.
-    #[inline(never)]
-    fn decode_long(&self, buf: u64) -> Option<(u16, u32)> {
-        // The next 15 stream bits, first bit highest: canonical codes compare as numbers.
-        let msb = ((buf as u32) & 0x7fff).reverse_bits() >> 17;
-        for l in (TABLE_BITS as usize + 1)..16 {
-            let code = msb >> (15 - l);
-            if code >= self.first[l] && code - self.first[l] < self.count[l] {
-                let s = self
-                    .sorted
-                    .get(self.index[l] + (code - self.first[l]) as usize)?;
-                return Some((*s, l as u32));
-            }
-        }
-        None
-    }
-
-    fn decode(&self, bits: &mut Bits<'_>) -> Option<u16> {
-        let mut code = 0u32;
-        for l in 1..16 {
-            code = (code << 1) | bits.take(1);
-            if code >= self.first[l] && code - self.first[l] < self.count[l] {
-                return self
-                    .sorted
-                    .get(self.index[l] + (code - self.first[l]) as usize)
-                    .copied();
-            }
-        }
-        None
     }
 }
 
@@ -187,12 +119,27 @@ fn read_header(bits: &mut Bits<'_>) -> Result<Vec<u8>> {
     for &s in &CL_ORDER[..hclen] {
         cl[s] = bits.take(3) as u8;
     }
-    let cl = SlowCode::new(&cl, "code-length code")?;
+    let cl_code = Canonical::new(&cl).map_err(|e| corrupt(format!("code-length code: {e}")))?;
+    // Its codes by their 7 bits (first stream bit lowest): symbol << 8 | length, or 0.
+    let mut cl_table = [0u16; 1 << CL_BITS];
+    cl_code.for_each_code(CL_BITS, |s, l, c| {
+        let mut i = (c.reverse_bits() >> (32 - l)) as usize;
+        while let Some(x) = cl_table.get_mut(i) {
+            *x = ((s << 8) | l) as u16;
+            i += 1 << l;
+        }
+    });
     let mut lengths = Vec::with_capacity(hlit + hdist);
     while lengths.len() < hlit + hdist {
-        let sym = cl
-            .decode(bits)
-            .ok_or_else(|| corrupt("invalid code in the code lengths"))?;
+        if bits.n < 32 {
+            bits.refill();
+        }
+        let e = cl_table[(bits.buf & ((1 << CL_BITS) - 1)) as usize];
+        if e == 0 {
+            return Err(corrupt("invalid code in the code lengths"));
+        }
+        bits.skip((e & 0xff) as u32);
+        let sym = e >> 8;
         let (value, run) = match sym {
             0..=15 => (sym as u8, 1),
             16 => {
@@ -211,7 +158,8 @@ fn read_header(bits: &mut Bits<'_>) -> Result<Vec<u8>> {
     }
     // Distance codes are never used by a literal-only frame; they must still be a code
     // zlib accepts (not over-subscribed).
-    SlowCode::new(&lengths[hlit..], "distance code")?;
+    decode_table::check_lengths(&lengths[hlit..])
+        .map_err(|e| corrupt(format!("distance code: {e}")))?;
     lengths.truncate(hlit);
     if lengths[256] == 0 {
         return Err(corrupt("the end-of-block symbol has no code"));
@@ -219,21 +167,17 @@ fn read_header(bits: &mut Bits<'_>) -> Result<Vec<u8>> {
     Ok(lengths)
 }
 
-/// The lookup table for a literal/length code: `TABLE_BITS` of stream bits (LSB first)
-/// give one or two literals, one other symbol, or "slow" for longer codes.
+/// The literal/length code of a frame: its fast table (first stream bit lowest), the
+/// code for longer codes, each literal's length.
 struct Table {
-    entries: Vec<u32>,
-    slow: SlowCode,
-}
-
-fn reverse(code: u32, len: u32) -> u32 {
-    code.reverse_bits() >> (32 - len)
+    fast: Box<[Entry; FAST_LEN]>,
+    code: Canonical,
+    lit_len: [u8; 256],
 }
 
 impl Table {
     fn new(lengths: &[u8]) -> Result<Table> {
-        let book =
-            Codebook::from_lengths(lengths).map_err(|e| corrupt(format!("literal code: {e}")))?;
+        let code = Canonical::new(lengths).map_err(|e| corrupt(format!("literal code: {e}")))?;
         let kraft: u64 = lengths
             .iter()
             .filter(|&&l| l > 0)
@@ -242,154 +186,215 @@ impl Table {
         if kraft != 1 << 15 {
             return Err(corrupt("the literal/length code is incomplete"));
         }
-        let slow = SlowCode::new(lengths, "literal code")?;
-        // One symbol per entry first.
-        let mut single = vec![SLOW << 21; 1 << TABLE_BITS];
-        for (s, &l) in lengths.iter().enumerate() {
-            let l = l as u32;
-            if l == 0 || l > TABLE_BITS {
-                continue;
-            }
-            let kind = if s < 256 { ONE } else { OTHER };
-            let entry = (kind << 21) | (l << 16) | s as u32;
-            let mut i = reverse(book.codes()[s], l) as usize;
-            while i < single.len() {
-                single[i] = entry;
-                i += 1 << l;
-            }
+        let mut lit_len = [0u8; 256];
+        for (d, &l) in lit_len.iter_mut().zip(lengths) {
+            *d = l;
         }
-        // Then a second literal where the first leaves room for its whole code.
-        let entries = single
-            .iter()
-            .enumerate()
-            .map(|(i, &e)| {
-                if e >> 21 != ONE {
-                    return e;
-                }
-                let l1 = (e >> 16) & 31;
-                let e2 = single[i >> l1];
-                let l2 = (e2 >> 16) & 31;
-                if e2 >> 21 == ONE && l1 + l2 <= TABLE_BITS {
-                    (l1 << 24) | (TWO << 21) | ((l1 + l2) << 16) | ((e2 & 0xff) << 8) | (e & 0xff)
-                } else {
-                    e
-                }
-            })
-            .collect();
-        Ok(Table { entries, slow })
+        Ok(Table {
+            fast: decode_table::fast_table::<true>(&code),
+            code,
+            lit_len,
+        })
     }
-}
 
-/// The hot loop: literals while two more fit in `out`, one table lookup each (one or
-/// two literals), both bytes written whatever the count; stops at the first entry of
-/// another kind (a long code, end-of-block) for the careful loop to handle. Returns the
-/// literals decoded.
-#[inline(always)]
-fn fast_literals(table: &Table, bits: &mut Bits<'_>, out: &mut [u8]) -> usize {
-    let entries = &table.entries[..1 << TABLE_BITS];
-    let mut p = 0usize;
-    let end = out.len().saturating_sub(3);
-    while p < end {
-        if bits.n < 32 {
-            bits.refill();
-        }
-        let e = entries[(bits.buf & MASK) as usize];
-        let kind = (e >> 21) & 3;
-        if kind == SLOW || kind == OTHER {
-            // A long literal is decoded here; anything else is the careful loop's.
-            if kind == OTHER {
-                break;
-            }
-            match table.slow.decode_long(bits.buf) {
-                Some((sym, l)) if sym < 256 => {
-                    out[p] = sym as u8;
-                    p += 1;
-                    bits.buf >>= l;
-                    bits.n -= l;
-                    continue;
-                }
-                _ => break,
-            }
-        }
-        let l = (e >> 16) & 31;
-        out[p] = e as u8;
-        out[p + 1] = (e >> 8) as u8;
-        p += kind as usize;
-        bits.buf >>= l;
-        bits.n -= l;
-        // A second lookup on the same refill when its (at most 22) bits are there.
-        if bits.n >= 22 {
-            let e = entries[(bits.buf & MASK) as usize];
-            let kind = (e >> 21) & 3;
-            if kind == ONE || kind == TWO {
-                let l = (e >> 16) & 31;
-                out[p] = e as u8;
-                out[p + 1] = (e >> 8) as u8;
-                p += kind as usize;
-                bits.buf >>= l;
-                bits.n -= l;
-            }
+    /// The code at the reader longer than the table (at least 15 bits there, or
+    /// zeros): its symbol and length, or None for no code.
+    #[inline(never)]
+    fn long(&self, buf: u64) -> Option<(u32, u32)> {
+        self.code.decode(buf.reverse_bits(), FAST_BITS + 1)
+    }
+
+    /// The first symbol at the reader (at least 15 bits there, or zeros) and its length,
+    /// or None for no code.
+    fn one(&self, buf: u64) -> Option<(u32, u32)> {
+        let e = self.fast[(buf & MASK) as usize];
+        if e & COUNT_MASK != 0 {
+            let b = decode_table::first_symbol(e);
+            Some((b, self.lit_len[b as usize] as u32))
+        } else if e != 0 {
+            Some((decode_table::first_symbol(e), e & LEN_MASK))
+        } else {
+            self.long(buf)
         }
     }
-    p
+
+    /// One round of the hot loop, while 8 input bytes and `ROUND_OUT` output bytes
+    /// remain: one refill, then four lookups of up to three literals each (all four bytes
+    /// written whatever the count); a long literal is decoded in place and ends the
+    /// round. False at the end, or at a symbol the careful loop must take (the literals
+    /// before it done).
+    #[inline(always)]
+    fn round(&self, r: &mut Bits<'_>, out: &mut [u8], p: &mut usize) -> bool {
+        let Some(window) = out.get_mut(*p..*p + ROUND_OUT) else {
+            return false;
+        };
+        if !r.refill_fast() {
+            return false;
+        }
+        // In locals, registers. `n` is exact in its low six bits only: whole entries are
+        // subtracted from it (their lengths are their low six bits).
+        let (mut buf, mut n, mut k) = (r.buf, r.n, 0usize);
+        // The table's address in a register: the byte stores below could, for all the
+        // compiler knows, change the pointer to it.
+        let fast: &[Entry; FAST_LEN] = &self.fast;
+        // After the refill at least 56 bits: four lookups of at most FAST_BITS (12), at
+        // most three bytes each, the last written at byte 9 of the window.
+        for _ in 0..4 {
+            let e = fast[(buf & MASK) as usize];
+            if e & COUNT_MASK == 0 {
+                (r.buf, r.n) = (buf, n & LEN_MASK);
+                *p += k;
+                // A long literal (at least 20 bits are there); anything else (another
+                // symbol, no code) is the careful loop's.
+                if e != 0 {
+                    return false;
+                }
+                return match self.long(buf) {
+                    Some((sym, l)) if sym < 256 => {
+                        if let Some(o) = window.get_mut(k) {
+                            *o = sym as u8;
+                        }
+                        *p += 1;
+                        r.skip(l);
+                        true
+                    }
+                    _ => false,
+                };
+            }
+            if let Some(o) = window.get_mut(k..k + 4) {
+                o.copy_from_slice(&decode_table::literal_bytes(e));
+            }
+            k += decode_table::literals(e);
+            // The shift takes the entry as it is: its length is its low six bits.
+            buf = buf.wrapping_shr(e);
+            n = n.wrapping_sub(e);
+        }
+        (r.buf, r.n) = (buf, n & LEN_MASK);
+        *p += k;
+        true
+    }
 }
 
 /// Decodes one frame (`data`, exactly its bytes) into `out` (exactly its input length).
-pub fn decode_frame(data: &[u8], out: &mut [u8]) -> Result<()> {
-    let mut bits = Bits::new(data);
-    let lengths = read_header(&mut bits)?;
-    let table = Table::new(&lengths)?;
+#[cfg(test)]
+fn decode_frame(data: &[u8], out: &mut [u8]) -> Result<()> {
+    decode_frames(&mut [(data, out)]).remove(0)
+}
+
+/// Decodes frames (each its bytes and its output, exactly its input length) on this
+/// core, two at a time ([`lanes`]). Returns each frame's result, in order.
+pub fn decode_frames(frames: &mut [(&[u8], &mut [u8])]) -> Vec<Result<()>> {
+    let mut results: Vec<Result<()>> = frames
+        .iter()
+        .map(|_| Err(corrupt("a frame was not decoded")))
+        .collect();
+    let todo = frames.iter_mut().map(|(d, o)| (*d, &mut **o)).enumerate();
+    let mut state = (todo, &mut results);
+    lanes::two_lanes(
+        &mut state,
+        // The next frame whose header reads; each that does not has its error.
+        |(todo, results)| {
+            for (i, (data, out)) in todo.by_ref() {
+                match Frame::start(i, data, out) {
+                    Ok(f) => return Some(f),
+                    Err(e) => results[i] = Err(e),
+                }
+            }
+            None
+        },
+        |(_, results), (i, result)| results[i] = result,
+    );
+    results
+}
+
+/// A frame being decoded: its header read, its table built.
+struct Frame<'a, 'o> {
+    /// Its place among the frames decoded.
+    index: usize,
+    data: &'a [u8],
+    out: &'o mut [u8],
+    bits: Bits<'a>,
+    table: Table,
+    /// Literals decoded.
+    p: usize,
+}
+
+impl<'a, 'o> Frame<'a, 'o> {
+    fn start(index: usize, data: &'a [u8], out: &'o mut [u8]) -> Result<Self> {
+        let mut bits = Bits::new(data);
+        let table = Table::new(&read_header(&mut bits)?)?;
+        Ok(Frame {
+            index,
+            data,
+            out,
+            bits,
+            table,
+            p: 0,
+        })
+    }
+}
+
+impl Lane for Frame<'_, '_> {
+    type Done = (usize, Result<()>);
+
+    #[inline(always)]
+    fn round(&mut self) -> bool {
+        self.table.round(&mut self.bits, self.out, &mut self.p)
+    }
+
+    fn finish(mut self) -> Self::Done {
+        let r = finish(&self.table, &mut self.bits, self.data, self.out, self.p);
+        (self.index, r)
+    }
+}
+
+/// The careful end of a frame: literals `p..` one lookup at a time, every symbol
+/// checked, then the end-of-block code, the empty stored block and the frame's end.
+fn finish(
+    table: &Table,
+    bits: &mut Bits<'_>,
+    data: &[u8],
+    out: &mut [u8],
+    mut p: usize,
+) -> Result<()> {
     let len = out.len();
-    let mut p = fast_literals(&table, &mut bits, out);
     while p < len {
         if bits.n < 32 {
             bits.refill();
         }
-        let e = table.entries[(bits.buf & MASK) as usize];
-        let l = (e >> 16) & 31;
-        match (e >> 21) & 3 {
-            TWO if p + 1 < len => {
-                out[p] = e as u8;
-                out[p + 1] = (e >> 8) as u8;
-                p += 2;
+        let e = table.fast[(bits.buf & MASK) as usize];
+        let count = decode_table::literals(e);
+        if count > 0 && count <= len - p {
+            // Every literal of the entry is one the frame still holds.
+            if let Some(o) = out.get_mut(p..p + count) {
+                o.copy_from_slice(&decode_table::literal_bytes(e)[..count]);
             }
-            ONE | TWO => {
-                out[p] = e as u8;
-                p += 1;
-                // A pair at the last byte: take only the first literal's bits.
-                let l = if (e >> 21) & 3 == TWO { e >> 24 } else { l };
-                bits.buf >>= l;
-                bits.n -= l;
-                continue;
-            }
-            OTHER => return Err(unexpected(e & 0x1ff, p, len)),
-            _ => {
-                let (sym, l) = table
-                    .slow
-                    .decode_long(bits.buf)
-                    .ok_or_else(|| corrupt(format!("invalid code at literal {p} of the frame")))?;
-                if sym > 255 {
-                    return Err(unexpected(sym as u32, p, len));
-                }
-                out[p] = sym as u8;
-                p += 1;
-                bits.buf >>= l;
-                bits.n -= l;
-                continue;
-            }
+            p += count;
+            bits.skip(e & LEN_MASK);
+            continue;
         }
-        bits.buf >>= l;
-        bits.n -= l;
+        let (sym, l) = table
+            .one(bits.buf)
+            .ok_or_else(|| corrupt(format!("invalid code at literal {p} of the frame")))?;
+        if sym > 255 {
+            return Err(unexpected(sym, p, len));
+        }
+        out[p] = sym as u8;
+        p += 1;
+        bits.skip(l);
     }
-    let eob = table
-        .slow
-        .decode(&mut bits)
+    if bits.n < 32 {
+        bits.refill();
+    }
+    let (eob, l) = table
+        .one(bits.buf)
         .ok_or_else(|| corrupt("invalid code after the frame's literals"))?;
     if eob != 256 {
         return Err(corrupt(format!(
             "symbol {eob} after the frame's {len} literals, expected end-of-block (a wrong index entry?)"
         )));
     }
+    bits.skip(l);
     // The empty stored block: BFINAL = 0, BTYPE = 00, padding to a byte, 00 00 ff ff.
     if bits.take(3) != 0 {
         return Err(corrupt(
@@ -486,6 +491,29 @@ mod tests {
             let mut last = f.clone();
             last[0] |= 1;
             assert!(fails(&last, input.len()), "frame {i}: BFINAL set");
+        }
+    }
+
+    #[test]
+    fn frames_decode_two_at_a_time_each_with_its_own_result() {
+        let frames = frames();
+        for bad in 0..frames.len() {
+            let mut bytes: Vec<Vec<u8>> = frames.iter().map(|(f, _)| f.clone()).collect();
+            // Frame `bad` claims to be final: it alone fails.
+            bytes[bad][0] |= 1;
+            let mut outs: Vec<Vec<u8>> = frames.iter().map(|(_, i)| vec![0; i.len()]).collect();
+            let mut jobs: Vec<(&[u8], &mut [u8])> = bytes
+                .iter()
+                .map(|b| &b[..])
+                .zip(outs.iter_mut().map(|o| &mut o[..]))
+                .collect();
+            let results = decode_frames(&mut jobs);
+            for (i, r) in results.iter().enumerate() {
+                assert_eq!(r.is_err(), i == bad, "frame {i}, frame {bad} bad: {r:?}");
+                if i != bad {
+                    assert!(outs[i] == frames[i].1, "frame {i}");
+                }
+            }
         }
     }
 }

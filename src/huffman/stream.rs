@@ -334,6 +334,12 @@ pub(crate) fn size_for_overwrite(buf: &mut Vec<u8>, len: usize) {
     }
 }
 
+/// Bytes of a run of frames or blocks that one core decodes (two lanes side by side): at
+/// most `most`, and a share of `total` that leaves a run for every core.
+pub(crate) fn run_target(most: usize, total: usize) -> usize {
+    most.min(total.div_ceil(rayon::current_num_threads().max(1)))
+}
+
 /// A read error kept by [`Counted`] wins over what the parser made of the short read.
 fn stashed<R>(input: &mut Counted<R>, e: Error) -> Error {
     input.failed.take().map_or(e, Error::ReadInput)
@@ -357,43 +363,63 @@ struct FrameBatch {
 }
 
 impl FrameBatch {
-    /// Decodes every frame in parallel into `out` (resized), each checked against its
-    /// entry.
+    /// Output bytes of a run of frames decoded on one core (two lanes), at least two
+    /// frames: long enough that its lanes stay paired, short enough for every core to
+    /// have runs (fewer bytes where the batch is small).
+    const RUN_BYTES: usize = 256 << 10;
+
+    /// Decodes every frame into `out` (resized), runs of frames in parallel, each frame
+    /// checked against its entry.
     fn decode(&self, out: &mut Vec<u8>) -> Result<()> {
         let total = self.entries.iter().map(|e| e.len as usize).sum();
         size_for_overwrite(out, total);
-        let mut outs = Vec::with_capacity(self.entries.len());
-        let mut ins = Vec::with_capacity(self.entries.len());
+        let mut runs: Vec<Vec<(&[u8], &mut [u8])>> = Vec::new();
         let (mut rest, mut data) = (&mut out[..], &self.data[..]);
+        let (mut run_bytes, target) = (0, run_target(Self::RUN_BYTES, total));
         for e in &self.entries {
             let (o, r) = std::mem::take(&mut rest).split_at_mut(e.len as usize);
-            outs.push(o);
             rest = r;
             let (d, r) = data
                 .split_at_checked(e.bytes as usize)
                 .ok_or_else(|| corrupt("a frame batch is shorter than its index".into()))?;
-            ins.push(d);
             data = r;
+            match runs.last_mut() {
+                Some(run) if run.len() < 2 || run_bytes < target => run.push((d, o)),
+                _ => {
+                    runs.push(vec![(d, o)]);
+                    run_bytes = 0;
+                }
+            }
+            run_bytes += e.len as usize;
         }
-        outs.into_par_iter()
-            .zip(ins)
-            .zip(&self.entries)
-            .enumerate()
-            .try_for_each(|(i, ((o, d), e))| {
-                let frame = self.first + i;
-                let named = |reason: String| {
-                    corrupt(format!("member {} frame {frame}: {reason}", self.member))
-                };
-                inflate_frame::decode_frame(d, o).map_err(|e| match e {
-                    Error::Corrupt { reason, .. } => named(reason),
-                    e => e,
-                })?;
-                let computed = crc32fast::hash(o);
-                if computed != e.crc32 {
-                    return Err(named(format!(
-                        "checksum mismatch (index {:08x}, computed {computed:08x})",
-                        e.crc32
-                    )));
+        let firsts: Vec<usize> = runs
+            .iter()
+            .scan(0, |at, run| {
+                let first = *at;
+                *at += run.len();
+                Some(first)
+            })
+            .collect();
+        runs.into_par_iter()
+            .zip(firsts)
+            .try_for_each(|(mut run, first)| {
+                let results = inflate_frame::decode_frames(&mut run);
+                for (i, (result, (_, o))) in results.into_iter().zip(&run).enumerate() {
+                    let frame = self.first + first + i;
+                    let named = |reason: String| {
+                        corrupt(format!("member {} frame {frame}: {reason}", self.member))
+                    };
+                    result.map_err(|e| match e {
+                        Error::Corrupt { reason, .. } => named(reason),
+                        e => e,
+                    })?;
+                    let expected = self.entries[first + i].crc32;
+                    let computed = crc32fast::hash(o);
+                    if computed != expected {
+                        return Err(named(format!(
+                            "checksum mismatch (index {expected:08x}, computed {computed:08x})"
+                        )));
+                    }
                 }
                 Ok(())
             })

@@ -17,7 +17,7 @@
 
 use std::ops::Range;
 
-use super::Codebook;
+use super::decode_table::Canonical;
 use crate::gpu::registry::huffman::VLD;
 use crate::gpu::{Gpu, GpuStage, PooledBuffer, Profiler, Timings};
 use crate::{Error, Result};
@@ -119,16 +119,14 @@ pub(crate) fn frame_table(lengths: &[u8; 256]) -> Result<Vec<u32>> {
             lengths[s]
         )));
     }
-    let book = Codebook::from_lengths(lengths)?;
-    let codes = book.codes();
+    let code = Canonical::new(lengths)?;
     let mut single = vec![0u32; PRIMARY];
-    for (s, &l) in lengths.iter().enumerate() {
-        let l = l as u32;
-        if l > 0 && l <= PRIMARY_BITS {
-            let base = (codes[s] as usize) << (PRIMARY_BITS - l);
-            single[base..base + (1 << (PRIMARY_BITS - l))].fill(l | ((s as u32) << 8));
+    code.for_each_code(PRIMARY_BITS, |s, l, c| {
+        let base = (c as usize) << (PRIMARY_BITS - l);
+        if let Some(run) = single.get_mut(base..base + (1 << (PRIMARY_BITS - l))) {
+            run.fill(l | (s << 8));
         }
-    }
+    });
     let mut t = vec![0u32; TABLE_WORDS];
     for (i, &e) in single.iter().enumerate() {
         let l0 = e & 15;
@@ -145,32 +143,14 @@ pub(crate) fn frame_table(lengths: &[u8; 256]) -> Result<Vec<u32>> {
     }
     // Canonical decoding of the longer codes: per length its first code, its count and
     // where its symbols start among the symbols sorted by (length, symbol).
-    let mut count = [0u32; 16];
-    for &l in lengths {
-        count[l as usize] += 1;
+    for l in PRIMARY_BITS as usize + 1..=MAX_LEN as usize {
+        let at = LONG_AT + 3 * (l - PRIMARY_BITS as usize - 1);
+        let (first, count, index) = code.at_len(l);
+        t[at..at + 3].copy_from_slice(&[first as u32, count, index]);
     }
-    count[0] = 0;
-    let (mut code, mut index) = (0u32, 0u32);
-    for l in 1..=MAX_LEN as usize {
-        code = (code + count[l - 1]) << 1;
-        if l > PRIMARY_BITS as usize {
-            let at = LONG_AT + 3 * (l - PRIMARY_BITS as usize - 1);
-            t[at] = code;
-            t[at + 1] = count[l];
-            t[at + 2] = index;
-        }
-        index += count[l];
-    }
-    t[MAX_LEN_AT] = lengths.iter().copied().max().unwrap_or(0) as u32;
-    let mut sorted: Vec<(u8, usize)> = lengths
-        .iter()
-        .enumerate()
-        .filter(|(_, &l)| l > 0)
-        .map(|(s, &l)| (l, s))
-        .collect();
-    sorted.sort_unstable();
-    for (k, &(_, s)) in sorted.iter().enumerate() {
-        t[SORTED_AT + k] = s as u32;
+    t[MAX_LEN_AT] = code.max_len();
+    for (d, &s) in t[SORTED_AT..].iter_mut().zip(code.sorted()) {
+        *d = s as u32;
     }
     Ok(t)
 }
