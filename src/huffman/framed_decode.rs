@@ -5,11 +5,14 @@
 
 use std::io::{Read, Write};
 
+#[cfg(not(target_arch = "wasm32"))]
 use rayon::prelude::*;
 
+#[cfg(not(target_arch = "wasm32"))]
 use super::cpu::Decoder;
 use super::framing::{KIND_DATA, KIND_END, NATIVE_FIXED, VERSION_FRAMED};
 use super::native::{read_full, HeaderReader, MAGIC};
+#[cfg(not(target_arch = "wasm32"))]
 use super::Codebook;
 use crate::{Error, Result};
 use runs::decode_batch;
@@ -65,6 +68,7 @@ impl Frame {
     }
 
     /// [`Frame::decode`] into `out` (its `len` bytes).
+    #[cfg(not(target_arch = "wasm32"))]
     fn decode_into(&self, out: &mut [u8]) -> Result<crc32fast::Hasher> {
         let dec = Decoder::from_lengths(&self.lengths)
             .map_err(|e| self.corrupt(format!("bad code lengths: {e}")))?;
@@ -101,6 +105,7 @@ impl Frame {
     }
 
     /// The checksum of `out`, the frame's decoded bytes, checked against the header's.
+    #[cfg(not(target_arch = "wasm32"))]
     fn check_crc(&self, out: &[u8]) -> Result<crc32fast::Hasher> {
         let mut crc = crc32fast::Hasher::new();
         crc.update(out);
