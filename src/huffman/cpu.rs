@@ -238,7 +238,7 @@ pub fn encode_parallel(
     Ok(finish(bytes, bits, carry))
 }
 
-/// Output bytes a fast round may write: four lookups of up to three bytes, and the last
+/// Output bytes a fast round may write: five lookups of up to three bytes, and the last
 /// lookup's fourth (ignored) byte.
 const ROUND_OUT: usize = 16;
 
@@ -482,7 +482,7 @@ impl Decoder {
     }
 
     /// One round of the hot loop, while 8 input bytes and `ROUND_OUT` output bytes
-    /// remain: one refill, then four lookups of up to three bytes each (all four bytes
+    /// remain: one refill, then four or five lookups of up to three bytes each (all four bytes
     /// written whatever the count); a code longer than the table is decoded in place and
     /// ends the round. False at the end, or at a code the careful loop must report (the
     /// symbols before it done).
@@ -501,7 +501,7 @@ impl Decoder {
         // compiler knows, change the pointer to it.
         let fast: &[Entry; FAST_LEN] = &self.fast;
         // After the refill at least 56 bits: four lookups of at most FAST_BITS (12), at
-        // most three bytes each, the last written at byte 9 of the window.
+        // most three bytes each (a fifth below, the last written at byte 12 of the window).
         for _ in 0..4 {
             let e = fast[(buf >> (64 - FAST_BITS)) as usize];
             if e & COUNT_MASK == 0 {
@@ -524,6 +524,19 @@ impl Decoder {
             // The shift takes the entry as it is: its length is its low six bits.
             buf = buf.wrapping_shl(e);
             n = n.wrapping_sub(e);
+        }
+        // A fifth lookup where the bits for one are left (codes of 8-10 bits leave them);
+        // anything but literals waits for the next round.
+        if n & LEN_MASK >= FAST_BITS {
+            let e = fast[(buf >> (64 - FAST_BITS)) as usize];
+            if e & COUNT_MASK != 0 {
+                if let Some(o) = window.get_mut(k..k + 4) {
+                    o.copy_from_slice(&decode_table::literal_bytes(e));
+                }
+                k += decode_table::literals(e);
+                buf = buf.wrapping_shl(e);
+                n = n.wrapping_sub(e);
+            }
         }
         (r.buf, r.n) = (buf, n & LEN_MASK);
         *i += k;

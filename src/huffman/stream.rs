@@ -335,9 +335,10 @@ pub(crate) fn size_for_overwrite(buf: &mut Vec<u8>, len: usize) {
 }
 
 /// Bytes of a run of frames or blocks that one core decodes (two lanes side by side): at
-/// most `most`, and a share of `total` that leaves a run for every core.
+/// most `most`, and a share of `total` that leaves about four runs for every core (the
+/// batch's last runs end unevenly).
 pub(crate) fn run_target(most: usize, total: usize) -> usize {
-    most.min(total.div_ceil(rayon::current_num_threads().max(1)))
+    most.min(total.div_ceil(4 * rayon::current_num_threads().max(1)))
 }
 
 /// A read error kept by [`Counted`] wins over what the parser made of the short read.
@@ -364,9 +365,10 @@ struct FrameBatch {
 
 impl FrameBatch {
     /// Output bytes of a run of frames decoded on one core (two lanes), at least two
-    /// frames: long enough that its lanes stay paired, short enough for every core to
-    /// have runs (fewer bytes where the batch is small).
-    const RUN_BYTES: usize = 256 << 10;
+    /// frames: long enough that its lanes stay paired (frames differ in length, and a
+    /// lane left without a frame decodes alone), short enough for every core to have
+    /// runs (fewer bytes where the batch is small).
+    const RUN_BYTES: usize = 1 << 20;
 
     /// Decodes every frame into `out` (resized), runs of frames in parallel, each frame
     /// checked against its entry.
