@@ -176,7 +176,6 @@ fn gzip_members<R: BufRead>(
             output.write_all(&out).map_err(Error::WriteOutput)
         }),
         buf: Vec::new(),
-        frames: None,
         spares: spare_in,
     };
     let read = read_members(head, input, &mut jobs, batch_bytes);
@@ -237,7 +236,6 @@ fn gzip_members<R: BufRead>(
                     .map_err(|_| corrupt("the gzip decoder stopped".into()))
             }),
             buf: Vec::new(),
-            frames: None,
             spares: spare_in,
         };
         let read = read_members(head, input, &mut jobs, batch_bytes);
@@ -356,11 +354,11 @@ enum Job {
     Bytes(Vec<u8>),
 }
 
-/// Indexed frames, read and not yet decoded, of one member or of several in a row (small
-/// members are batched so that every core has work): their index entries and bytes.
+/// Frames of one member, read and not yet decoded: their index entries and bytes.
 struct FrameBatch {
-    /// (member, frame within it) of each entry, for errors.
-    names: Vec<(u64, usize)>,
+    member: u64,
+    /// Index of the first frame within its member.
+    first: usize,
     entries: Vec<gzip_index::IndexEntry>,
     data: Vec<u8>,
 }
@@ -409,9 +407,9 @@ impl FrameBatch {
             .try_for_each(|(mut run, first)| {
                 let results = inflate_frame::decode_frames(&mut run);
                 for (i, (result, (_, o))) in results.into_iter().zip(&run).enumerate() {
-                    let (member, frame) = self.names[first + i];
+                    let frame = self.first + first + i;
                     let named = |reason: String| {
-                        corrupt(format!("member {member} frame {frame}: {reason}"))
+                        corrupt(format!("member {} frame {frame}: {reason}", self.member))
                     };
                     result.map_err(|e| match e {
                         Error::Corrupt { reason, .. } => named(reason),
@@ -437,48 +435,29 @@ struct Jobs<'a> {
     /// decoded and written on the spot.
     sink: Box<dyn FnMut(Job) -> Result<()> + 'a>,
     buf: Vec<u8>,
-    /// Indexed frames gathered until they make a batch (of one member or several).
-    frames: Option<FrameBatch>,
     spares: std::sync::mpsc::Receiver<Vec<u8>>,
 }
 
 impl Jobs<'_> {
     const BATCH: usize = 1 << 20;
 
-    /// The batch that indexed frames are read into.
-    fn frames(&mut self) -> &mut FrameBatch {
-        let spares = &self.spares;
-        self.frames.get_or_insert_with(|| FrameBatch {
-            names: Vec::new(),
-            entries: Vec::new(),
-            data: spares.try_recv().map_or_else(
-                |_| Vec::new(),
-                |mut d| {
-                    d.clear();
-                    d
-                },
-            ),
-        })
-    }
-
-    /// Sends the gathered frames once they hold `batch_bytes` of output.
-    fn frames_read(&mut self, batch_bytes: usize) -> Result<()> {
-        let out: u64 = self.frames().entries.iter().map(|e| e.len as u64).sum();
-        if out >= batch_bytes as u64 {
-            self.flush()?;
+    /// Sends `job` after any output buffered before it.
+    fn send(&mut self, job: Job) -> Result<()> {
+        if !self.buf.is_empty() {
+            let b = std::mem::take(&mut self.buf);
+            self.send_now(Job::Bytes(b))?;
         }
-        Ok(())
+        self.send_now(job)
     }
 
-    /// Sends what is gathered: buffered output, or frames (never both: each is sent
-    /// before the other begins).
+    fn send_now(&mut self, job: Job) -> Result<()> {
+        (self.sink)(job)
+    }
+
     fn flush(&mut self) -> Result<()> {
         if !self.buf.is_empty() {
             let b = std::mem::take(&mut self.buf);
-            (self.sink)(Job::Bytes(b))?;
-        }
-        if let Some(batch) = self.frames.take() {
-            (self.sink)(Job::Frames(batch))?;
+            self.send_now(Job::Bytes(b))?;
         }
         Ok(())
     }
@@ -486,9 +465,6 @@ impl Jobs<'_> {
 
 impl Write for Jobs<'_> {
     fn write(&mut self, data: &[u8]) -> std::io::Result<usize> {
-        if self.frames.is_some() {
-            self.flush().map_err(std::io::Error::other)?;
-        }
         self.buf.extend_from_slice(data);
         if self.buf.len() >= Self::BATCH {
             self.flush().map_err(std::io::Error::other)?;
@@ -529,14 +505,9 @@ fn indexed_member<R: BufRead>(
             in_len += index[end].bytes as usize;
             end += 1;
         }
-        // Output from an unindexed member goes first.
-        if !jobs.buf.is_empty() {
-            jobs.flush()?;
-        }
-        let batch = jobs.frames();
-        let start = batch.data.len();
-        size_for_overwrite(&mut batch.data, start + in_len);
-        let got = read_full(input, &mut batch.data[start..])?;
+        let mut data = jobs.spares.try_recv().unwrap_or_default();
+        size_for_overwrite(&mut data, in_len);
+        let got = read_full(input, &mut data)?;
         if got < in_len {
             let mut short = first;
             let mut at_frame = 0usize;
@@ -551,9 +522,12 @@ fn indexed_member<R: BufRead>(
                 index[short].bytes
             )));
         }
-        batch.entries.extend_from_slice(&index[first..end]);
-        batch.names.extend((first..end).map(|f| (member, f)));
-        jobs.frames_read(batch_bytes)?;
+        jobs.send(Job::Frames(FrameBatch {
+            member,
+            first,
+            entries: index[first..end].to_vec(),
+            data,
+        }))?;
         first = end;
     }
     let mut trailer = [0u8; 10];
