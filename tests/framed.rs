@@ -270,6 +270,32 @@ fn a_failing_reader_is_an_error_not_a_short_stream() {
 }
 
 #[test]
+fn a_corrupted_gzip_frame_is_an_error_naming_its_member_and_frame() {
+    // Members of a few frames each: an error names the member and the frame.
+    let config = tiny();
+    let data = mixed(40_000, 17);
+    let bytes = framed(&data, Format::Gzip, &config);
+    assert!(decompress(&bytes).unwrap() == data);
+    // Member starts: the magic, deflate, FLG.FEXTRA.
+    let starts: Vec<usize> = (0..bytes.len() - 12)
+        .filter(|&i| bytes[i..i + 4] == [0x1f, 0x8b, 8, 4])
+        .collect();
+    assert!(starts.len() >= 5, "{} members", starts.len());
+    for m in [1usize, 3] {
+        let xlen = u16::from_le_bytes([bytes[starts[m] + 10], bytes[starts[m] + 11]]) as usize;
+        let mut bad = bytes.clone();
+        // Inside the first frame's literals, past its block header.
+        bad[starts[m] + 12 + xlen + 60] ^= 0x20;
+        let msg = decompress(&bad).unwrap_err().to_string();
+        assert!(
+            msg.contains(&format!("member {} frame 0", m + 1)),
+            "member {}: {msg}",
+            m + 1
+        );
+    }
+}
+
+#[test]
 fn version_1_native_files_still_decode() {
     let data = mixed(50_000, 11);
     let v1 = compress_cpu(&data, Format::Native, 4096).unwrap().bytes;
