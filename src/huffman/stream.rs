@@ -195,20 +195,45 @@ fn gzip_members<R: BufRead>(
     output: &mut (impl Write + Send),
     batch_bytes: usize,
 ) -> Result<Decompressed> {
-    let (to_decoder, from_reader) = std::sync::mpsc::sync_channel::<Job>(1);
-    let (to_writer, from_decoder) = std::sync::mpsc::sync_channel::<Result<Vec<u8>>>(1);
+    // Jobs are numbered as read; two decoders take them in turn (a member is one batch,
+    // and one decoder alone waits on each batch's slowest run) and the writer puts them
+    // back in order.
+    const DECODERS: usize = 2;
+    let (to_decoder, from_reader) = std::sync::mpsc::sync_channel::<(u64, Job)>(1);
+    // A decoder that stops early drops the queue, so that the reader's next send fails
+    // rather than waits.
+    let from_reader = std::sync::Mutex::new(Some(from_reader));
+    let (to_writer, from_decoder) =
+        std::sync::mpsc::sync_channel::<(u64, Result<Vec<u8>>)>(DECODERS);
     // Buffers handed back for reuse (no fresh pages to fault in): compressed batches
-    // from the decoder to the reader, output from the writer to the decoder.
-    // One of each is enough, and more would hold memory nobody asks for (an unindexed
+    // from the decoders to the reader, output from the writer to the decoders. One per
+    // decoder is enough, and more would hold memory nobody asks for (an unindexed
     // member's output is never taken back).
-    let (spare_in_tx, spare_in) = std::sync::mpsc::sync_channel::<Vec<u8>>(1);
-    let (spare_out_tx, spare_out) = std::sync::mpsc::sync_channel::<Vec<u8>>(1);
+    let (spare_in_tx, spare_in) = std::sync::mpsc::sync_channel::<Vec<u8>>(DECODERS);
+    let (spare_out_tx, spare_out) = std::sync::mpsc::sync_channel::<Vec<u8>>(DECODERS);
+    let spare_out = std::sync::Mutex::new(spare_out);
     std::thread::scope(|s| {
-        s.spawn(move || {
-            for job in from_reader {
+        for _ in 0..DECODERS {
+            let (from_reader, spare_out) = (&from_reader, &spare_out);
+            let (to_writer, spare_in_tx) = (to_writer.clone(), spare_in_tx.clone());
+            let stop = move || {
+                if let Ok(mut rx) = from_reader.lock() {
+                    rx.take();
+                }
+            };
+            s.spawn(move || loop {
+                let next = match from_reader.lock() {
+                    Ok(rx) => rx.as_ref().map(|rx| rx.recv()),
+                    Err(_) => return,
+                };
+                let Some(Ok((seq, job))) = next else { return };
                 let out = match job {
                     Job::Frames(batch) => {
-                        let mut out = spare_out.try_recv().unwrap_or_default();
+                        let mut out = spare_out
+                            .lock()
+                            .ok()
+                            .and_then(|rx| rx.try_recv().ok())
+                            .unwrap_or_default();
                         let decoded = batch.decode(&mut out);
                         let _ = spare_in_tx.try_send(batch.data);
                         decoded.map(|()| out)
@@ -216,23 +241,35 @@ fn gzip_members<R: BufRead>(
                     Job::Bytes(b) => Ok(b),
                 };
                 let failed = out.is_err();
-                if to_writer.send(out).is_err() || failed {
-                    return;
+                if to_writer.send((seq, out)).is_err() || failed {
+                    return stop();
+                }
+            });
+        }
+        drop((to_writer, spare_in_tx));
+        let writer = s.spawn(move || -> Result<()> {
+            let mut waiting = std::collections::BTreeMap::new();
+            let mut next = 0u64;
+            for (seq, out) in from_decoder {
+                waiting.insert(seq, out?);
+                while let Some(out) = waiting.remove(&next) {
+                    output.write_all(&out).map_err(Error::WriteOutput)?;
+                    let _ = spare_out_tx.try_send(out);
+                    next += 1;
                 }
             }
-        });
-        let writer = s.spawn(move || -> Result<()> {
-            for out in from_decoder {
-                let out = out?;
-                output.write_all(&out).map_err(Error::WriteOutput)?;
-                let _ = spare_out_tx.try_send(out);
+            if waiting.is_empty() {
+                Ok(())
+            } else {
+                Err(corrupt("the gzip decoders lost a batch".into()))
             }
-            Ok(())
         });
+        let mut seq = 0u64;
         let mut jobs = Jobs {
             sink: Box::new(move |job| {
+                seq += 1;
                 to_decoder
-                    .send(job)
+                    .send((seq - 1, job))
                     .map_err(|_| corrupt("the gzip decoder stopped".into()))
             }),
             buf: Vec::new(),
