@@ -372,29 +372,9 @@ pub(crate) fn code_lengths(freqs: &[u64], max_len: u8, lengths: &mut [u8]) -> Re
     }
     lengths.fill(0);
     if n <= SMALL_SYMBOLS {
-        let mut order = [0u32; SMALL_SYMBOLS];
-        let mut scratch = [0u32; SMALL_SYMBOLS];
-        let mut weight = [0u64; 2 * SMALL_SYMBOLS + 2];
-        let mut parent = [0u32; 2 * SMALL_SYMBOLS + 2];
-        let scratch = (
-            &mut order[..],
-            &mut scratch[..],
-            &mut weight[..],
-            &mut parent[..],
-        );
-        lengths_with(freqs, max_len, lengths, scratch)
+        lengths_on_stack::<SMALL_SYMBOLS, { 2 * SMALL_SYMBOLS + 2 }>(freqs, max_len, lengths)
     } else if n <= STACK_SYMBOLS {
-        let mut order = [0u32; STACK_SYMBOLS];
-        let mut scratch = [0u32; STACK_SYMBOLS];
-        let mut weight = [0u64; 2 * STACK_SYMBOLS + 2];
-        let mut parent = [0u32; 2 * STACK_SYMBOLS + 2];
-        let scratch = (
-            &mut order[..],
-            &mut scratch[..],
-            &mut weight[..],
-            &mut parent[..],
-        );
-        lengths_with(freqs, max_len, lengths, scratch)
+        lengths_on_stack::<STACK_SYMBOLS, { 2 * STACK_SYMBOLS + 2 }>(freqs, max_len, lengths)
     } else {
         let (mut order, mut scratch) = (vec![0u32; n], vec![0u32; n]);
         let (mut weight, mut parent) = (vec![0u64; 2 * n + 2], vec![0u32; 2 * n + 2]);
@@ -406,6 +386,26 @@ pub(crate) fn code_lengths(freqs: &[u64], max_len: u8, lengths: &mut [u8]) -> Re
         );
         lengths_with(freqs, max_len, lengths, scratch)
     }
+}
+
+/// [`lengths_with`] with its scratch on the stack, for alphabets of at most `N` symbols
+/// (`NODES` = 2N + 2, which a const generic cannot compute yet).
+fn lengths_on_stack<const N: usize, const NODES: usize>(
+    freqs: &[u64],
+    max_len: u8,
+    lengths: &mut [u8],
+) -> Result<()> {
+    let mut order = [0u32; N];
+    let mut scratch = [0u32; N];
+    let mut weight = [0u64; NODES];
+    let mut parent = [0u32; NODES];
+    let scratch = (
+        &mut order[..],
+        &mut scratch[..],
+        &mut weight[..],
+        &mut parent[..],
+    );
+    lengths_with(freqs, max_len, lengths, scratch)
 }
 
 /// Working space of [`lengths_with`] for an alphabet of `n` symbols: the order and a
@@ -462,14 +462,7 @@ fn lengths_with(
 mod tests {
     use super::*;
     use crate::huffman::Codebook;
-
-    fn splitmix(state: &mut u64) -> u64 {
-        *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = *state;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
+    use crate::testdata::SplitMix64;
 
     /// The lengths `from_frequencies` must give, the straightforward way: symbols sorted
     /// by (frequency, index), two-queue Huffman with per-node parent and depth arrays in
@@ -547,19 +540,19 @@ mod tests {
 
     #[test]
     fn lengths_match_the_reference_construction() {
-        let mut st = 5;
+        let mut rng = SplitMix64(5);
         for trial in 0..3000u64 {
             let n = match trial % 5 {
-                0 => 2 + (splitmix(&mut st) % 20) as usize,
+                0 => 2 + (rng.next_u64() % 20) as usize,
                 1 | 2 => 257,
-                3 => 200 + (splitmix(&mut st) % 200) as usize,
-                _ => 1 + (splitmix(&mut st) % 2000) as usize,
+                3 => 200 + (rng.next_u64() % 200) as usize,
+                _ => 1 + (rng.next_u64() % 2000) as usize,
             };
-            let zeros = splitmix(&mut st) % 4;
-            let shape = splitmix(&mut st) % 5;
+            let zeros = rng.next_u64() % 4;
+            let shape = rng.next_u64() % 5;
             let freqs: Vec<u64> = (0..n)
                 .map(|i| {
-                    let r = splitmix(&mut st);
+                    let r = rng.next_u64();
                     if zeros > 0 && r.is_multiple_of(zeros + 1) {
                         return 0;
                     }
