@@ -16,20 +16,10 @@ exec > >(tee "$OUT/cold-start.txt") 2>&1
 source .device/env.sh
 P=.device/parvlc
 W=$(mktemp -d)
+python3 scripts/ppm.py make "$W/pic.ppm" 3840 2160
 python3 - "$W" <<'PY'
-import sys, math
+import sys
 d = sys.argv[1]
-w, h = 3840, 2160
-rows = []
-for y in range(h):
-    r = bytearray(3 * w)
-    for x in range(w):
-        v = (x * 255 // w + int(40 * math.sin(y / 37.0) * math.cos(x / 53.0))) & 255
-        r[3 * x] = v
-        r[3 * x + 1] = (v + y) & 255
-        r[3 * x + 2] = (x ^ y) & 255
-    rows.append(bytes(r))
-open(f"{d}/pic.ppm", "wb").write(b"P6\n%d %d\n255\n" % (w, h) + b"".join(rows))
 fw, fh, n = 1920, 1080, 8
 with open(f"{d}/clip.y4m", "wb") as f:
     f.write(b"YUV4MPEG2 W%d H%d F25:1 Ip A1:1 C420jpeg\n" % (fw, fh))

@@ -18,21 +18,10 @@ BINS=${BINS:-.device/parvlc}
 D=${DATA:-/tmp/parvlc-j2k}
 mkdir -p "$D"
 date -u; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; nproc
-python3 - "$D" <<'PY'
-import sys, math
-d = sys.argv[1]
-for name, w, h in (("4k", 3840, 2160), ("2k", 1920, 1080), ("1k", 1024, 1024)):
-    rows = []
-    for y in range(h):
-        r = bytearray(3 * w)
-        for x in range(w):
-            v = (x * 255 // w + int(40 * math.sin(y / 37.0) * math.cos(x / 53.0))) & 255
-            r[3 * x] = v
-            r[3 * x + 1] = (v + y) & 255
-            r[3 * x + 2] = (x ^ y) & 255
-        rows.append(bytes(r))
-    open(f"{d}/{name}.ppm", "wb").write(b"P6\n%d %d\n255\n" % (w, h) + b"".join(rows))
-PY
+for pic in "4k 3840 2160" "2k 1920 1080" "1k 1024 1024"; do
+  read -r name w h <<< "$pic"
+  python3 scripts/ppm.py make "$D/$name.ppm" "$w" "$h"
+done
 wall() { # label, command...: one run's wall, user and sys seconds
   local label=$1; shift
   /usr/bin/time -f "$label	wall %e s	user %U s	sys %S s" "$@" 2>&1 >/dev/null | tail -1
@@ -42,7 +31,7 @@ for pic in 4k 2k 1k; do
   $P0 j2k --backend cpu "$D/$pic.ppm" -o "$D/$pic-cpu.j2k" --force 2>/dev/null
   if command -v opj_decompress >/dev/null; then
     opj_decompress -i "$D/$pic-cpu.j2k" -o "$D/$pic-back.ppm" >/dev/null 2>&1
-    python3 -c "import sys; a=open(sys.argv[1],'rb').read(); b=open(sys.argv[2],'rb').read(); n=len(a)-a.index(b'255\n')-4; print(sys.argv[1], 'opj_decompress exact' if a[-n:]==b[-n:] else 'MISMATCH')" "$D/$pic.ppm" "$D/$pic-back.ppm"
+    python3 scripts/ppm.py same "$D/$pic.ppm" "$D/$pic-back.ppm"
   fi
 done
 for P in $BINS; do
