@@ -50,6 +50,8 @@ pub mod gpu;
 pub mod h264;
 pub mod huffman;
 pub mod j2k;
+#[cfg(not(target_arch = "wasm32"))]
+pub(crate) mod ordered;
 pub mod scan;
 pub mod testdata;
 

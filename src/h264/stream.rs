@@ -241,31 +241,17 @@ impl Encoder {
             }
             drop(to_sink);
             // Pictures come back in any order; the sink hears them in sequence.
-            let mut waiting = std::collections::BTreeMap::new();
-            let mut done = first;
-            let result = (|| {
-                for coded in from_coders {
-                    let (index, picture) = coded?;
-                    waiting.insert(index, picture);
-                    while let Some(picture) = waiting.remove(&done) {
-                        sink(picture)?;
-                        done += 1;
-                    }
-                }
-                if waiting.is_empty() {
-                    Ok(())
-                } else {
-                    Err(Error::InvalidArgument(
-                        "the pipeline lost a picture (a coder stopped early)".into(),
-                    ))
-                }
-            })();
+            let lost = || {
+                Error::InvalidArgument("the pipeline lost a picture (a coder stopped early)".into())
+            };
+            let result =
+                crate::ordered::in_order(from_coders, first, lost, |_, picture| sink(picture));
             // On an error: stop the reader and take what it queued so that no one waits.
             stop.store(true, Ordering::Relaxed);
             if let Ok(rx) = from_reader.lock() {
                 while rx.recv().is_ok() {}
             }
-            result.map(|()| done - first)
+            result
         });
         if let Ok(n) = coded {
             self.pictures += n;

@@ -7,7 +7,6 @@
 use std::io::Write;
 #[cfg(not(target_arch = "wasm32"))]
 use std::{
-    collections::BTreeMap,
     io::Read,
     sync::atomic::{AtomicBool, AtomicU64, Ordering},
     sync::mpsc::{sync_channel, Receiver},
@@ -409,29 +408,20 @@ fn write_in_order<W: Write>(
     progress: &mut dyn FnMut(u64),
     recycle: &dyn Fn(Vec<u8>),
 ) -> Result<StreamSummary> {
-    let mut waiting: BTreeMap<u64, CodedChunk> = BTreeMap::new();
-    let mut next = 0u64;
-    for coded in from_coders {
-        let (seq, chunk) = coded?;
-        waiting.insert(seq, chunk);
-        while let Some(chunk) = waiting.remove(&next) {
-            let t = std::time::Instant::now();
-            writer.write_chunk(&chunk)?;
-            log::debug!(
-                "chunk {next}: {} bytes written in {:.1} ms",
-                chunk.bytes.len(),
-                t.elapsed().as_secs_f64() * 1e3
-            );
-            next += 1;
-            progress(writer.summary.bytes_in);
-            recycle(chunk.bytes);
-        }
-    }
-    if !waiting.is_empty() {
-        return Err(Error::InvalidArgument(
-            "the pipeline lost a chunk (a coder stopped early)".into(),
-        ));
-    }
+    let lost =
+        || Error::InvalidArgument("the pipeline lost a chunk (a coder stopped early)".into());
+    crate::ordered::in_order(from_coders, 0, lost, |seq, chunk: CodedChunk| {
+        let t = std::time::Instant::now();
+        writer.write_chunk(&chunk)?;
+        log::debug!(
+            "chunk {seq}: {} bytes written in {:.1} ms",
+            chunk.bytes.len(),
+            t.elapsed().as_secs_f64() * 1e3
+        );
+        progress(writer.summary.bytes_in);
+        recycle(chunk.bytes);
+        Ok(())
+    })?;
     writer.finish().map(|(s, _)| s)
 }
 

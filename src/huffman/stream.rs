@@ -204,7 +204,7 @@ fn gzip_members<R: BufRead>(
     // rather than waits.
     let from_reader = std::sync::Mutex::new(Some(from_reader));
     let (to_writer, from_decoder) =
-        std::sync::mpsc::sync_channel::<(u64, Result<Vec<u8>>)>(DECODERS);
+        std::sync::mpsc::sync_channel::<Result<(u64, Vec<u8>)>>(DECODERS);
     // Buffers handed back for reuse (no fresh pages to fault in): compressed batches
     // from the decoders to the reader, output from the writer to the decoders. One per
     // decoder is enough, and more would hold memory nobody asks for (an unindexed
@@ -241,28 +241,20 @@ fn gzip_members<R: BufRead>(
                     Job::Bytes(b) => Ok(b),
                 };
                 let failed = out.is_err();
-                if to_writer.send((seq, out)).is_err() || failed {
+                if to_writer.send(out.map(|o| (seq, o))).is_err() || failed {
                     return stop();
                 }
             });
         }
         drop((to_writer, spare_in_tx));
         let writer = s.spawn(move || -> Result<()> {
-            let mut waiting = std::collections::BTreeMap::new();
-            let mut next = 0u64;
-            for (seq, out) in from_decoder {
-                waiting.insert(seq, out?);
-                while let Some(out) = waiting.remove(&next) {
-                    output.write_all(&out).map_err(Error::WriteOutput)?;
-                    let _ = spare_out_tx.try_send(out);
-                    next += 1;
-                }
-            }
-            if waiting.is_empty() {
+            let lost = || corrupt("the gzip decoders lost a batch".into());
+            crate::ordered::in_order(from_decoder, 0, lost, |_, out| {
+                output.write_all(&out).map_err(Error::WriteOutput)?;
+                let _ = spare_out_tx.try_send(out);
                 Ok(())
-            } else {
-                Err(corrupt("the gzip decoders lost a batch".into()))
-            }
+            })
+            .map(|_| ())
         });
         let mut seq = 0u64;
         let mut jobs = Jobs {
