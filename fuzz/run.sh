@@ -36,7 +36,9 @@ for t in "${targets[@]}"; do
     -print_final_stats=1 >"$log" 2>&1; then
     # What went wrong (a panic's message, the sanitizer's or libFuzzer's error), then
     # libFuzzer's summary with the failing input.
-    grep -A2 -E 'panicked at|ERROR: ' "$log" | head -n 20
+    # A sanitizer's report keeps its stack (where a leak was allocated).
+    grep -A2 -E 'panicked at' "$log" | head -n 20
+    grep -A40 -E 'ERROR: ' "$log" | head -n 60
     grep -v -E '^#[0-9]|^ +#?[0-9]+:? ' "$log" | tail -n 30
     echo "fuzz: $t failed; its input is in fuzz/artifacts/$t/" >&2
     exit 1
