@@ -19,12 +19,20 @@ pub(crate) struct Built {
     stage: &'static Stage,
 }
 
+/// A pipeline being built or built. Its lock is held while it builds, so threads that
+/// ask for the same pipeline at once (the stream's coders, on their first chunks) wait for
+/// one compile instead of each running its own: a cold driver compile takes up to a
+/// second and tens of megabytes while it runs.
+type Slot = Arc<Mutex<Option<Arc<Built>>>>;
+
 /// Pipelines are compiled once per (stage, entry point, override constants).
 #[derive(Default)]
 pub(crate) struct PipelineCache {
-    built: Mutex<HashMap<Key, Arc<Built>>>,
+    built: Mutex<HashMap<Key, Slot>>,
     modules: Mutex<HashMap<&'static str, Arc<wgpu::ShaderModule>>>,
     layouts: Mutex<HashMap<&'static str, Arc<wgpu::BindGroupLayout>>>,
+    /// Pipelines created so far (each key once).
+    created: std::sync::atomic::AtomicU64,
 }
 
 fn poisoned(stage: &'static str) -> Error {
@@ -82,10 +90,18 @@ impl Gpu {
             entry,
             constants: constants.iter().map(|(k, v)| (*k, v.to_bits())).collect(),
         };
-        if let Some(p) = cache.built.lock().map_err(|_| poisoned(name))?.get(&key) {
+        check_request(stage, entry, constants)?;
+        let slot = cache
+            .built
+            .lock()
+            .map_err(|_| poisoned(name))?
+            .entry(key)
+            .or_default()
+            .clone();
+        let mut slot = slot.lock().map_err(|_| poisoned(name))?;
+        if let Some(p) = &*slot {
             return Ok(p.clone());
         }
-        check_request(stage, entry, constants)?;
         let started = super::clock();
         let module = {
             let mut modules = cache.modules.lock().map_err(|_| poisoned(name))?;
@@ -151,12 +167,19 @@ impl Gpu {
             layout: (*bind_layout).clone(),
             stage,
         });
+        *slot = Some(built.clone());
         cache
-            .built
-            .lock()
-            .map_err(|_| poisoned(name))?
-            .insert(key, built.clone());
+            .created
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         Ok(built)
+    }
+
+    /// Compute pipelines this context has created (each once, however many threads
+    /// asked for it at the same time).
+    pub fn pipelines_created(&self) -> u64 {
+        self.pipelines
+            .created
+            .load(std::sync::atomic::Ordering::Relaxed)
     }
 
     fn bind_group_layout(&self, stage: &Stage) -> wgpu::BindGroupLayout {
@@ -259,6 +282,31 @@ mod tests {
             e.contains("binding 2 bound twice") && e.contains("binding 7"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn threads_asking_at_once_share_one_build() {
+        let gpu = pollster::block_on(Gpu::new(crate::gpu::GpuOptions {
+            pipeline_cache: None,
+            ..Default::default()
+        }))
+        .expect("a wgpu adapter (lavapipe: mesa-vulkan-drivers)");
+        let constants = [("WG_SIZE", 64.0)];
+        let built: Vec<Arc<Built>> = std::thread::scope(|s| {
+            let asks: Vec<_> = (0..6)
+                .map(|_| s.spawn(|| gpu.pipeline(&HISTOGRAM, "main", &constants)))
+                .collect();
+            asks.into_iter()
+                .map(|h| h.join().expect("no panic").expect("built"))
+                .collect()
+        });
+        assert_eq!(gpu.pipelines_created(), 1);
+        assert!(built.iter().all(|b| Arc::ptr_eq(b, &built[0])));
+        // Another key is another build; the same key again is none.
+        gpu.pipeline(&HISTOGRAM, "main", &[("WG_SIZE", 128.0)])
+            .unwrap();
+        gpu.pipeline(&HISTOGRAM, "main", &constants).unwrap();
+        assert_eq!(gpu.pipelines_created(), 2);
     }
 
     #[test]
