@@ -356,6 +356,12 @@ impl<'r, R: Read> Walk<'r, R> {
     }
 }
 
+/// Batches decoding on the GPU at once (a decoder thread each). Measured on the H200
+/// (docs/huffman.md): one alone left the GPU idle while it uploaded, read back and
+/// checked its batch.
+#[cfg(not(target_arch = "wasm32"))]
+const GPU_DECODERS: usize = 3;
+
 /// Decodes a native v2 stream from `r`, positioned after the first frame's magic and
 /// version, into `w`, about `batch_bytes` of output at a time, on `gpu` (the VLD kernel)
 /// or, without one, on the CPU cores. Returns the bytes written. On an error what was
@@ -367,31 +373,50 @@ pub(crate) fn decode_frames(
     batch_bytes: usize,
     gpu: Option<&crate::gpu::Gpu>,
 ) -> Result<u64> {
-    // Three stages on their own threads: this one reads frames into batches, one decodes
-    // a batch (on all cores, or on the GPU), one writes the batch before it and combines
-    // the checksums.
-    let (to_decoder, from_reader) = std::sync::mpsc::sync_channel::<Vec<Frame>>(1);
-    let (to_writer, from_decoder) = std::sync::mpsc::sync_channel::<Result<Decoded>>(1);
+    // Three stages on their own threads: this one reads frames into batches, decoders
+    // decode them (one on all cores; on the GPU several, each batch a round trip of
+    // upload, kernel and readback that the others overlap), one writes them in order and
+    // combines the checksums.
+    let decoders = if gpu.is_some() { GPU_DECODERS } else { 1 };
+    let (to_decoder, from_reader) = std::sync::mpsc::sync_channel::<(u64, Vec<Frame>)>(1);
+    // Shared by the decoders; the first that stops drops it, so that the reader stops too.
+    let from_reader = std::sync::Mutex::new(Some(from_reader));
+    let (to_writer, from_decoder) = std::sync::mpsc::sync_channel::<Result<(u64, Decoded)>>(1);
     // Output buffers handed back by the writer for reuse (no fresh pages to fault in).
     let (spare_tx, spare) = std::sync::mpsc::sync_channel::<Vec<u8>>(1);
+    let spare = std::sync::Mutex::new(spare);
     std::thread::scope(|s| {
-        s.spawn(move || {
-            for frames in from_reader {
+        for _ in 0..decoders {
+            let (from_reader, spare, to_writer) = (&from_reader, &spare, to_writer.clone());
+            let hang_up = move || {
+                *from_reader.lock().unwrap_or_else(|e| e.into_inner()) = None;
+            };
+            s.spawn(move || loop {
+                let next = match &*from_reader.lock().unwrap_or_else(|e| e.into_inner()) {
+                    Some(rx) => rx.recv(),
+                    None => return,
+                };
+                let Ok((seq, frames)) = next else { return };
                 let decoded = match gpu {
                     #[cfg(not(target_arch = "wasm32"))]
                     Some(gpu) => decode_batch_gpu(gpu, &frames),
-                    _ => decode_batch(&frames, spare.try_recv().unwrap_or_default()),
+                    _ => {
+                        let reuse = spare.lock().ok().and_then(|rx| rx.try_recv().ok());
+                        decode_batch(&frames, reuse.unwrap_or_default())
+                    }
                 };
                 let failed = decoded.is_err();
-                if to_writer.send(decoded).is_err() || failed {
-                    return;
+                if to_writer.send(decoded.map(|d| (seq, d))).is_err() || failed {
+                    return hang_up();
                 }
-            }
-        });
+            });
+        }
+        drop(to_writer);
         let writer = s.spawn(move || -> Result<crc32fast::Hasher> {
             let mut crc = crc32fast::Hasher::new();
-            for decoded in from_decoder {
-                for part in decoded? {
+            let lost = || Error::corrupt("native", "a frame decoder stopped early");
+            crate::ordered::in_order(from_decoder, 0, lost, |_, decoded: Decoded| {
+                for part in decoded {
                     // Frames that touch (the CPU's) go out in one write; the GPU's are
                     // padded apart.
                     let mut run = 0..0;
@@ -406,12 +431,15 @@ pub(crate) fn decode_frames(
                     w.write_all(&part.bytes[run]).map_err(Error::WriteOutput)?;
                     let _ = spare_tx.try_send(part.bytes);
                 }
-            }
+                Ok(())
+            })?;
             Ok(crc)
         });
+        let mut seq = 0u64;
         let read = read_frames(r, batch_bytes, &mut |batch| {
+            seq += 1;
             to_decoder
-                .send(batch)
+                .send((seq - 1, batch))
                 .map_err(|_| Error::corrupt("native", "the frame decoder stopped"))
         });
         drop(to_decoder);
