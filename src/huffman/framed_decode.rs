@@ -588,13 +588,16 @@ fn decode_batch_gpu(gpu: &crate::gpu::Gpu, frames: &[Frame]) -> Result<Decoded> 
 /// padding and each frame's CRC32 (on the CPU cores, for now).
 #[cfg(not(target_arch = "wasm32"))]
 fn decode_run_gpu(dec: &super::vld::VldDecoder<'_>, frames: &[Frame]) -> Result<Part> {
+    let t0 = std::time::Instant::now();
     for f in frames {
         Codebook::from_lengths(&f.lengths)
             .map_err(|e| f.corrupt(format!("bad code lengths: {e}")))?;
         f.check_padding()?;
     }
     let views: Vec<super::vld::VldFrame<'_>> = frames.iter().map(Frame::view).collect();
+    let t1 = std::time::Instant::now();
     let out = pollster::block_on(dec.decode(&views))?.output;
+    let t2 = std::time::Instant::now();
     if let Some(e) = out.errors.first() {
         return Err(frames[e.frame].corrupt(format!("block {} {}", e.block, e.fault)));
     }
@@ -603,6 +606,16 @@ fn decode_run_gpu(dec: &super::vld::VldDecoder<'_>, frames: &[Frame]) -> Result<
         .zip(out.frames.par_iter())
         .map(|(f, range)| f.check_crc(&out.bytes[range.clone()]))
         .collect::<Result<Vec<_>>>()?;
+    let ms = |a: std::time::Instant, b: std::time::Instant| (b - a).as_secs_f64() * 1e3;
+    log::debug!(
+        "vld run of {} frames, {} bytes: codes checked {:.1} ms, GPU round trip {:.1} ms, \
+         CRCs {:.1} ms",
+        frames.len(),
+        out.bytes.len(),
+        ms(t0, t1),
+        ms(t1, t2),
+        ms(t2, std::time::Instant::now())
+    );
     Ok(Part {
         frames: out.frames.iter().cloned().zip(crcs).collect(),
         bytes: out.bytes,
