@@ -1107,3 +1107,26 @@ fn staged_and_direct_writes() {
         }
     }
 }
+
+/// The stream's pipeline warm-up builds every framed variant, a few at a time, each once:
+/// a second warm-up builds nothing.
+#[test]
+fn warming_the_framed_variants_builds_each_once() {
+    use parvlc::gpu::{Gpu, GpuOptions};
+    use parvlc::huffman::cuvle::VleEncoder;
+    let gpu = pollster::block_on(Gpu::new(GpuOptions {
+        pipeline_cache: None,
+        ..Default::default()
+    }))
+    .expect("a wgpu adapter (lavapipe: mesa-vulkan-drivers)");
+    let encoder = VleEncoder::new(&gpu, CuvleConfig::default()).unwrap();
+    encoder.warm_framed(BitOrder::LsbFirst, 1024).unwrap();
+    let built = gpu.pipelines_created();
+    // No staging and at least one staged size.
+    assert!(built >= 2, "{built} pipelines built");
+    encoder.warm_framed(BitOrder::LsbFirst, 1024).unwrap();
+    assert_eq!(gpu.pipelines_created(), built);
+    // The other bit order is other pipelines.
+    encoder.warm_framed(BitOrder::MsbFirst, 1024).unwrap();
+    assert_eq!(gpu.pipelines_created(), 2 * built);
+}

@@ -360,7 +360,12 @@ impl<'r, R: Read> Walk<'r, R> {
 /// (docs/huffman.md): one alone left the GPU idle while it uploaded, read back and
 /// checked its batch.
 #[cfg(not(target_arch = "wasm32"))]
-const GPU_DECODERS: usize = 3;
+const GPU_DECODERS: usize = 4;
+
+/// Output bytes of a GPU batch at most: each decoder holds its batch's payload, upload,
+/// readback and output at once, and four of them stay within the memory bound.
+#[cfg(not(target_arch = "wasm32"))]
+const GPU_BATCH_BYTES: usize = 16 << 20;
 
 /// Decodes a native v2 stream from `r`, positioned after the first frame's magic and
 /// version, into `w`, about `batch_bytes` of output at a time, on `gpu` (the VLD kernel)
@@ -377,7 +382,10 @@ pub(crate) fn decode_frames(
     // decode them (one on all cores; on the GPU several, each batch a round trip of
     // upload, kernel and readback that the others overlap), one writes them in order and
     // combines the checksums.
-    let decoders = if gpu.is_some() { GPU_DECODERS } else { 1 };
+    let (decoders, batch_bytes) = match gpu {
+        Some(_) => (GPU_DECODERS, batch_bytes.min(GPU_BATCH_BYTES)),
+        None => (1, batch_bytes),
+    };
     let (to_decoder, from_reader) = std::sync::mpsc::sync_channel::<(u64, Vec<Frame>)>(1);
     // Shared by the decoders; the first that stops drops it, so that the reader stops too.
     let from_reader = std::sync::Mutex::new(Some(from_reader));
@@ -429,7 +437,14 @@ pub(crate) fn decode_frames(
                         crc.combine(frame_crc);
                     }
                     w.write_all(&part.bytes[run]).map_err(Error::WriteOutput)?;
-                    let _ = spare_tx.try_send(part.bytes);
+                    // Its pages go to the next batch: the CPU decoder's, or the GPU's
+                    // readbacks.
+                    match gpu {
+                        Some(gpu) => gpu.recycle_host_vec(part.bytes),
+                        None => {
+                            let _ = spare_tx.try_send(part.bytes);
+                        }
+                    }
                 }
                 Ok(())
             })?;
