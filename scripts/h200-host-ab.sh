@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
-# Two builds side by side on the host-side paths, on the GPU machine, in one run:
+# Builds side by side on the host-side paths, on the GPU machine, in one run:
 #   - compress (gzip, native) of 4 GiB of the machine's system files, stdin to /dev/null:
-#     a cold first run per build (no parvlc pipeline cache, no driver shader cache), then
-#     warm runs alternating between the builds; --depth 6 and 8 for the new build;
+#     cold first runs (no parvlc pipeline cache, no driver shader cache), then warm runs,
+#     the builds alternating;
 #   - decompress --backend wgpu (the GPU decoder) of the native file to /dev/null,
-#     alternating, and the debug log of one run (per dispatch: GPU round trip, CRCs);
-#   - the bench's stream, vld and cuvle rows at 1 GiB, 4.5 bits (new build).
+#     alternating, the CPU decoder beside them, and the debug log of one run of the last
+#     build (per dispatch: GPU round trip, CRCs);
+#   - the bench's stream, vld and cuvle rows at 1 GiB, 4.5 bits (last build).
 # Every output is checked first (gzip -dc, our decoders, cmp). Wall clock and peak RSS by
 # /usr/bin/time. There, from the project root, .device carried:
-#   OLD=.device/parvlc-old NEW=.device/parvlc bash scripts/h200-host-ab.sh
+#   BINS=".device/parvlc-old .device/parvlc" bash scripts/h200-host-ab.sh
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 OUT=${OUT:-out}
@@ -16,9 +17,10 @@ mkdir -p "$OUT"
 exec > >(tee -a "$OUT/host-ab.txt") 2>&1
 # shellcheck disable=SC1091
 source .device/env.sh
-OLD=${OLD:-.device/parvlc-old}
-NEW=${NEW:-.device/parvlc}
+BINS=${BINS:-.device/parvlc-old .device/parvlc}
+NEW=${BINS##* }
 RUNS=${RUNS:-3}
+COLD=${COLD:-2}
 D=${DATA:-/tmp/parvlc-ab}
 mkdir -p "$D"
 date -u; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; nproc
@@ -28,36 +30,35 @@ t() { # label, command (a shell string): one run's wall s and peak KiB
   /usr/bin/time -f "$1	wall %e s	peak %M KiB" sh -c "$2" 2>&1 >/dev/null | tail -1
 }
 echo "== outputs checked"
-for P in "$OLD" "$NEW"; do
+for P in $BINS; do
   $P compress -f gzip - -o - < "$D/sys.tar" 2>/dev/null > "$D/o.gz"
   gzip -dc "$D/o.gz" | cmp - "$D/sys.tar" && echo "$P gzip: gzip -dc gives the input"
   $P compress -f native - -o - < "$D/sys.tar" 2>/dev/null > "$D/o.pvlc"
   $P decompress --backend wgpu "$D/o.pvlc" -o - 2>/dev/null | cmp - "$D/sys.tar" && echo "$P native: the GPU decoder gives the input"
 done
 echo "== cold first runs (no pipeline cache, no driver shader cache)"
-for fmt in gzip native; do
-  for P in "$OLD" "$NEW"; do
+for r in $(seq "$COLD"); do for fmt in gzip native; do
+  for P in $BINS; do
     export PARVLC_CACHE_DIR="$D/cache-cold"
     rm -rf "$PARVLC_CACHE_DIR" "$HOME/.cache/nvidia" "$HOME/.nv"
-    t "$P $fmt cold" "$P compress -f $fmt - -o - < $D/sys.tar"
+    t "$P $fmt cold $r" "$P compress -f $fmt - -o - < $D/sys.tar"
   done
-done
+done; done
 export PARVLC_CACHE_DIR="$D/cache-warm"
-for P in "$OLD" "$NEW"; do for fmt in gzip native; do
+for P in $BINS; do for fmt in gzip native; do
   $P compress -f $fmt - -o - < "$D/sys.tar" >/dev/null 2>&1
 done; done
 echo "== warm, alternating"
 for r in $(seq "$RUNS"); do
-  for fmt in gzip native; do
-    t "$OLD $fmt warm $r" "$OLD compress -f $fmt - -o - < $D/sys.tar"
-    t "$NEW $fmt warm $r" "$NEW compress -f $fmt - -o - < $D/sys.tar"
-    t "$NEW $fmt --depth 8 warm $r" "$NEW compress --depth 8 -f $fmt - -o - < $D/sys.tar"
-  done
+  for fmt in gzip native; do for P in $BINS; do
+    t "$P $fmt warm $r" "$P compress -f $fmt - -o - < $D/sys.tar"
+  done; done
 done
 echo "== GPU decode (native file to /dev/null), alternating"
 for r in $(seq "$RUNS"); do
-  t "$OLD decompress --backend wgpu $r" "$OLD decompress --backend wgpu $D/o.pvlc -o - "
-  t "$NEW decompress --backend wgpu $r" "$NEW decompress --backend wgpu $D/o.pvlc -o - "
+  for P in $BINS; do
+    t "$P decompress --backend wgpu $r" "$P decompress --backend wgpu $D/o.pvlc -o - "
+  done
   t "$NEW decompress (CPU) $r" "$NEW decompress --backend cpu $D/o.pvlc -o - "
 done
 RUST_LOG=parvlc=debug $NEW decompress --backend wgpu "$D/o.pvlc" -o - 2> "$D/dec.log" >/dev/null
