@@ -45,12 +45,6 @@ fn stage_words_steps(room: u32) -> impl Iterator<Item = u32> {
         .take_while(move |&w| w <= room & !511)
 }
 
-/// Pipelines [`VleEncoder::warm_framed`] builds at once. A cold driver compile holds
-/// tens of megabytes while it runs; all of the variants at once took a cold stream
-/// compress past its 512 MiB bound (the H200: 521-545 MiB, 470-480 warm).
-#[cfg(not(target_arch = "wasm32"))]
-const WARM_COMPILES: usize = 3;
-
 /// Longest code for which the kernel emits two symbols per put (`PAIRS`).
 const PAIRS_MAX_LEN: u32 = 16;
 /// Longest code the kernel's packed table holds (shaders/huffman/cuvle.wgsl `PACKED`).
@@ -639,13 +633,13 @@ impl<'g> VleEncoder<'g> {
         constants
     }
 
-    /// Build now, [`WARM_COMPILES`] at a time, every pipeline the framed kernel may use
-    /// for codes in `order` and chunks of up to `n_blocks` blocks. A cold driver
-    /// compiles each in about 0.3 s (the H200); built one at a time when first met, they
-    /// stalled the stream's first chunks by seconds.
+    /// Build, in parallel and now, every pipeline the framed kernel may use for codes
+    /// in `order` and chunks of up to `n_blocks` blocks. A cold driver compiles each in
+    /// about 0.3 s (the H200); built one at a time when first met, they stalled the
+    /// stream's first chunks by seconds.
     #[cfg(not(target_arch = "wasm32"))]
     pub fn warm_framed(&self, order: BitOrder, n_blocks: u32) -> Result<()> {
-        use std::sync::atomic::{AtomicUsize, Ordering};
+        use rayon::prelude::*;
         let msb = order == BitOrder::MsbFirst;
         let room = self.stage_room();
         let mut variants: Vec<u32> = match self.config.stage_words {
@@ -653,28 +647,10 @@ impl<'g> VleEncoder<'g> {
             None => std::iter::once(0).chain(stage_words_steps(room)).collect(),
         };
         variants.dedup();
-        let next = AtomicUsize::new(0);
-        let build = || -> Result<()> {
-            while let Some(&words) = variants.get(next.fetch_add(1, Ordering::Relaxed)) {
-                // Frame codes are at most 15 bits: packed, in pairs.
-                let constants = self.kernel_constants(msb, true, true, words, true);
-                let (gpu, scan) = (self.gpu, &self.config.scan);
-                crate::scan::warm_lookback(gpu, &CUVLE, &constants, scan, n_blocks)?;
-            }
-            Ok(())
-        };
-        std::thread::scope(|s| {
-            let builders: Vec<_> = (0..WARM_COMPILES.min(variants.len()))
-                .map(|_| s.spawn(build))
-                .collect();
-            builders.into_iter().try_for_each(|b| {
-                b.join().unwrap_or_else(|_| {
-                    Err(Error::Gpu {
-                        stage: CUVLE.name,
-                        message: "a pipeline build panicked".into(),
-                    })
-                })
-            })
+        // Frame codes are at most 15 bits: packed, in pairs.
+        variants.into_par_iter().try_for_each(|words| {
+            let constants = self.kernel_constants(msb, true, true, words, true);
+            crate::scan::warm_lookback(self.gpu, &CUVLE, &constants, &self.config.scan, n_blocks)
         })
     }
 

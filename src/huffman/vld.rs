@@ -505,19 +505,28 @@ impl GpuStage for VldDecoder<'_> {
             (plan.payload_words * 4).max(16),
             wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
         );
-        // Each frame's whole words straight from its payload, its last partial word padded.
-        for (f, &w) in frames.iter().zip(&plan.frame_words) {
-            let bytes = &f.payload[..f.payload_bits.div_ceil(8) as usize];
-            let whole = bytes.len() & !3;
-            if whole > 0 {
-                gpu.queue.write_buffer(&payload, w * 4, &bytes[..whole]);
+        // Every frame's payload copied into one staging buffer, each from its first word,
+        // the rest zero: a write_buffer per frame allocates a staging buffer each (native
+        // wgpu), and a batch holds hundreds of frames.
+        let size = (plan.payload_words * 4).max(16);
+        if let Some(mut view) = wgpu::BufferSize::new(size)
+            .and_then(|size| gpu.queue.write_buffer_with(&payload, 0, size))
+        {
+            let mut at = 0usize;
+            for (f, &w) in frames.iter().zip(&plan.frame_words) {
+                let start = w as usize * 4;
+                let bytes = &f.payload[..f.payload_bits.div_ceil(8) as usize];
+                if start < at || start + bytes.len() > size as usize {
+                    return Err(Error::InvalidArgument(
+                        "vld: frames laid out out of order".into(),
+                    ));
+                }
+                view.slice(at..start).fill(0);
+                view.slice(start..start + bytes.len())
+                    .copy_from_slice(bytes);
+                at = start + bytes.len();
             }
-            if whole < bytes.len() {
-                let mut tail = [0u8; 4];
-                tail[..bytes.len() - whole].copy_from_slice(&bytes[whole..]);
-                gpu.queue
-                    .write_buffer(&payload, w * 4 + whole as u64, &tail);
-            }
+            view.slice(at..).fill(0);
         }
         let params = VldParams {
             n_groups: plan.groups.len() as u32,
