@@ -21,6 +21,8 @@ BINS=${BINS:-.device/parvlc-old .device/parvlc}
 NEW=${BINS##* }
 RUNS=${RUNS:-3}
 COLD=${COLD:-2}
+# DECODE_ONLY=1: the GPU decode section alone (the native file made by the last build).
+DECODE_ONLY=${DECODE_ONLY:-}
 D=${DATA:-/tmp/parvlc-ab}
 mkdir -p "$D"
 date -u; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; nproc
@@ -30,12 +32,18 @@ t() { # label, command (a shell string): one run's wall s and peak KiB
   /usr/bin/time -f "$1	wall %e s	peak %M KiB" sh -c "$2" 2>&1 >/dev/null | tail -1
 }
 echo "== outputs checked"
+if [ -n "$DECODE_ONLY" ]; then
+  $NEW compress -f native - -o - < "$D/sys.tar" 2>/dev/null > "$D/o.pvlc"
+fi
 for P in $BINS; do
+  [ -n "$DECODE_ONLY" ] && { $P decompress --backend wgpu "$D/o.pvlc" -o - 2>/dev/null | cmp - "$D/sys.tar" && echo "$P native: the GPU decoder gives the input"; continue; }
   $P compress -f gzip - -o - < "$D/sys.tar" 2>/dev/null > "$D/o.gz"
   gzip -dc "$D/o.gz" | cmp - "$D/sys.tar" && echo "$P gzip: gzip -dc gives the input"
   $P compress -f native - -o - < "$D/sys.tar" 2>/dev/null > "$D/o.pvlc"
   $P decompress --backend wgpu "$D/o.pvlc" -o - 2>/dev/null | cmp - "$D/sys.tar" && echo "$P native: the GPU decoder gives the input"
 done
+export PARVLC_CACHE_DIR="$D/cache-warm"
+[ -n "$DECODE_ONLY" ] || {
 echo "== cold first runs (no pipeline cache, no driver shader cache)"
 for r in $(seq "$COLD"); do for fmt in gzip native; do
   for P in $BINS; do
@@ -54,6 +62,7 @@ for r in $(seq "$RUNS"); do
     t "$P $fmt warm $r" "$P compress -f $fmt - -o - < $D/sys.tar"
   done; done
 done
+}
 echo "== GPU decode (native file to /dev/null), alternating"
 for r in $(seq "$RUNS"); do
   for P in $BINS; do
