@@ -356,14 +356,16 @@ impl<'r, R: Read> Walk<'r, R> {
     }
 }
 
-/// Batches decoding on the GPU at once (a decoder thread each). Measured on the H200
-/// (docs/huffman.md): one alone left the GPU idle while it uploaded, read back and
-/// checked its batch.
+/// Batches decoding on the GPU at once (a decoder thread each), of at most
+/// [`GPU_BATCH_BYTES`]: each decoder holds its batch's payload, staging, readback and
+/// output at once. Measured on the H200, 4 GiB native to /dev/null (docs/huffman.md): one
+/// decoder of 32 MiB batches 6.0-6.8 s; three of 32 MiB 2.5-2.6 s at 653-695 MiB peak;
+/// four of 16 MiB 1.70-1.73 s at 508-510 MiB; three of 16 MiB 1.74-1.78 s at 482-501 MiB,
+/// the most that stays clear of the 512 MiB bound.
 #[cfg(not(target_arch = "wasm32"))]
-const GPU_DECODERS: usize = 4;
+const GPU_DECODERS: usize = 3;
 
-/// Output bytes of a GPU batch at most: each decoder holds its batch's payload, upload,
-/// readback and output at once, and four of them stay within the memory bound.
+/// Output bytes of a GPU batch at most (see [`GPU_DECODERS`]).
 #[cfg(not(target_arch = "wasm32"))]
 const GPU_BATCH_BYTES: usize = 16 << 20;
 
