@@ -93,7 +93,9 @@ impl Gpu {
         }
     }
 
-    /// A host vector of `len` zero bytes, reusing one given back if one is large enough.
+    /// A host vector of `len` bytes for the caller to overwrite whole, reusing one given
+    /// back if one is large enough: its old bytes are kept where they reach (zeroing a
+    /// 16 MiB readback first cost a serial pass over it), zeros past them.
     #[cfg(not(target_arch = "wasm32"))]
     pub(crate) fn host_vec(&self, len: usize) -> Vec<u8> {
         let reused = self.pool.host.lock().ok().and_then(|mut h| {
@@ -101,7 +103,7 @@ impl Gpu {
             Some(h.swap_remove(i))
         });
         let mut v = reused.unwrap_or_default();
-        v.clear();
+        v.truncate(len);
         v.resize(len, 0);
         v
     }

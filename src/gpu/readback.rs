@@ -3,7 +3,6 @@ use crate::{Error, Result};
 
 /// Copies at least this long are split across the host's cores: one core's copy out of
 /// mapped memory is a visible share of a chunk's time.
-#[cfg(not(target_arch = "wasm32"))]
 const PARALLEL_COPY_BYTES: usize = 4 << 20;
 
 impl Gpu {
@@ -44,7 +43,9 @@ impl Gpu {
             at += len;
         }
         self.queue.submit([encoder.finish()]);
+        let t0 = super::clock();
         self.map_read(&staging, total).await?;
+        let t1 = super::clock();
         let parts = {
             let mapped = staging
                 .slice(..total)
@@ -61,6 +62,15 @@ impl Gpu {
                 .collect()
         };
         staging.unmap();
+        if let (Some(t0), Some(t1)) = (t0, t1) {
+            if total as usize >= PARALLEL_COPY_BYTES {
+                log::debug!(
+                    "readback of {total} bytes: mapped after {:.1} ms, copied in {:.1} ms",
+                    (t1 - t0).as_secs_f64() * 1e3,
+                    t1.elapsed().as_secs_f64() * 1e3
+                );
+            }
+        }
         self.check_errors("readback")?;
         Ok(parts)
     }
@@ -124,6 +134,7 @@ impl Gpu {
         #[cfg(not(target_arch = "wasm32"))]
         if mapped.len() >= PARALLEL_COPY_BYTES {
             use rayon::prelude::*;
+            // Every byte of it is overwritten here.
             let mut out = self.host_vec(mapped.len());
             out.par_chunks_mut(1 << 20)
                 .zip(mapped.par_chunks(1 << 20))

@@ -499,7 +499,9 @@ impl GpuStage for VldDecoder<'_> {
     }
 
     async fn upload(&self, frames: &Self::Input<'_>) -> Result<VldUploaded> {
+        let t0 = std::time::Instant::now();
         let plan = VldPlan::new(frames, self.workgroup_size)?;
+        let t1 = std::time::Instant::now();
         let gpu = self.gpu;
         let payload = gpu.pooled_buffer(
             (plan.payload_words * 4).max(16),
@@ -542,14 +544,25 @@ impl GpuStage for VldDecoder<'_> {
                 usage: wgpu::BufferUsages::UNIFORM,
             },
         );
-        Ok(VldUploaded {
+        let t2 = std::time::Instant::now();
+        let uploaded = VldUploaded {
             tables: self.storage(&plan.tables),
             blocks: self.storage(bytemuck::cast_slice(&plan.blocks)),
             groups: self.storage(bytemuck::cast_slice(&plan.groups)),
             payload,
             params,
             plan,
-        })
+        };
+        let ms = |a: std::time::Instant, b: std::time::Instant| (b - a).as_secs_f64() * 1e3;
+        log::debug!(
+            "vld upload of {} frames: plan and tables {:.1} ms, payload {:.1} ms, tables and \
+             blocks {:.1} ms",
+            frames.len(),
+            ms(t0, t1),
+            ms(t1, t2),
+            ms(t2, std::time::Instant::now())
+        );
+        Ok(uploaded)
     }
 
     fn encode_into(
