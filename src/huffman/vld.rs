@@ -499,9 +499,10 @@ impl GpuStage for VldDecoder<'_> {
     }
 
     async fn upload(&self, frames: &Self::Input<'_>) -> Result<VldUploaded> {
-        let t0 = std::time::Instant::now();
+        // No clock on the web (`clock` is None there).
+        let t0 = crate::gpu::clock();
         let plan = VldPlan::new(frames, self.workgroup_size)?;
-        let t1 = std::time::Instant::now();
+        let t1 = crate::gpu::clock();
         let gpu = self.gpu;
         let payload = gpu.pooled_buffer(
             (plan.payload_words * 4).max(16),
@@ -544,7 +545,7 @@ impl GpuStage for VldDecoder<'_> {
                 usage: wgpu::BufferUsages::UNIFORM,
             },
         );
-        let t2 = std::time::Instant::now();
+        let t2 = crate::gpu::clock();
         let uploaded = VldUploaded {
             tables: self.storage(&plan.tables),
             blocks: self.storage(bytemuck::cast_slice(&plan.blocks)),
@@ -553,15 +554,17 @@ impl GpuStage for VldDecoder<'_> {
             params,
             plan,
         };
-        let ms = |a: std::time::Instant, b: std::time::Instant| (b - a).as_secs_f64() * 1e3;
-        log::debug!(
-            "vld upload of {} frames: plan and tables {:.1} ms, payload {:.1} ms, tables and \
-             blocks {:.1} ms",
-            frames.len(),
-            ms(t0, t1),
-            ms(t1, t2),
-            ms(t2, std::time::Instant::now())
-        );
+        if let (Some(t0), Some(t1), Some(t2)) = (t0, t1, t2) {
+            let ms = |a: std::time::Instant, b: std::time::Instant| (b - a).as_secs_f64() * 1e3;
+            log::debug!(
+                "vld upload of {} frames: plan and tables {:.1} ms, payload {:.1} ms, tables \
+                 and blocks {:.1} ms",
+                frames.len(),
+                ms(t0, t1),
+                ms(t1, t2),
+                ms(t2, std::time::Instant::now())
+            );
+        }
         Ok(uploaded)
     }
 
