@@ -6,12 +6,13 @@
 //!
 //!     RAYON_NUM_THREADS=1 cargo run --release --example h264_front_bench -- FILE.y4m
 //!
-//! `FRAMES` caps the pictures read (8), `RUNS` the runs (3), `QP` the QP (27).
+//! Without a file: a synthetic 1280x720 texture panning over `FRAMES` pictures. `FRAMES`
+//! caps the pictures (8), `RUNS` the runs (3), `QP` the QP (27).
 
 use std::time::Instant;
 
 use parvlc::h264::y4m::Y4mReader;
-use parvlc::h264::{cpu_slice_data, encode_picture_levels, EncoderConfig};
+use parvlc::h264::{cpu_slice_data, encode_picture_levels, EncoderConfig, Picture};
 
 fn env_or(name: &str, default: usize) -> usize {
     std::env::var(name)
@@ -21,20 +22,24 @@ fn env_or(name: &str, default: usize) -> usize {
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let path = std::env::args().nth(1).ok_or("give a Y4M file")?;
     let (frames, runs) = (env_or("FRAMES", 8), env_or("RUNS", 3));
     let config = EncoderConfig {
         qp: env_or("QP", 27) as u8,
         ..EncoderConfig::default()
     };
-    let file = std::io::BufReader::new(std::fs::File::open(&path)?);
-    let mut reader = Y4mReader::new(file, &path)?;
     let mut pictures = Vec::new();
-    while pictures.len() < frames {
-        match reader.read_frame()? {
-            Some(p) => pictures.push(p),
-            None => break,
+    match std::env::args().nth(1) {
+        Some(path) => {
+            let file = std::io::BufReader::new(std::fs::File::open(&path)?);
+            let mut reader = Y4mReader::new(file, &path)?;
+            while pictures.len() < frames {
+                match reader.read_frame()? {
+                    Some(p) => pictures.push(p),
+                    None => break,
+                }
+            }
         }
+        None => pictures.extend((0..frames).map(|k| texture(1280, 720, 4 * k))),
     }
     let (mut front, mut cavlc) = (f64::MAX, f64::MAX);
     let mut sum = 0u64;
@@ -72,11 +77,30 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!(
         "{} pictures {}x{}, QP {}: front end {:.2} ms a picture, CPU CAVLC {:.2} ms; checksum {sum:016x}",
         pictures.len(),
-        reader.header().width,
-        reader.header().height,
+        pictures.first().map_or(0, |p| p.width),
+        pictures.first().map_or(0, |p| p.height),
         config.qp,
         front / n * 1e3,
         cavlc / n * 1e3,
     );
     Ok(())
+}
+
+/// A detailed texture (a hash of the position, smoothed along rows), `shift` samples to
+/// the left: the pan the H200 script times, smaller.
+fn texture(width: u32, height: u32, shift: usize) -> Picture {
+    let mut p = Picture::new(width, height);
+    for (y, row) in p.y.chunks_exact_mut(width as usize).enumerate() {
+        let mut acc = 0u32;
+        for x in 0..width as usize + shift {
+            let v =
+                ((x as u32).wrapping_mul(2654435761) ^ (y as u32 * 40503) ^ ((x * y) >> 3) as u32)
+                    & 0xff;
+            acc = (acc * 3 + v) >> 2;
+            if x >= shift {
+                row[x - shift] = acc as u8;
+            }
+        }
+    }
+    p
 }
