@@ -27,6 +27,12 @@ fi
 export XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-$(mktemp -d)}"
 cargo test --release "$@"
 
+# The H.264 rate-distortion report (issue 15) on small clips: bytes and PSNR per QP for
+# parvlc and x264 (ffmpeg's libx264), every stream of ours decoded by FFmpeg to our
+# reconstruction, the BD-rates printed. Its BD-rate arithmetic checks itself first.
+python3 scripts/h264_rd.py --self-test
+python3 scripts/h264_rd.py --clips small --out "$(mktemp -d)"
+
 # The examples run as a user would run them (cargo test only builds them).
 for ex in examples/*.rs; do
   cargo run --release --quiet --example "$(basename "$ex" .rs)"
