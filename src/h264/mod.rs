@@ -1,6 +1,6 @@
 //! A minimal intra-only H.264 encoder around CAVLC: Y4M 4:2:0 8-bit in, Annex B
 //! Constrained Baseline out. Every picture is an IDR of I_16x16 macroblocks (prediction
-//! modes by SAD, 4x4 integer transform, luma and chroma DC transforms, one QP with a
+//! modes by SATD, 4x4 integer transform, luma and chroma DC transforms, one QP with a
 //! coarser one per macroblock only where Baseline CAVLC cannot code the levels), slices
 //! of whole macroblock rows, no deblocking, so the decoder's output is exactly our
 //! reconstruction. CAVLC runs where the [`crate::Engine`] given to [`Encoder::new`] does:
