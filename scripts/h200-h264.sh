@@ -18,29 +18,9 @@ FRAMES=${FRAMES:-48}
 DEPTHS=${DEPTHS:-1 4 8 16}
 mkdir -p "$D"
 date -u; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; nproc
-python3 - "$D/pan.y4m" "$FRAMES" <<'PY'
-import sys
-path, frames = sys.argv[1], int(sys.argv[2])
-w, h, tw = 1920, 1080, 1920 + 4 * frames
-# A detailed texture: a hash of the position, smoothed a little along rows.
-rows = []
-for y in range(h):
-    r = bytearray(tw)
-    acc = 0
-    for x in range(tw):
-        v = ((x * 2654435761) ^ (y * 40503) ^ ((x * y) >> 3)) & 0xff
-        acc = (acc * 3 + v) >> 2
-        r[x] = acc
-    rows.append(bytes(r))
-chroma = bytes([128]) * (w // 2 * h // 2)
-with open(path, "wb") as f:
-    f.write(b"YUV4MPEG2 W%d H%d F25:1 Ip A1:1 C420jpeg\n" % (w, h))
-    for k in range(frames):
-        f.write(b"FRAME\n")
-        f.write(b"".join(r[4 * k:4 * k + w] for r in rows))
-        f.write(chroma)
-        f.write(chroma)
-PY
+# A detailed texture panning 4 samples a frame (scripts/h264_rd.py's `pan` clip).
+python3 -c 'import sys; sys.path.insert(0, "scripts"); from h264_rd import write_pan
+write_pan(1920, 1080, int(sys.argv[2]), sys.argv[1])' "$D/pan.y4m" "$FRAMES"
 ls -l "$D/pan.y4m"
 wall() { # label, command...
   local label=$1; shift
