@@ -90,7 +90,6 @@ impl Gpu {
             entry,
             constants: constants.iter().map(|(k, v)| (*k, v.to_bits())).collect(),
         };
-        check_request(stage, entry, constants)?;
         let slot = cache
             .built
             .lock()
@@ -102,6 +101,9 @@ impl Gpu {
         if let Some(p) = &*slot {
             return Ok(p.clone());
         }
+        // Checked once per build, not on every lookup (an empty slot for a refused key
+        // stays empty).
+        check_request(stage, entry, constants)?;
         let started = super::clock();
         let module = {
             let mut modules = cache.modules.lock().map_err(|_| poisoned(name))?;
