@@ -1,21 +1,82 @@
 //! Work finished out of order by several threads, handed on in order: the stream
-//! compressor's chunks, the H.264 encoder's pictures, the gzip decoders' batches.
+//! compressor's chunks, the H.264 encoder's pictures, the gzip and GPU decoders' batches.
+//! A [`Window`] keeps the reader from running ahead of the oldest unfinished item, so
+//! what waits to be handed on stays bounded however long one item takes.
 
 use std::collections::BTreeMap;
 use std::sync::mpsc::Receiver;
+use std::sync::{Condvar, Mutex};
 
 use crate::{Error, Result};
 
+/// How far work may start ahead of what the sink has taken: item `seq` starts only once
+/// `seq < taken + size`. Without it, items finished after a slow one (a cold pipeline
+/// compile, a picture whose slices wait for the thread pool) pile up in [`in_order`]'s
+/// waiting room without limit.
+pub(crate) struct Window {
+    size: u64,
+    /// Items the sink has taken (from the first), and whether the sink has stopped.
+    state: Mutex<(u64, bool)>,
+    moved: Condvar,
+}
+
+impl Window {
+    /// A window of `size` items (at least 1) from item `first`.
+    pub(crate) fn new(first: u64, size: usize) -> Window {
+        Window {
+            size: size.max(1) as u64,
+            state: Mutex::new((first, false)),
+            moved: Condvar::new(),
+        }
+    }
+
+    /// Waits until item `seq` may start; false once the sink has stopped (stop reading).
+    pub(crate) fn admit(&self, seq: u64) -> bool {
+        let Ok(mut state) = self.state.lock() else {
+            return false;
+        };
+        while !state.1 && seq >= state.0 + self.size {
+            state = match self.moved.wait(state) {
+                Ok(s) => s,
+                Err(_) => return false,
+            };
+        }
+        !state.1
+    }
+
+    fn set(&self, taken: Option<u64>) {
+        if let Ok(mut state) = self.state.lock() {
+            match taken {
+                Some(t) => state.0 = t,
+                None => state.1 = true,
+            }
+        }
+        self.moved.notify_all();
+    }
+}
+
+/// Closes the window when the sink stops, however it stops.
+struct Closing<'w>(&'w Window);
+
+impl Drop for Closing<'_> {
+    fn drop(&mut self) {
+        self.0.set(None);
+    }
+}
+
 /// Hands every `(seq, item)` from `from` to `sink` in sequence, from `first`, holding
-/// those that arrive early; returns how many went. An error received is returned at
-/// once. A gap left when the senders are gone (a worker that stopped early) is the
-/// error `lost` makes.
+/// those that arrive early; returns how many went. Each item taken moves `window` on;
+/// when this returns, however it returns, the window closes, so a reader waiting at it
+/// stops. An error received is returned at once. A gap left when the senders are gone
+/// (a worker that stopped early) is the error `lost` makes.
 pub(crate) fn in_order<T>(
     from: Receiver<Result<(u64, T)>>,
     first: u64,
+    window: &Window,
     lost: impl FnOnce() -> Error,
     mut sink: impl FnMut(u64, T) -> Result<()>,
 ) -> Result<u64> {
+    let _closing = Closing(window);
     let mut waiting = BTreeMap::new();
     let mut next = first;
     for item in from {
@@ -24,11 +85,163 @@ pub(crate) fn in_order<T>(
         while let Some(item) = waiting.remove(&next) {
             sink(next, item)?;
             next += 1;
+            window.set(Some(next));
         }
     }
     if waiting.is_empty() {
         Ok(next - first)
     } else {
         Err(lost())
+    }
+}
+
+/// Jobs made in order on this thread by `read` (which hands each to the function it is
+/// given), done by `workers` threads in any order (`work`), and their results handed to
+/// `write` in order on a writer thread, at most `window` jobs from the oldest one not yet
+/// written. The first worker that fails stops taking jobs for all of them, so the
+/// reader's next hand-off fails rather than waits. Returns what the writer and what the
+/// reader came to, in that order: a write or work error explains a reader that stopped
+/// early, so callers report it first.
+#[cfg(not(target_arch = "wasm32"))]
+pub(crate) fn work_in_order<J: Send, O: Send, R>(
+    workers: usize,
+    window: usize,
+    work: impl Fn(J) -> Result<O> + Sync,
+    mut write: impl FnMut(O) -> Result<()> + Send,
+    stopped: impl Fn() -> Error + Sync,
+    read: impl FnOnce(&mut dyn FnMut(J) -> Result<()>) -> Result<R>,
+) -> (Result<u64>, Result<R>) {
+    let window = Window::new(0, window);
+    let (to_workers, from_reader) = std::sync::mpsc::sync_channel::<(u64, J)>(1);
+    // Shared by the workers; the first that stops drops it, so the reader stops too.
+    let from_reader = Mutex::new(Some(from_reader));
+    let (to_writer, from_workers) = std::sync::mpsc::sync_channel::<Result<(u64, O)>>(1);
+    std::thread::scope(|s| {
+        for _ in 0..workers.max(1) {
+            let (from_reader, to_writer, work) = (&from_reader, to_writer.clone(), &work);
+            let hang_up = move || {
+                *from_reader.lock().unwrap_or_else(|e| e.into_inner()) = None;
+            };
+            s.spawn(move || loop {
+                let next = match &*from_reader.lock().unwrap_or_else(|e| e.into_inner()) {
+                    Some(rx) => rx.recv(),
+                    None => return,
+                };
+                let Ok((seq, job)) = next else { return };
+                let done = work(job);
+                let failed = done.is_err();
+                if to_writer.send(done.map(|o| (seq, o))).is_err() || failed {
+                    return hang_up();
+                }
+            });
+        }
+        drop(to_writer);
+        let (window, stopped) = (&window, &stopped);
+        let writer =
+            s.spawn(move || in_order(from_workers, 0, window, stopped, |_, out| write(out)));
+        let mut seq = 0u64;
+        let read = read(&mut |job| {
+            if !window.admit(seq) {
+                return Err(stopped());
+            }
+            to_workers.send((seq, job)).map_err(|_| stopped())?;
+            seq += 1;
+            Ok(())
+        });
+        drop(to_workers);
+        let written = writer.join().unwrap_or_else(|_| Err(stopped()));
+        (written, read)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicU64, Ordering};
+    use std::sync::mpsc::sync_channel;
+
+    /// Four workers, the first item slow: the reader never runs more than the window
+    /// ahead of the sink, and the sink sees every item in order.
+    #[test]
+    fn the_window_bounds_what_runs_ahead_and_order_is_kept() {
+        const ITEMS: u64 = 200;
+        const SIZE: usize = 6;
+        let window = Window::new(0, SIZE);
+        let taken = AtomicU64::new(0);
+        let ahead = AtomicU64::new(0);
+        let (to_workers, from_reader) = sync_channel::<u64>(1);
+        let from_reader = Mutex::new(from_reader);
+        let (to_sink, from_workers) = sync_channel::<Result<(u64, u64)>>(1);
+        let seen = std::thread::scope(|s| {
+            // The reader owns its sender, so the workers see the channel close when it ends.
+            let (window, taken, ahead) = (&window, &taken, &ahead);
+            s.spawn(move || {
+                for seq in 0..ITEMS {
+                    if !window.admit(seq) {
+                        return;
+                    }
+                    let gap = seq - taken.load(Ordering::SeqCst);
+                    ahead.fetch_max(gap, Ordering::SeqCst);
+                    if to_workers.send(seq).is_err() {
+                        return;
+                    }
+                }
+            });
+            for _ in 0..4 {
+                let (from_reader, to_sink) = (&from_reader, to_sink.clone());
+                s.spawn(move || loop {
+                    let Ok(seq) = from_reader.lock().unwrap().recv() else {
+                        return;
+                    };
+                    if seq % 50 == 0 {
+                        std::thread::sleep(std::time::Duration::from_millis(20));
+                    }
+                    if to_sink.send(Ok((seq, seq * 3))).is_err() {
+                        return;
+                    }
+                });
+            }
+            drop(to_sink);
+            let mut seen = Vec::new();
+            let n = in_order(
+                from_workers,
+                0,
+                window,
+                || Error::InvalidArgument("lost".into()),
+                |seq, v| {
+                    assert_eq!(v, seq * 3);
+                    seen.push(seq);
+                    taken.store(seq + 1, Ordering::SeqCst);
+                    Ok(())
+                },
+            );
+            assert_eq!(n.unwrap(), ITEMS);
+            seen
+        });
+        assert_eq!(seen, (0..ITEMS).collect::<Vec<_>>());
+        let ahead = ahead.load(Ordering::SeqCst);
+        assert!(ahead < SIZE as u64, "the reader ran {ahead} items ahead");
+    }
+
+    /// A sink that fails closes the window: a reader waiting at it stops.
+    #[test]
+    fn a_failing_sink_releases_the_reader() {
+        let window = Window::new(0, 2);
+        let (to_sink, from_workers) = sync_channel::<Result<(u64, u64)>>(4);
+        std::thread::scope(|s| {
+            let reader = s.spawn(|| (0..100).take_while(|&seq| window.admit(seq)).count());
+            to_sink.send(Ok((0, 0))).unwrap();
+            drop(to_sink);
+            let r = in_order(
+                from_workers,
+                0,
+                &window,
+                || Error::InvalidArgument("lost".into()),
+                |_, _| Err(Error::InvalidArgument("disk full".into())),
+            );
+            assert!(r.is_err());
+            // Admitted 0 and 1 at most, then stopped by the close, not by item 100.
+            assert!(reader.join().unwrap() <= 2);
+        });
     }
 }

@@ -204,11 +204,13 @@ impl Encoder {
         let (to_coders, from_reader) = sync_channel::<Result<(u64, Picture)>>(1);
         let from_reader = Mutex::new(from_reader);
         let (to_sink, from_coders) = sync_channel::<Result<(u64, Encoded)>>(depth);
+        // At most 2 * depth pictures from the oldest one not yet handed to the sink.
+        let window = crate::ordered::Window::new(first, 2 * depth);
         let coded = std::thread::scope(|s| {
-            let stop = &stop;
+            let (stop, window) = (&stop, &window);
             s.spawn(move || {
                 let mut index = first;
-                while !stop.load(Ordering::Relaxed) {
+                while !stop.load(Ordering::Relaxed) && window.admit(index) {
                     let picture = match next() {
                         Ok(Some(p)) => Ok((index, p)),
                         Ok(None) => return,
@@ -244,8 +246,7 @@ impl Encoder {
             let lost = || {
                 Error::InvalidArgument("the pipeline lost a picture (a coder stopped early)".into())
             };
-            let result =
-                crate::ordered::in_order(from_coders, first, lost, |_, picture| sink(picture));
+            let result = crate::ordered::in_order(from_coders, first, window, lost, |_, p| sink(p));
             // On an error: stop the reader and take what it queued so that no one waits.
             stop.store(true, Ordering::Relaxed);
             if let Ok(rx) = from_reader.lock() {

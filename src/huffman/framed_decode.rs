@@ -388,87 +388,57 @@ pub(crate) fn decode_frames(
         Some(_) => (GPU_DECODERS, batch_bytes.min(GPU_BATCH_BYTES)),
         None => (1, batch_bytes),
     };
-    let (to_decoder, from_reader) = std::sync::mpsc::sync_channel::<(u64, Vec<Frame>)>(1);
-    // Shared by the decoders; the first that stops drops it, so that the reader stops too.
-    let from_reader = std::sync::Mutex::new(Some(from_reader));
-    let (to_writer, from_decoder) = std::sync::mpsc::sync_channel::<Result<(u64, Decoded)>>(1);
     // Output buffers handed back by the writer for reuse (no fresh pages to fault in).
     let (spare_tx, spare) = std::sync::mpsc::sync_channel::<Vec<u8>>(1);
     let spare = std::sync::Mutex::new(spare);
-    std::thread::scope(|s| {
-        for _ in 0..decoders {
-            let (from_reader, spare, to_writer) = (&from_reader, &spare, to_writer.clone());
-            let hang_up = move || {
-                *from_reader.lock().unwrap_or_else(|e| e.into_inner()) = None;
-            };
-            s.spawn(move || loop {
-                let next = match &*from_reader.lock().unwrap_or_else(|e| e.into_inner()) {
-                    Some(rx) => rx.recv(),
-                    None => return,
-                };
-                let Ok((seq, frames)) = next else { return };
-                let decoded = match gpu {
-                    #[cfg(not(target_arch = "wasm32"))]
-                    Some(gpu) => decode_batch_gpu(gpu, &frames),
-                    _ => {
-                        let reuse = spare.lock().ok().and_then(|rx| rx.try_recv().ok());
-                        decode_batch(&frames, reuse.unwrap_or_default())
-                    }
-                };
-                let failed = decoded.is_err();
-                if to_writer.send(decoded.map(|d| (seq, d))).is_err() || failed {
-                    return hang_up();
-                }
-            });
+    let decode = |frames: Vec<Frame>| match gpu {
+        Some(gpu) => decode_batch_gpu(gpu, &frames),
+        None => {
+            let reuse = spare.lock().ok().and_then(|rx| rx.try_recv().ok());
+            decode_batch(&frames, reuse.unwrap_or_default())
         }
-        drop(to_writer);
-        let writer = s.spawn(move || -> Result<crc32fast::Hasher> {
-            let mut crc = crc32fast::Hasher::new();
-            let lost = || Error::corrupt("native", "a frame decoder stopped early");
-            crate::ordered::in_order(from_decoder, 0, lost, |_, decoded: Decoded| {
-                for part in decoded {
-                    // Frames that touch (the CPU's) go out in one write; the GPU's are
-                    // padded apart.
-                    let mut run = 0..0;
-                    for (range, frame_crc) in &part.frames {
-                        if range.start != run.end {
-                            w.write_all(&part.bytes[run]).map_err(Error::WriteOutput)?;
-                            run = range.start..range.start;
-                        }
-                        run.end = range.end;
-                        crc.combine(frame_crc);
-                    }
+    };
+    let mut crc = crc32fast::Hasher::new();
+    let write = |decoded: Decoded| -> Result<()> {
+        for part in decoded {
+            // Frames that touch (the CPU's) go out in one write; the GPU's are padded
+            // apart.
+            let mut run = 0..0;
+            for (range, frame_crc) in &part.frames {
+                if range.start != run.end {
                     w.write_all(&part.bytes[run]).map_err(Error::WriteOutput)?;
-                    // Its pages go to the next batch: the CPU decoder's, or the GPU's
-                    // readbacks.
-                    match gpu {
-                        Some(gpu) => gpu.recycle_host_vec(part.bytes),
-                        None => {
-                            let _ = spare_tx.try_send(part.bytes);
-                        }
-                    }
+                    run = range.start..range.start;
                 }
-                Ok(())
-            })?;
-            Ok(crc)
-        });
-        let mut seq = 0u64;
-        let read = read_frames(r, batch_bytes, &mut |batch| {
-            seq += 1;
-            to_decoder
-                .send((seq - 1, batch))
-                .map_err(|_| Error::corrupt("native", "the frame decoder stopped"))
-        });
-        drop(to_decoder);
-        let written = writer
-            .join()
-            .map_err(|_| Error::corrupt("native", "the frame writer panicked"))?;
-        // A write or decode error explains a reader that stopped early: report it first.
-        let crc = written?;
-        let (end, index, file_at, out_at) = read?;
-        check_end(r, &end, crc, index, file_at)?;
-        Ok(out_at)
-    })
+                run.end = range.end;
+                crc.combine(frame_crc);
+            }
+            w.write_all(&part.bytes[run]).map_err(Error::WriteOutput)?;
+            // Its pages go to the next batch: the CPU decoder's, or the GPU's readbacks.
+            match gpu {
+                Some(gpu) => gpu.recycle_host_vec(part.bytes),
+                None => {
+                    let _ = spare_tx.try_send(part.bytes);
+                }
+            }
+        }
+        Ok(())
+    };
+    let stopped = || Error::corrupt("native", "the frame decoders stopped");
+    // Batches from the oldest one not yet written: one being written, one waiting for
+    // the writer, one per decoder, one waiting for a decoder.
+    let (written, read) = crate::ordered::work_in_order(
+        decoders,
+        decoders + 3,
+        decode,
+        write,
+        stopped,
+        |to_decoders| read_frames(r, batch_bytes, to_decoders),
+    );
+    // A write or decode error explains a reader that stopped early: report it first.
+    written?;
+    let (end, index, file_at, out_at) = read?;
+    check_end(r, &end, crc, index, file_at)?;
+    Ok(out_at)
 }
 
 /// [`decode_frames`] on the web, where there are no threads: each batch decoded and

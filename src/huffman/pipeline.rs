@@ -264,8 +264,10 @@ pub fn compress_stream(
     let warming = AtomicBool::new(false);
     // Positional reads: the next chunk to claim.
     let next_seq = AtomicU64::new(0);
+    // At most 2 * depth chunks from the oldest one not yet written.
+    let window = crate::ordered::Window::new(0, 2 * depth);
     std::thread::scope(|s| {
-        let (stop, next_seq, spares) = (&stop, &next_seq, &spares);
+        let (stop, next_seq, spares, window) = (&stop, &next_seq, &spares, &window);
         let (to_writer, from_coders) = sync_channel::<Result<(u64, CodedChunk)>>(1);
         let spare = move || -> Vec<u8> {
             let reused = spares.lock().ok().and_then(|rx| rx.try_recv().ok());
@@ -286,6 +288,9 @@ pub fn compress_stream(
                     s.spawn(move || {
                         while !stop.load(Ordering::Relaxed) {
                             let seq = next_seq.fetch_add(1, Ordering::Relaxed);
+                            if !window.admit(seq) {
+                                return;
+                            }
                             let t = std::time::Instant::now();
                             let read = read_chunk_at(f, start, seq, chunk, spare());
                             log::debug!(
@@ -308,7 +313,7 @@ pub fn compress_stream(
             StreamInput::Reader(reader) => {
                 s.spawn(move || {
                     let mut seq = 0u64;
-                    while !stop.load(Ordering::Relaxed) {
+                    while !stop.load(Ordering::Relaxed) && window.admit(seq) {
                         let mut buf = spare();
                         buf.resize(chunk, 0);
                         let got = match read_full(reader, &mut buf) {
@@ -369,6 +374,7 @@ pub fn compress_stream(
         };
         let result = write_in_order(
             from_coders,
+            window,
             StreamWriter::new(output, format),
             progress,
             &recycle,
@@ -404,13 +410,14 @@ fn warm_pipelines(engine: &Engine, format: Format, config: &StreamConfig) {
 #[cfg(not(target_arch = "wasm32"))]
 fn write_in_order<W: Write>(
     from_coders: Receiver<Result<(u64, CodedChunk)>>,
+    window: &crate::ordered::Window,
     mut writer: StreamWriter<W>,
     progress: &mut dyn FnMut(u64),
     recycle: &dyn Fn(Vec<u8>),
 ) -> Result<StreamSummary> {
     let lost =
         || Error::InvalidArgument("the pipeline lost a chunk (a coder stopped early)".into());
-    crate::ordered::in_order(from_coders, 0, lost, |seq, chunk: CodedChunk| {
+    crate::ordered::in_order(from_coders, 0, window, lost, |seq, chunk: CodedChunk| {
         let t = std::time::Instant::now();
         writer.write_chunk(&chunk)?;
         log::debug!(

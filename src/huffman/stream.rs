@@ -195,16 +195,9 @@ fn gzip_members<R: BufRead>(
     output: &mut (impl Write + Send),
     batch_bytes: usize,
 ) -> Result<Decompressed> {
-    // Jobs are numbered as read; two decoders take them in turn (a member is one batch,
-    // and one decoder alone waits on each batch's slowest run) and the writer puts them
-    // back in order.
+    // Two decoders take the jobs in turn (a member is one batch, and one decoder alone
+    // waits on each batch's slowest run) and the writer puts them back in order.
     const DECODERS: usize = 2;
-    let (to_decoder, from_reader) = std::sync::mpsc::sync_channel::<(u64, Job)>(1);
-    // A decoder that stops early drops the queue, so that the reader's next send fails
-    // rather than waits.
-    let from_reader = std::sync::Mutex::new(Some(from_reader));
-    let (to_writer, from_decoder) =
-        std::sync::mpsc::sync_channel::<Result<(u64, Vec<u8>)>>(DECODERS);
     // Buffers handed back for reuse (no fresh pages to fault in): compressed batches
     // from the decoders to the reader, output from the writer to the decoders. One per
     // decoder is enough, and more would hold memory nobody asks for (an unindexed
@@ -212,73 +205,41 @@ fn gzip_members<R: BufRead>(
     let (spare_in_tx, spare_in) = std::sync::mpsc::sync_channel::<Vec<u8>>(DECODERS);
     let (spare_out_tx, spare_out) = std::sync::mpsc::sync_channel::<Vec<u8>>(DECODERS);
     let spare_out = std::sync::Mutex::new(spare_out);
-    std::thread::scope(|s| {
-        for _ in 0..DECODERS {
-            let (from_reader, spare_out) = (&from_reader, &spare_out);
-            let (to_writer, spare_in_tx) = (to_writer.clone(), spare_in_tx.clone());
-            let stop = move || {
-                if let Ok(mut rx) = from_reader.lock() {
-                    rx.take();
-                }
-            };
-            s.spawn(move || loop {
-                let next = match from_reader.lock() {
-                    Ok(rx) => rx.as_ref().map(|rx| rx.recv()),
-                    Err(_) => return,
-                };
-                let Some(Ok((seq, job))) = next else { return };
-                let out = match job {
-                    Job::Frames(batch) => {
-                        let mut out = spare_out
-                            .lock()
-                            .ok()
-                            .and_then(|rx| rx.try_recv().ok())
-                            .unwrap_or_default();
-                        let decoded = batch.decode(&mut out);
-                        let _ = spare_in_tx.try_send(batch.data);
-                        decoded.map(|()| out)
-                    }
-                    Job::Bytes(b) => Ok(b),
-                };
-                let failed = out.is_err();
-                if to_writer.send(out.map(|o| (seq, o))).is_err() || failed {
-                    return stop();
-                }
-            });
+    let decode = |job: Job| match job {
+        Job::Frames(batch) => {
+            let mut out = spare_out
+                .lock()
+                .ok()
+                .and_then(|rx| rx.try_recv().ok())
+                .unwrap_or_default();
+            let decoded = batch.decode(&mut out);
+            let _ = spare_in_tx.try_send(batch.data);
+            decoded.map(|()| out)
         }
-        drop((to_writer, spare_in_tx));
-        let writer = s.spawn(move || -> Result<()> {
-            let lost = || corrupt("the gzip decoders lost a batch".into());
-            crate::ordered::in_order(from_decoder, 0, lost, |_, out| {
-                output.write_all(&out).map_err(Error::WriteOutput)?;
-                let _ = spare_out_tx.try_send(out);
-                Ok(())
-            })
-            .map(|_| ())
+        Job::Bytes(b) => Ok(b),
+    };
+    let write = |out: Vec<u8>| {
+        output.write_all(&out).map_err(Error::WriteOutput)?;
+        let _ = spare_out_tx.try_send(out);
+        Ok(())
+    };
+    let stopped = || corrupt("the gzip decoders stopped".into());
+    // Jobs from the oldest one not yet written: one being written, one waiting for the
+    // writer, one per decoder, one waiting for a decoder.
+    let (written, read) =
+        crate::ordered::work_in_order(DECODERS, DECODERS + 3, decode, write, stopped, |send| {
+            let mut jobs = Jobs {
+                sink: Box::new(send),
+                buf: Vec::new(),
+                spares: spare_in,
+            };
+            let read = read_members(head, input, &mut jobs, batch_bytes);
+            let flushed = jobs.flush();
+            read.and_then(|done| flushed.map(|()| done))
         });
-        let mut seq = 0u64;
-        let mut jobs = Jobs {
-            sink: Box::new(move |job| {
-                seq += 1;
-                to_decoder
-                    .send((seq - 1, job))
-                    .map_err(|_| corrupt("the gzip decoder stopped".into()))
-            }),
-            buf: Vec::new(),
-            spares: spare_in,
-        };
-        let read = read_members(head, input, &mut jobs, batch_bytes);
-        let flushed = jobs.flush();
-        drop(jobs);
-        let written = writer
-            .join()
-            .map_err(|_| corrupt("the gzip writer panicked".into()))?;
-        // A decode or write error explains a reader that stopped early: report it first.
-        written?;
-        let done = read?;
-        flushed?;
-        Ok(done)
-    })
+    // A decode or write error explains a reader that stopped early: report it first.
+    written?;
+    read
 }
 
 /// The reader's side of [`gzip_members`]: members parsed and read, their work sent on.
