@@ -1130,3 +1130,56 @@ fn warming_the_framed_variants_builds_each_once() {
     encoder.warm_framed(BitOrder::MsbFirst, 1024).unwrap();
     assert_eq!(gpu.pipelines_created(), 2 * built);
 }
+
+/// A forced stage beside blocks that outgrow it: low-entropy blocks are staged, the
+/// others written directly, in one dispatch; in both flavours, with every strategy and
+/// the fallback forced (the staged copy-out leaves the stage zero for the next block,
+/// and the look-back hands out the next ticket in the same barrier).
+#[test]
+fn staged_blocks_in_both_flavours_every_strategy_and_fallback() {
+    let _g = serial();
+    if !common::enabled(Backend::Wgpu) {
+        return;
+    }
+    // 64 invocations of 16 words: 4 KiB blocks; a stage of 1024 words holds a block of
+    // under 8 code bits per byte.
+    let block = 4096;
+    let mut rng = SplitMix64(0x57A6ED);
+    let mut data = Vec::new();
+    for k in 0..40u64 {
+        let entropy = if rng.below(2) == 0 { 2.5 } else { 8.0 };
+        data.extend(generate(block, entropy, 1000 + k));
+    }
+    data.extend(generate(1234, 2.5, 77));
+    let table = table_for(&data, 24);
+    let staged_blocks = data
+        .chunks(block)
+        .filter(|c| {
+            c.iter()
+                .map(|&b| table.lengths[b as usize] as usize)
+                .sum::<usize>()
+                < 1000 * 32
+        })
+        .count();
+    let direct_blocks = data.chunks(block).count() - staged_blocks;
+    assert!(
+        staged_blocks > 5 && direct_blocks > 5,
+        "{staged_blocks} staged, {direct_blocks} direct"
+    );
+    let gpus: [&dyn Vle; 2] = [common::gpu(), common::gpu_workgroup_flavour()];
+    for (flavour, gpu) in ["subgroup", "workgroup"].into_iter().zip(gpus) {
+        for strategy in ScanStrategy::ALL {
+            for (order, start_bit) in ORDERS.into_iter().zip([13u32, 0]) {
+                let mut cfg = config(strategy, 64, 16);
+                cfg.stage_words = Some(1024);
+                let what = format!("{flavour} flavour, staged and direct blocks");
+                check(gpu, &data, &table, order, start_bit, &cfg, &what);
+                if strategy == ScanStrategy::Decoupled {
+                    cfg.scan.spin_budget = 0;
+                    let got = check(gpu, &data, &table, order, start_bit, &cfg, &what).unwrap();
+                    assert!(got.fallbacks > 0, "{what}: spin_budget 0 took no fallback");
+                }
+            }
+        }
+    }
+}

@@ -13,6 +13,20 @@
 // The fallback recomputes a stalled predecessor's aggregate from its input, which only
 // the stage knows how to do; that is why the loop lives in the stage.
 //
+// A stage that takes blocks in a loop can do the wait, the finish and the next ticket in
+// one barrier (lookback_resolve):
+//     var block = take_block(inv);
+//     while block < n_blocks {
+//         lookback_publish(inv, block, aggregate);
+//         var look = lookback_resolve(inv, block, aggregate, more_blocks_allowed);
+//         while look.x != 0u {
+//             lookback_supply(inv, my_block_aggregate(look.x - 1u));
+//             look = lookback_resolve(inv, block, aggregate, more_blocks_allowed);
+//         }
+//         // look.y: exclusive prefix, look.z: aggregate, look.w: the next block
+//         block = look.w;
+//     }
+//
 // scan_state layout (keep in sync with src/scan.rs `ScanState`):
 //   [0] ticket counter   [1] stalled flag   [2] fallbacks taken
 //   [3] reduce_then_scan: the grand total, written by scan/spine (checked by the host)
@@ -48,6 +62,7 @@ var<workgroup> lookback_status: u32;
 var<workgroup> lookback_value: u32;
 var<workgroup> lookback_next: u32;   // predecessor to look at next, plus one
 var<workgroup> lookback_prefix: u32; // sum found so far (leader writes)
+var<workgroup> lookback_resolved: vec4<u32>; // lookback_resolve's answer
 
 fn take_block(inv: Invocation) -> u32 {
     if inv.lid == 0u {
@@ -105,29 +120,34 @@ fn lookback_wait(inv: Invocation, block: u32) -> u32 {
         return 0u;
     }
     if inv.lid == 0u {
-        var next = lookback_next;
-        var status = LOOK_PREFIX;
-        while next != 0u {
-            let look = poll_predecessor(block, next - 1u);
-            status = look.x;
-            if status == LOOK_FALLBACK {
-                break;
-            }
-            lookback_prefix += look.y;
-            next -= 1u;
-            if status == LOOK_PREFIX {
-                next = 0u;
-            } else if status == LOOK_STALLED {
-                // Publish anyway so no successor waits forever; the host sees the flag
-                // and reports an error instead of wrong output.
-                atomicStore(&scan_state[1], 1u);
-                next = 0u;
-            }
-        }
-        lookback_next = next;
-        lookback_status = select(0u, next, status == LOOK_FALLBACK);
+        lookback_status = lookback_walk(block);
     }
     return workgroupUniformLoad(&lookback_status);
+}
+
+// Leader only: lookback_wait's walk.
+fn lookback_walk(block: u32) -> u32 {
+    var next = lookback_next;
+    var status = LOOK_PREFIX;
+    while next != 0u {
+        let look = poll_predecessor(block, next - 1u);
+        status = look.x;
+        if status == LOOK_FALLBACK {
+            break;
+        }
+        lookback_prefix += look.y;
+        next -= 1u;
+        if status == LOOK_PREFIX {
+            next = 0u;
+        } else if status == LOOK_STALLED {
+            // Publish anyway so no successor waits forever; the host sees the flag
+            // and reports an error instead of wrong output.
+            atomicStore(&scan_state[1], 1u);
+            next = 0u;
+        }
+    }
+    lookback_next = next;
+    return select(0u, next, status == LOOK_FALLBACK);
 }
 
 // The aggregate of the block lookback_wait asked for.
@@ -148,6 +168,39 @@ fn lookback_finish(inv: Invocation, block: u32, aggregate: u32) -> u32 {
         atomicStore(&scan_state[STATE_HEADER + block], FLAG_PREFIX | ((lookback_prefix + aggregate) & VALUE_MASK));
     }
     return workgroupUniformLoad(&lookback_prefix);
+}
+
+// No block: what lookback_resolve gives as the next block when it took no ticket.
+const NO_BLOCK: u32 = 0xffffffffu;
+
+// lookback_wait, lookback_finish and take_block behind one barrier. Returns, uniformly,
+// (j + 1, 0, 0, 0) when block j stalled (supply its aggregate and call again), else
+// (0, this block's exclusive prefix, `aggregate`, the workgroup's next block: a new
+// ticket when `take_next`, NO_BLOCK otherwise). The ticket is taken once this block's
+// inclusive prefix is out, so no successor ever waits on a block not yet begun.
+fn lookback_resolve(inv: Invocation, block: u32, aggregate: u32, take_next: bool) -> vec4<u32> {
+    if inv.lid == 0u {
+        var stalled = 0u;
+        if SCAN_STRATEGY != STRATEGY_REDUCE_THEN_SCAN {
+            stalled = lookback_walk(block);
+        }
+        if stalled != 0u {
+            lookback_resolved = vec4<u32>(stalled, 0u, 0u, 0u);
+        } else {
+            var prefix = lookback_prefix;
+            if SCAN_STRATEGY == STRATEGY_REDUCE_THEN_SCAN {
+                prefix = atomicLoad(&scan_state[STATE_HEADER + block]);
+            } else if block != 0u {
+                atomicStore(&scan_state[STATE_HEADER + block], FLAG_PREFIX | ((prefix + aggregate) & VALUE_MASK));
+            }
+            var next = NO_BLOCK;
+            if take_next {
+                next = atomicAdd(&scan_state[0], 1u);
+            }
+            lookback_resolved = vec4<u32>(0u, prefix, aggregate, next);
+        }
+    }
+    return workgroupUniformLoad(&lookback_resolved);
 }
 
 // Published words beside the look-back (CAVLC's neighbour TotalCoeffs): a workgroup

@@ -7,6 +7,14 @@ var<workgroup> wg_scan_buf: array<u32, WG_SCAN_MAX>;
 
 // Returns (exclusive prefix of `x` in scan order, workgroup total).
 fn wg_exclusive_scan(inv: Invocation, x: u32) -> vec2<u32> {
+    let scan = wg_exclusive_scan_unfenced(inv, x);
+    workgroupBarrier();
+    return scan;
+}
+
+// wg_exclusive_scan without its closing barrier, for callers where a barrier comes before
+// the next scan anyway (one barrier fewer).
+fn wg_exclusive_scan_unfenced(inv: Invocation, x: u32) -> vec2<u32> {
     let lane = scan_lane(inv);
     let n = WG_SIZE;
     wg_scan_buf[lane] = x;
@@ -22,6 +30,5 @@ fn wg_exclusive_scan(inv: Invocation, x: u32) -> vec2<u32> {
     }
     let inclusive = wg_scan_buf[lane];
     let total = wg_scan_buf[n - 1u];
-    workgroupBarrier();
     return vec2<u32>(inclusive - x, total);
 }

@@ -7,6 +7,14 @@ var<workgroup> wg_scan_totals: array<u32, WG_SCAN_MAX_SUBGROUPS>;
 
 // Returns (exclusive prefix of `x` in scan order, workgroup total).
 fn wg_exclusive_scan(inv: Invocation, x: u32) -> vec2<u32> {
+    let scan = wg_exclusive_scan_unfenced(inv, x);
+    workgroupBarrier();
+    return scan;
+}
+
+// wg_exclusive_scan without its closing barrier, for callers where a barrier comes before
+// the next scan anyway (one barrier fewer).
+fn wg_exclusive_scan_unfenced(inv: Invocation, x: u32) -> vec2<u32> {
     let inclusive = subgroupInclusiveAdd(x);
     if inv.sg_lane == inv.sg_size - 1u {
         wg_scan_totals[inv.sg_id] = inclusive;
@@ -21,6 +29,5 @@ fn wg_exclusive_scan(inv: Invocation, x: u32) -> vec2<u32> {
         before += select(0u, t, s < inv.sg_id);
         total += t;
     }
-    workgroupBarrier();
     return vec2<u32>(before + inclusive - x, total);
 }

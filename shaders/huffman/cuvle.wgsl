@@ -49,8 +49,6 @@ const PACKED_LEN_SHIFT: u32 = 27u;
 
 var<workgroup> table_code: array<u32, 256>;
 var<workgroup> table_len: array<u32, 256>;
-var<workgroup> block_staged: u32;
-var<workgroup> block_frame: vec2<u32>;
 
 fn code_len(symbol: u32) -> u32 {
     if PACKED {
@@ -164,6 +162,9 @@ fn reduce(inv: Invocation) {
     }
 }
 
+// Barriers per block-input: the scan's (one in the subgroup flavour, then one more), one
+// for the look-back with the next ticket, one before a staged block's copy-out; a frame's
+// table change adds two.
 @compute @workgroup_size(WG_SIZE)
 fn main(inv: Invocation) {
     // FRAMED: the table in workgroup memory, loaded when a block needs another.
@@ -171,21 +172,18 @@ fn main(inv: Invocation) {
     if !FRAMED {
         cache_code_table(inv, 0u);
     }
+    bitwriter_stage_clear(inv);
     let lane = scan_lane(inv);
-    for (var taken = 0u; taken < MAX_BLOCKS_PER_WORKGROUP; taken++) {
-        let block = take_block(inv);
-        if block >= params.n_blocks {
-            break;
-        }
+    var block = take_block(inv);
+    for (var taken = 1u; block < params.n_blocks; taken++) {
         var gap = 0u;
         if FRAMED {
-            if inv.lid == 0u {
-                block_frame = block_frames[params.first_block + block];
-            }
-            // A barrier too: no invocation still reads the previous block's table.
-            let frame = workgroupUniformLoad(&block_frame);
+            // A read-only buffer at a uniform index: uniform, no barrier to share it.
+            let frame = block_frames[params.first_block + block];
             gap = frame.y;
             if frame.x != cached {
+                // No invocation may still read the previous block's table.
+                workgroupBarrier();
                 cache_code_table(inv, frame.x);
                 cached = frame.x;
             }
@@ -214,36 +212,34 @@ fn main(inv: Invocation) {
                 }
             }
         }
-        let local = wg_exclusive_scan(inv, bits);
+        // The look-back's barrier comes before the next scan.
+        let local = wg_exclusive_scan_unfenced(inv, bits);
         // A block's share of the stream: its gap, then its code.
         lookback_publish(inv, block, local.y + gap);
-        loop {
-            let stalled = lookback_wait(inv, block);
-            if stalled == 0u {
-                break;
-            }
-            lookback_supply(inv, block_aggregate(inv, stalled - 1u));
+        let more = taken < MAX_BLOCKS_PER_WORKGROUP;
+        var look = lookback_resolve(inv, block, local.y + gap, more);
+        while look.x != 0u {
+            lookback_supply(inv, block_aggregate(inv, look.x - 1u));
+            look = lookback_resolve(inv, block, local.y + gap, more);
         }
-        let base = lookback_finish(inv, block, local.y + gap);
-        let block_first_bit = params.out_word_base * 32u + params.start_bit + base + gap;
+        // Uniform copies of the block's place and size, for the choice below.
+        let block_first_bit = params.out_word_base * 32u + params.start_bit + look.y + gap;
+        let block_bits = look.z - gap;
         let position = block_first_bit + local.x;
         // Staged when the block's code fits the stage, the paper's direct writes otherwise:
-        // a workgroup-uniform choice (the staged path has barriers).
-        if inv.lid == 0u {
-            block_staged = u32(stage_fits(block_first_bit, local.y));
-        }
-        if workgroupUniformLoad(&block_staged) != 0u {
+        // a workgroup-uniform choice (the staged path has a barrier).
+        if stage_fits(block_first_bit, block_bits) {
             var writer = bitwriter_staged(position, block_first_bit >> 5u);
             if bits != 0u {
                 encode_thread_input(&writer, &words, whole, first_byte);
             }
-            let is_last = bits != 0u && local.x + bits == local.y;
-            bitwriter_stage_out(inv, &writer, is_last, block_first_bit, local.y);
+            bitwriter_stage_out(inv, &writer, block_first_bit, block_bits);
         } else if bits != 0u {
             var writer = bitwriter_at(position);
             encode_thread_input(&writer, &words, whole, first_byte);
             bitwriter_finish(&writer, position >> 5u);
         }
+        block = look.w;
     }
 }
 

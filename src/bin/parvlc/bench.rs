@@ -60,6 +60,10 @@ pub struct BenchArgs {
     dump: Option<PathBuf>,
     /// Real files to add to the inputs.
     files: Vec<PathBuf>,
+    /// wgpu: every stage in its workgroup-memory flavour (as browsers run them), not the
+    /// subgroup one the adapter allows.
+    #[arg(long)]
+    workgroup_flavour: bool,
     #[command(flatten)]
     tuning: Tuning,
 }
@@ -205,6 +209,7 @@ pub fn run(a: BenchArgs) -> Result<()> {
         plot,
         dump,
         files,
+        workgroup_flavour,
         tuning,
     } = a;
     if let Some(module) = module {
@@ -237,7 +242,13 @@ pub fn run(a: BenchArgs) -> Result<()> {
         }
         return Ok(());
     }
-    let gpu = if backends.contains(&Backend::Wgpu) {
+    let gpu = if backends.contains(&Backend::Wgpu) && workgroup_flavour {
+        let options = parvlc::gpu::GpuOptions {
+            allow_subgroups: false,
+            ..Default::default()
+        };
+        Some(std::sync::Arc::new(pollster::block_on(Gpu::new(options))?))
+    } else if backends.contains(&Backend::Wgpu) {
         open_engine(Backend::Wgpu)?.gpu().cloned()
     } else {
         None
@@ -255,6 +266,9 @@ pub fn run(a: BenchArgs) -> Result<()> {
                 configs: tuning.cuda_configs(),
             });
         }
+    }
+    if let Some(gpu) = &gpu {
+        eprintln!("wgpu: {}, {:?} flavour", gpu.adapter_name(), gpu.flavour());
     }
     let records = report_rows(json.as_deref(), bench::table, |sink| {
         bench::run_huffman(gpu.as_ref(), &options, sink)
