@@ -67,7 +67,7 @@ fn stream_word(x: u32) -> u32 {
 // a register leaves one memory operation per flush, with no divergent choice between two.
 fn bitwriter_flush(w: ptr<function, BitWriter>) {
     if (*w).staged {
-        atomicOr(&stage[(*w).word - (*w).stage_base], (*w).pending);
+        atomicStore(&stage[(*w).word - (*w).stage_base], (*w).pending);
     } else if (*w).has_head {
         atomicStore(&output[(*w).word], stream_word((*w).pending));
     } else {
@@ -99,27 +99,26 @@ fn bitwriter_finish(w: ptr<function, BitWriter>, first_word: u32) {
     }
 }
 
-// Zero the stage; once, before a workgroup's first block (workgroup memory starts
-// undefined). A barrier must follow before the first block writes to it.
-fn bitwriter_stage_clear(inv: Invocation) {
-    for (var j = inv.lid; j < STAGE_WORDS; j += WG_SIZE) {
-        atomicStore(&stage[j], 0u);
+// Staged, called by the whole workgroup: complete the stage (the invocation holding the
+// block's last bit stores the final partial word; every other partial word is OR-ed into
+// a word its completer stored), then copy the block's words out. `is_last`: this
+// invocation holds the block's last bit. `first_bit`/`bits`: the block's span. No
+// barrier after: the caller's next barrier (before the next block's words go in) orders
+// the copy-out before them.
+fn bitwriter_stage_out(inv: Invocation, w: ptr<function, BitWriter>, is_last: bool, first_bit: u32, bits: u32) {
+    let tail = (*w).fill != 0u;
+    if tail && is_last {
+        atomicStore(&stage[(*w).word - (*w).stage_base], (*w).pending);
     }
-}
-
-// Staged, called by the whole workgroup: OR in this invocation's partial last word, then,
-// after one barrier, copy the block's words out (`first_bit`/`bits`: the block's span),
-// leaving the stage zero. No barrier after: the caller's next barrier (before the next
-// block's words go in) orders the copy-out before them.
-fn bitwriter_stage_out(inv: Invocation, w: ptr<function, BitWriter>, first_bit: u32, bits: u32) {
-    if (*w).fill != 0u {
+    workgroupBarrier();
+    if tail && !is_last {
         atomicOr(&stage[(*w).word - (*w).stage_base], (*w).pending);
     }
     workgroupBarrier();
     let first_word = first_bit >> 5u;
     let n_words = ((first_bit + bits + 31u) >> 5u) - first_word;
     for (var j = inv.lid; j < n_words; j += WG_SIZE) {
-        let value = stream_word(atomicExchange(&stage[j], 0u));
+        let value = stream_word(atomicLoad(&stage[j]));
         if j == 0u || j + 1u == n_words {
             atomicOr(&output[first_word + j], value);
         } else {
