@@ -2,12 +2,11 @@
 // ways chosen per block (uniformly):
 // - direct (the CUVLE paper): straight to the output, atomicOr on the first and last
 //   word, which neighbours share; plain atomic stores for the words in between;
-// - staged: every word OR-ed into the block's stage in workgroup memory (zero between
-//   blocks: bitwriter_stage_clear once, then the copy-out leaves it zero); after one
-//   barrier the workgroup copies the block's words out whole and coalesced
-//   (bitwriter_stage_out), atomicOr only on the block's two end words. Neighbouring
-//   invocations write ~9 words apart, so direct stores touch a cache line each; staged
-//   ones fill whole lines.
+// - staged: into the block's stage in workgroup memory, each completed word stored by the
+//   invocation that completes it, partial words OR-ed in after a barrier; the workgroup
+//   then copies the block's words out whole and coalesced (bitwriter_stage_out), atomicOr
+//   only on the block's two end words. Neighbouring invocations write ~9 words apart, so
+//   direct stores touch a cache line each; staged ones fill whole lines.
 //
 // Codes are packed LSB-first (DEFLATE order) and must arrive bit-reversed, so that their
 // first bit is bit 0. With MSB_FIRST every output word has the bits of each byte reversed,
