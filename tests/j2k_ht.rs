@@ -161,7 +161,10 @@ fn part15_signalling_in_the_main_header() {
     assert_eq!(&cs[2..4], &[0xFF, 0x51]);
     assert_eq!(&cs[6..8], &[0x40, 0x00]);
     let cap = 4 + 38 + 9;
-    assert_eq!(&cs[cap..cap + 8], &[0xFF, 0x50, 0, 8, 0x00, 0x02, 0x00, 0x00]);
+    assert_eq!(
+        &cs[cap..cap + 8],
+        &[0xFF, 0x50, 0, 8, 0x00, 0x02, 0x00, 0x00]
+    );
     // Ccap15: reversible, all HT, B - 8 in the low bits (8 bits + RCT + 2 levels of gain
     // and 2 or more guard bits: B in 9..=27).
     let ccap = u16::from_be_bytes([cs[cap + 8], cs[cap + 9]]);
@@ -171,8 +174,8 @@ fn part15_signalling_in_the_main_header() {
     assert_eq!(&cs[cod..cod + 2], &[0xFF, 0x52]);
     assert_eq!(cs[cod + 12], 0x40);
     // Part 1 output keeps Rsiz 0 and no CAP.
-    let part1 = pollster::block_on(j2k::encode(&img, &EncoderConfig::default(), &Engine::Cpu))
-        .unwrap();
+    let part1 =
+        pollster::block_on(j2k::encode(&img, &EncoderConfig::default(), &Engine::Cpu)).unwrap();
     assert_eq!(&part1[6..8], &[0, 0]);
     assert_eq!(&part1[cap..cap + 2], &[0xFF, 0x52]);
 }

@@ -622,6 +622,33 @@ mod tests {
     }
 
     #[test]
+    fn ht_runs_its_tier1_on_the_cpu_only() {
+        let img = Image::new(9, 7, 1, 8, (0..63).map(|i| (i * 37 % 256) as u16).collect()).unwrap();
+        let config = |stages| EncoderConfig {
+            stages,
+            ht: true,
+            ..Default::default()
+        };
+        let e = pollster::block_on(encode(
+            &img,
+            &config(Some(Stages::new(Placement::Cpu, Placement::Gpu))),
+            &Engine::Cpu,
+        ))
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("HTJ2K block coder runs on the CPU only"), "{e}");
+        let cpu = Some(Stages::new(Placement::Cpu, Placement::Cpu));
+        let ht = pollster::block_on(encode(&img, &config(cpu), &Engine::Cpu)).unwrap();
+        assert_eq!(
+            ht,
+            pollster::block_on(encode(&img, &config(None), &Engine::Cpu)).unwrap()
+        );
+        // Not the Part 1 codestream.
+        let part1 = pollster::block_on(encode(&img, &EncoderConfig::default(), &Engine::Cpu));
+        assert_ne!(ht, part1.unwrap());
+    }
+
+    #[test]
     fn part2_bypass_points_keep_tier1_and_tier2_in_step() {
         // No Part 1 decoder can judge these streams, but tier-2's segment rule must agree
         // with tier-1's terminations for every bypass point (else encode errors).

@@ -56,7 +56,11 @@ pub fn decode(judge: Judge, dir: &Path, name: &str, codestream: &[u8], component
             )
         });
     let log = String::from_utf8_lossy(&o.stdout).to_string() + &String::from_utf8_lossy(&o.stderr);
-    assert!(o.status.success(), "{name}: {} failed:\n{log}", judge.tool());
+    assert!(
+        o.status.success(),
+        "{name}: {} failed:\n{log}",
+        judge.tool()
+    );
     let lower = log.to_lowercase();
     assert!(
         !lower.contains("error") && !lower.contains("warn"),

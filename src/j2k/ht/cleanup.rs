@@ -221,3 +221,52 @@ fn code_u_pair(first_row: bool, u0: u32, u1: u32, mel: &mut MelEncoder, vlc: &mu
     vlc.put_bits(ca.suffix, ca.suffix_len);
     vlc.put_bits(cb.suffix, cb.suffix_len);
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_sample_blocks_by_hand() {
+        // c = 1: mu 1, v 0, E 1; U = kappa = 1, u 0. Context 0: MEL "0" (significant);
+        // VLC "0110" (first row, rho 1, no u); MagSgn 1 bit (0), padded with 1s: 0xFE.
+        // VLC byte: 0xF | 0,1,1,0 from bit 4 = 0x6F; MEL's "0" fits the byte between.
+        // Scup = 1 + 2 = 3 in the last 12 bits.
+        let c = encode(&[1], 1, 1).unwrap();
+        assert_eq!(c.data, vec![0xFE, 0x00, 0x63, 0x00]);
+        assert_eq!(c.num_bitplanes, 1);
+        assert_eq!(
+            c.passes,
+            vec![PassInfo {
+                end: 4,
+                terminated: true
+            }]
+        );
+        // c = -1: v 1, MagSgn "1" padded is 0xFF, which is left out.
+        assert_eq!(encode(&[-1], 1, 1).unwrap().data, vec![0x00, 0x63, 0x00]);
+        // c = 3: mu 3, v 4, E 3: U 3, u 2, eps 1 -> "1111110" (e_k 1), MagSgn 2 bits (00
+        // -> 0xFC), u 2 is "01". VLC: 0xF + 111 -> 0x7F (stuffed); then 1110 01 -> 0x27
+        // pending, fused with MEL's "0": Scup 3.
+        assert_eq!(
+            encode(&[3], 1, 1).unwrap().data,
+            vec![0xFC, 0x27, 0x73, 0x00]
+        );
+    }
+
+    #[test]
+    fn zero_blocks_have_no_pass() {
+        let c = encode(&[0; 12], 4, 3).unwrap();
+        assert!(c.data.is_empty() && c.passes.is_empty() && c.num_bitplanes == 0);
+    }
+
+    #[test]
+    fn bad_blocks_are_clear_errors() {
+        let e = |r: Result<CodeBlockCoded>| r.unwrap_err().to_string();
+        assert!(e(encode(&[], 0, 1)).contains("sides"));
+        assert!(e(encode(&[0; 2048], 2048, 1)).contains("sides"));
+        assert!(e(encode(&[0; 5000], 100, 50)).contains("area"));
+        assert!(e(encode(&[0; 5], 2, 3)).contains("5 coefficients"));
+        assert!(e(encode(&[1 << 30], 1, 1)).contains("at most 30"));
+        assert!(encode(&[(1 << 30) - 1, -(1 << 30) + 1], 2, 1).is_ok());
+    }
+}

@@ -82,3 +82,32 @@ pub fn block_header(c: &CodeBlockCoded, mb: u32) -> Result<tier2::BlockHeader> {
         ))),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::j2k::tier1::PassInfo;
+
+    #[test]
+    fn block_headers_say_one_pass_down_to_bit_plane_0() {
+        let c = encode_code_block(&[5, -3, 0, 1], 2, 2).unwrap();
+        assert_eq!(c.num_bitplanes, 3);
+        let h = block_header(&c, 9).unwrap();
+        assert_eq!(h.passes, 1);
+        assert_eq!(h.zero_bitplanes, 8);
+        assert_eq!(h.segments, vec![(1, c.data.len() as u32)]);
+        let empty = block_header(&CodeBlockCoded::default(), 9).unwrap();
+        assert_eq!((empty.passes, empty.segments.len()), (0, 0));
+        // More bit-planes than the band has, or passes that do not match the data.
+        assert!(block_header(&c, 2).is_err());
+        let mut two = c.clone();
+        two.passes.push(PassInfo {
+            end: two.data.len() as u32,
+            terminated: true,
+        });
+        assert!(block_header(&two, 9).is_err());
+        let mut short = c;
+        short.data.pop();
+        assert!(block_header(&short, 9).is_err());
+    }
+}
