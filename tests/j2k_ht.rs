@@ -107,7 +107,7 @@ fn adversarial(w: u32, h: u32, comps: u32, depth: u32, kind: Adversarial, seed: 
         .map(|i| {
             let x = (i / comps) % w;
             let v = match kind {
-                Adversarial::Sparse => (rng.next() % 997 == 0) as u32 * max,
+                Adversarial::Sparse => rng.next().is_multiple_of(997) as u32 * max,
                 Adversarial::AllMax => max,
                 Adversarial::Stripes => (x % 2) * max,
             };
