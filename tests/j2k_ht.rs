@@ -3,8 +3,9 @@
 //! `grk_decompress` (Grok) must each give back exactly the source samples. The matrix:
 //! 1x1 to a few hundred pixels with odd sizes, grey and RGB, 8, 12 and 16 bits (and 1, 5,
 //! 10), 0 to 5 DWT levels, code-blocks 64 and 32, flat, noise, natural-looking and
-//! checkerboard content, and adversarial images (sparse spikes for long MEL runs, the
-//! range's extremes, stripes). Also: the size against `ojph_compress -reversible true`.
+//! checkerboard content, code-blocks down to 4x4, and adversarial images (sparse spikes
+//! for long MEL runs, the range's extremes, stripes). Also: the size against
+//! `ojph_compress -reversible true`.
 
 mod common;
 
@@ -129,6 +130,10 @@ fn larger_and_adversarial_images() {
         (make(50, 50, 1, 10, Content::Noise, 10), 4, 32),
         (make(2, 300, 1, 8, Content::Noise, 11), 1, 64),
         (make(300, 3, 3, 12, Content::Natural, 12), 1, 32),
+        // Small code-blocks, which the library allows (4 to 64).
+        (make(45, 38, 3, 8, Content::Natural, 13), 3, 4),
+        (make(45, 38, 1, 16, Content::Noise, 14), 2, 8),
+        (make(45, 38, 3, 12, Content::Checker, 15), 5, 16),
     ];
     for (i, kind) in [
         Adversarial::Sparse,
