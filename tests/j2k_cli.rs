@@ -1,15 +1,56 @@
 //! `parvlc j2k` as a user meets it: a PGM, a PPM and a PNG encoded and decoded by
 //! OpenJPEG to the source; unsupported kinds, zero-sized and truncated images each a clear
 //! error with no output file (and no temporary file) left behind; refusal to overwrite;
-//! hostile headers (a PNG or PNM promising gigabytes) refused in small memory.
+//! hostile headers (a PNG or PNM promising gigabytes) refused in small memory; `--ht`
+//! judged by OpenJPEG, OpenJPH and Grok.
 
 mod common;
 
 use std::path::{Path, PathBuf};
 
 use common::cli::{files, opj_decompress, parvlc, parvlc_measured, stderr};
+use common::j2k_judges::{decode, Judge};
 
 use parvlc::j2k::Image;
+
+#[test]
+fn ht_on_the_cpu_and_beside_the_gpu_front_end() {
+    // `--ht` on the CPU, and with the wgpu backend (the front end on the GPU, the HT
+    // block coder on the CPU, said in one line): the same codestream, which all three
+    // decoders give back exactly.
+    let dir = scratch("ht");
+    let rgb = gradient(37, 23, 3, 12);
+    std::fs::write(dir.join("c.ppm"), rgb.to_pnm()).unwrap();
+    let mut outputs = Vec::new();
+    for backend in ["cpu", "wgpu"] {
+        let out = format!("c-{backend}.j2k");
+        let args = [
+            "j2k",
+            "c.ppm",
+            "-o",
+            &out,
+            "--ht",
+            "--cblk",
+            "32",
+            "--backend",
+            backend,
+        ];
+        let o = parvlc(&args, &dir);
+        assert!(o.status.success(), "{backend}: {}", stderr(&o));
+        let note = stderr(&o).contains("the HT block coder runs on the CPU for now");
+        assert_eq!(note, backend == "wgpu", "{backend}: {}", stderr(&o));
+        let cs = std::fs::read(dir.join(&out)).unwrap();
+        for judge in Judge::ALL {
+            let back = decode(judge, &dir, &format!("c-{backend}"), &cs, 3);
+            assert!(back == rgb, "{backend}: {} differs", judge.tool());
+        }
+        outputs.push(cs);
+    }
+    assert!(
+        outputs[0] == outputs[1],
+        "the GPU front end changed the codestream"
+    );
+}
 
 fn scratch(name: &str) -> PathBuf {
     common::cli::scratch("j2k-cli", name)

@@ -272,6 +272,7 @@ fn the_resident_whole_gpu_path_writes_the_cpu_codestream() {
             cblk,
             bypass_from: bypass,
             stages,
+            ht: false,
         };
         let cpu = pollster::block_on(j2k::encode(&img, &config(None), &Engine::Cpu)).unwrap();
         for t1 in [

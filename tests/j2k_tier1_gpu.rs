@@ -375,6 +375,7 @@ fn encoder_with_gpu_tier1_writes_the_cpu_codestream() {
                 cblk,
                 bypass_from,
                 stages,
+                ht: false,
             };
             let cpu = pollster::block_on(encode(image, &config(None), &Engine::Cpu)).unwrap();
             let on_gpu =

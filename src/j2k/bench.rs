@@ -480,6 +480,7 @@ pub fn run_j2k(
             cblk: options.cblk,
             bypass_from: Some(options.bypass_from),
             stages,
+            ht: false,
         };
         // The picture's code-blocks, as the encoder hands them to tier-1, and the CPU
         // encoder's codestream: the references.

@@ -1,5 +1,5 @@
 //! The codestream's markers (ITU-T T.800 Annex A): SOC, SIZ, COD, QCD, one tile-part
-//! (SOT, SOD, its packets) and EOC.
+//! (SOT, SOD, its packets) and EOC; for HT code-blocks (T.814) also CAP after SIZ.
 
 use crate::{Error, Result};
 
@@ -19,6 +19,9 @@ pub struct Header {
     pub cblk_style: u8,
     /// Guard bits, 0..=7.
     pub guard_bits: u32,
+    /// HT code-blocks (Part 15): Rsiz bit 14 and a CAP marker say so (the style bit
+    /// 0x40 is the caller's, in `cblk_style`).
+    pub ht: bool,
 }
 
 impl Header {
@@ -30,6 +33,7 @@ impl Header {
 
 const SOC: u16 = 0xFF4F;
 const SIZ: u16 = 0xFF51;
+const CAP: u16 = 0xFF50;
 const COD: u16 = 0xFF52;
 const QCD: u16 = 0xFF5C;
 const SOT: u16 = 0xFF90;
@@ -65,13 +69,30 @@ pub fn write(h: &Header, exponents: &[u32], tile_data: &[u8]) -> Result<Vec<u8>>
     // SIZ: one tile as large as the image, all at the origin, no subsampling.
     u16be(&mut out, SIZ);
     u16be(&mut out, (38 + 3 * h.components) as u16);
-    u16be(&mut out, 0); // Rsiz: no profile restrictions claimed
+    // Rsiz: no profile restrictions claimed; bit 14: Part 15 capabilities (in CAP).
+    u16be(&mut out, if h.ht { 0x4000 } else { 0 });
     for v in [h.width, h.height, 0, 0, h.width, h.height, 0, 0] {
         u32be(&mut out, v);
     }
     u16be(&mut out, h.components as u16);
     for _ in 0..h.components {
         out.extend_from_slice(&[(h.bit_depth - 1) as u8, 1, 1]); // unsigned, XRsiz, YRsiz
+    }
+
+    if h.ht {
+        // CAP: Pcap with only Part 15's bit (the 15th from the top), then Ccap15: all
+        // blocks HT, one HT set each, no ROI, homogeneous, reversible, and in its low 5
+        // bits the largest magnitude bit-plane count B (over 8: B - 8; from 28: 13 + B/4).
+        let b = h.guard_bits + exponents.iter().copied().max().unwrap_or(0) - 1;
+        let b_code = match b {
+            0..=8 => 0,
+            9..=27 => b - 8,
+            _ => 13 + (b >> 2),
+        };
+        u16be(&mut out, CAP);
+        u16be(&mut out, 8);
+        u32be(&mut out, 1 << (32 - 15));
+        u16be(&mut out, b_code.min(31) as u16);
     }
 
     // COD: default precincts (PPx = PPy = 15), LRCP, one layer, RCT for three components.
@@ -130,6 +151,7 @@ mod tests {
             cblk_exp: 6,
             cblk_style: 1,
             guard_bits: 2,
+            ht: false,
         };
         let cs = write(&h, &[8, 9, 9, 10], &[0xAB, 0xCD]).unwrap();
         let mut want = vec![0xFF, 0x4F];
@@ -155,6 +177,7 @@ mod tests {
             cblk_exp: 5,
             cblk_style: 0,
             guard_bits: 8,
+            ht: false,
         };
         assert!(write(&h, &[16], &[]).is_err());
         let h = Header { guard_bits: 2, ..h };

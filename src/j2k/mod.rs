@@ -10,12 +10,16 @@
 //! every pass with the MQ coder (style 0). Other values are Part 2's variable bypass
 //! point, which the COD style byte cannot say: Part 1 decoders such as OpenJPEG will not
 //! decode those streams correctly.
+//!
+//! `ht: true` codes the code-blocks with the HTJ2K block coder instead (Part 15, see
+//! [`ht`]), on the CPU whatever the engine: the front end still runs where it is placed.
 
 #[cfg(all(feature = "bench", not(target_arch = "wasm32")))]
 pub mod bench;
 pub mod codestream;
 pub mod dwt;
 pub mod dwt_gpu;
+pub mod ht;
 pub mod image;
 pub mod mq;
 pub mod partition;
@@ -149,6 +153,10 @@ pub struct EncoderConfig {
     pub bypass_from: Option<u32>,
     /// Where each stage runs, if not both where the engine does (the default, `None`).
     pub stages: Option<Stages>,
+    /// Code the blocks with the HTJ2K block coder (Part 15; `bypass_from` is then
+    /// unused). It runs on the CPU for now: by default tier-1 is placed there whatever
+    /// the engine, and a GPU placement of tier-1 is an error.
+    pub ht: bool,
 }
 
 impl Default for EncoderConfig {
@@ -158,6 +166,7 @@ impl Default for EncoderConfig {
             cblk: 64,
             bypass_from: Some(5),
             stages: None,
+            ht: false,
         }
     }
 }
@@ -221,8 +230,14 @@ pub async fn encode_with_progress(
             Some(_) => Placement::Gpu,
             None => Placement::Cpu,
         };
-        Stages::new(here, here)
+        let tier1 = if config.ht { Placement::Cpu } else { here };
+        Stages::new(here, tier1)
     });
+    if config.ht && stages.tier1 == Placement::Gpu {
+        return Err(Error::InvalidArgument(
+            "the HTJ2K block coder runs on the CPU only for now: place tier-1 on the CPU".into(),
+        ));
+    }
     let place = |p: Placement, stage: &str| match (p, gpu) {
         (Placement::Cpu, _) => Ok(None),
         (Placement::Gpu, Some(g)) => Ok(Some(g)),
@@ -272,6 +287,7 @@ pub(crate) async fn encode_placed(
     let opts = Tier1Options {
         bypass_from: config.bypass_from,
     };
+    let tier1: &dyn Tier1Engine = if config.ht { &ht::HtCpu } else { tier1 };
     let coded = match (front_end, tier1.gpu_tier1()) {
         (Some(gpu), Some(t)) if Arc::ptr_eq(t.gpu_arc(), gpu) => {
             // The whole GPU path: both stages in one submission, coefficients resident.
@@ -316,7 +332,17 @@ pub(crate) async fn encode_placed(
     let mut headers = Vec::with_capacity(coded.len());
     for (place, c) in layout.blocks.iter().zip(&coded) {
         let mb = guard_bits + epsilon(place.band) - 1;
-        headers.push(block_header(c, mb, config.bypass_from)?);
+        headers.push(if config.ht {
+            if mb > ht::cleanup::MAX_BITPLANES {
+                return Err(Error::InvalidArgument(format!(
+                    "a band needs {mb} magnitude bit-planes; HT code-blocks hold at most {}",
+                    ht::cleanup::MAX_BITPLANES
+                )));
+            }
+            ht::block_header(c, mb)?
+        } else {
+            block_header(c, mb, config.bypass_from)?
+        });
     }
     let mut tile = Vec::new();
     for packet in &layout.packets {
@@ -347,8 +373,13 @@ pub(crate) async fn encode_placed(
         bit_depth: image.bit_depth,
         levels,
         cblk_exp: config.cblk.trailing_zeros(),
-        cblk_style: config.bypass_from.is_some() as u8,
+        cblk_style: if config.ht {
+            ht::CBLK_STYLE_HT
+        } else {
+            config.bypass_from.is_some() as u8
+        },
         guard_bits,
+        ht: config.ht,
     };
     let written = codestream::write(&header, &exponents, &tile);
     if let (Some(a), Some(b)) = (started, tier1_done) {
@@ -588,6 +619,33 @@ mod tests {
             pollster::block_on(encode(&img, &config(cpu), &Engine::Cpu)).unwrap(),
             pollster::block_on(encode(&img, &config(None), &Engine::Cpu)).unwrap()
         );
+    }
+
+    #[test]
+    fn ht_runs_its_tier1_on_the_cpu_only() {
+        let img = Image::new(9, 7, 1, 8, (0..63).map(|i| (i * 37 % 256) as u16).collect()).unwrap();
+        let config = |stages| EncoderConfig {
+            stages,
+            ht: true,
+            ..Default::default()
+        };
+        let e = pollster::block_on(encode(
+            &img,
+            &config(Some(Stages::new(Placement::Cpu, Placement::Gpu))),
+            &Engine::Cpu,
+        ))
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("HTJ2K block coder runs on the CPU only"), "{e}");
+        let cpu = Some(Stages::new(Placement::Cpu, Placement::Cpu));
+        let ht = pollster::block_on(encode(&img, &config(cpu), &Engine::Cpu)).unwrap();
+        assert_eq!(
+            ht,
+            pollster::block_on(encode(&img, &config(None), &Engine::Cpu)).unwrap()
+        );
+        // Not the Part 1 codestream.
+        let part1 = pollster::block_on(encode(&img, &EncoderConfig::default(), &Engine::Cpu));
+        assert_ne!(ht, part1.unwrap());
     }
 
     #[test]

@@ -10,6 +10,7 @@
 
 pub mod cli;
 pub mod j2k_images;
+pub mod j2k_judges;
 pub mod judges;
 pub mod rng;
 

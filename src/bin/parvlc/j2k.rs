@@ -24,6 +24,11 @@ pub struct J2kArgs {
     /// variable bypass point, which Part 1 decoders (OpenJPEG) do not decode correctly.
     #[arg(long, default_value = "5")]
     bypass_from: BypassFrom,
+    /// Code the blocks with the HTJ2K block coder (JPEG 2000 Part 15, reversible; one
+    /// cleanup pass per block). It runs on the CPU for now; with a GPU backend the front
+    /// end (RCT, DWT) still runs on the GPU. `--bypass-from` does not apply.
+    #[arg(long)]
+    ht: bool,
     /// Overwrite an existing output file.
     #[arg(long)]
     force: bool,
@@ -71,7 +76,7 @@ pub fn encode(a: J2kArgs) -> Result<()> {
         )));
     }
     let bypass_from = a.bypass_from.0;
-    if let Some(k) = bypass_from.filter(|&k| k != 5) {
+    if let Some(k) = bypass_from.filter(|&k| k != 5 && !a.ht) {
         log::warn!(
             "--bypass-from {k}: a Part 2 bypass point; Part 1 decoders (OpenJPEG) will not decode this stream correctly"
         );
@@ -100,9 +105,17 @@ pub fn encode(a: J2kArgs) -> Result<()> {
         };
         Ok::<_, Error>((image, engine?))
     })?;
-    // Front end and tier-1 both where the engine runs.
+    // Front end and tier-1 both where the engine runs (HT: tier-1 on the CPU).
+    if a.ht && engine.gpu().is_some() {
+        eprintln!("--ht: the HT block coder runs on the CPU for now (the front end on the GPU)");
+    }
     let stages = engine.gpu().map(|_| {
-        let mut s = j2k::Stages::new(j2k::Placement::Gpu, j2k::Placement::Gpu);
+        let tier1 = if a.ht {
+            j2k::Placement::Cpu
+        } else {
+            j2k::Placement::Gpu
+        };
+        let mut s = j2k::Stages::new(j2k::Placement::Gpu, tier1);
         s.tier1_gpu.strategy = match a.tier1 {
             Tier1Arg::OneKernel => j2k::tier1::gpu::Tier1Strategy::OneKernel,
             Tier1Arg::ThreeKernel => j2k::tier1::gpu::Tier1Strategy::ThreeKernel,
@@ -114,6 +127,7 @@ pub fn encode(a: J2kArgs) -> Result<()> {
         cblk: a.cblk,
         bypass_from,
         stages,
+        ht: a.ht,
     };
     let samples = image.samples.len() as u64;
     let t = Instant::now();
