@@ -4,6 +4,8 @@
 #   - gzip: third-party judge of our gzip output
 #   - ffmpeg: third-party judge of our H.264 streams (decodes with -err_detect explode)
 #   - libopenjp2-tools: opj_decompress / opj_dump, third-party judges of our JPEG 2000 codestreams
+#   - openjph-tools, grokj2k-tools: ojph_expand and grk_decompress, the other two judges of
+#     our HTJ2K (Part 15) codestreams (and ojph_compress, the size anchor)
 #   - chromium, and node/npm where missing: the browser test of web/ (WebGPU on
 #     SwiftShader through playwright-core; see web/test/browser.test.mjs)
 #   - g++: libFuzzer (built by the fuzz targets' libfuzzer-sys); cargo-fuzz itself is
@@ -12,7 +14,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 missing=()
-for pkg in mesa-vulkan-drivers gzip chromium ffmpeg libopenjp2-tools g++; do
+for pkg in mesa-vulkan-drivers gzip chromium ffmpeg libopenjp2-tools openjph-tools grokj2k-tools g++; do
   dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg")
 done
 command -v node >/dev/null 2>&1 || missing+=(nodejs)
