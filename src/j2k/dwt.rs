@@ -5,6 +5,8 @@
 //! way Mallat's layout draws them: after each level LL top-left, HL top-right, LH
 //! bottom-left, HH bottom-right, and the next level works on the LL corner.
 
+use rayon::prelude::*;
+
 /// Subband orientation (the packet and QCD order within a level is HL, LH, HH).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Orientation {
@@ -151,13 +153,13 @@ fn interleave(x: &mut [i32], tmp: &mut Vec<i32>) {
 
 /// Transform the `width` x `height` plane (row-major) in place by `levels` levels: each
 /// level columns first, then rows, as F.4.2 orders 2D_SD (the decoder undoes rows first).
+/// Lines are independent, so both passes run on all cores.
 pub fn forward_2d(data: &mut [i32], width: usize, height: usize, levels: u32) {
     let (mut w, mut h) = (width, height);
-    let mut line = Vec::new();
-    let mut tmp = Vec::new();
+    let mut columns_buf = Vec::new();
     for _ in 0..levels {
-        columns(data, width, w, h, &mut line, &mut tmp, forward_1d);
-        rows(data, width, w, h, &mut tmp, forward_1d);
+        columns(data, width, w, h, &mut columns_buf, forward_1d);
+        rows(data, width, w, h, forward_1d);
         (w, h) = (low(w), low(h));
     }
 }
@@ -169,44 +171,67 @@ pub fn inverse_2d(data: &mut [i32], width: usize, height: usize, levels: u32) {
         let (w, h) = sizes[l];
         sizes.push((low(w), low(h)));
     }
-    let mut line = Vec::new();
-    let mut tmp = Vec::new();
+    let mut columns_buf = Vec::new();
     for &(w, h) in sizes[..levels as usize].iter().rev() {
-        rows(data, width, w, h, &mut tmp, inverse_1d);
-        columns(data, width, w, h, &mut line, &mut tmp, inverse_1d);
+        rows(data, width, w, h, inverse_1d);
+        columns(data, width, w, h, &mut columns_buf, inverse_1d);
     }
 }
 
-fn rows(
-    data: &mut [i32],
-    stride: usize,
-    w: usize,
-    h: usize,
-    tmp: &mut Vec<i32>,
-    f: fn(&mut [i32], &mut Vec<i32>),
-) {
-    for y in 0..h {
-        f(&mut data[y * stride..y * stride + w], tmp);
+/// Lines handed to one task: enough contiguous work per task, and (for the column pass's
+/// gather and scatter) several neighbouring words per cache line touched.
+const LINES_PER_TASK: usize = 8;
+
+fn rows(data: &mut [i32], stride: usize, w: usize, h: usize, f: fn(&mut [i32], &mut Vec<i32>)) {
+    if w == 0 || h == 0 {
+        return;
     }
+    data.par_chunks_mut(stride)
+        .take(h)
+        .for_each_init(Vec::new, |tmp, row| f(&mut row[..w], tmp));
 }
 
+/// The column pass: columns gathered into `buf` (column-major), transformed there in
+/// parallel, scattered back row by row in parallel.
 fn columns(
     data: &mut [i32],
     stride: usize,
     w: usize,
     h: usize,
-    line: &mut Vec<i32>,
-    tmp: &mut Vec<i32>,
+    buf: &mut Vec<i32>,
     f: fn(&mut [i32], &mut Vec<i32>),
 ) {
-    for x in 0..w {
-        line.clear();
-        line.extend((0..h).map(|y| data[y * stride + x]));
-        f(line, tmp);
-        for (y, &v) in line.iter().enumerate() {
-            data[y * stride + x] = v;
-        }
+    if w == 0 || h == 0 {
+        return;
     }
+    buf.clear();
+    buf.resize(w * h, 0);
+    let src: &[i32] = data;
+    buf.par_chunks_mut(h * LINES_PER_TASK)
+        .enumerate()
+        .for_each_init(Vec::new, |tmp, (task, lines)| {
+            let x0 = task * LINES_PER_TASK;
+            for (y, row) in src.chunks(stride).take(h).enumerate() {
+                for (k, &v) in row[x0..].iter().take(lines.len() / h).enumerate() {
+                    lines[k * h + y] = v;
+                }
+            }
+            for line in lines.chunks_mut(h) {
+                f(line, tmp);
+            }
+        });
+    let cols: &[i32] = buf;
+    data.par_chunks_mut(stride * LINES_PER_TASK)
+        .take(h.div_ceil(LINES_PER_TASK))
+        .enumerate()
+        .for_each(|(task, band)| {
+            let y0 = task * LINES_PER_TASK;
+            for (dy, row) in band.chunks_mut(stride).take(h - y0).enumerate() {
+                for (x, v) in row[..w].iter_mut().enumerate() {
+                    *v = cols[x * h + y0 + dy];
+                }
+            }
+        });
 }
 
 #[cfg(test)]
