@@ -11,15 +11,18 @@
 //! coded and displayed one sample larger (the last column or row repeated); the
 //! reconstruction we return has that display size, the size decoders output.
 
+pub mod intra4x4;
 pub mod macroblock;
 pub mod nal;
 pub mod predict;
+pub mod predict4x4;
 pub mod slices;
 pub mod stream;
 pub mod syntax;
 pub mod transform;
 pub mod y4m;
 
+pub use macroblock::LumaModes;
 pub use slices::encode_picture_levels;
 pub use stream::{cpu_slice_data, write_picture, Encoded, Encoder, EncoderConfig};
 
