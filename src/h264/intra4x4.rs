@@ -1,5 +1,6 @@
 //! The luma of an I_NxN (Intra_4x4) macroblock: per 4x4 block in decoding order, the
-//! mode by SATD plus lambda times its syntax bits (x264's intra analysis), then the
+//! mode by SATD plus lambda times its syntax bits (x264's intra analysis: 1 bit when it
+//! is the predicted mode, 4 otherwise), then the
 //! block's transform, quantization and reconstruction at once, since the next block
 //! predicts from it.
 
@@ -22,11 +23,6 @@ const LAMBDA: [u32; 52] = [
 pub fn lambda(qp: u8) -> u32 {
     LAMBDA[qp.min(51) as usize]
 }
-
-/// Header bits an I_NxN macroblock spends beyond the mode fields, in lambdas (x264's
-/// "24 from JVT"): its larger mb_type-free syntax is mostly the 16 mode fields, counted
-/// per block below; this covers coded_block_pattern and the many small blocks' tokens.
-const HEADER_BITS: u32 = 24;
 
 /// The macroblock's surroundings as Intra_4x4 sees them.
 pub struct Context<'a> {
@@ -53,8 +49,6 @@ pub struct Luma4x4 {
     /// Bit `b8` set where the 8x8 quadrant has a nonzero level.
     pub cbp_luma: u32,
     pub recon: [u8; 256],
-    /// SATD plus lambda times the estimated header bits.
-    pub cost: u32,
 }
 
 /// Code the luma of `ctx` as Intra_4x4 at `qp`, every block in `force` where its
@@ -68,7 +62,6 @@ pub fn encode_luma4x4(ctx: &Context<'_>, qp: u8, force: Option<u32>) -> Option<L
         levels: [[0; 16]; 16],
         cbp_luma: 0,
         recon: [0; 256],
-        cost: HEADER_BITS * lambda,
     };
     for (idx, &raster) in LUMA_CODING_ORDER.iter().enumerate() {
         let (bx, by) = (raster % 4, raster / 4);
@@ -89,8 +82,8 @@ pub fn encode_luma4x4(ctx: &Context<'_>, qp: u8, force: Option<u32>) -> Option<L
             std::array::from_fn(|p| ctx.src[(by * 4 + p / 4) * 16 + bx * 4 + p % 4]);
 
         let forced = force.and_then(|m| Some((m, predict4x4(m, &edge)?)));
-        let (mode, pred, cost) = match forced {
-            Some((m, p)) => (m, p, 0),
+        let (mode, pred) = match forced {
+            Some(f) => f,
             None => {
                 let mut best: Option<(u32, [u8; 16], u32)> = None;
                 for m in 0..I4_MODES {
@@ -104,10 +97,9 @@ pub fn encode_luma4x4(ctx: &Context<'_>, qp: u8, force: Option<u32>) -> Option<L
                     }
                 }
                 // DC needs no neighbour, so some mode always predicts.
-                best?
+                best.map(|(m, p, _)| (m, p))?
             }
         };
-        out.cost += cost;
         out.modes[raster] = mode;
         out.syntax[idx / 8] |= mode_syntax(mode, pred_mode) << (4 * (idx % 8));
 

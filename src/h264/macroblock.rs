@@ -6,6 +6,7 @@
 use super::intra4x4::{encode_luma4x4, lambda, Context};
 use super::predict::{self, Neighbours};
 use super::predict4x4::{NeighbourMode, I4_MODES};
+use super::rate::{lambda2, luma_bits, luma_total_coeffs, ue_bits, EdgeCoeffs};
 use super::transform::{
     chroma_qp, dequant4x4, forward4x4, forward_chroma_dc, forward_luma_dc, hadamard4, inverse4x4,
     inverse_chroma_dc, inverse_luma_dc, quant4x4, quant_dc,
@@ -90,6 +91,8 @@ pub struct MbInput {
     pub left_modes: [NeighbourMode; 4],
     /// Intra_4x4 modes of the upper macroblock's bottom row, left to right.
     pub top_modes: [NeighbourMode; 4],
+    /// TotalCoeff of the luma blocks along the left and upper edges.
+    pub luma_tc: EdgeCoeffs,
 }
 
 /// How the luma of a macroblock is predicted.
@@ -112,6 +115,8 @@ pub struct MbOutput {
     pub cbp_luma: u32,
     pub cbp_chroma: u32,
     pub levels: [i16; MB_LEVELS],
+    /// TotalCoeff of each luma block (raster), for the next macroblocks' nC.
+    pub luma_tc: [u8; 16],
     pub y: [u8; 256],
     pub u: [u8; 64],
     pub v: [u8; 64],
@@ -152,6 +157,14 @@ fn best_mode<T: Copy>(
     }
     best.map(|(m, _, p)| (m, p))
         .ok_or_else(|| Error::InvalidArgument("no intra prediction mode available".into()))
+}
+
+/// Sum of squared differences.
+fn ssd(a: &[u8], b: &[u8]) -> u64 {
+    a.iter()
+        .zip(b)
+        .map(|(&x, &y)| (x as i64 - y as i64).pow(2) as u64)
+        .sum()
 }
 
 /// Residual blocks of an N x N (N = 16 or 8) component, forward transformed, raster block
@@ -220,15 +233,9 @@ fn recon_chroma(pred: &[u8; 64], dc: &[i32; 4], ac: &[[i32; 16]], qpc: u8) -> [u
     out
 }
 
-/// Bits of ue(v) (clause 9.1).
-fn ue_bits(v: u32) -> u32 {
-    2 * (32 - (v + 1).leading_zeros()) - 1
-}
-
 /// The I_16x16 luma of a macroblock before quantization.
 struct Luma16 {
     mode: u32,
-    satd: u32,
     pred: [u8; 256],
     blocks: Vec<[i32; 16]>,
     dc: [i32; 16],
@@ -237,7 +244,6 @@ struct Luma16 {
 /// A luma coded at one QP.
 struct LumaCoded {
     luma: Luma,
-    cost: u32,
     cbp_luma: u32,
     /// Per block (raster), raster levels; an I_16x16 block's level 0 is its DC level.
     levels: [[i32; 16]; 16],
@@ -268,7 +274,6 @@ fn luma16_at(l: &Luma16, qp: u8) -> Option<LumaCoded> {
     let ac = yac.iter().any(|b| b[1..].iter().any(|&v| v != 0));
     Some(LumaCoded {
         luma: Luma::Intra16x16(l.mode),
-        cost: l.satd + lambda(qp) * ue_bits(l.mode),
         cbp_luma: if ac { 15 } else { 0 },
         levels,
         y,
@@ -289,7 +294,6 @@ pub fn encode_mb(input: &MbInput, qp: u8, modes: LumaModes) -> Result<MbOutput> 
         let dc = forward_luma_dc(&std::array::from_fn(|b| blocks[b][0]));
         Some(Luma16 {
             mode,
-            satd: satd::<16>(&pred, &input.y),
             pred,
             blocks,
             dc,
@@ -336,7 +340,6 @@ pub fn encode_mb(input: &MbInput, qp: u8, modes: LumaModes) -> Result<MbOutput> 
                     modes: l.modes,
                     syntax: l.syntax,
                 },
-                cost: l.cost,
                 cbp_luma: l.cbp_luma,
                 levels: l.levels,
                 y: l.recon,
@@ -344,10 +347,6 @@ pub fn encode_mb(input: &MbInput, qp: u8, modes: LumaModes) -> Result<MbOutput> 
         } else {
             None
         };
-        let Some(luma) = [c16, c4].into_iter().flatten().min_by_key(|c| c.cost) else {
-            continue;
-        };
-
         let any = |blocks: &[[i32; 16]]| blocks.iter().any(|b| b[1..].iter().any(|&v| v != 0));
         let cbp_chroma = if any(&uac) || any(&vac) {
             2
@@ -355,6 +354,33 @@ pub fn encode_mb(input: &MbInput, qp: u8, modes: LumaModes) -> Result<MbOutput> 
             1
         } else {
             0
+        };
+        // Both codable: the one with less distortion plus lambda times bits.
+        let rd = |c: &LumaCoded| {
+            let (mode, syntax) = match c.luma {
+                Luma::Intra16x16(m) => (Some(m), [0, 0]),
+                Luma::Intra4x4 { syntax, .. } => (None, syntax),
+            };
+            let bits = luma_bits(
+                mode,
+                syntax,
+                c.cbp_luma,
+                cbp_chroma,
+                &c.levels,
+                &input.luma_tc,
+            );
+            ssd(&input.y, &c.y) as f64 + lambda2(qp) * bits as f64
+        };
+        let luma = match (c16, c4) {
+            (Some(a), Some(b)) => {
+                if rd(&b) < rd(&a) {
+                    b
+                } else {
+                    a
+                }
+            }
+            (Some(c), None) | (None, Some(c)) => c,
+            (None, None) => continue,
         };
         let mut levels = [0i16; MB_LEVELS];
         for (b, block) in luma.levels.iter().enumerate() {
@@ -378,6 +404,7 @@ pub fn encode_mb(input: &MbInput, qp: u8, modes: LumaModes) -> Result<MbOutput> 
             cbp_luma: luma.cbp_luma,
             cbp_chroma,
             levels,
+            luma_tc: luma_total_coeffs(&luma.levels, matches!(luma.luma, Luma::Intra16x16(_))),
             y: luma.y,
             u: recon_chroma(&pred_u, &udc, &uac, qpc),
             v: recon_chroma(&pred_v, &vdc, &vac, qpc),
@@ -434,6 +461,10 @@ mod tests {
                 true => NeighbourMode::Mode((seed + i) % I4_MODES),
                 false => NeighbourMode::Unavailable,
             }),
+            luma_tc: EdgeCoeffs {
+                left: left.then_some([1, 0, 3, 2]),
+                top: top.then_some([0, 5, 2, 16]),
+            },
         }
     }
 

@@ -16,6 +16,7 @@ pub mod macroblock;
 pub mod nal;
 pub mod predict;
 pub mod predict4x4;
+pub mod rate;
 pub mod slices;
 pub mod stream;
 pub mod syntax;

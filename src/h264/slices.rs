@@ -7,6 +7,7 @@ use rayon::prelude::*;
 use super::macroblock::{encode_mb, Luma, MbInput, MbOutput};
 use super::predict::Neighbours;
 use super::predict4x4::NeighbourMode;
+use super::rate::EdgeCoeffs;
 use super::{EncoderConfig, Geometry, Picture};
 use crate::cavlc::frame::{Frame, MbHeader, MB_LEVELS};
 use crate::Result;
@@ -100,6 +101,8 @@ fn encode_slice(
     let mut qp_pred = config.qp;
     // Intra_4x4 modes (raster block order) of the slice's macroblocks; None: I_16x16.
     let mut modes: Vec<Option<[u32; 16]>> = Vec::with_capacity(mbs.len());
+    // TotalCoeff of their luma blocks (raster).
+    let mut tcs: Vec<[u8; 16]> = Vec::with_capacity(mbs.len());
     for (i, (header, lv)) in mbs
         .iter_mut()
         .zip(levels.chunks_exact_mut(MB_LEVELS))
@@ -120,6 +123,10 @@ fn encode_slice(
             y_top_right,
             left_modes: edge_modes((mbx > 0).then(|| &modes[i - 1]), [3, 7, 11, 15]),
             top_modes: edge_modes((r > 0).then(|| &modes[i - wm]), [12, 13, 14, 15]),
+            luma_tc: EdgeCoeffs {
+                left: (mbx > 0).then(|| [3, 7, 11, 15].map(|b| tcs[i - 1][b])),
+                top: (r > 0).then(|| [12, 13, 14, 15].map(|b| tcs[i - wm][b])),
+            },
         };
         let out: MbOutput = encode_mb(&input, config.qp, config.luma)?;
         store::<16>(band.y, ys, mbx, r, &out.y);
@@ -153,6 +160,7 @@ fn encode_slice(
         if header.mb_qp_delta != 0 {
             qp_pred = out.qp;
         }
+        tcs.push(out.luma_tc);
         lv.copy_from_slice(&out.levels);
     }
     Ok(())
