@@ -9,9 +9,10 @@ use super::predict::Neighbours;
 use super::predict4x4::{
     blk_idx, mode_syntax, predict4x4, predicted_mode, Edge, NeighbourMode, I4_MODES,
 };
+use super::rate::{block_bits, lambda2, EdgeCoeffs};
 use super::transform::{dequant4x4, forward4x4, inverse4x4, quant4x4};
 use crate::cavlc::frame::LUMA_CODING_ORDER;
-use crate::cavlc::BlockKind;
+use crate::cavlc::{nc_from_neighbours, BlockKind};
 
 /// x264's lambda by QP (2^(QP/6 - 2), at least 1): the weight of one header bit against
 /// SATD.
@@ -36,6 +37,8 @@ pub struct Context<'a> {
     pub left_modes: [NeighbourMode; 4],
     /// The modes of the upper macroblock's bottom row (blocks (x, 3), x = 0..3).
     pub top_modes: [NeighbourMode; 4],
+    /// TotalCoeff of the luma blocks along the left and upper edges.
+    pub luma_tc: EdgeCoeffs,
 }
 
 /// An Intra_4x4 luma coded at one QP.
@@ -51,11 +54,30 @@ pub struct Luma4x4 {
     pub recon: [u8; 256],
 }
 
+/// How many of a block's modes, the cheapest by SATD, are coded to be compared by rate
+/// and distortion.
+const RD_CANDIDATES: usize = 5;
+
+/// A 4x4 block's levels and reconstruction from prediction `pred` at `qp`; `None` when
+/// Baseline CAVLC cannot code the levels.
+fn code_block(src: &[u8; 16], pred: &[u8; 16], qp: u8) -> Option<([i32; 16], [u8; 16])> {
+    let residual: [i32; 16] = std::array::from_fn(|p| src[p] as i32 - pred[p] as i32);
+    let z = quant4x4(&forward4x4(&residual), qp, 0);
+    if !codable(&zigzag(&z), BlockKind::Luma4x4) {
+        return None;
+    }
+    let r = inverse4x4(&dequant4x4(&z, qp, false));
+    Some((
+        z,
+        std::array::from_fn(|p| (pred[p] as i32 + r[p]).clamp(0, 255) as u8),
+    ))
+}
+
 /// Code the luma of `ctx` as Intra_4x4 at `qp`, every block in `force` where its
 /// neighbours allow that mode (the others choose freely); `None` when some block's
 /// levels cannot be coded in Baseline CAVLC at this QP.
 pub fn encode_luma4x4(ctx: &Context<'_>, qp: u8, force: Option<u32>) -> Option<Luma4x4> {
-    let lambda = lambda(qp);
+    let (lambda, lambda2) = (lambda(qp), lambda2(qp));
     let mut out = Luma4x4 {
         modes: [0; 16],
         syntax: [0; 2],
@@ -81,40 +103,59 @@ pub fn encode_luma4x4(ctx: &Context<'_>, qp: u8, force: Option<u32>) -> Option<L
         let src: [u8; 16] =
             std::array::from_fn(|p| ctx.src[(by * 4 + p / 4) * 16 + bx * 4 + p % 4]);
 
-        let forced = force.and_then(|m| Some((m, predict4x4(m, &edge)?)));
-        let (mode, pred) = match forced {
-            Some(f) => f,
-            None => {
-                let mut best: Option<(u32, [u8; 16], u32)> = None;
-                for m in 0..I4_MODES {
-                    let Some(p) = predict4x4(m, &edge) else {
-                        continue;
-                    };
-                    let bits = if m == pred_mode { 1 } else { 4 };
-                    let c = satd::<4>(&p, &src) + lambda * bits;
-                    if best.as_ref().is_none_or(|b| c < b.2) {
-                        best = Some((m, p, c));
-                    }
-                }
-                // DC needs no neighbour, so some mode always predicts.
-                best.map(|(m, p, _)| (m, p))?
-            }
+        let tc = |b: &[i32; 16]| b.iter().filter(|&&v| v != 0).count() as u8;
+        let n_a = if bx > 0 {
+            Some(tc(&out.levels[raster - 1]))
+        } else {
+            ctx.luma_tc.left.map(|l| l[by])
         };
+        let n_b = if by > 0 {
+            Some(tc(&out.levels[raster - 4]))
+        } else {
+            ctx.luma_tc.top.map(|t| t[bx])
+        };
+        let nc = nc_from_neighbours(n_a, n_b);
+
+        // Candidates: the forced mode where it predicts, else every mode by SATD plus
+        // lambda times its syntax bits, the best RD_CANDIDATES of them then coded.
+        let mut candidates: Vec<(u32, [u8; 16], u32)> = (0..I4_MODES)
+            .filter_map(|m| {
+                let p = predict4x4(m, &edge)?;
+                let bits = if m == pred_mode { 1 } else { 4 };
+                Some((m, p, satd::<4>(&p, &src) + lambda * bits))
+            })
+            .collect();
+        match force.and_then(|f| candidates.iter().position(|c| c.0 == f)) {
+            Some(i) => candidates = vec![candidates[i]],
+            None => {
+                candidates.sort_by_key(|c| c.2);
+                candidates.truncate(RD_CANDIDATES);
+            }
+        }
+        // The one with the least squared error plus lambda times its bits.
+        let mut best: Option<(f64, u32, [i32; 16], [u8; 16])> = None;
+        for (m, pred, _) in candidates {
+            let Some((z, recon)) = code_block(&src, &pred, qp) else {
+                continue;
+            };
+            let bits = if m == pred_mode { 1 } else { 4 }
+                + block_bits(&zigzag(&z), BlockKind::Luma4x4, nc);
+            let ssd: i32 = (0..16)
+                .map(|p| (src[p] as i32 - recon[p] as i32).pow(2))
+                .sum();
+            let cost = ssd as f64 + lambda2 * bits as f64;
+            if best.as_ref().is_none_or(|b| cost < b.0) {
+                best = Some((cost, m, z, recon));
+            }
+        }
+        let (_, mode, z, recon) = best?;
         out.modes[raster] = mode;
         out.syntax[idx / 8] |= mode_syntax(mode, pred_mode) << (4 * (idx % 8));
-
-        let residual: [i32; 16] = std::array::from_fn(|p| src[p] as i32 - pred[p] as i32);
-        let z = quant4x4(&forward4x4(&residual), qp, 0);
-        if !codable(&zigzag(&z), BlockKind::Luma4x4) {
-            return None;
-        }
         if z.iter().any(|&v| v != 0) {
             out.cbp_luma |= 1 << ((by / 2) * 2 + bx / 2);
         }
-        let r = inverse4x4(&dequant4x4(&z, qp, false));
-        for p in 0..16 {
-            out.recon[(by * 4 + p / 4) * 16 + bx * 4 + p % 4] =
-                (pred[p] as i32 + r[p]).clamp(0, 255) as u8;
+        for (row, pixels) in recon.chunks_exact(4).enumerate() {
+            out.recon[(by * 4 + row) * 16 + bx * 4..][..4].copy_from_slice(pixels);
         }
         out.levels[raster] = z;
     }

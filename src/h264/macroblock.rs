@@ -11,9 +11,8 @@ use super::transform::{
     chroma_qp, dequant4x4, forward4x4, forward_chroma_dc, forward_luma_dc, hadamard4, inverse4x4,
     inverse_chroma_dc, inverse_luma_dc, quant4x4, quant_dc,
 };
-use crate::bits::MsbWriter;
 use crate::cavlc::frame::{CHROMA_BLOCK0, MB_LEVELS, ZIGZAG};
-use crate::cavlc::{encode_residual_block, BlockKind};
+use crate::cavlc::{residual_block_bits, BlockKind};
 use crate::{Error, Result};
 
 /// Which luma predictions the encoder may use.
@@ -192,7 +191,7 @@ pub(super) fn codable(scan: &[i32], kind: BlockKind) -> bool {
         return true;
     }
     let nc = if kind == BlockKind::ChromaDC { -1 } else { 0 };
-    encode_residual_block(scan, kind, nc, &mut MsbWriter::new()).is_ok()
+    residual_block_bits(scan, kind, nc).is_ok()
 }
 
 pub(super) fn zigzag(block: &[i32; 16]) -> [i32; 16] {
@@ -318,6 +317,7 @@ pub fn encode_mb(input: &MbInput, qp: u8, modes: LumaModes) -> Result<MbOutput> 
         top_right: input.y_top_right,
         left_modes: input.left_modes,
         top_modes: input.top_modes,
+        luma_tc: input.luma_tc,
     };
 
     for qp in qp..=51 {
@@ -418,6 +418,8 @@ pub fn encode_mb(input: &MbInput, qp: u8, modes: LumaModes) -> Result<MbOutput> 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::bits::MsbWriter;
+    use crate::cavlc::encode_residual_block;
 
     fn input(seed: u32, top: bool, left: bool) -> MbInput {
         let mut s = seed;

@@ -2,9 +2,8 @@
 //! block's real nC: the rate of the rate-distortion choice between I_16x16 and I_4x4
 //! (x264 at `-preset medium` decides the macroblock type the same way).
 
-use crate::bits::MsbWriter;
 use crate::cavlc::frame::{intra_cbp_code_num, ZIGZAG};
-use crate::cavlc::{encode_residual_block, nc_from_neighbours, BlockKind};
+use crate::cavlc::{nc_from_neighbours, residual_block_bits, BlockKind};
 
 /// TotalCoeff of the luma blocks next to a macroblock: the left macroblock's right column
 /// (top to bottom) and the upper one's bottom row (left to right); `None` outside the
@@ -33,11 +32,10 @@ pub fn ue_bits(v: u32) -> u32 {
     2 * (32 - (v + 1).leading_zeros()) - 1
 }
 
-fn block_bits(coeffs: &[i32], kind: BlockKind, nc: i32) -> u32 {
-    let mut w = MsbWriter::new();
+/// Bits of one residual block as CAVLC codes it with `nc`.
+pub fn block_bits(coeffs: &[i32], kind: BlockKind, nc: i32) -> u32 {
     // The caller checked that every block is codable; an error would only count 0 bits.
-    let _ = encode_residual_block(coeffs, kind, nc, &mut w);
-    w.bit_len() as u32
+    residual_block_bits(coeffs, kind, nc).unwrap_or(0)
 }
 
 /// The luma's bits: mb_type, the Intra_4x4 mode fields (`syntax` nibbles, I_NxN only),
@@ -102,6 +100,7 @@ pub fn luma_bits(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::bits::MsbWriter;
     use crate::cavlc::frame::{encode_slice_data, total_coeffs, Frame, MbHeader, MB_BLOCKS};
 
     /// A random luma: (header, I_16x16 mode, mode syntax, cbp_luma, levels).
