@@ -1,10 +1,11 @@
 //! A minimal intra-only H.264 encoder around CAVLC: Y4M 4:2:0 8-bit in, Annex B
-//! Constrained Baseline out. Every picture is an IDR of I_16x16 macroblocks (prediction
-//! modes by SATD, 4x4 integer transform, luma and chroma DC transforms, one QP with a
-//! coarser one per macroblock only where Baseline CAVLC cannot code the levels), slices
-//! of whole macroblock rows, no deblocking, so the decoder's output is exactly our
-//! reconstruction. CAVLC runs where the [`crate::Engine`] given to [`Encoder::new`] does:
-//! on the GPU stages, or the CPU reference.
+//! Constrained Baseline out. Every picture is an IDR of intra macroblocks, I_16x16 or
+//! I_4x4 by rate and distortion ([`LumaModes`]; 4x4 integer transform, luma and chroma
+//! DC transforms, one QP with a coarser one per macroblock only where Baseline CAVLC
+//! cannot code the levels), slices of whole macroblock rows, no deblocking, so the
+//! decoder's output is exactly our reconstruction. CAVLC runs where the
+//! [`crate::Engine`] given to [`Encoder::new`] does: on the GPU stages, or the CPU
+//! reference.
 //!
 //! Sizes: the coded picture is padded to whole macroblocks (edge samples repeated) and
 //! cropped back in the SPS. 4:2:0 crops in units of 2, so an odd width or height is
