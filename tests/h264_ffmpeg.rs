@@ -98,26 +98,28 @@ fn every_intra4x4_mode_at_picture_and_slice_edges() {
     }
 }
 
-/// The mode decision at every QP, one slice and several; both macroblock kinds appear.
+/// The mode decision and I_4x4 alone at every QP, one slice and a slice per row; with
+/// the decision, both macroblock kinds appear.
 #[test]
-fn mode_decision_at_every_qp() {
+fn every_qp_with_and_without_the_mode_decision() {
     let y4m = clip("testsrc2", 64, 48);
     let (mut nxn, mut i16) = (0, 0);
     for qp in 0..=51 {
         for slice_rows in [None, Some(1)] {
-            let config = EncoderConfig {
-                qp,
-                slice_rows,
-                ..Default::default()
-            };
-            check_against_ffmpeg(
-                &y4m,
-                config,
-                &Engine::Cpu,
-                &format!("qp{qp}-{slice_rows:?}"),
-            );
-            let (n, i) = mb_kinds(&y4m, config);
-            (nxn, i16) = (nxn + n, i16 + i);
+            for luma in [LumaModes::Auto, LumaModes::Intra4x4] {
+                let config = EncoderConfig {
+                    qp,
+                    slice_rows,
+                    luma,
+                    ..Default::default()
+                };
+                let tag = format!("qp{qp}-{slice_rows:?}-{luma:?}");
+                check_against_ffmpeg(&y4m, config, &Engine::Cpu, &tag);
+                if luma == LumaModes::Auto {
+                    let (n, i) = mb_kinds(&y4m, config);
+                    (nxn, i16) = (nxn + n, i16 + i);
+                }
+            }
         }
     }
     assert!(nxn > 0 && i16 > 0, "{nxn} I_NxN, {i16} I_16x16 macroblocks");
