@@ -182,39 +182,32 @@ fn code_residual_block<S: BitSink>(
     }
     let table = kind.table(nc)?;
 
-    // Nonzero coefficients in reverse scan order, with the zeros run before each.
+    // Nonzero coefficients in reverse scan order, with the zeros run before each, from a
+    // mask of the nonzero positions: no branch on each coefficient's value.
+    let mut mask = 0u32;
+    for (i, &c) in coeffs.iter().enumerate() {
+        mask |= ((c != 0) as u32) << i;
+    }
+    if mask == 0 {
+        put_vlc(w, tables::coeff_token(table, 0, 0).unwrap());
+        return Ok(0);
+    }
     let mut levels = [0i32; 16];
     let mut runs = [0u8; 16];
-    let mut total_coeff = 0usize;
-    let mut last = None;
-    for (i, &c) in coeffs.iter().enumerate() {
-        if c != 0 {
-            last = Some(i);
-        }
+    let total_coeff = mask.count_ones() as usize;
+    let last = 31 - mask.leading_zeros() as usize;
+    let total_zeros = last + 1 - total_coeff;
+    let mut rest = mask;
+    for k in 0..total_coeff {
+        let i = 31 - rest.leading_zeros();
+        rest ^= 1 << i;
+        levels[k] = coeffs[i as usize];
+        // Zeros down to the next nonzero coefficient, or to position 0 after the last.
+        runs[k] = match rest {
+            0 => i as u8,
+            r => (i - 1 - (31 - r.leading_zeros())) as u8,
+        };
     }
-    let total_zeros = match last {
-        None => {
-            put_vlc(w, tables::coeff_token(table, 0, 0).unwrap());
-            return Ok(0);
-        }
-        Some(last) => {
-            let mut run = 0u8;
-            for i in (0..=last).rev() {
-                if coeffs[i] != 0 {
-                    levels[total_coeff] = coeffs[i];
-                    if total_coeff > 0 {
-                        runs[total_coeff - 1] = run;
-                    }
-                    total_coeff += 1;
-                    run = 0;
-                } else {
-                    run += 1;
-                }
-            }
-            runs[total_coeff - 1] = run;
-            last + 1 - total_coeff
-        }
-    };
     let levels = &levels[..total_coeff];
     let runs = &runs[..total_coeff];
 
