@@ -21,10 +21,12 @@ pub fn luma_total_coeffs(levels: &[[i32; 16]; 16], intra16x16: bool) -> [u8; 16]
     levels.map(|b| b[intra16x16 as usize..].iter().filter(|&&v| v != 0).count() as u8)
 }
 
-/// The weight of a bit against squared error in the choice of macroblock type: the
-/// H.264 reference software's intra lambda, 0.85 * 2^((QP - 12) / 3) (x264's is 0.9).
+/// The weight of a bit against squared error in the choice of macroblock type and of
+/// each 4x4 block's mode: c * 2^((QP - 12) / 3), the form of the H.264 reference
+/// software's intra lambda (c = 0.85; x264 0.9). c = 0.6 measured best against x264 on
+/// PSNR (docs/h264.md: small clips 0.4-1.2 tried).
 pub fn lambda2(qp: u8) -> f64 {
-    0.85 * 2f64.powf((qp as f64 - 12.0) / 3.0)
+    0.6 * 2f64.powf((qp as f64 - 12.0) / 3.0)
 }
 
 /// Bits of ue(v) (clause 9.1).
