@@ -121,23 +121,26 @@ pub fn encode_luma4x4(ctx: &Context<'_>, qp: u8, force: Option<u32>) -> Option<L
 
         // Candidates: the forced mode where it predicts, else every mode by SATD plus
         // lambda times its syntax bits, the best RD_CANDIDATES of them then coded.
-        let mut candidates: Vec<(u32, [u8; 16], u32)> = (0..I4_MODES)
-            .filter_map(|m| {
-                let p = predict4x4(m, &edge)?;
+        let mut all = [(0u32, [0u8; 16], 0u32); I4_MODES as usize];
+        let mut n = 0;
+        for m in 0..I4_MODES {
+            if let Some(p) = predict4x4(m, &edge) {
                 let bits = if m == pred_mode { 1 } else { 4 };
-                Some((m, p, satd::<4>(&p, &src) + lambda * bits))
-            })
-            .collect();
-        match force.and_then(|f| candidates.iter().position(|c| c.0 == f)) {
-            Some(i) => candidates = vec![candidates[i]],
-            None => {
-                candidates.sort_by_key(|c| c.2);
-                candidates.truncate(RD_CANDIDATES);
+                all[n] = (m, p, satd::<4>(&p, &src) + lambda * bits);
+                n += 1;
             }
         }
+        let all = &mut all[..n];
+        let candidates = match force.and_then(|f| all.iter().position(|c| c.0 == f)) {
+            Some(i) => &all[i..=i],
+            None => {
+                all.sort_by_key(|c| c.2);
+                &all[..n.min(RD_CANDIDATES)]
+            }
+        };
         // The one with the least squared error plus lambda times its bits.
         let mut best: Option<(f64, u32, [i32; 16], [u8; 16])> = None;
-        for (m, pred, _) in candidates {
+        for &(m, pred, _) in candidates {
             let Some((z, recon)) = code_block(&src, &pred, qp) else {
                 continue;
             };
