@@ -5,7 +5,7 @@
 //!     cargo run --release --example h264_clip [OUT.264]
 
 use parvlc::cavlc::GpuVariant;
-use parvlc::h264::{Encoder, EncoderConfig, Picture};
+use parvlc::h264::{Encoder, EncoderConfig, LumaModes, Picture};
 use parvlc::{Backend, Engine};
 
 fn main() -> parvlc::Result<()> {
@@ -22,6 +22,8 @@ fn main() -> parvlc::Result<()> {
         slice_rows: Some(5),
         // Which GPU stage codes CAVLC on the GPU; the same bits as the others.
         cavlc: GpuVariant::Cavlcu,
+        // I_16x16 or I_4x4 per macroblock, whichever costs less.
+        luma: LumaModes::Auto,
     };
     let mut encoder = Encoder::new(width, height, 25.0, config, &engine)?;
     let mut stream = Vec::new();

@@ -7,7 +7,8 @@
 //!     RAYON_NUM_THREADS=1 cargo run --release --example h264_front_bench -- FILE.y4m
 //!
 //! Without a file: a synthetic 1280x720 texture panning over `FRAMES` pictures. `FRAMES`
-//! caps the pictures (8), `RUNS` the runs (3), `QP` the QP (27).
+//! caps the pictures (8), `RUNS` the runs (3), `QP` the QP (27), `LUMA` the luma modes
+//! (`auto`; `16x16`, `4x4`).
 
 use std::time::Instant;
 
@@ -25,6 +26,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let (frames, runs) = (env_or("FRAMES", 8), env_or("RUNS", 3));
     let config = EncoderConfig {
         qp: env_or("QP", 27) as u8,
+        luma: std::env::var("LUMA").as_deref().unwrap_or("auto").parse()?,
         ..EncoderConfig::default()
     };
     let mut pictures = Vec::new();

@@ -235,6 +235,15 @@ fn cli_recon_is_what_ffmpeg_decodes_including_odd_sizes() {
             "m.y4m",
             vec!["--qp", "30", "--slice-rows", "3", "--backend", "cpu"],
         ),
+        // Luma modes: one Intra_4x4 mode forced, I_16x16 alone.
+        (
+            "odd.y4m",
+            vec!["--luma", "4x4:5", "--slice-rows", "1", "--backend", "cpu"],
+        ),
+        (
+            "m.y4m",
+            vec!["--luma", "16x16", "--qp", "22", "--backend", "cpu"],
+        ),
         // The default engine: cavlcu on the GPU (lavapipe in CI).
         ("odd.y4m", vec!["--qp", "7", "--slice-rows", "1"]),
         ("m.y4m", vec!["--cavlc", "su"]),
@@ -256,6 +265,14 @@ fn cli_recon_is_what_ffmpeg_decodes_including_odd_sizes() {
             assert_eq!(recon.len(), 3 * (38 * 22 + 2 * 19 * 11));
         }
     }
+    // A luma mode that does not exist is refused, naming the range.
+    let o = parvlc(&["h264", "m.y4m", "-o", "bad.264", "--luma", "4x4:9"], &dir);
+    assert!(
+        !o.status.success() && stderr(&o).contains("0..=8"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!dir.join("bad.264").exists());
     // No adapter (a backend this build lacks): the GPU engine falls back to the CPU.
     let o = Command::new(env!("CARGO_BIN_EXE_parvlc"))
         .args(["h264", "m.y4m", "-o", "fb.264", "--recon", "fb.yuv"])

@@ -2,7 +2,7 @@
 //! clause 7.3.5.3.2 residual_block_cavlc, clause 9.2), and a decoder for checking it.
 
 use super::tables::{self, CoeffTokenTable, Vlc};
-use crate::bits::MsbWriter;
+use crate::bits::{BitSink, MsbWriter};
 use crate::{Error, Result};
 
 /// MSB-first bit reader over `bytes` holding `bits` bits.
@@ -137,6 +137,42 @@ pub fn encode_residual_block(
     nc: i32,
     out: &mut MsbWriter,
 ) -> Result<u8> {
+    // Build into a scratch writer so that an error leaves `out` untouched.
+    let mut w = MsbWriter::new();
+    let total_coeff = code_residual_block(coeffs, kind, nc, &mut w)?;
+    out.append(&w);
+    Ok(total_coeff)
+}
+
+/// The bits [`encode_residual_block`] would write for this block, counted without
+/// writing them (an encoder's rate estimate); the same errors.
+pub fn residual_block_bits(coeffs: &[i32], kind: BlockKind, nc: i32) -> Result<u32> {
+    let mut count = BitCount(0);
+    code_residual_block(coeffs, kind, nc, &mut count)?;
+    Ok(count.0)
+}
+
+/// A sink that only counts.
+struct BitCount(u32);
+
+impl BitSink for BitCount {
+    fn put_bits(&mut self, _value: u32, len: u32) {
+        self.0 += len;
+    }
+}
+
+/// The body of [`encode_residual_block`] on any sink; on error the sink may hold part of
+/// the block.
+fn put_vlc(w: &mut impl BitSink, vlc: Vlc) {
+    w.put_bits(vlc.code as u32, vlc.len as u32);
+}
+
+fn code_residual_block<S: BitSink>(
+    coeffs: &[i32],
+    kind: BlockKind,
+    nc: i32,
+    w: &mut S,
+) -> Result<u8> {
     let max = kind.max_coeffs();
     if coeffs.len() != max {
         return Err(invalid(format!(
@@ -145,43 +181,33 @@ pub fn encode_residual_block(
         )));
     }
     let table = kind.table(nc)?;
-    // Build into a scratch writer so that an error leaves `out` untouched.
-    let mut w = MsbWriter::new();
 
-    // Nonzero coefficients in reverse scan order, with the zeros run before each.
+    // Nonzero coefficients in reverse scan order, with the zeros run before each, from a
+    // mask of the nonzero positions: no branch on each coefficient's value.
+    let mut mask = 0u32;
+    for (i, &c) in coeffs.iter().enumerate() {
+        mask |= ((c != 0) as u32) << i;
+    }
+    if mask == 0 {
+        put_vlc(w, tables::coeff_token(table, 0, 0).unwrap());
+        return Ok(0);
+    }
     let mut levels = [0i32; 16];
     let mut runs = [0u8; 16];
-    let mut total_coeff = 0usize;
-    let mut last = None;
-    for (i, &c) in coeffs.iter().enumerate() {
-        if c != 0 {
-            last = Some(i);
-        }
+    let total_coeff = mask.count_ones() as usize;
+    let last = 31 - mask.leading_zeros() as usize;
+    let total_zeros = last + 1 - total_coeff;
+    let mut rest = mask;
+    for k in 0..total_coeff {
+        let i = 31 - rest.leading_zeros();
+        rest ^= 1 << i;
+        levels[k] = coeffs[i as usize];
+        // Zeros down to the next nonzero coefficient, or to position 0 after the last.
+        runs[k] = match rest {
+            0 => i as u8,
+            r => (i - 1 - (31 - r.leading_zeros())) as u8,
+        };
     }
-    let total_zeros = match last {
-        None => {
-            w.put_vlc(tables::coeff_token(table, 0, 0).unwrap());
-            out.append(&w);
-            return Ok(0);
-        }
-        Some(last) => {
-            let mut run = 0u8;
-            for i in (0..=last).rev() {
-                if coeffs[i] != 0 {
-                    levels[total_coeff] = coeffs[i];
-                    if total_coeff > 0 {
-                        runs[total_coeff - 1] = run;
-                    }
-                    total_coeff += 1;
-                    run = 0;
-                } else {
-                    run += 1;
-                }
-            }
-            runs[total_coeff - 1] = run;
-            last + 1 - total_coeff
-        }
-    };
     let levels = &levels[..total_coeff];
     let runs = &runs[..total_coeff];
 
@@ -190,9 +216,12 @@ pub fn encode_residual_block(
         trailing_ones += 1;
     }
 
-    w.put_vlc(tables::coeff_token(table, trailing_ones as u8, total_coeff as u8).unwrap());
+    put_vlc(
+        w,
+        tables::coeff_token(table, trailing_ones as u8, total_coeff as u8).unwrap(),
+    );
     for &l in &levels[..trailing_ones] {
-        w.put((l < 0) as u32, 1);
+        w.put_bits((l < 0) as u32, 1);
     }
 
     let mut suffix_length: u32 = if total_coeff > 10 && trailing_ones < 3 {
@@ -216,23 +245,23 @@ pub fn encode_residual_block(
         };
         if suffix_length == 0 {
             if level_code < 14 {
-                w.put(1, level_code as u32 + 1);
+                w.put_bits(1, level_code as u32 + 1);
             } else if level_code < 30 {
-                w.put(1, 15);
-                w.put(level_code as u32 - 14, 4);
+                w.put_bits(1, 15);
+                w.put_bits(level_code as u32 - 14, 4);
             } else {
                 let suffix = level_code - 30;
                 if suffix >= 1 << 12 {
                     return Err(too_large());
                 }
-                w.put(1, 16);
-                w.put(suffix as u32, 12);
+                w.put_bits(1, 16);
+                w.put_bits(suffix as u32, 12);
             }
         } else {
             let escape = 15u64 << suffix_length;
             if level_code < escape {
-                w.put(1, (level_code >> suffix_length) as u32 + 1);
-                w.put(
+                w.put_bits(1, (level_code >> suffix_length) as u32 + 1);
+                w.put_bits(
                     (level_code & ((1 << suffix_length) - 1)) as u32,
                     suffix_length,
                 );
@@ -241,8 +270,8 @@ pub fn encode_residual_block(
                 if suffix >= 1 << 12 {
                     return Err(too_large());
                 }
-                w.put(1, 16);
-                w.put(suffix as u32, 12);
+                w.put_bits(1, 16);
+                w.put_bits(suffix as u32, 12);
             }
         }
         if suffix_length == 0 {
@@ -255,17 +284,19 @@ pub fn encode_residual_block(
 
     if total_coeff < max {
         let chroma_dc = kind == BlockKind::ChromaDC;
-        w.put_vlc(tables::total_zeros(chroma_dc, total_coeff as u8, total_zeros as u8).unwrap());
+        put_vlc(
+            w,
+            tables::total_zeros(chroma_dc, total_coeff as u8, total_zeros as u8).unwrap(),
+        );
     }
     let mut zeros_left = total_zeros as u8;
     for &run in &runs[..total_coeff - 1] {
         if zeros_left == 0 {
             break;
         }
-        w.put_vlc(tables::run_before(zeros_left, run).unwrap());
+        put_vlc(w, tables::run_before(zeros_left, run).unwrap());
         zeros_left -= run;
     }
-    out.append(&w);
     Ok(total_coeff as u8)
 }
 
@@ -385,5 +416,54 @@ fn corrupt(reason: String) -> Error {
 impl MsbWriter {
     pub fn put_vlc(&mut self, vlc: Vlc) {
         self.put(vlc.code as u32, vlc.len as u32);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counted_bits_are_the_written_bits() {
+        let mut seed = 1u32;
+        let mut next = |n: u32| {
+            seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+            (seed >> 8) % n
+        };
+        let (mut ok, mut too_large) = (0, 0);
+        for case in 0..20_000 {
+            let kind = BlockKind::ALL[case % 5];
+            let nc = if kind == BlockKind::ChromaDC {
+                -1
+            } else {
+                next(17) as i32
+            };
+            // Mostly small levels, some large enough to need the escape or exceed it.
+            let coeffs: Vec<i32> = (0..kind.max_coeffs())
+                .map(|_| match next(8) {
+                    0..=3 => 0,
+                    4..=6 => next(7) as i32 - 3,
+                    _ => next(6000) as i32 - 3000,
+                })
+                .collect();
+            let mut w = MsbWriter::new();
+            let written = encode_residual_block(&coeffs, kind, nc, &mut w);
+            let counted = residual_block_bits(&coeffs, kind, nc);
+            match (written, counted) {
+                (Ok(_), Ok(bits)) => {
+                    assert_eq!(bits as u64, w.bit_len(), "case {case}");
+                    ok += 1;
+                }
+                (Err(_), Err(_)) => {
+                    assert_eq!(w.bit_len(), 0);
+                    too_large += 1;
+                }
+                (a, b) => panic!("case {case}: written {a:?}, counted {b:?}"),
+            }
+        }
+        assert!(
+            ok > 1000 && too_large > 100,
+            "{ok} coded, {too_large} refused"
+        );
     }
 }

@@ -68,6 +68,25 @@ impl MbHeader {
             ..MbHeader::default()
         }
     }
+    /// An I_NxN header: the mode syntax per luma4x4BlkIdx (see
+    /// [`MbHeader::intra4x4_modes`]), coded_block_pattern (luma mask | chroma << 4).
+    pub fn intra4x4(
+        intra4x4_modes: [u32; 2],
+        coded_block_pattern: u32,
+        intra_chroma_pred_mode: u32,
+        mb_qp_delta: i32,
+        slice: u32,
+    ) -> MbHeader {
+        MbHeader {
+            mb_type: MB_TYPE_I_NXN,
+            intra_chroma_pred_mode,
+            mb_qp_delta,
+            slice,
+            coded_block_pattern,
+            intra4x4_modes,
+            _pad: 0,
+        }
+    }
     pub fn is_intra16x16(&self) -> bool {
         self.mb_type != MB_TYPE_I_NXN
     }

@@ -19,6 +19,7 @@ pub mod tables;
 pub mod testframes;
 
 pub use cpu::{
-    decode_residual_block, encode_residual_block, nc_from_neighbours, BitReader, BlockKind,
+    decode_residual_block, encode_residual_block, nc_from_neighbours, residual_block_bits,
+    BitReader, BlockKind,
 };
 pub use gpu::{CavlcConfig, CavlcGpu, GpuVariant};

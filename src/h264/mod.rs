@@ -1,25 +1,30 @@
 //! A minimal intra-only H.264 encoder around CAVLC: Y4M 4:2:0 8-bit in, Annex B
-//! Constrained Baseline out. Every picture is an IDR of I_16x16 macroblocks (prediction
-//! modes by SATD, 4x4 integer transform, luma and chroma DC transforms, one QP with a
-//! coarser one per macroblock only where Baseline CAVLC cannot code the levels), slices
-//! of whole macroblock rows, no deblocking, so the decoder's output is exactly our
-//! reconstruction. CAVLC runs where the [`crate::Engine`] given to [`Encoder::new`] does:
-//! on the GPU stages, or the CPU reference.
+//! Constrained Baseline out. Every picture is an IDR of intra macroblocks, I_16x16 or
+//! I_4x4 by rate and distortion ([`LumaModes`]; 4x4 integer transform, luma and chroma
+//! DC transforms, one QP with a coarser one per macroblock only where Baseline CAVLC
+//! cannot code the levels), slices of whole macroblock rows, no deblocking, so the
+//! decoder's output is exactly our reconstruction. CAVLC runs where the
+//! [`crate::Engine`] given to [`Encoder::new`] does: on the GPU stages, or the CPU
+//! reference.
 //!
 //! Sizes: the coded picture is padded to whole macroblocks (edge samples repeated) and
 //! cropped back in the SPS. 4:2:0 crops in units of 2, so an odd width or height is
 //! coded and displayed one sample larger (the last column or row repeated); the
 //! reconstruction we return has that display size, the size decoders output.
 
+pub mod intra4x4;
 pub mod macroblock;
 pub mod nal;
 pub mod predict;
+pub mod predict4x4;
+pub mod rate;
 pub mod slices;
 pub mod stream;
 pub mod syntax;
 pub mod transform;
 pub mod y4m;
 
+pub use macroblock::LumaModes;
 pub use slices::encode_picture_levels;
 pub use stream::{cpu_slice_data, write_picture, Encoded, Encoder, EncoderConfig};
 

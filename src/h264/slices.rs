@@ -4,8 +4,10 @@
 
 use rayon::prelude::*;
 
-use super::macroblock::{encode_mb, MbInput, MbOutput};
+use super::macroblock::{encode_mb, Luma, MbInput, MbOutput};
 use super::predict::Neighbours;
+use super::predict4x4::NeighbourMode;
+use super::rate::EdgeCoeffs;
 use super::{EncoderConfig, Geometry, Picture};
 use crate::cavlc::frame::{Frame, MbHeader, MB_LEVELS};
 use crate::Result;
@@ -73,11 +75,21 @@ fn qp_delta(pred: u8, qp: u8) -> i32 {
     (qp as i32 - pred as i32 + 26).rem_euclid(52) - 26
 }
 
+/// The Intra_4x4 modes of the blocks along one edge of a neighbouring macroblock
+/// (`None`: outside the slice; `Some(None)`: an I_16x16 macroblock).
+fn edge_modes(mb: Option<&Option<[u32; 16]>>, blocks: [usize; 4]) -> [NeighbourMode; 4] {
+    blocks.map(|b| match mb {
+        None => NeighbourMode::Unavailable,
+        Some(None) => NeighbourMode::NotIntra4x4,
+        Some(Some(modes)) => NeighbourMode::Mode(modes[b]),
+    })
+}
+
 #[allow(clippy::too_many_arguments)]
 fn encode_slice(
     src: &[Plane; 3],
     g: &Geometry,
-    qp: u8,
+    config: &EncoderConfig,
     slice: usize,
     first_row: usize,
     band: Band<'_>,
@@ -86,7 +98,11 @@ fn encode_slice(
 ) -> Result<()> {
     let wm = g.width_mbs as usize;
     let (ys, cs) = (src[0].stride, src[1].stride);
-    let mut qp_pred = qp;
+    let mut qp_pred = config.qp;
+    // Intra_4x4 modes (raster block order) of the slice's macroblocks; None: I_16x16.
+    let mut modes: Vec<Option<[u32; 16]>> = Vec::with_capacity(mbs.len());
+    // TotalCoeff of their luma blocks (raster).
+    let mut tcs: Vec<[u8; 16]> = Vec::with_capacity(mbs.len());
     for (i, (header, lv)) in mbs
         .iter_mut()
         .zip(levels.chunks_exact_mut(MB_LEVELS))
@@ -94,6 +110,9 @@ fn encode_slice(
     {
         let (mbx, r) = (i % wm, i / wm);
         let row = first_row + r;
+        // Above-right is decoded before this macroblock when the row above is in the slice.
+        let y_top_right = (r > 0 && mbx + 1 < wm)
+            .then(|| std::array::from_fn(|k| band.y[(r * 16 - 1) * ys + (mbx + 1) * 16 + k]));
         let input = MbInput {
             y: src[0].block::<16, 256>(mbx * 16, row * 16),
             u: src[1].block::<8, 64>(mbx * 8, row * 8),
@@ -101,20 +120,47 @@ fn encode_slice(
             ny: neighbours::<16>(band.y, ys, mbx, r),
             nu: neighbours::<8>(band.u, cs, mbx, r),
             nv: neighbours::<8>(band.v, cs, mbx, r),
+            y_top_right,
+            left_modes: edge_modes((mbx > 0).then(|| &modes[i - 1]), [3, 7, 11, 15]),
+            top_modes: edge_modes((r > 0).then(|| &modes[i - wm]), [12, 13, 14, 15]),
+            luma_tc: EdgeCoeffs {
+                left: (mbx > 0).then(|| [3, 7, 11, 15].map(|b| tcs[i - 1][b])),
+                top: (r > 0).then(|| [12, 13, 14, 15].map(|b| tcs[i - wm][b])),
+            },
         };
-        let out: MbOutput = encode_mb(&input, qp)?;
+        let out: MbOutput = encode_mb(&input, config.qp, config.luma)?;
         store::<16>(band.y, ys, mbx, r, &out.y);
         store::<8>(band.u, cs, mbx, r, &out.u);
         store::<8>(band.v, cs, mbx, r, &out.v);
-        *header = MbHeader::intra16x16(
-            out.pred_mode,
-            out.cbp_luma,
-            out.cbp_chroma,
-            out.chroma_mode,
-            qp_delta(qp_pred, out.qp),
-            slice as u32,
-        );
-        qp_pred = out.qp;
+        *header = match out.luma {
+            Luma::Intra16x16(mode) => {
+                modes.push(None);
+                MbHeader::intra16x16(
+                    mode,
+                    out.cbp_luma,
+                    out.cbp_chroma,
+                    out.chroma_mode,
+                    qp_delta(qp_pred, out.qp),
+                    slice as u32,
+                )
+            }
+            Luma::Intra4x4 { modes: m, syntax } => {
+                modes.push(Some(m));
+                let cbp = out.cbp_luma | out.cbp_chroma << 4;
+                // Without a residual there is no mb_qp_delta and the QP stays the
+                // predicted one; the reconstruction (the prediction) does not depend on it.
+                let delta = if cbp == 0 {
+                    0
+                } else {
+                    qp_delta(qp_pred, out.qp)
+                };
+                MbHeader::intra4x4(syntax, cbp, out.chroma_mode, delta, slice as u32)
+            }
+        };
+        if header.mb_qp_delta != 0 {
+            qp_pred = out.qp;
+        }
+        tcs.push(out.luma_tc);
         lv.copy_from_slice(&out.levels);
     }
     Ok(())
@@ -155,16 +201,7 @@ pub fn encode_picture_levels(
         .zip(frame.levels.par_chunks_mut(rows * wm * MB_LEVELS))
         .enumerate()
         .try_for_each(|(s, ((((y, u), v), mbs), levels))| {
-            encode_slice(
-                &src,
-                &g,
-                config.qp,
-                s,
-                s * rows,
-                Band { y, u, v },
-                mbs,
-                levels,
-            )
+            encode_slice(&src, &g, config, s, s * rows, Band { y, u, v }, mbs, levels)
         })?;
     let (dw, dh) = (g.display_width as usize, g.display_height as usize);
     let [ry, ru, rv] = recon;

@@ -7,7 +7,7 @@ use rayon::prelude::*;
 
 use super::nal::{trailing_bits, write_nal, NAL_PPS, NAL_SLICE_IDR, NAL_SPS};
 use super::syntax::{level_idc, pps, slice_header, sps};
-use super::{encode_picture_levels, Geometry, Picture};
+use super::{encode_picture_levels, Geometry, LumaModes, Picture};
 use crate::bits::MsbWriter;
 use crate::cavlc::frame::{encode_slice_data, total_coeffs, Frame};
 use crate::cavlc::{CavlcGpu, GpuVariant};
@@ -26,6 +26,9 @@ pub struct EncoderConfig {
     /// recompute variant or Su et al.'s multi-kernel baseline. On the CPU engine the CPU
     /// reference writes it (the same bits).
     pub cavlc: GpuVariant,
+    /// The luma predictions macroblocks may use (default: I_16x16 or I_4x4, whichever
+    /// costs less).
+    pub luma: LumaModes,
 }
 
 impl Default for EncoderConfig {
@@ -34,6 +37,7 @@ impl Default for EncoderConfig {
             qp: 26,
             slice_rows: None,
             cavlc: GpuVariant::Cavlcu,
+            luma: LumaModes::Auto,
         }
     }
 }
@@ -46,6 +50,7 @@ impl EncoderConfig {
                 self.qp
             )));
         }
+        self.luma.validate()?;
         if self.slice_rows == Some(0) {
             return Err(Error::InvalidArgument(
                 "slice rows must be at least 1".into(),

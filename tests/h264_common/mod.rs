@@ -96,6 +96,20 @@ pub fn encode_file(
     (stream, recon, requant)
 }
 
+/// The macroblocks of a Y4M file's pictures by kind: (I_NxN, I_16x16).
+pub fn mb_kinds(y4m: &Path, config: EncoderConfig) -> (usize, usize) {
+    let mut reader = Y4mReader::open(y4m).unwrap();
+    let h = reader.header().clone();
+    let mut enc = Encoder::new(h.width, h.height, h.fps_f64(), config, &Engine::Cpu).unwrap();
+    let (mut nxn, mut i16) = (0, 0);
+    while let Some(p) = reader.read_frame().unwrap() {
+        let e = pollster::block_on(enc.encode(&p)).unwrap();
+        let n = e.frame.mbs.iter().filter(|m| !m.is_intra16x16()).count();
+        (nxn, i16) = (nxn + n, i16 + e.frame.mbs.len() - n);
+    }
+    (nxn, i16)
+}
+
 /// Encode, write the stream, have FFmpeg decode it, and demand our reconstruction
 /// byte for byte; returns the count of requantized macroblocks.
 pub fn check_against_ffmpeg(

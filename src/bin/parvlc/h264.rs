@@ -22,6 +22,11 @@ pub struct H264Args {
     /// `--backend cpu` the CPU reference codes it).
     #[arg(long, default_value = "cavlcu")]
     cavlc: GpuVariant,
+    /// Luma prediction: auto (I_16x16 or I_4x4 per macroblock, whichever costs less),
+    /// 16x16, 4x4, or 4x4:MODE (every 4x4 block in Intra4x4PredMode MODE where its
+    /// neighbours allow it; for testing).
+    #[arg(long, default_value = "auto")]
+    luma: h264::LumaModes,
     /// Macroblock rows per slice (default: one slice per picture).
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
     slice_rows: Option<u32>,
@@ -45,6 +50,7 @@ pub fn encode(a: H264Args) -> Result<()> {
         qp: a.qp,
         slice_rows: a.slice_rows,
         cavlc: a.cavlc,
+        luma: a.luma,
     };
     if a.recon.as_deref() == Some(output.as_path()) {
         return Err(Error::InvalidArgument(

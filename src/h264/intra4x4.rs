@@ -1,0 +1,169 @@
+//! The luma of an I_NxN (Intra_4x4) macroblock: per 4x4 block in decoding order, the
+//! mode by SATD plus lambda times its syntax bits (x264's intra analysis: 1 bit when it
+//! is the predicted mode, 4 otherwise), then the
+//! block's transform, quantization and reconstruction at once, since the next block
+//! predicts from it.
+
+use super::macroblock::{codable, satd, zigzag};
+use super::predict::Neighbours;
+use super::predict4x4::{
+    blk_idx, mode_syntax, predict4x4, predicted_mode, Edge, NeighbourMode, I4_MODES,
+};
+use super::rate::{block_bits, lambda2, EdgeCoeffs};
+use super::transform::{dequant4x4, forward4x4, inverse4x4, quant4x4};
+use crate::cavlc::frame::LUMA_CODING_ORDER;
+use crate::cavlc::{nc_from_neighbours, BlockKind};
+
+/// x264's lambda by QP (2^(QP/6 - 2), at least 1): the weight of one header bit against
+/// SATD.
+const LAMBDA: [u32; 52] = [
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 4, 4, 4, 5, 6, 6, 7, 8, 9,
+    10, 11, 13, 14, 16, 18, 20, 23, 25, 29, 32, 36, 40, 45, 51, 57, 64, 72, 81, 91,
+];
+
+pub fn lambda(qp: u8) -> u32 {
+    LAMBDA[qp.min(51) as usize]
+}
+
+/// The macroblock's surroundings as Intra_4x4 sees them.
+pub struct Context<'a> {
+    /// Source luma, 16x16 raster.
+    pub src: &'a [u8; 256],
+    /// Reconstructed neighbour samples of the macroblock.
+    pub n: &'a Neighbours<16>,
+    /// The bottom-left four samples of the macroblock above and to the right.
+    pub top_right: Option<[u8; 4]>,
+    /// The modes of the left macroblock's right column (blocks (3, y), y = 0..3).
+    pub left_modes: [NeighbourMode; 4],
+    /// The modes of the upper macroblock's bottom row (blocks (x, 3), x = 0..3).
+    pub top_modes: [NeighbourMode; 4],
+    /// TotalCoeff of the luma blocks along the left and upper edges.
+    pub luma_tc: EdgeCoeffs,
+}
+
+/// An Intra_4x4 luma coded at one QP.
+pub struct Luma4x4 {
+    /// Intra4x4PredMode per block, raster block order.
+    pub modes: [u32; 16],
+    /// The mode syntax per luma4x4BlkIdx, as [`crate::cavlc::frame::MbHeader::intra4x4_modes`].
+    pub syntax: [u32; 2],
+    /// Levels per block (raster block order), each raster `y * 4 + x`.
+    pub levels: [[i32; 16]; 16],
+    /// Bit `b8` set where the 8x8 quadrant has a nonzero level.
+    pub cbp_luma: u32,
+    pub recon: [u8; 256],
+}
+
+/// How many of a block's modes, the cheapest by SATD, are coded to be compared by rate
+/// and distortion.
+const RD_CANDIDATES: usize = 5;
+
+/// A 4x4 block's levels and reconstruction from prediction `pred` at `qp`; `None` when
+/// Baseline CAVLC cannot code the levels.
+fn code_block(src: &[u8; 16], pred: &[u8; 16], qp: u8) -> Option<([i32; 16], [u8; 16])> {
+    let residual: [i32; 16] = std::array::from_fn(|p| src[p] as i32 - pred[p] as i32);
+    let z = quant4x4(&forward4x4(&residual), qp, 0);
+    if !codable(&zigzag(&z), BlockKind::Luma4x4) {
+        return None;
+    }
+    if z.iter().all(|&v| v == 0) {
+        return Some((z, *pred)); // the inverse transform of nothing adds nothing
+    }
+    let r = inverse4x4(&dequant4x4(&z, qp, false));
+    Some((
+        z,
+        std::array::from_fn(|p| (pred[p] as i32 + r[p]).clamp(0, 255) as u8),
+    ))
+}
+
+/// Code the luma of `ctx` as Intra_4x4 at `qp`, every block in `force` where its
+/// neighbours allow that mode (the others choose freely); `None` when some block's
+/// levels cannot be coded in Baseline CAVLC at this QP.
+pub fn encode_luma4x4(ctx: &Context<'_>, qp: u8, force: Option<u32>) -> Option<Luma4x4> {
+    let (lambda, lambda2) = (lambda(qp), lambda2(qp));
+    let mut out = Luma4x4 {
+        modes: [0; 16],
+        syntax: [0; 2],
+        levels: [[0; 16]; 16],
+        cbp_luma: 0,
+        recon: [0; 256],
+    };
+    for (idx, &raster) in LUMA_CODING_ORDER.iter().enumerate() {
+        let (bx, by) = (raster % 4, raster / 4);
+        debug_assert_eq!(blk_idx(bx, by), idx);
+        let a = if bx > 0 {
+            NeighbourMode::Mode(out.modes[raster - 1])
+        } else {
+            ctx.left_modes[by]
+        };
+        let b = if by > 0 {
+            NeighbourMode::Mode(out.modes[raster - 4])
+        } else {
+            ctx.top_modes[bx]
+        };
+        let pred_mode = predicted_mode(a, b);
+        let edge = Edge::of_block(&out.recon, ctx.n, ctx.top_right, bx, by);
+        let src: [u8; 16] =
+            std::array::from_fn(|p| ctx.src[(by * 4 + p / 4) * 16 + bx * 4 + p % 4]);
+
+        let tc = |b: &[i32; 16]| b.iter().filter(|&&v| v != 0).count() as u8;
+        let n_a = if bx > 0 {
+            Some(tc(&out.levels[raster - 1]))
+        } else {
+            ctx.luma_tc.left.map(|l| l[by])
+        };
+        let n_b = if by > 0 {
+            Some(tc(&out.levels[raster - 4]))
+        } else {
+            ctx.luma_tc.top.map(|t| t[bx])
+        };
+        let nc = nc_from_neighbours(n_a, n_b);
+
+        // Candidates: the forced mode where it predicts, else every mode by SATD plus
+        // lambda times its syntax bits, the best RD_CANDIDATES of them then coded.
+        let mut all = [(0u32, [0u8; 16], 0u32); I4_MODES as usize];
+        let mut n = 0;
+        for m in 0..I4_MODES {
+            if let Some(p) = predict4x4(m, &edge) {
+                let bits = if m == pred_mode { 1 } else { 4 };
+                all[n] = (m, p, satd::<4>(&p, &src) + lambda * bits);
+                n += 1;
+            }
+        }
+        let all = &mut all[..n];
+        let candidates = match force.and_then(|f| all.iter().position(|c| c.0 == f)) {
+            Some(i) => &all[i..=i],
+            None => {
+                all.sort_by_key(|c| c.2);
+                &all[..n.min(RD_CANDIDATES)]
+            }
+        };
+        // The one with the least squared error plus lambda times its bits.
+        let mut best: Option<(f64, u32, [i32; 16], [u8; 16])> = None;
+        for &(m, pred, _) in candidates {
+            let Some((z, recon)) = code_block(&src, &pred, qp) else {
+                continue;
+            };
+            let bits = if m == pred_mode { 1 } else { 4 }
+                + block_bits(&zigzag(&z), BlockKind::Luma4x4, nc);
+            let ssd: i32 = (0..16)
+                .map(|p| (src[p] as i32 - recon[p] as i32).pow(2))
+                .sum();
+            let cost = ssd as f64 + lambda2 * bits as f64;
+            if best.as_ref().is_none_or(|b| cost < b.0) {
+                best = Some((cost, m, z, recon));
+            }
+        }
+        let (_, mode, z, recon) = best?;
+        out.modes[raster] = mode;
+        out.syntax[idx / 8] |= mode_syntax(mode, pred_mode) << (4 * (idx % 8));
+        if z.iter().any(|&v| v != 0) {
+            out.cbp_luma |= 1 << ((by / 2) * 2 + bx / 2);
+        }
+        for (row, pixels) in recon.chunks_exact(4).enumerate() {
+            out.recon[(by * 4 + row) * 16 + bx * 4..][..4].copy_from_slice(pixels);
+        }
+        out.levels[raster] = z;
+    }
+    Some(out)
+}
