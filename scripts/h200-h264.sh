@@ -4,7 +4,8 @@
 # in flight (--depth), one slice per picture and a slice per macroblock row, the GPU's
 # CAVLC and the CPU's; every stream compared with the depth-1 CPU stream of the same
 # slicing, and decoded by ffmpeg where it is on PATH. There, from the project root,
-# .device carried:  bash scripts/h200-h264.sh   (FRAMES, DEPTHS knobs)
+# .device carried:  bash scripts/h200-h264.sh   (FRAMES, DEPTHS, LUMA knobs; LUMA is
+# --luma: auto, the default, or 16x16)
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 OUT=${OUT:-out}
@@ -16,6 +17,7 @@ P=${PARVLC:-.device/parvlc}
 D=${DATA:-/tmp/parvlc-h264}
 FRAMES=${FRAMES:-48}
 DEPTHS=${DEPTHS:-1 4 8 16}
+LUMA=${LUMA:-auto}
 mkdir -p "$D"
 date -u; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; nproc
 # A detailed texture panning 4 samples a frame (scripts/h264_rd.py's `pan` clip).
@@ -27,7 +29,7 @@ wall() { # label, command...
   /usr/bin/time -f "$label	wall %e s	user %U s	sys %S s	peak %M KiB" "$@" 2>&1 >/dev/null | tail -1
 }
 for slices in one rows; do
-  extra=(); [ $slices = rows ] && extra=(--slice-rows 1)
+  extra=(--luma "$LUMA"); [ $slices = rows ] && extra+=(--slice-rows 1)
   "$P" h264 "$D/pan.y4m" -o "$D/ref-$slices.264" --force --qp 27 --backend cpu --depth 1 "${extra[@]}" 2>/dev/null
   for backend in wgpu cpu; do
     for depth in $DEPTHS; do
@@ -35,7 +37,7 @@ for slices in one rows; do
       cmd=("$P" h264 "$D/pan.y4m" -o "$out" --force --qp 27 --backend $backend --depth "$depth" "${extra[@]}")
       "${cmd[@]}" 2>/dev/null
       cmp -s "$out" "$D/ref-$slices.264" || echo "MISMATCH $slices $backend $depth"
-      for r in 1 2; do wall "slices $slices, $backend, depth $depth, run $r" "${cmd[@]}"; done
+      for r in 1 2; do wall "luma $LUMA, slices $slices, $backend, depth $depth, run $r" "${cmd[@]}"; done
     done
   done
   if command -v ffmpeg >/dev/null; then
