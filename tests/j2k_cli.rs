@@ -14,17 +14,19 @@ use common::j2k_judges::{decode, Judge};
 use parvlc::j2k::Image;
 
 #[test]
-fn ht_on_the_cpu_and_beside_the_gpu_front_end() {
-    // `--ht` on the CPU, and with the wgpu backend (the front end on the GPU, the HT
-    // block coder on the CPU, said in one line): the same codestream, which all three
-    // decoders give back exactly.
+fn ht_on_the_cpu_the_gpu_and_beside_the_gpu_front_end() {
+    // `--ht` on the CPU, with the wgpu backend (front end and HT block coder on the GPU),
+    // and with `--ht-cpu` (the HT block coder on the CPU beside the GPU front end): the
+    // same codestream, which all three decoders give back exactly.
     let dir = scratch("ht");
     let rgb = gradient(37, 23, 3, 12);
     std::fs::write(dir.join("c.ppm"), rgb.to_pnm()).unwrap();
     let mut outputs = Vec::new();
-    for backend in ["cpu", "wgpu"] {
-        let out = format!("c-{backend}.j2k");
-        let args = [
+    // The CPU, the GPU (both stages), and the GPU front end with the CPU's HT coder.
+    for (backend, extra) in [("cpu", None), ("wgpu", None), ("wgpu", Some("--ht-cpu"))] {
+        let tag = format!("{backend}{}", extra.unwrap_or(""));
+        let out = format!("c-{tag}.j2k");
+        let mut args = vec![
             "j2k",
             "c.ppm",
             "-o",
@@ -35,21 +37,23 @@ fn ht_on_the_cpu_and_beside_the_gpu_front_end() {
             "--backend",
             backend,
         ];
+        args.extend(extra);
         let o = parvlc(&args, &dir);
-        assert!(o.status.success(), "{backend}: {}", stderr(&o));
-        let note = stderr(&o).contains("the HT block coder runs on the CPU for now");
-        assert_eq!(note, backend == "wgpu", "{backend}: {}", stderr(&o));
+        assert!(o.status.success(), "{tag}: {}", stderr(&o));
         let cs = std::fs::read(dir.join(&out)).unwrap();
         for judge in Judge::ALL {
-            let back = decode(judge, &dir, &format!("c-{backend}"), &cs, 3);
-            assert!(back == rgb, "{backend}: {} differs", judge.tool());
+            let back = decode(judge, &dir, &format!("c-{tag}"), &cs, 3);
+            assert!(back == rgb, "{tag}: {} differs", judge.tool());
         }
         outputs.push(cs);
     }
     assert!(
-        outputs[0] == outputs[1],
-        "the GPU front end changed the codestream"
+        outputs[0] == outputs[1] && outputs[0] == outputs[2],
+        "the GPU path changed the codestream"
     );
+    // --ht-cpu alone is refused: it places the HT coder.
+    let o = parvlc(&["j2k", "c.ppm", "-o", "x.j2k", "--ht-cpu"], &dir);
+    assert!(!o.status.success());
 }
 
 fn scratch(name: &str) -> PathBuf {

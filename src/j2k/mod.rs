@@ -12,7 +12,8 @@
 //! decode those streams correctly.
 //!
 //! `ht: true` codes the code-blocks with the HTJ2K block coder instead (Part 15, see
-//! [`ht`]), on the CPU whatever the engine: the front end still runs where it is placed.
+//! [`ht`]): tier-1 placed on the GPU runs [`ht::gpu::HtGpu`], on the CPU [`ht::HtCpu`],
+//! with the same bytes.
 
 #[cfg(all(feature = "bench", not(target_arch = "wasm32")))]
 pub mod bench;
@@ -75,6 +76,10 @@ pub(crate) trait Tier1Engine {
     /// GPU, the encoder then leaves the coefficients on the GPU for it.
     fn gpu_tier1(&self) -> Option<&tier1::gpu::Tier1GpuEngine> {
         None
+    }
+    /// Whether this engine is an HT block coder (else Part 1's EBCOT).
+    fn is_ht(&self) -> bool {
+        false
     }
     fn encode_batch<'a>(
         &'a self,
@@ -154,8 +159,8 @@ pub struct EncoderConfig {
     /// Where each stage runs, if not both where the engine does (the default, `None`).
     pub stages: Option<Stages>,
     /// Code the blocks with the HTJ2K block coder (Part 15; `bypass_from` is then
-    /// unused). It runs on the CPU for now: by default tier-1 is placed there whatever
-    /// the engine, and a GPU placement of tier-1 is an error.
+    /// unused). Tier-1 runs where it is placed, as Part 1's does: on the GPU the HT
+    /// cleanup stage ([`ht::gpu::HtGpu`]), on the CPU [`ht::HtCpu`], the same bytes.
     pub ht: bool,
 }
 
@@ -230,14 +235,8 @@ pub async fn encode_with_progress(
             Some(_) => Placement::Gpu,
             None => Placement::Cpu,
         };
-        let tier1 = if config.ht { Placement::Cpu } else { here };
-        Stages::new(here, tier1)
+        Stages::new(here, here)
     });
-    if config.ht && stages.tier1 == Placement::Gpu {
-        return Err(Error::InvalidArgument(
-            "the HTJ2K block coder runs on the CPU only for now: place tier-1 on the CPU".into(),
-        ));
-    }
     let place = |p: Placement, stage: &str| match (p, gpu) {
         (Placement::Cpu, _) => Ok(None),
         (Placement::Gpu, Some(g)) => Ok(Some(g)),
@@ -247,12 +246,14 @@ pub async fn encode_with_progress(
         ))),
     };
     let front_end = place(stages.front_end, "front end")?;
-    let tier1: Box<dyn Tier1Engine> = match place(stages.tier1, "tier-1")? {
-        Some(g) => Box::new(tier1::gpu::Tier1GpuEngine::with_config(
+    let tier1: Box<dyn Tier1Engine> = match (place(stages.tier1, "tier-1")?, config.ht) {
+        (Some(g), false) => Box::new(tier1::gpu::Tier1GpuEngine::with_config(
             g.clone(),
             stages.tier1_gpu,
         )?),
-        None => Box::new(CpuTier1),
+        (None, false) => Box::new(CpuTier1),
+        (Some(g), true) => Box::new(ht::gpu::HtGpu::new(g.clone())?),
+        (None, true) => Box::new(ht::HtCpu),
     };
     encode_placed(image, config, front_end, &*tier1, progress).await
 }
@@ -287,7 +288,17 @@ pub(crate) async fn encode_placed(
     let opts = Tier1Options {
         bypass_from: config.bypass_from,
     };
-    let tier1: &dyn Tier1Engine = if config.ht { &ht::HtCpu } else { tier1 };
+    // An HT configuration with a Part 1 engine (the bench's capture) codes on the CPU.
+    let tier1: &dyn Tier1Engine = if config.ht && !tier1.is_ht() {
+        &ht::HtCpu
+    } else {
+        tier1
+    };
+    if !config.ht && tier1.is_ht() {
+        return Err(Error::InvalidArgument(
+            "an HT block coder for a Part 1 configuration: set ht".into(),
+        ));
+    }
     let coded = match (front_end, tier1.gpu_tier1()) {
         (Some(gpu), Some(t)) if Arc::ptr_eq(t.gpu_arc(), gpu) => {
             // The whole GPU path: both stages in one submission, coefficients resident.
@@ -622,7 +633,7 @@ mod tests {
     }
 
     #[test]
-    fn ht_runs_its_tier1_on_the_cpu_only() {
+    fn ht_tier1_placed_on_the_gpu_needs_a_wgpu_engine() {
         let img = Image::new(9, 7, 1, 8, (0..63).map(|i| (i * 37 % 256) as u16).collect()).unwrap();
         let config = |stages| EncoderConfig {
             stages,
@@ -636,7 +647,10 @@ mod tests {
         ))
         .unwrap_err()
         .to_string();
-        assert!(e.contains("HTJ2K block coder runs on the CPU only"), "{e}");
+        assert!(
+            e.contains("JPEG 2000 tier-1 on the GPU needs a wgpu engine"),
+            "{e}"
+        );
         let cpu = Some(Stages::new(Placement::Cpu, Placement::Cpu));
         let ht = pollster::block_on(encode(&img, &config(cpu), &Engine::Cpu)).unwrap();
         assert_eq!(

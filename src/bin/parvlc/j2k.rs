@@ -25,10 +25,14 @@ pub struct J2kArgs {
     #[arg(long, default_value = "5")]
     bypass_from: BypassFrom,
     /// Code the blocks with the HTJ2K block coder (JPEG 2000 Part 15, reversible; one
-    /// cleanup pass per block). It runs on the CPU for now; with a GPU backend the front
-    /// end (RCT, DWT) still runs on the GPU. `--bypass-from` does not apply.
+    /// cleanup pass per block). With a GPU backend it runs on the GPU like the front end
+    /// (RCT, DWT); the same bytes as on the CPU. `--bypass-from` does not apply.
     #[arg(long)]
     ht: bool,
+    /// With `--ht` and a GPU backend: code the blocks on the CPU (the front end stays on
+    /// the GPU).
+    #[arg(long, requires = "ht")]
+    ht_cpu: bool,
     /// Overwrite an existing output file.
     #[arg(long)]
     force: bool,
@@ -105,12 +109,9 @@ pub fn encode(a: J2kArgs) -> Result<()> {
         };
         Ok::<_, Error>((image, engine?))
     })?;
-    // Front end and tier-1 both where the engine runs (HT: tier-1 on the CPU).
-    if a.ht && engine.gpu().is_some() {
-        eprintln!("--ht: the HT block coder runs on the CPU for now (the front end on the GPU)");
-    }
+    // Front end and tier-1 both where the engine runs (unless --ht-cpu).
     let stages = engine.gpu().map(|_| {
-        let tier1 = if a.ht {
+        let tier1 = if a.ht_cpu {
             j2k::Placement::Cpu
         } else {
             j2k::Placement::Gpu

@@ -60,26 +60,9 @@ fn error(reason: String) -> Error {
 /// signed integers (row-major); sides up to 1024, area up to 4096, magnitudes below
 /// 2^[`MAX_BITPLANES`]. An all-zero block has no pass and no data.
 pub fn encode(coeffs: &[i32], width: usize, height: usize) -> Result<CodeBlockCoded> {
-    if width == 0 || height == 0 || width > MAX_SIDE || height > MAX_SIDE {
-        return Err(Error::InvalidArgument(format!(
-            "code-block {width}x{height}: sides must be 1..={MAX_SIDE}"
-        )));
-    }
-    if width * height > MAX_AREA || coeffs.len() != width * height {
-        return Err(Error::InvalidArgument(format!(
-            "code-block {width}x{height} with {} coefficients (area at most {MAX_AREA})",
-            coeffs.len()
-        )));
-    }
-    let max = coeffs.iter().map(|c| c.unsigned_abs()).max().unwrap_or(0);
-    let num_bitplanes = 32 - max.leading_zeros();
+    let num_bitplanes = check(coeffs, width, height)?;
     if num_bitplanes == 0 {
         return Ok(CodeBlockCoded::default());
-    }
-    if num_bitplanes > MAX_BITPLANES {
-        return Err(Error::InvalidArgument(format!(
-            "a coefficient of magnitude {max} needs {num_bitplanes} bit-planes; HT code-blocks hold at most {MAX_BITPLANES}"
-        )));
     }
     let (mut e, mut v) = (vec![0; coeffs.len()], vec![0; coeffs.len()]);
     for (i, &c) in coeffs.iter().enumerate() {
@@ -121,6 +104,30 @@ pub fn encode(coeffs: &[i32], width: usize, height: usize) -> Result<CodeBlockCo
         data,
         num_bitplanes,
     })
+}
+
+/// The checks of [`encode`] (shared with the GPU stage, so both refuse a block alike):
+/// the block's magnitude bit-planes, 0 for an all-zero block.
+pub(crate) fn check(coeffs: &[i32], width: usize, height: usize) -> Result<u32> {
+    if width == 0 || height == 0 || width > MAX_SIDE || height > MAX_SIDE {
+        return Err(Error::InvalidArgument(format!(
+            "code-block {width}x{height}: sides must be 1..={MAX_SIDE}"
+        )));
+    }
+    if width * height > MAX_AREA || coeffs.len() != width * height {
+        return Err(Error::InvalidArgument(format!(
+            "code-block {width}x{height} with {} coefficients (area at most {MAX_AREA})",
+            coeffs.len()
+        )));
+    }
+    let max = coeffs.iter().map(|c| c.unsigned_abs()).max().unwrap_or(0);
+    let num_bitplanes = 32 - max.leading_zeros();
+    if num_bitplanes > MAX_BITPLANES {
+        return Err(Error::InvalidArgument(format!(
+            "a coefficient of magnitude {max} needs {num_bitplanes} bit-planes; HT code-blocks hold at most {MAX_BITPLANES}"
+        )));
+    }
+    Ok(num_bitplanes)
 }
 
 /// The quad's context c_q (0..8). First row: from the quad on the left (its left column,

@@ -12,6 +12,7 @@
 //! carry their own exponents.
 
 pub mod cleanup;
+pub mod gpu;
 pub mod mel;
 pub mod streams;
 pub mod vlc;
@@ -47,6 +48,10 @@ impl Tier1Engine for HtCpu {
                 })
                 .collect()
         })
+    }
+
+    fn is_ht(&self) -> bool {
+        true
     }
 }
 

@@ -108,7 +108,7 @@ impl MagSgnWriter {
 }
 
 /// The largest Scup that the 12 bits can hold and the standard allows.
-const MAX_SCUP: usize = 4079;
+pub(crate) const MAX_SCUP: usize = 4079;
 
 /// The cleanup segment: MagSgn, MEL, VLC, with Scup in the last 12 bits.
 pub fn merge(ms: MagSgnWriter, mel: MelBytes, vlc: VlcWriter) -> Result<Vec<u8>> {

@@ -99,6 +99,12 @@ pub static FIRST: Lookup = derive(&FIRST_ROW);
 pub static OTHERS: Lookup = derive(&OTHER_ROWS);
 
 impl Lookup {
+    /// Every entry, packed as `bits | len << 7 | e_k << 10` (0: no codeword), indexed by
+    /// `c_q << 8 | rho << 4 | eps`: what the GPU stage uploads.
+    pub fn packed(&self) -> &[u16; 2048] {
+        &self.0
+    }
+
     /// The codeword for a quad, if the table has one.
     pub fn get(&self, c_q: u8, rho: u8, eps: u8) -> Option<Choice> {
         let v = self.0[index(c_q & 7, rho & 15, eps & 15)];

@@ -1,0 +1,383 @@
+//! The HT cleanup pass on the GPU (shaders/j2k/ht_cleanup.wgsl, stage `ht_cleanup`):
+//! one invocation per code-block runs the CPU twin [`super::cleanup::encode`] serially
+//! over its block, byte for byte. Simple first: the parallel forms (quads across a
+//! workgroup, streams placed by scans) come later against the same twin.
+//!
+//! The host checks every block as the CPU does ([`super::cleanup::check`]), leaves the
+//! all-zero ones out, and gives each coded block an output region and MEL and VLC
+//! scratch sized from upper bounds on its streams, so nothing outgrows its room (the
+//! shader still flags a write past one, which is then an error, never a wrong byte).
+//! The CxtVLC look-ups are the CPU's ([`super::vlc::Lookup::packed`]), uploaded once.
+
+use std::sync::Arc;
+
+use super::cleanup;
+use super::streams::MAX_SCUP;
+use super::vlc::{FIRST, OTHERS};
+use crate::gpu::registry::j2k::HT_CLEANUP;
+use crate::gpu::{Gpu, PooledBuffer};
+use crate::j2k::tier1::{CodeBlockCoded, PassInfo, Tier1Options};
+use crate::j2k::{CodeBlockBatch, Tier1Engine, Tier1Future};
+use crate::{Error, Result};
+
+#[repr(C)]
+#[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
+/// keep in sync with shaders/j2k/ht_cleanup.wgsl `HtParams`
+struct HtParams {
+    n_blocks: u32,
+    pad: [u32; 3],
+}
+
+#[repr(C)]
+#[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
+/// keep in sync with shaders/j2k/ht_cleanup.wgsl `HtBlock`
+struct HtBlock {
+    coeff_offset: u32,
+    width: u32,
+    height: u32,
+    out_word: u32,
+    out_cap: u32,
+    scratch_word: u32,
+    mel_cap: u32,
+    vlc_cap: u32,
+}
+
+/// Result words per block (keep in sync with shaders/j2k/ht_cleanup.wgsl): segment
+/// bytes, Scup, flags, MagSgn bytes.
+const RESULT_WORDS: usize = 4;
+const FLAG_NO_CODEWORD: u32 = 1;
+const FLAG_OVERFLOW: u32 = 2;
+const FLAG_CUT: u32 = 4;
+/// Invocations (code-blocks) per workgroup.
+const WG_SIZE: u32 = 64;
+/// A MEL or VLC stream longer than this cannot be signalled (Scup is at most
+/// [`MAX_SCUP`]): its room is capped here, and a longer one is the CPU's Scup error.
+const STREAM_CAP: usize = MAX_SCUP + 17;
+
+/// Rooms in bytes of one block (MagSgn in the output region, MEL, VLC) from upper
+/// bounds: MagSgn sends at most `planes` bits per sample, MEL at most 6 bits per event
+/// (one per quad and one per quad pair), VLC at most 15 bits per quad (a 7-bit
+/// codeword, an 8-bit u code) and one per pair; stuffing adds a bit in 8.
+fn rooms(width: usize, height: usize, planes: u32) -> (usize, usize, usize) {
+    let quads = width.div_ceil(2) * height.div_ceil(2);
+    let pairs = width.div_ceil(2).div_ceil(2) * height.div_ceil(2);
+    let stuffed = |bits: usize| bits / 7 + 2;
+    // A sample's exponent (the bits of 2 mu - 1) may exceed the bit-planes by one.
+    let ms = stuffed(width * height * (planes as usize + 1));
+    let mel = stuffed(6 * (quads + pairs) + 1) + 1;
+    let vlc = stuffed(4 + 15 * quads + pairs) + 2;
+    (ms, mel.min(STREAM_CAP), vlc.min(STREAM_CAP))
+}
+
+/// The GPU HT block coder: a [`Tier1Engine`] equal to [`super::HtCpu`].
+pub struct HtGpu {
+    gpu: Arc<Gpu>,
+    /// The CxtVLC look-ups, first quad row then the others, a word per entry.
+    tables: PooledBuffer,
+}
+
+/// One dispatch's buffers, alive until its results are read.
+struct Dispatch {
+    params: PooledBuffer,
+    descs: PooledBuffer,
+    coeffs: PooledBuffer,
+    output: PooledBuffer,
+    scratch: PooledBuffer,
+    results: PooledBuffer,
+    /// The batch's index of each block.
+    jobs: Vec<usize>,
+    blocks: Vec<HtBlock>,
+}
+
+fn corrupt(reason: String) -> Error {
+    Error::corrupt("HT cleanup pass", reason)
+}
+
+impl HtGpu {
+    /// Builds the pipeline and uploads the look-ups.
+    pub fn new(gpu: Arc<Gpu>) -> Result<HtGpu> {
+        gpu.pipeline(&HT_CLEANUP, "main", &constants())?;
+        let words: Vec<u32> = FIRST
+            .packed()
+            .iter()
+            .chain(OTHERS.packed().iter())
+            .map(|&v| v as u32)
+            .collect();
+        let tables = gpu.pooled_buffer(
+            (words.len() * 4) as u64,
+            wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+        );
+        gpu.queue
+            .write_buffer(&tables, 0, bytemuck::cast_slice(&words));
+        Ok(HtGpu { gpu, tables })
+    }
+
+    /// Code every block of `batch`: one [`CodeBlockCoded`] per job, in order, each what
+    /// [`super::encode_code_block`] returns for it (the same errors too).
+    pub async fn encode(&self, batch: &CodeBlockBatch) -> Result<Vec<CodeBlockCoded>> {
+        let gpu = &*self.gpu;
+        let mut coded = vec![CodeBlockCoded::default(); batch.jobs.len()];
+        let mut planes = Vec::with_capacity(batch.jobs.len());
+        for (i, j) in batch.jobs.iter().enumerate() {
+            let c = job_coeffs(batch, i)?;
+            planes.push(cleanup::check(c, j.width, j.height)?);
+        }
+        let todo: Vec<usize> = (0..batch.jobs.len()).filter(|&i| planes[i] > 0).collect();
+        if todo.is_empty() {
+            return Ok(coded);
+        }
+        let dispatches = self.upload(batch, &todo, &planes)?;
+        let mut encoder = gpu
+            .device
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                label: Some(HT_CLEANUP.label),
+            });
+        self.record(&dispatches, &mut encoder)?;
+        gpu.queue.submit([encoder.finish()]);
+
+        let result_ranges: Vec<_> = dispatches
+            .iter()
+            .map(|d| (&*d.results, 0, (d.blocks.len() * RESULT_WORDS * 4) as u64))
+            .collect();
+        let results: Vec<Vec<u32>> = gpu
+            .read_buffers(&result_ranges)
+            .await?
+            .iter()
+            .map(|r| bytemuck::pod_collect_to_vec::<u8, u32>(r))
+            .collect();
+        let mut ranges = Vec::with_capacity(todo.len());
+        let mut lens = Vec::with_capacity(todo.len());
+        for (d, r) in dispatches.iter().zip(&results) {
+            for (k, b) in d.blocks.iter().enumerate() {
+                let Some(rec) = r.get(k * RESULT_WORDS..(k + 1) * RESULT_WORDS) else {
+                    return Err(corrupt("a block's result lies outside the results".into()));
+                };
+                let (len, scup, flags) = (rec[0], rec[1], rec[2]);
+                if scup as usize > MAX_SCUP {
+                    // The CPU twin's words for the same failure.
+                    return Err(corrupt(format!(
+                        "MEL and VLC need {scup} bytes, more than the {MAX_SCUP} Scup can say"
+                    )));
+                }
+                let job = d.jobs[k];
+                if flags & FLAG_NO_CODEWORD != 0 {
+                    return Err(corrupt(format!(
+                        "code-block {job}: a quad without a CxtVLC codeword"
+                    )));
+                }
+                if flags & FLAG_CUT != 0 {
+                    // Never silently short: lavapipe ends every loop of an invocation
+                    // after 65535 iterations in all.
+                    return Err(corrupt(format!(
+                        "code-block {job}: the device stopped the coding loops early"
+                    )));
+                }
+                if flags & FLAG_OVERFLOW != 0 || len > b.out_cap || len < 2 {
+                    return Err(corrupt(format!(
+                        "code-block {job}: {len} bytes in a region of {} (flags {flags:#x})",
+                        b.out_cap
+                    )));
+                }
+                ranges.push((
+                    &*d.output,
+                    b.out_word as u64 * 4,
+                    (len as u64).next_multiple_of(4),
+                ));
+                lens.push((job, len as usize));
+            }
+        }
+        let parts = gpu.read_buffers(&ranges).await?;
+        for ((job, len), mut data) in lens.into_iter().zip(parts) {
+            data.truncate(len);
+            coded[job] = CodeBlockCoded {
+                passes: vec![PassInfo {
+                    end: len as u32,
+                    terminated: true,
+                }],
+                data,
+                num_bitplanes: planes[job],
+            };
+        }
+        Ok(coded)
+    }
+
+    /// The blocks `todo` of `batch` in dispatches whose buffers each fit one storage
+    /// binding (and whose workgroups one dimension).
+    fn upload(
+        &self,
+        batch: &CodeBlockBatch,
+        todo: &[usize],
+        planes: &[u32],
+    ) -> Result<Vec<Dispatch>> {
+        let gpu = &*self.gpu;
+        let max_binding = gpu.max_binding().min(u32::MAX as u64 / 2);
+        let max_blocks =
+            gpu.limits.max_compute_workgroups_per_dimension.max(1) as usize * WG_SIZE as usize;
+        let mut dispatches = Vec::new();
+        let mut start = 0;
+        while start < todo.len() {
+            let mut blocks = Vec::new();
+            let mut coeffs: Vec<i32> = Vec::new();
+            let (mut out_words, mut scratch_words) = (0u64, 0u64);
+            let mut end = start;
+            while end < todo.len() && end - start < max_blocks {
+                let i = todo[end];
+                let j = &batch.jobs[i];
+                let c = job_coeffs(batch, i)?;
+                let (ms, mel, vlc) = rooms(j.width, j.height, planes[i]);
+                let out_cap = (ms + mel + vlc).next_multiple_of(4);
+                let stream_words = (mel.div_ceil(4) + vlc.div_ceil(4)) as u64;
+                let fits = |now: u64, more: u64| (now + more) * 4 <= max_binding;
+                if end > start
+                    && !(fits(coeffs.len() as u64, c.len() as u64)
+                        && fits(out_words, out_cap as u64 / 4)
+                        && fits(scratch_words, stream_words)
+                        && fits(((end - start + 1) * RESULT_WORDS) as u64, 0))
+                {
+                    break;
+                }
+                blocks.push(HtBlock {
+                    coeff_offset: coeffs.len() as u32,
+                    width: j.width as u32,
+                    height: j.height as u32,
+                    out_word: out_words as u32,
+                    out_cap: out_cap as u32,
+                    scratch_word: scratch_words as u32,
+                    mel_cap: mel as u32,
+                    vlc_cap: vlc as u32,
+                });
+                coeffs.extend_from_slice(c);
+                out_words += out_cap as u64 / 4;
+                scratch_words += stream_words;
+                end += 1;
+            }
+            if out_words * 4 > max_binding || coeffs.len() as u64 * 4 > max_binding {
+                return Err(Error::TooLarge(format!(
+                    "HT cleanup pass: code-block {} needs more than one storage binding \
+                     ({max_binding} bytes)",
+                    todo[start]
+                )));
+            }
+            dispatches.push(self.make_dispatch(
+                blocks,
+                &coeffs,
+                out_words,
+                scratch_words,
+                todo[start..end].to_vec(),
+            ));
+            start = end;
+        }
+        Ok(dispatches)
+    }
+
+    fn make_dispatch(
+        &self,
+        blocks: Vec<HtBlock>,
+        coeffs: &[i32],
+        out_words: u64,
+        scratch_words: u64,
+        jobs: Vec<usize>,
+    ) -> Dispatch {
+        let gpu = &*self.gpu;
+        let storage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST;
+        let params = gpu.pooled_buffer(
+            16,
+            wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+        );
+        gpu.queue.write_buffer(
+            &params,
+            0,
+            bytemuck::bytes_of(&HtParams {
+                n_blocks: blocks.len() as u32,
+                pad: [0; 3],
+            }),
+        );
+        let descs = gpu.pooled_buffer(std::mem::size_of_val(&blocks[..]) as u64, storage);
+        gpu.queue
+            .write_buffer(&descs, 0, bytemuck::cast_slice(&blocks));
+        let coeff_buf = gpu.pooled_buffer((coeffs.len() as u64 * 4).max(16), storage);
+        gpu.queue
+            .write_buffer(&coeff_buf, 0, bytemuck::cast_slice(coeffs));
+        let output = gpu.pooled_buffer(
+            (out_words * 4).max(16),
+            storage | wgpu::BufferUsages::COPY_SRC,
+        );
+        let scratch = gpu.pooled_buffer((scratch_words * 4).max(16), storage);
+        let results = gpu.pooled_buffer(
+            (blocks.len() * RESULT_WORDS * 4) as u64,
+            storage | wgpu::BufferUsages::COPY_SRC,
+        );
+        Dispatch {
+            params,
+            descs,
+            coeffs: coeff_buf,
+            output,
+            scratch,
+            results,
+            jobs,
+            blocks,
+        }
+    }
+
+    fn record(&self, dispatches: &[Dispatch], encoder: &mut wgpu::CommandEncoder) -> Result<()> {
+        let gpu = &*self.gpu;
+        let built = gpu.pipeline(&HT_CLEANUP, "main", &constants())?;
+        for d in dispatches {
+            let bind = gpu.bind(
+                &built,
+                &[
+                    (0, d.params.as_entire_buffer_binding()),
+                    (1, d.descs.as_entire_buffer_binding()),
+                    (2, d.coeffs.as_entire_buffer_binding()),
+                    (3, self.tables.as_entire_buffer_binding()),
+                    (4, d.output.as_entire_buffer_binding()),
+                    (5, d.scratch.as_entire_buffer_binding()),
+                    (6, d.results.as_entire_buffer_binding()),
+                ],
+            );
+            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some(HT_CLEANUP.label),
+                timestamp_writes: None,
+            });
+            pass.set_pipeline(&built.pipeline);
+            pass.set_bind_group(0, &bind, &[]);
+            pass.dispatch_workgroups((d.blocks.len() as u32).div_ceil(WG_SIZE), 1, 1);
+        }
+        gpu.check_errors(HT_CLEANUP.name)
+    }
+}
+
+fn constants() -> [(&'static str, f64); 1] {
+    [("WG_SIZE", WG_SIZE as f64)]
+}
+
+/// Job `i`'s coefficients, or an error where the job lies outside the batch.
+fn job_coeffs(batch: &CodeBlockBatch, i: usize) -> Result<&[i32]> {
+    let j = &batch.jobs[i];
+    j.width
+        .checked_mul(j.height)
+        .and_then(|n| batch.coeffs.get(j.offset..)?.get(..n))
+        .ok_or_else(|| {
+            Error::InvalidArgument(format!(
+                "HT cleanup pass: code-block {i} of {}x{} at {} lies outside the batch's {} coefficients",
+                j.width,
+                j.height,
+                j.offset,
+                batch.coeffs.len()
+            ))
+        })
+}
+
+impl Tier1Engine for HtGpu {
+    fn encode_batch<'a>(
+        &'a self,
+        batch: &'a CodeBlockBatch,
+        _opts: &'a Tier1Options,
+    ) -> Tier1Future<'a> {
+        Box::pin(self.encode(batch))
+    }
+
+    fn is_ht(&self) -> bool {
+        true
+    }
+}
