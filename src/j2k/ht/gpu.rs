@@ -55,7 +55,7 @@ const WG_SIZE: u32 = 64;
 const STREAM_CAP: usize = MAX_SCUP + 17;
 
 /// Rooms in bytes of one block (MagSgn in the output region, MEL, VLC) from upper
-/// bounds: MagSgn sends at most `planes` bits per sample, MEL at most 6 bits per event
+/// bounds: MagSgn sends at most `planes` + 1 bits per sample, MEL at most 6 bits per event
 /// (one per quad and one per quad pair), VLC at most 15 bits per quad (a 7-bit
 /// codeword, an 8-bit u code) and one per pair; stuffing adds a bit in 8.
 fn rooms(width: usize, height: usize, planes: u32) -> (usize, usize, usize) {

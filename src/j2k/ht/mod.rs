@@ -1,9 +1,10 @@
 //! HTJ2K (JPEG 2000 Part 15, ITU-T T.814 | ISO/IEC 15444-15): the high-throughput
-//! block coder, reversible, on the CPU. Each code-block is one HT cleanup pass coding
+//! block coder, reversible, on the CPU and the GPU. Each code-block is one HT cleanup pass coding
 //! every bit-plane ([`cleanup`]): its MEL ([`mel`]), VLC ([`vlc`], tables in
 //! [`vlc_tables`]) and MagSgn streams merged into one codeword segment ([`streams`]).
 //! No SigProp or MagRef pass: an encoder may leave them out, and lossless coding needs
-//! none. This is the CPU twin a GPU HT stage must equal byte for byte.
+//! none. This is the CPU twin of the GPU stage [`gpu`] (shaders/j2k/ht_cleanup.wgsl),
+//! which equals it byte for byte.
 //!
 //! In the codestream ([`crate::j2k::codestream`]) an HT code-block is signalled by the
 //! code-block style bit 0x40, the CAP marker with Part 15's bit and Ccap15, and bit 14
