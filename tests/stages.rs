@@ -20,6 +20,7 @@ use parvlc::huffman::pavle::{PavleConfig, PavleEncoder};
 use parvlc::huffman::vld::{VldDecoder, VldFrame};
 use parvlc::huffman::BitOrder;
 use parvlc::j2k::dwt_gpu::{DwtGpu, DwtStage};
+use parvlc::j2k::ht::gpu::HtGpu;
 use parvlc::j2k::tier1::gpu::Tier1Kernels;
 use parvlc::j2k::tier1::{BandOrientation, CodeBlockInput, Tier1Options};
 use parvlc::scan::{ScanConfig, ScanStage};
@@ -98,6 +99,21 @@ fn block_inputs(b: &[(Vec<i32>, usize, usize, BandOrientation)]) -> Vec<CodeBloc
 
 fn gpu() -> &'static Gpu {
     common::gpu()
+}
+
+/// The blocks as one tier-1 batch, coefficients back to back.
+fn block_batch(b: &[(Vec<i32>, usize, usize, BandOrientation)]) -> parvlc::j2k::CodeBlockBatch {
+    let mut batch = parvlc::j2k::CodeBlockBatch::default();
+    for (coeffs, width, height, band) in b {
+        batch.jobs.push(parvlc::j2k::CodeBlockJob {
+            offset: batch.coeffs.len(),
+            width: *width,
+            height: *height,
+            band: *band,
+        });
+        batch.coeffs.extend_from_slice(coeffs);
+    }
+    batch
 }
 
 #[test]
@@ -389,6 +405,19 @@ fn bitstuff_stages_equal_their_twin() {
                 );
             }
         }
+    }
+}
+
+#[test]
+fn ht_cleanup_equals_its_twin() {
+    let _s = serial();
+    let stage = HtGpu::new(common::wgpu_engine().gpu().unwrap().clone()).unwrap();
+    for seed in 0..3 {
+        check(
+            &format!("ht_cleanup seed {seed}"),
+            &stage,
+            &block_batch(&blocks(seed)),
+        );
     }
 }
 

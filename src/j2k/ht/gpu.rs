@@ -15,7 +15,7 @@ use super::cleanup;
 use super::streams::MAX_SCUP;
 use super::vlc::{FIRST, OTHERS};
 use crate::gpu::registry::j2k::HT_CLEANUP;
-use crate::gpu::{Gpu, PooledBuffer};
+use crate::gpu::{Gpu, GpuStage, PooledBuffer};
 use crate::j2k::tier1::{CodeBlockCoded, PassInfo, Tier1Options};
 use crate::j2k::{CodeBlockBatch, Tier1Engine, Tier1Future};
 use crate::{Error, Result};
@@ -115,26 +115,29 @@ impl HtGpu {
     /// Code every block of `batch`: one [`CodeBlockCoded`] per job, in order, each what
     /// [`super::encode_code_block`] returns for it (the same errors too).
     pub async fn encode(&self, batch: &CodeBlockBatch) -> Result<Vec<CodeBlockCoded>> {
-        let gpu = &*self.gpu;
-        let mut coded = vec![CodeBlockCoded::default(); batch.jobs.len()];
+        GpuStage::encode(self, batch).await
+    }
+
+    /// Check every block as the CPU does and upload those with data.
+    fn prepare(&self, batch: &CodeBlockBatch) -> Result<HtBatch> {
         let mut planes = Vec::with_capacity(batch.jobs.len());
         for (i, j) in batch.jobs.iter().enumerate() {
             let c = job_coeffs(batch, i)?;
             planes.push(cleanup::check(c, j.width, j.height)?);
         }
         let todo: Vec<usize> = (0..batch.jobs.len()).filter(|&i| planes[i] > 0).collect();
-        if todo.is_empty() {
+        let dispatches = self.upload(batch, &todo, &planes)?;
+        Ok(HtBatch { planes, dispatches })
+    }
+
+    /// Read the coded blocks of a recorded and submitted batch.
+    async fn read(&self, batch: &HtBatch) -> Result<Vec<CodeBlockCoded>> {
+        let gpu = &*self.gpu;
+        let mut coded = vec![CodeBlockCoded::default(); batch.planes.len()];
+        let dispatches = &batch.dispatches;
+        if dispatches.is_empty() {
             return Ok(coded);
         }
-        let dispatches = self.upload(batch, &todo, &planes)?;
-        let mut encoder = gpu
-            .device
-            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
-                label: Some(HT_CLEANUP.label),
-            });
-        self.record(&dispatches, &mut encoder)?;
-        gpu.queue.submit([encoder.finish()]);
-
         let result_ranges: Vec<_> = dispatches
             .iter()
             .map(|d| (&*d.results, 0, (d.blocks.len() * RESULT_WORDS * 4) as u64))
@@ -145,45 +148,21 @@ impl HtGpu {
             .iter()
             .map(|r| bytemuck::pod_collect_to_vec::<u8, u32>(r))
             .collect();
-        let mut ranges = Vec::with_capacity(todo.len());
-        let mut lens = Vec::with_capacity(todo.len());
+        let mut ranges = Vec::new();
+        let mut lens = Vec::new();
         for (d, r) in dispatches.iter().zip(&results) {
             for (k, b) in d.blocks.iter().enumerate() {
                 let Some(rec) = r.get(k * RESULT_WORDS..(k + 1) * RESULT_WORDS) else {
                     return Err(corrupt("a block's result lies outside the results".into()));
                 };
-                let (len, scup, flags) = (rec[0], rec[1], rec[2]);
-                if scup as usize > MAX_SCUP {
-                    // The CPU twin's words for the same failure.
-                    return Err(corrupt(format!(
-                        "MEL and VLC need {scup} bytes, more than the {MAX_SCUP} Scup can say"
-                    )));
-                }
                 let job = d.jobs[k];
-                if flags & FLAG_NO_CODEWORD != 0 {
-                    return Err(corrupt(format!(
-                        "code-block {job}: a quad without a CxtVLC codeword"
-                    )));
-                }
-                if flags & FLAG_CUT != 0 {
-                    // Never silently short: lavapipe ends every loop of an invocation
-                    // after 65535 iterations in all.
-                    return Err(corrupt(format!(
-                        "code-block {job}: the device stopped the coding loops early"
-                    )));
-                }
-                if flags & FLAG_OVERFLOW != 0 || len > b.out_cap || len < 2 {
-                    return Err(corrupt(format!(
-                        "code-block {job}: {len} bytes in a region of {} (flags {flags:#x})",
-                        b.out_cap
-                    )));
-                }
+                let len = check_result(job, b, rec)?;
                 ranges.push((
                     &*d.output,
                     b.out_word as u64 * 4,
                     (len as u64).next_multiple_of(4),
                 ));
-                lens.push((job, len as usize));
+                lens.push((job, len));
             }
         }
         let parts = gpu.read_buffers(&ranges).await?;
@@ -195,7 +174,7 @@ impl HtGpu {
                     terminated: true,
                 }],
                 data,
-                num_bitplanes: planes[job],
+                num_bitplanes: batch.planes[job],
             };
         }
         Ok(coded)
@@ -366,6 +345,90 @@ fn job_coeffs(batch: &CodeBlockBatch, i: usize) -> Result<&[i32]> {
                 batch.coeffs.len()
             ))
         })
+}
+
+/// A block's segment length from its result words, or the error it reports.
+fn check_result(job: usize, b: &HtBlock, rec: &[u32]) -> Result<usize> {
+    let (len, scup, flags) = (rec[0], rec[1], rec[2]);
+    if scup as usize > MAX_SCUP {
+        // The CPU twin's words for the same failure.
+        return Err(corrupt(format!(
+            "MEL and VLC need {scup} bytes, more than the {MAX_SCUP} Scup can say"
+        )));
+    }
+    if flags & FLAG_NO_CODEWORD != 0 {
+        return Err(corrupt(format!(
+            "code-block {job}: a quad without a CxtVLC codeword"
+        )));
+    }
+    if flags & FLAG_CUT != 0 {
+        // Never silently short: lavapipe ends every loop of an invocation after 65535
+        // iterations in all.
+        return Err(corrupt(format!(
+            "code-block {job}: the device stopped the coding loops early"
+        )));
+    }
+    if flags & FLAG_OVERFLOW != 0 || len > b.out_cap || len < 2 {
+        return Err(corrupt(format!(
+            "code-block {job}: {len} bytes in a region of {} (flags {flags:#x})",
+            b.out_cap
+        )));
+    }
+    Ok(len as usize)
+}
+
+/// A batch checked and uploaded: each job's bit-planes (0: all zero, not dispatched)
+/// and the dispatches of the others.
+pub struct HtBatch {
+    planes: Vec<u32>,
+    dispatches: Vec<Dispatch>,
+}
+
+impl GpuStage for HtGpu {
+    type Input<'a> = CodeBlockBatch;
+    type Uploaded = HtBatch;
+    type Pending = ();
+    type Report = Vec<CodeBlockCoded>;
+    type Output = Vec<CodeBlockCoded>;
+
+    fn gpu(&self) -> &Gpu {
+        &self.gpu
+    }
+
+    fn label(&self) -> &'static str {
+        HT_CLEANUP.label
+    }
+
+    async fn upload(&self, batch: &Self::Input<'_>) -> Result<HtBatch> {
+        self.prepare(batch)
+    }
+
+    fn encode_into(&self, encoder: &mut wgpu::CommandEncoder, batch: &HtBatch) -> Result<()> {
+        self.record(&batch.dispatches, encoder)
+    }
+
+    async fn finish(
+        &self,
+        _input: &Self::Input<'_>,
+        batch: &HtBatch,
+        _pending: (),
+    ) -> Result<Vec<CodeBlockCoded>> {
+        self.read(batch).await
+    }
+
+    fn output(report: Vec<CodeBlockCoded>) -> Vec<CodeBlockCoded> {
+        report
+    }
+
+    /// The CPU twin: [`super::encode_code_block`] for each job, in order.
+    fn cpu(&self, batch: &Self::Input<'_>) -> Result<Vec<CodeBlockCoded>> {
+        (0..batch.jobs.len())
+            .map(|i| {
+                let j = &batch.jobs[i];
+                super::encode_code_block(job_coeffs(batch, i)?, j.width, j.height)
+            })
+            .collect()
+    }
 }
 
 impl Tier1Engine for HtGpu {
