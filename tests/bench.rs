@@ -285,6 +285,10 @@ fn j2k_suite_runs_every_row_checked() {
         "cpu-all-cores-fast",
         "cpu-all-cores-all-mq",
         "cpu-1-core-fast",
+        "ht_cleanup",
+        "gpu-front-end-ht_cleanup",
+        "ht-cpu-all-cores",
+        "cpu-all-cores-ht",
     ] {
         assert!(variants.contains(&v), "no {v} row: {variants:?}");
     }

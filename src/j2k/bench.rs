@@ -15,6 +15,8 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use super::dwt_gpu::{upload_samples, DwtGpu, DwtPlan, PASS_DWT, PASS_GATHER, PASS_RCT};
+use super::ht::gpu::HtGpu;
+use super::ht::HtCpu;
 use super::tier1::decode::decode_code_block;
 use super::tier1::gpu::{inputs_of, Tier1GpuConfig, Tier1Kernels, Tier1Strategy};
 use super::tier1::{encode_code_block, CodeBlockCoded, Tier1Options};
@@ -276,6 +278,56 @@ fn time_gpu_tier1(
         |coded| check_same(what, "code-block", &coded, want),
     )?;
     Ok((kernel.gpu, wall, coded_bytes(want)))
+}
+
+/// The GPU HT cleanup stage on the batch: the best kernel time (None without timestamp
+/// queries; the blocks uploaded once) and the best wall time host to host (check, upload,
+/// dispatch, readback), each checked against the CPU HT coder's `want`.
+fn time_gpu_ht(
+    gpu: &Gpu,
+    ht: &HtGpu,
+    batch: &CodeBlockBatch,
+    runs: usize,
+    want: &[CodeBlockCoded],
+) -> Result<(Option<f64>, f64)> {
+    let what = "ht_cleanup";
+    let resident = ht.prepare(batch)?;
+    let kernel = best_checked(
+        runs,
+        WarmUp::Once,
+        || {
+            let mut profiler = Profiler::new(gpu, 8);
+            let mut encoder = gpu
+                .device
+                .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                    label: Some("parvlc.bench.j2k_ht_cleanup"),
+                });
+            let t = Instant::now();
+            resident.record(ht, &mut encoder, Some(&mut profiler))?;
+            profiler.resolve(&mut encoder);
+            gpu.queue.submit([encoder.finish()]);
+            gpu.wait_idle()?;
+            let wall = t.elapsed().as_secs_f64();
+            let timings = pollster::block_on(profiler.timings(gpu))?;
+            let gpu_s = (!timings.passes.is_empty()).then(|| timings.get("ht_cleanup"));
+            Ok(Run {
+                wall,
+                gpu: gpu_s,
+                output: (),
+            })
+        },
+        |()| {
+            let got = pollster::block_on(ht.read(&resident))?;
+            check_same(what, "code-block", &got, want)
+        },
+    )?;
+    let wall = best_wall(
+        runs,
+        WarmUp::Once,
+        || pollster::block_on(ht.encode(batch)),
+        |coded| check_same(what, "code-block", &coded, want),
+    )?;
+    Ok((kernel.gpu, wall))
 }
 
 /// Kernel seconds per profiler pass label.
@@ -703,10 +755,118 @@ pub fn run_j2k(
                 ),
             }
         }
+        records.extend(ht_rows(
+            gpu.as_ref(),
+            &image,
+            name,
+            &batch,
+            options,
+            &config(None),
+            &adapter,
+        )?);
         report(&records);
         all.extend(records);
     }
     Ok(all)
+}
+
+/// HTJ2K rows: the GPU HT cleanup stage (`ht_cleanup`) against the CPU HT coder on all
+/// cores on the picture's batch, and the whole encoder with `ht` on the GPU (front end and
+/// HT stage) and on the CPU. The CPU HT codestream is decoded by `opj_decompress` where
+/// it is on PATH; the other paths must equal it byte for byte.
+fn ht_rows(
+    gpu: Option<&Arc<Gpu>>,
+    image: &Image,
+    name: &str,
+    batch: &CodeBlockBatch,
+    options: &J2kBenchOptions,
+    part1: &EncoderConfig,
+    adapter: &str,
+) -> Result<Vec<J2kRecord>> {
+    let samples = image.samples.len() as u64;
+    let cpu_runs = options.runs.clamp(1, 2);
+    let config = |stages: Option<Stages>| EncoderConfig {
+        ht: true,
+        stages,
+        ..part1.clone()
+    };
+    let any = Tier1Options::default();
+    let want = pollster::block_on(HtCpu.encode_batch(batch, &any))?;
+    let want_cs = pollster::block_on(encode(image, &config(None), &Engine::Cpu))?;
+    if let Some(checked) = opj_decodes(image, &want_cs, "the CPU HT encoder's codestream") {
+        checked?;
+    }
+    let mut records = Vec::new();
+    if let Some(g) = gpu {
+        let ht = HtGpu::new(g.clone())?;
+        let (kernel, wall) = time_gpu_ht(g, &ht, batch, options.runs, &want)?;
+        records.push(record(
+            "tier1",
+            "ht_cleanup",
+            name,
+            samples,
+            kernel,
+            wall,
+            coded_bytes(&want),
+            adapter,
+        ));
+        let stages = Stages::new(Placement::Gpu, Placement::Gpu);
+        let (wall, bytes) = time_encoder(
+            "encoder gpu-front-end-ht_cleanup",
+            image,
+            &config(Some(stages)),
+            &Engine::Wgpu(g.clone()),
+            options.runs,
+            WarmUp::Once,
+            &want_cs,
+        )?;
+        records.push(record(
+            "encoder",
+            "gpu-front-end-ht_cleanup",
+            name,
+            samples,
+            None,
+            wall,
+            bytes,
+            adapter,
+        ));
+    }
+    let wall = best_wall(
+        cpu_runs,
+        WarmUp::None,
+        || pollster::block_on(HtCpu.encode_batch(batch, &any)),
+        |got| check_same("ht-cpu-all-cores", "code-block", &got, &want),
+    )?;
+    records.push(record(
+        "tier1",
+        "ht-cpu-all-cores",
+        name,
+        samples,
+        None,
+        wall,
+        coded_bytes(&want),
+        "the CPU",
+    ));
+    let (wall, bytes) = time_encoder(
+        "encoder cpu-all-cores-ht",
+        image,
+        &config(None),
+        &Engine::Cpu,
+        cpu_runs,
+        WarmUp::None,
+        &want_cs,
+    )?;
+    records.push(record(
+        "encoder",
+        "cpu-all-cores-ht",
+        name,
+        samples,
+        None,
+        wall,
+        bytes,
+        "the CPU",
+    ));
+    Ok(records)
 }
 
 /// The records as a table.

@@ -15,7 +15,7 @@ use super::cleanup;
 use super::streams::MAX_SCUP;
 use super::vlc::{FIRST, OTHERS};
 use crate::gpu::registry::j2k::HT_CLEANUP;
-use crate::gpu::{Gpu, GpuStage, PooledBuffer};
+use crate::gpu::{Gpu, GpuStage, PooledBuffer, Profiler};
 use crate::j2k::tier1::{CodeBlockCoded, PassInfo, Tier1Options};
 use crate::j2k::{CodeBlockBatch, Tier1Engine, Tier1Future};
 use crate::{Error, Result};
@@ -77,7 +77,7 @@ pub struct HtGpu {
 }
 
 /// One dispatch's buffers, alive until its results are read.
-struct Dispatch {
+pub(crate) struct Dispatch {
     params: PooledBuffer,
     descs: PooledBuffer,
     coeffs: PooledBuffer,
@@ -119,7 +119,7 @@ impl HtGpu {
     }
 
     /// Check every block as the CPU does and upload those with data.
-    fn prepare(&self, batch: &CodeBlockBatch) -> Result<HtBatch> {
+    pub(crate) fn prepare(&self, batch: &CodeBlockBatch) -> Result<HtBatch> {
         let mut planes = Vec::with_capacity(batch.jobs.len());
         for (i, j) in batch.jobs.iter().enumerate() {
             let c = job_coeffs(batch, i)?;
@@ -131,7 +131,7 @@ impl HtGpu {
     }
 
     /// Read the coded blocks of a recorded and submitted batch.
-    async fn read(&self, batch: &HtBatch) -> Result<Vec<CodeBlockCoded>> {
+    pub(crate) async fn read(&self, batch: &HtBatch) -> Result<Vec<CodeBlockCoded>> {
         let gpu = &*self.gpu;
         let mut coded = vec![CodeBlockCoded::default(); batch.planes.len()];
         let dispatches = &batch.dispatches;
@@ -298,7 +298,14 @@ impl HtGpu {
         }
     }
 
-    fn record(&self, dispatches: &[Dispatch], encoder: &mut wgpu::CommandEncoder) -> Result<()> {
+    /// Record a prepared batch into `encoder`, timed as the pass `ht_cleanup` where a
+    /// profiler is given (the bench); [`Self::read`] it once submitted.
+    pub(crate) fn record(
+        &self,
+        dispatches: &[Dispatch],
+        encoder: &mut wgpu::CommandEncoder,
+        mut profiler: Option<&mut Profiler>,
+    ) -> Result<()> {
         let gpu = &*self.gpu;
         let built = gpu.pipeline(&HT_CLEANUP, "main", &constants())?;
         for d in dispatches {
@@ -314,9 +321,10 @@ impl HtGpu {
                     (6, d.results.as_entire_buffer_binding()),
                 ],
             );
+            let timestamp_writes = profiler.as_deref_mut().and_then(|p| p.pass("ht_cleanup"));
             let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
                 label: Some(HT_CLEANUP.label),
-                timestamp_writes: None,
+                timestamp_writes,
             });
             pass.set_pipeline(&built.pipeline);
             pass.set_bind_group(0, &bind, &[]);
@@ -384,6 +392,18 @@ pub struct HtBatch {
     dispatches: Vec<Dispatch>,
 }
 
+impl HtBatch {
+    /// Record it into `encoder` with `ht` (see [`HtGpu::record`]).
+    pub(crate) fn record(
+        &self,
+        ht: &HtGpu,
+        encoder: &mut wgpu::CommandEncoder,
+        profiler: Option<&mut Profiler>,
+    ) -> Result<()> {
+        ht.record(&self.dispatches, encoder, profiler)
+    }
+}
+
 impl GpuStage for HtGpu {
     type Input<'a> = CodeBlockBatch;
     type Uploaded = HtBatch;
@@ -404,7 +424,7 @@ impl GpuStage for HtGpu {
     }
 
     fn encode_into(&self, encoder: &mut wgpu::CommandEncoder, batch: &HtBatch) -> Result<()> {
-        self.record(&batch.dispatches, encoder)
+        self.record(&batch.dispatches, encoder, None)
     }
 
     async fn finish(
