@@ -4,6 +4,8 @@
 //! timestamp queries (kernel only, the code-blocks resident), wall times host to host.
 //! The front end (level shift + RCT, DWT, gather) on the GPU against its CPU twin (scope
 //! `front-end`, rows `dwt...`), and the whole GPU path (GPU front end + GPU tier-1).
+//! HTJ2K: the GPU HT cleanup stage (row `ht_cleanup`) against the CPU HT coder on all
+//! cores, and the whole encoder with `ht` on the GPU and on the CPU.
 //!
 //! Every timed path is checked before its row exists (see [`crate::bench`]): the CPU
 //! tier-1, the reference, by decoding every code-block back to its coefficients; the CPU

@@ -105,8 +105,9 @@ pub enum BenchModule {
         json: Option<PathBuf>,
     },
     /// JPEG 2000: the GPU tier-1 in fast mode and all-MQ, the CPU tier-1 on one core and
-    /// all cores, the whole encoder, and opj_compress -M 1 where it is on PATH, in
-    /// MSamples/s on synthetic RGB pictures.
+    /// all cores, the HTJ2K block coder on the GPU (ht_cleanup) and on all cores, the whole
+    /// encoder, and opj_compress -M 1 where it is on PATH, in MSamples/s on synthetic RGB
+    /// pictures.
     J2k {
         /// Pictures: 2K (2048x1080), 4K (4096x2160) or WIDTHxHEIGHT.
         #[arg(long, value_delimiter = ',', default_value = "2K,4K")]
