@@ -1,7 +1,8 @@
 //! The GPU HT cleanup pass (shaders/j2k/ht_cleanup.wgsl) against its CPU twin, byte for
 //! byte: every block of many shapes and contents (zero, flat, noise, sparse, spikes,
 //! checkerboards, every sample at the largest magnitude, full 30-bit range), the same
-//! errors for blocks the coder refuses, and whole HTJ2K codestreams of the GPU path equal
+//! errors for blocks the coder refuses, the blocks of the GPU front end coded where they
+//! lie (coefficients resident), and whole HTJ2K codestreams of the GPU path equal
 //! to the CPU path's and decoded exactly by OpenJPEG, OpenJPH and Grok. Inputs stay
 //! small: CI runs this on lavapipe.
 
@@ -214,6 +215,40 @@ fn adversarial(w: u32, h: u32, comps: u32, depth: u32, spike: bool) -> Image {
         .map(|i| if spike { (i == n / 2) as u32 * max } else { max } as u16)
         .collect();
     Image::new(w, h, comps, depth, samples).unwrap()
+}
+
+#[test]
+fn resident_blocks_from_the_gpu_front_end_equal_the_cpu_twin() {
+    // The GPU front end's coefficients coded where they lie, bit-planes found on the GPU
+    // (all-zero blocks included): every block as the CPU codes the CPU front end's.
+    let ht = ht_gpu();
+    for (img, levels, cblk) in [
+        (make(33, 65, 3, 8, Content::Natural, 1), 2, 32),
+        (make(100, 70, 1, 12, Content::Noise, 2), 5, 64),
+        (make(64, 40, 1, 8, Content::Flat, 3), 3, 32),
+        (adversarial(40, 30, 3, 12, false), 3, 64),
+        (adversarial(40, 30, 1, 8, true), 2, 32),
+        (make(1, 1, 1, 8, Content::Checker, 4), 0, 64),
+    ] {
+        let got = pollster::block_on(ht.encode_resident(&img, levels, cblk))
+            .unwrap()
+            .expect("the blocks fit one dispatch");
+        let batch = j2k::transform_cpu(&img, levels, cblk);
+        assert_eq!(got.len(), batch.jobs.len());
+        let mut empty = 0;
+        for (i, (g, j)) in got.iter().zip(&batch.jobs).enumerate() {
+            let want = encode_code_block(batch.coeffs_of(i), j.width, j.height).unwrap();
+            assert_eq!(*g, want, "{}x{} block {i}", img.width, img.height);
+            empty += want.data.is_empty() as usize;
+        }
+        eprintln!(
+            "{}x{}x{}: {} blocks, {empty} all zero",
+            img.width,
+            img.height,
+            img.components,
+            got.len()
+        );
+    }
 }
 
 #[test]

@@ -36,11 +36,12 @@ struct HtBlock {
 }
 
 // Per block (keep in sync with src/j2k/ht/gpu.rs `RESULT_WORDS`): segment bytes, Scup,
-// flags (FLAG_*).
+// flags (FLAG_*), magnitude bit-planes (0: an all-zero block, which codes nothing).
 const RESULT_WORDS: u32 = 4u;
 const FLAG_NO_CODEWORD: u32 = 1u;
 const FLAG_OVERFLOW: u32 = 2u;
 const FLAG_CUT: u32 = 4u;
+const FLAG_TOO_DEEP: u32 = 8u;
 
 @group(0) @binding(0) var<uniform> params: HtParams;
 @group(0) @binding(1) var<storage, read> blocks: array<HtBlock>;
@@ -417,6 +418,20 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
         return;
     }
     blk = blocks[i];
+    // The block's bit-planes: the host knows them only where it holds the coefficients.
+    var max_mu = 0u;
+    let n = blk.width * blk.height;
+    for (var k = 0u; k < n; k++) {
+        max_mu = max(max_mu, u32(abs(coeffs[blk.coeff_offset + k])));
+    }
+    let planes = 32u - countLeadingZeros(max_mu);
+    if planes == 0u || planes > 30u {
+        results[i * RESULT_WORDS] = 0u;
+        results[i * RESULT_WORDS + 1u] = 0u;
+        results[i * RESULT_WORDS + 2u] = select(0u, FLAG_TOO_DEEP, planes > 30u);
+        results[i * RESULT_WORDS + 3u] = planes;
+        return;
+    }
     flags = 0u;
     ms_len = 0u;
     ms_acc = 0u;
@@ -461,5 +476,5 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
     results[i * RESULT_WORDS] = r.x;
     results[i * RESULT_WORDS + 1u] = r.y;
     results[i * RESULT_WORDS + 2u] = flags;
-    results[i * RESULT_WORDS + 3u] = ms_len;
+    results[i * RESULT_WORDS + 3u] = planes;
 }

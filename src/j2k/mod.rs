@@ -81,6 +81,11 @@ pub(crate) trait Tier1Engine {
     fn is_ht(&self) -> bool {
         false
     }
+    /// The GPU HT stage behind this engine, if it is one: with the GPU front end on the
+    /// same GPU, the coefficients then stay on the GPU for it.
+    fn ht_gpu(&self) -> Option<&ht::gpu::HtGpu> {
+        None
+    }
     fn encode_batch<'a>(
         &'a self,
         batch: &'a CodeBlockBatch,
@@ -299,8 +304,17 @@ pub(crate) async fn encode_placed(
             "an HT block coder for a Part 1 configuration: set ht".into(),
         ));
     }
-    let coded = match (front_end, tier1.gpu_tier1()) {
-        (Some(gpu), Some(t)) if Arc::ptr_eq(t.gpu_arc(), gpu) => {
+    // The GPU HT stage on the front end's GPU: coefficients resident between them.
+    let ht_resident = match (front_end, tier1.ht_gpu()) {
+        (Some(gpu), Some(h)) if Arc::ptr_eq(h.gpu_arc(), gpu) => Some(h),
+        _ => None,
+    };
+    let coded = match (front_end, tier1.gpu_tier1(), ht_resident) {
+        (Some(_), _, Some(h)) => {
+            progress(Stage::Tier1);
+            h.encode_image(image, levels, config.cblk).await?
+        }
+        (Some(gpu), Some(t), _) if Arc::ptr_eq(t.gpu_arc(), gpu) => {
             // The whole GPU path: both stages in one submission, coefficients resident.
             progress(Stage::Tier1);
             t.encode_image(image, levels, config.cblk, &opts).await?

@@ -3,11 +3,14 @@
 //! over its block, byte for byte. Simple first: the parallel forms (quads across a
 //! workgroup, streams placed by scans) come later against the same twin.
 //!
-//! The host checks every block as the CPU does ([`super::cleanup::check`]), leaves the
-//! all-zero ones out, and gives each coded block an output region and MEL and VLC
-//! scratch sized from upper bounds on its streams, so nothing outgrows its room (the
-//! shader still flags a write past one, which is then an error, never a wrong byte).
-//! The CxtVLC look-ups are the CPU's ([`super::vlc::Lookup::packed`]), uploaded once.
+//! From the host ([`HtGpu::encode`]) it checks every block as the CPU does
+//! ([`super::cleanup::check`]), leaves the all-zero ones out, and gives each coded block
+//! an output region and MEL and VLC scratch sized from upper bounds on its streams, so
+//! nothing outgrows its room (the shader still flags a write past one, which is then an
+//! error, never a wrong byte). Behind the GPU front end ([`HtGpu::encode_resident`]) the
+//! coefficients stay on the GPU: the shader finds each block's bit-planes, and the rooms
+//! are sized for the most an encodable image has. The CxtVLC look-ups are the CPU's
+//! ([`super::vlc::Lookup::packed`]), uploaded once.
 
 use std::sync::Arc;
 
@@ -16,8 +19,10 @@ use super::streams::MAX_SCUP;
 use super::vlc::{FIRST, OTHERS};
 use crate::gpu::registry::j2k::HT_CLEANUP;
 use crate::gpu::{Gpu, GpuStage, PooledBuffer, Profiler};
+use crate::j2k::dwt_gpu::{upload_samples, DwtGpu, DwtPlan};
+use crate::j2k::tier1::cpu::{MAX_AREA, MAX_SIDE};
 use crate::j2k::tier1::{CodeBlockCoded, PassInfo, Tier1Options};
-use crate::j2k::{CodeBlockBatch, Tier1Engine, Tier1Future};
+use crate::j2k::{CodeBlockBatch, CodeBlockJob, Image, Tier1Engine, Tier1Future};
 use crate::{Error, Result};
 
 #[repr(C)]
@@ -43,11 +48,12 @@ struct HtBlock {
 }
 
 /// Result words per block (keep in sync with shaders/j2k/ht_cleanup.wgsl): segment
-/// bytes, Scup, flags, MagSgn bytes.
+/// bytes, Scup, flags, bit-planes.
 const RESULT_WORDS: usize = 4;
 const FLAG_NO_CODEWORD: u32 = 1;
 const FLAG_OVERFLOW: u32 = 2;
 const FLAG_CUT: u32 = 4;
+const FLAG_TOO_DEEP: u32 = 8;
 /// Invocations (code-blocks) per workgroup.
 const WG_SIZE: u32 = 64;
 /// A MEL or VLC stream longer than this cannot be signalled (Scup is at most
@@ -127,13 +133,17 @@ impl HtGpu {
         }
         let todo: Vec<usize> = (0..batch.jobs.len()).filter(|&i| planes[i] > 0).collect();
         let dispatches = self.upload(batch, &todo, &planes)?;
-        Ok(HtBatch { planes, dispatches })
+        Ok(HtBatch {
+            jobs: batch.jobs.len(),
+            planes: Some(planes),
+            dispatches,
+        })
     }
 
     /// Read the coded blocks of a recorded and submitted batch.
     pub(crate) async fn read(&self, batch: &HtBatch) -> Result<Vec<CodeBlockCoded>> {
         let gpu = &*self.gpu;
-        let mut coded = vec![CodeBlockCoded::default(); batch.planes.len()];
+        let mut coded = vec![CodeBlockCoded::default(); batch.jobs];
         let dispatches = &batch.dispatches;
         if dispatches.is_empty() {
             return Ok(coded);
@@ -156,17 +166,35 @@ impl HtGpu {
                     return Err(corrupt("a block's result lies outside the results".into()));
                 };
                 let job = d.jobs[k];
+                let planes = rec[3];
+                // Where the host knows the bit-planes the shader must agree.
+                if let Some(p) = batch.planes.as_ref().and_then(|p| p.get(job)) {
+                    if *p != planes {
+                        return Err(corrupt(format!(
+                            "code-block {job}: {planes} bit-planes on the GPU, {p} on the host"
+                        )));
+                    }
+                }
+                if rec[2] & FLAG_TOO_DEEP != 0 {
+                    return Err(Error::InvalidArgument(format!(
+                        "code-block {job} needs {planes} bit-planes; HT code-blocks hold at most {}",
+                        cleanup::MAX_BITPLANES
+                    )));
+                }
+                if planes == 0 {
+                    continue;
+                }
                 let len = check_result(job, b, rec)?;
                 ranges.push((
                     &*d.output,
                     b.out_word as u64 * 4,
                     (len as u64).next_multiple_of(4),
                 ));
-                lens.push((job, len));
+                lens.push((job, len, planes));
             }
         }
         let parts = gpu.read_buffers(&ranges).await?;
-        for ((job, len), mut data) in lens.into_iter().zip(parts) {
+        for ((job, len, planes), mut data) in lens.into_iter().zip(parts) {
             data.truncate(len);
             coded[job] = CodeBlockCoded {
                 passes: vec![PassInfo {
@@ -174,7 +202,7 @@ impl HtGpu {
                     terminated: true,
                 }],
                 data,
-                num_bitplanes: batch.planes[job],
+                num_bitplanes: planes,
             };
         }
         Ok(coded)
@@ -237,9 +265,15 @@ impl HtGpu {
                     todo[start]
                 )));
             }
+            let coeff_buf = gpu.pooled_buffer(
+                (coeffs.len() as u64 * 4).max(16),
+                wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+            );
+            gpu.queue
+                .write_buffer(&coeff_buf, 0, bytemuck::cast_slice(&coeffs));
             dispatches.push(self.make_dispatch(
                 blocks,
-                &coeffs,
+                coeff_buf,
                 out_words,
                 scratch_words,
                 todo[start..end].to_vec(),
@@ -249,10 +283,138 @@ impl HtGpu {
         Ok(dispatches)
     }
 
+    /// Plan the blocks `jobs` whose coefficients already lie in `coeffs` (as the GPU
+    /// front end leaves them, [`crate::j2k::dwt_gpu::GpuCoeffs`]): every job in one
+    /// dispatch, rooms sized for `bound` bit-planes. Gives `coeffs` back where that does
+    /// not fit one storage binding or a job lies outside it.
+    fn upload_resident(
+        &self,
+        coeffs: PooledBuffer,
+        jobs: &[CodeBlockJob],
+        bound: u32,
+    ) -> std::result::Result<HtBatch, PooledBuffer> {
+        let gpu = &*self.gpu;
+        let max_binding = gpu.max_binding().min(u32::MAX as u64 / 2);
+        let max_blocks =
+            gpu.limits.max_compute_workgroups_per_dimension.max(1) as u64 * WG_SIZE as u64;
+        let words = coeffs.size() / 4;
+        let mut blocks = Vec::with_capacity(jobs.len());
+        let (mut out_words, mut scratch_words) = (0u64, 0u64);
+        for j in jobs {
+            let (w, h) = (j.width, j.height);
+            let inside = w > 0
+                && h > 0
+                && w <= MAX_SIDE
+                && h <= MAX_SIDE
+                && w * h <= MAX_AREA
+                && ((j.offset + w * h) as u64) <= words;
+            if !inside {
+                return Err(coeffs);
+            }
+            let (ms, mel, vlc) = rooms(w, h, bound);
+            let out_cap = (ms + mel + vlc).next_multiple_of(4);
+            blocks.push(HtBlock {
+                coeff_offset: j.offset as u32,
+                width: w as u32,
+                height: h as u32,
+                out_word: out_words as u32,
+                out_cap: out_cap as u32,
+                scratch_word: scratch_words as u32,
+                mel_cap: mel as u32,
+                vlc_cap: vlc as u32,
+            });
+            out_words += out_cap as u64 / 4;
+            scratch_words += (mel.div_ceil(4) + vlc.div_ceil(4)) as u64;
+        }
+        let n = jobs.len() as u64;
+        if jobs.is_empty()
+            || n > max_blocks
+            || coeffs.size() > max_binding
+            || out_words * 4 > max_binding
+            || scratch_words * 4 > max_binding
+            || n * RESULT_WORDS as u64 * 4 > max_binding
+        {
+            return Err(coeffs);
+        }
+        let dispatch = self.make_dispatch(
+            blocks,
+            coeffs,
+            out_words,
+            scratch_words,
+            (0..jobs.len()).collect(),
+        );
+        Ok(HtBatch {
+            jobs: jobs.len(),
+            planes: None,
+            dispatches: vec![dispatch],
+        })
+    }
+
+    /// The whole GPU path of `image`: the front end ([`DwtGpu`]) and this stage in one
+    /// submission, the coefficients resident between them. `None` where the blocks do
+    /// not fit one dispatch; an error where a block could not be coded (see
+    /// [`Self::encode_image`], which then codes from the host).
+    pub async fn encode_resident(
+        &self,
+        image: &Image,
+        levels: u32,
+        cblk: u32,
+    ) -> Result<Option<Vec<CodeBlockCoded>>> {
+        let gpu = &*self.gpu;
+        let plan = DwtPlan::for_image(gpu, image, levels, cblk)?;
+        let samples = upload_samples(gpu, image);
+        let mut encoder = gpu
+            .device
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                label: Some(HT_CLEANUP.label),
+            });
+        // `front`'s work buffers stay alive (out of the pool) until the submission.
+        let front = DwtGpu::new(gpu)?.encode_into(gpu, &mut encoder, &samples, &plan, None)?;
+        // Rooms for the most bit-planes an encodable image's blocks have: more would need
+        // over 7 guard bits (bit depth, 2 bits of gain, 6 more), which the encoder refuses.
+        let bound = (image.bit_depth + 8).min(cleanup::MAX_BITPLANES);
+        let batch = match self.upload_resident(front.coeffs, &plan.jobs, bound) {
+            Ok(batch) => batch,
+            Err(_) => {
+                gpu.queue.submit([encoder.finish()]);
+                return Ok(None);
+            }
+        };
+        batch.record(self, &mut encoder, None)?;
+        gpu.queue.submit([encoder.finish()]);
+        self.read(&batch).await.map(Some)
+    }
+
+    /// [`Self::encode_resident`], or where it cannot keep the coefficients on the GPU or
+    /// a block fails there, the front end read back and [`Self::encode`] from the host
+    /// (the CPU twin's errors for blocks it refuses).
+    pub async fn encode_image(
+        &self,
+        image: &Image,
+        levels: u32,
+        cblk: u32,
+    ) -> Result<Vec<CodeBlockCoded>> {
+        match self.encode_resident(image, levels, cblk).await {
+            Ok(Some(coded)) => return Ok(coded),
+            Ok(None) => log::info!("HT cleanup pass: the blocks do not fit one dispatch"),
+            Err(e) => log::info!("HT cleanup pass on resident coefficients: {e}"),
+        }
+        let gpu = &*self.gpu;
+        let batch = DwtGpu::new(gpu)?
+            .transform(gpu, image, levels, cblk)
+            .await?;
+        self.encode(&batch).await
+    }
+
+    /// The GPU this stage runs on.
+    pub(crate) fn gpu_arc(&self) -> &Arc<Gpu> {
+        &self.gpu
+    }
+
     fn make_dispatch(
         &self,
         blocks: Vec<HtBlock>,
-        coeffs: &[i32],
+        coeff_buf: PooledBuffer,
         out_words: u64,
         scratch_words: u64,
         jobs: Vec<usize>,
@@ -274,9 +436,6 @@ impl HtGpu {
         let descs = gpu.pooled_buffer(std::mem::size_of_val(&blocks[..]) as u64, storage);
         gpu.queue
             .write_buffer(&descs, 0, bytemuck::cast_slice(&blocks));
-        let coeff_buf = gpu.pooled_buffer((coeffs.len() as u64 * 4).max(16), storage);
-        gpu.queue
-            .write_buffer(&coeff_buf, 0, bytemuck::cast_slice(coeffs));
         let output = gpu.pooled_buffer(
             (out_words * 4).max(16),
             storage | wgpu::BufferUsages::COPY_SRC,
@@ -385,10 +544,13 @@ fn check_result(job: usize, b: &HtBlock, rec: &[u32]) -> Result<usize> {
     Ok(len as usize)
 }
 
-/// A batch checked and uploaded: each job's bit-planes (0: all zero, not dispatched)
-/// and the dispatches of the others.
+/// A batch uploaded: its jobs in dispatches (from the host: each job's bit-planes, and
+/// only the blocks with data dispatched; resident: every job, bit-planes found on the
+/// GPU).
 pub struct HtBatch {
-    planes: Vec<u32>,
+    jobs: usize,
+    /// Known where the host held the coefficients (not for a resident batch).
+    planes: Option<Vec<u32>>,
     dispatches: Vec<Dispatch>,
 }
 
@@ -462,5 +624,9 @@ impl Tier1Engine for HtGpu {
 
     fn is_ht(&self) -> bool {
         true
+    }
+
+    fn ht_gpu(&self) -> Option<&HtGpu> {
+        Some(self)
     }
 }
