@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # HTJ2K (Part 15, reversible) on the GPU machine, files in and files out, wall clock: a
-# 4K and a 2K RGB 8-bit picture through `parvlc j2k --ht` (its HT coder on the CPU's
-# cores, the front end on the CPU or the GPU), our Part 1 fast mode on the GPU,
+# 4K and a 2K RGB 8-bit picture through `parvlc j2k --ht` (all on the GPU; with
+# --ht-cpu the HT coder on the CPU's cores beside the GPU front end; with --backend cpu
+# all on the CPU), our Part 1 fast mode on the GPU,
 # `ojph_compress -reversible true` (OpenJPH, the issue's CPU anchor) and `opj_compress -M 1`
 # on all cores, in one run. Our HT outputs are decoded by ojph_expand and opj_decompress
 # and compared with the source before anything is timed. Here: ../shared/device/stage
@@ -28,7 +29,7 @@ for pic in "4k 3840 2160" "2k 1920 1080"; do
   python3 scripts/ppm.py make "$D/$name.ppm" "$w" "$h"
   $P j2k --ht --backend cpu "$D/$name.ppm" -o "$D/$name-ht.j2k" --force 2>/dev/null
   $P j2k --ht "$D/$name.ppm" -o "$D/$name-ht-gpu.j2k" --force 2>/dev/null
-  cmp "$D/$name-ht.j2k" "$D/$name-ht-gpu.j2k" && echo "$name: --ht with the GPU front end writes the CPU's bytes"
+  cmp "$D/$name-ht.j2k" "$D/$name-ht-gpu.j2k" && echo "$name: --ht on the GPU writes the CPU's bytes"
   ojph_expand -i "$D/$name-ht.j2k" -o "$D/$name-back.ppm" >/dev/null 2>&1
   python3 scripts/ppm.py same "$D/$name.ppm" "$D/$name-back.ppm" && echo "$name: ojph_expand gives the source"
   opj_decompress -i "$D/$name-ht.j2k" -o "$D/$name-back.ppm" >/dev/null 2>&1
@@ -37,7 +38,8 @@ for pic in "4k 3840 2160" "2k 1920 1080"; do
   echo "$name sizes: ours $(stat -c %s "$D/$name-ht.j2k"), ojph_compress $(stat -c %s "$D/$name-ojph.j2c") bytes"
   for r in $(seq "$RUNS"); do
     wall "$name parvlc j2k --ht --backend cpu $r" "$P" j2k --ht --backend cpu "$D/$name.ppm" -o "$D/$name-ht.j2k" --force
-    wall "$name parvlc j2k --ht (GPU front end) $r" "$P" j2k --ht "$D/$name.ppm" -o "$D/$name-ht.j2k" --force
+    wall "$name parvlc j2k --ht (GPU) $r" "$P" j2k --ht "$D/$name.ppm" -o "$D/$name-ht.j2k" --force
+    wall "$name parvlc j2k --ht --ht-cpu (GPU front end) $r" "$P" j2k --ht --ht-cpu "$D/$name.ppm" -o "$D/$name-ht.j2k" --force
     wall "$name parvlc j2k (Part 1, GPU) $r" "$P" j2k "$D/$name.ppm" -o "$D/$name-p1.j2k" --force
     wall "$name ojph_compress -reversible true $r" ojph_compress -i "$D/$name.ppm" -o "$D/$name-ojph.j2c" -reversible true -num_decomps 5 -block_size "{64,64}"
     wall "$name opj_compress -M 1 -threads $(nproc) $r" opj_compress -i "$D/$name.ppm" -o "$D/$name-opj.j2k" -M 1 -threads "$(nproc)"

@@ -425,11 +425,8 @@ mod tests {
 
     #[test]
     fn counted_bits_are_the_written_bits() {
-        let mut seed = 1u32;
-        let mut next = |n: u32| {
-            seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
-            (seed >> 8) % n
-        };
+        let mut rng = crate::testdata::SplitMix64(1);
+        let mut next = |n: u32| rng.below(n as u64) as u32;
         let (mut ok, mut too_large) = (0, 0);
         for case in 0..20_000 {
             let kind = BlockKind::ALL[case % 5];

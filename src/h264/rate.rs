@@ -143,11 +143,8 @@ mod tests {
     /// edges), less that macroblock's intra_chroma_pred_mode (0: one bit).
     #[test]
     fn luma_bits_match_the_slice_data_coder() {
-        let mut seed = 7u32;
-        let mut next = |n: u32| {
-            seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
-            (seed >> 8) % n
-        };
+        let mut rng = crate::testdata::SplitMix64(7);
+        let mut next = |n: u32| rng.below(n as u64) as u32;
         for case in 0..300 {
             let mut frame = Frame::new(2, 2);
             let mut last = None;
