@@ -339,3 +339,95 @@ fn hostile_headers_are_refused_in_small_memory() {
         std::fs::remove_file(dir.join(f)).unwrap();
     }
 }
+
+/// Several images into a folder, several in flight: each output equals the one-image
+/// run's bytes and decodes to its source; existing outputs, clashing names and a missing
+/// folder are refused before any work; a bad image in the middle is an error naming it,
+/// and every output written is whole.
+#[test]
+fn a_sequence_into_a_folder_equals_one_image_at_a_time() {
+    let dir = scratch("sequence");
+    std::fs::create_dir_all(dir.join("out")).unwrap();
+    let images: Vec<(String, Image)> = (0..7u32)
+        .map(|i| {
+            let (comps, depth) = if i % 3 == 0 {
+                (1, 8)
+            } else {
+                (3, 8 + 4 * (i % 2))
+            };
+            (
+                format!("f{i}.{}", if comps == 1 { "pgm" } else { "ppm" }),
+                gradient(20 + 7 * i, 9 + 5 * i, comps, depth),
+            )
+        })
+        .collect();
+    for (name, img) in &images {
+        std::fs::write(dir.join(name), img.to_pnm()).unwrap();
+    }
+    let mut args: Vec<&str> = vec!["j2k", "-o", "out", "--depth", "3"];
+    args.extend(images.iter().map(|(n, _)| n.as_str()));
+    let o = parvlc(&args, &dir);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains("7 images -> out"), "{}", stderr(&o));
+    for (i, (name, img)) in images.iter().enumerate() {
+        let single = format!("single{i}.j2k");
+        let o = parvlc(&["j2k", name, "-o", &single], &dir);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let in_folder = format!("out/f{i}.j2k");
+        assert_eq!(
+            std::fs::read(dir.join(&in_folder)).unwrap(),
+            std::fs::read(dir.join(&single)).unwrap(),
+            "{name}"
+        );
+        let ext = if img.components == 1 { "pgm" } else { "ppm" };
+        assert_eq!(
+            &opj(&dir, &in_folder, &format!("back{i}.{ext}")),
+            img,
+            "{name}"
+        );
+    }
+
+    // Refused before any work: outputs that exist (without --force), two inputs with one
+    // name, an output that is not a folder.
+    let before = std::fs::read(dir.join("out/f0.j2k")).unwrap();
+    let o = parvlc(&args, &dir);
+    assert!(
+        stderr(&o).contains("refusing to overwrite"),
+        "{}",
+        stderr(&o)
+    );
+    std::fs::create_dir_all(dir.join("sub")).unwrap();
+    std::fs::write(dir.join("sub/f1.ppm"), images[1].1.to_pnm()).unwrap();
+    let o = parvlc(
+        &["j2k", "f1.ppm", "sub/f1.ppm", "-o", "out", "--force"],
+        &dir,
+    );
+    assert!(stderr(&o).contains("same name"), "{}", stderr(&o));
+    let o = parvlc(&["j2k", "f1.ppm", "f2.ppm", "-o", "nowhere"], &dir);
+    assert!(
+        stderr(&o).contains("is a folder that exists"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(std::fs::read(dir.join("out/f0.j2k")).unwrap(), before);
+
+    // A bad image among good ones: an error naming it; whatever was written is whole.
+    std::fs::write(dir.join("f4.ppm"), b"P6\n4 4\n255\nshort").unwrap();
+    let o = parvlc(&[&args[..], &["--force"]].concat(), &dir);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("f4.ppm"), "{}", stderr(&o));
+    for (i, (name, img)) in images.iter().enumerate().filter(|(i, _)| *i != 4) {
+        let ext = if img.components == 1 { "pgm" } else { "ppm" };
+        assert_eq!(
+            &opj(&dir, &format!("out/f{i}.j2k"), &format!("again{i}.{ext}")),
+            img,
+            "{name}"
+        );
+    }
+    let leftovers: Vec<_> = std::fs::read_dir(dir.join("out"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| !n.ends_with(".j2k"))
+        .collect();
+    assert!(leftovers.is_empty(), "temporary files left: {leftovers:?}");
+}

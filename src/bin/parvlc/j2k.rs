@@ -1,4 +1,4 @@
-//! `j2k`: lossless JPEG 2000 of a PGM/PPM or PNG image.
+//! `j2k`: lossless JPEG 2000 of PGM/PPM or PNG images: one, or a sequence into a folder.
 
 use std::path::PathBuf;
 use std::time::Instant;
@@ -10,9 +10,15 @@ use crate::progress::with_stage_bar;
 
 #[derive(clap::Args)]
 pub struct J2kArgs {
-    input: PathBuf,
+    /// One image, or several (a sequence): then `--output` is a folder, and each image
+    /// becomes NAME.j2k there.
+    #[arg(required = true)]
+    inputs: Vec<PathBuf>,
     #[arg(short, long)]
     output: PathBuf,
+    /// With several images: how many are read, coded and written at once.
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(1..=64))]
+    depth: u32,
     /// DWT levels (reduced on images too small for them, as OpenJPEG requires).
     #[arg(long, default_value_t = 5)]
     levels: u32,
@@ -71,20 +77,146 @@ impl std::str::FromStr for BypassFrom {
 const J2K_PROGRESS_SAMPLES: u64 = 4 << 20;
 
 pub fn encode(a: J2kArgs) -> Result<()> {
-    use parvlc::j2k::{self, EncoderConfig, Image};
-    let (input, output) = (&a.input, &a.output);
     if a.cblk != 64 && a.cblk != 32 {
         return Err(Error::InvalidArgument(format!(
             "--cblk {}: use 64 or 32",
             a.cblk
         )));
     }
-    let bypass_from = a.bypass_from.0;
-    if let Some(k) = bypass_from.filter(|&k| k != 5 && !a.ht) {
+    if let Some(k) = a.bypass_from.0.filter(|&k| k != 5 && !a.ht) {
         log::warn!(
             "--bypass-from {k}: a Part 2 bypass point; Part 1 decoders (OpenJPEG) will not decode this stream correctly"
         );
     }
+    match a.inputs.as_slice() {
+        [input] if !a.output.is_dir() => encode_one(&a, input),
+        _ => encode_sequence(&a),
+    }
+}
+
+/// The encoder's configuration: front end and tier-1 both where the engine runs (unless
+/// --ht-cpu).
+fn encoder_config(a: &J2kArgs, engine: &parvlc::Engine) -> parvlc::j2k::EncoderConfig {
+    use parvlc::j2k;
+    let stages = engine.gpu().map(|_| {
+        let tier1 = if a.ht_cpu {
+            j2k::Placement::Cpu
+        } else {
+            j2k::Placement::Gpu
+        };
+        let mut s = j2k::Stages::new(j2k::Placement::Gpu, tier1);
+        s.tier1_gpu.strategy = match a.tier1 {
+            Tier1Arg::OneKernel => j2k::tier1::gpu::Tier1Strategy::OneKernel,
+            Tier1Arg::ThreeKernel => j2k::tier1::gpu::Tier1Strategy::ThreeKernel,
+        };
+        s
+    });
+    j2k::EncoderConfig {
+        levels: a.levels,
+        cblk: a.cblk,
+        bypass_from: a.bypass_from.0,
+        stages,
+        ht: a.ht,
+    }
+}
+
+/// Several images into the folder `--output`, `--depth` of them in flight (each read,
+/// coded and written by one worker; the GPU is shared). Every output is checked for
+/// clobbering before any work starts; the first failure stops the rest and names its
+/// file, and the outputs written before it stay (each is whole: written atomically).
+fn encode_sequence(a: &J2kArgs) -> Result<()> {
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+    use std::sync::Mutex;
+    if !a.output.is_dir() {
+        return Err(Error::InvalidArgument(format!(
+            "{}: with several images, --output is a folder that exists",
+            a.output.display()
+        )));
+    }
+    let mut outputs = Vec::with_capacity(a.inputs.len());
+    let mut names = std::collections::HashSet::new();
+    for input in &a.inputs {
+        let stem = input.file_stem().ok_or_else(|| {
+            Error::InvalidArgument(format!("{}: not a file name", input.display()))
+        })?;
+        if !names.insert(stem.to_os_string()) {
+            return Err(Error::InvalidArgument(format!(
+                "{}: another input has the same name, and both would write {}.j2k",
+                input.display(),
+                stem.to_string_lossy()
+            )));
+        }
+        let output = a.output.join(stem).with_extension("j2k");
+        if !a.force && std::fs::symlink_metadata(&output).is_ok() {
+            return Err(Error::OutputExists(output));
+        }
+        outputs.push(output);
+    }
+    let engine = crate::open_engine(a.backend.backend)?;
+    let config = encoder_config(a, &engine);
+    let t = Instant::now();
+    let next = AtomicUsize::new(0);
+    let stop = AtomicBool::new(false);
+    let failure: Mutex<Option<Error>> = Mutex::new(None);
+    let bytes = std::sync::atomic::AtomicU64::new(0);
+    let code = |i: usize| -> Result<u64> {
+        let image = parvlc::j2k::Image::read(&a.inputs[i])?;
+        let cs = pollster::block_on(parvlc::j2k::encode(&image, &config, &engine))?;
+        let mut out = OutputFile::create(&outputs[i], a.force)?;
+        out.write_all(&cs)?;
+        out.commit()?;
+        Ok(cs.len() as u64)
+    };
+    std::thread::scope(|s| {
+        for _ in 0..(a.depth as usize).min(a.inputs.len()) {
+            s.spawn(|| {
+                while !stop.load(Ordering::Relaxed) {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    if i >= a.inputs.len() {
+                        return;
+                    }
+                    match code(i) {
+                        Ok(n) => {
+                            bytes.fetch_add(n, Ordering::Relaxed);
+                        }
+                        Err(e) => {
+                            stop.store(true, Ordering::Relaxed);
+                            // Name the image, unless the error already does.
+                            let input = a.inputs[i].display().to_string();
+                            let named = if e.to_string().contains(&input) {
+                                e
+                            } else {
+                                Error::InvalidArgument(format!("{input}: {e}"))
+                            };
+                            if let Ok(mut f) = failure.lock() {
+                                f.get_or_insert(named);
+                            }
+                            return;
+                        }
+                    }
+                }
+            });
+        }
+    });
+    if let Some(e) = failure.into_inner().ok().flatten() {
+        return Err(e);
+    }
+    let secs = t.elapsed().as_secs_f64();
+    eprintln!(
+        "{} images -> {}: {} bytes in {:.3} s ({:.1} images/s) on {}",
+        a.inputs.len(),
+        a.output.display(),
+        bytes.load(Ordering::Relaxed),
+        secs,
+        a.inputs.len() as f64 / secs.max(1e-9),
+        engine.name()
+    );
+    Ok(())
+}
+
+fn encode_one(a: &J2kArgs, input: &std::path::Path) -> Result<()> {
+    use parvlc::j2k::{self, Image};
+    let output = &a.output;
     let mut out = OutputFile::create(output, a.force)?;
     // The picture's samples are read while the GPU opens (both take tens of
     // milliseconds); a file whose header is refused never opens it.
@@ -109,27 +241,7 @@ pub fn encode(a: J2kArgs) -> Result<()> {
         };
         Ok::<_, Error>((image, engine?))
     })?;
-    // Front end and tier-1 both where the engine runs (unless --ht-cpu).
-    let stages = engine.gpu().map(|_| {
-        let tier1 = if a.ht_cpu {
-            j2k::Placement::Cpu
-        } else {
-            j2k::Placement::Gpu
-        };
-        let mut s = j2k::Stages::new(j2k::Placement::Gpu, tier1);
-        s.tier1_gpu.strategy = match a.tier1 {
-            Tier1Arg::OneKernel => j2k::tier1::gpu::Tier1Strategy::OneKernel,
-            Tier1Arg::ThreeKernel => j2k::tier1::gpu::Tier1Strategy::ThreeKernel,
-        };
-        s
-    });
-    let config = EncoderConfig {
-        levels: a.levels,
-        cblk: a.cblk,
-        bypass_from,
-        stages,
-        ht: a.ht,
-    };
+    let config = encoder_config(a, &engine);
     let samples = image.samples.len() as u64;
     let t = Instant::now();
     let cs = with_stage_bar(samples > J2K_PROGRESS_SAMPLES, 3, |progress| {

@@ -34,7 +34,8 @@ enum Command {
     /// Describe a compressed file.
     Info(huffman::InfoArgs),
     /// Encode a PGM/PPM (P5/P6) or PNG image losslessly into a JPEG 2000 codestream
-    /// (reversible 5/3, one tile, one layer, LRCP, selective arithmetic coding bypass).
+    /// (reversible 5/3, one tile, one layer, LRCP, selective arithmetic coding bypass);
+    /// several images (a sequence) into a folder, some at once.
     J2k(j2k::J2kArgs),
     /// Compress generated data of several entropies, verify the round trip, print speeds.
     Demo(demo::DemoArgs),
