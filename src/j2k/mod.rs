@@ -63,6 +63,18 @@ impl CodeBlockBatch {
         let j = &self.jobs[i];
         &self.coeffs[j.offset..j.offset + j.width * j.height]
     }
+
+    /// `code` over every job (its coefficients and shape) on all cores, in job order: the
+    /// CPU block coders' loop.
+    pub(crate) fn code_on_all_cores(
+        &self,
+        code: impl Fn(&[i32], &CodeBlockJob) -> Result<CodeBlockCoded> + Sync,
+    ) -> Result<Vec<CodeBlockCoded>> {
+        (0..self.jobs.len())
+            .into_par_iter()
+            .map(|i| code(self.coeffs_of(i), &self.jobs[i]))
+            .collect()
+    }
 }
 
 /// The future a [`Tier1Engine`] returns.
@@ -104,13 +116,9 @@ impl Tier1Engine for CpuTier1 {
         opts: &'a Tier1Options,
     ) -> Tier1Future<'a> {
         Box::pin(async move {
-            (0..batch.jobs.len())
-                .into_par_iter()
-                .map(|i| {
-                    let j = &batch.jobs[i];
-                    tier1::encode_code_block(batch.coeffs_of(i), j.width, j.height, j.band, opts)
-                })
-                .collect()
+            batch.code_on_all_cores(|coeffs, j| {
+                tier1::encode_code_block(coeffs, j.width, j.height, j.band, opts)
+            })
         })
     }
 }

@@ -21,8 +21,6 @@ pub mod vlc_tables;
 
 pub use cleanup::encode as encode_code_block;
 
-use rayon::prelude::*;
-
 use super::tier1::CodeBlockCoded;
 use super::{tier2, CodeBlockBatch, Tier1Engine, Tier1Future};
 use crate::{Error, Result};
@@ -41,13 +39,7 @@ impl Tier1Engine for HtCpu {
         _opts: &'a super::tier1::Tier1Options,
     ) -> Tier1Future<'a> {
         Box::pin(async move {
-            (0..batch.jobs.len())
-                .into_par_iter()
-                .map(|i| {
-                    let j = &batch.jobs[i];
-                    encode_code_block(batch.coeffs_of(i), j.width, j.height)
-                })
-                .collect()
+            batch.code_on_all_cores(|coeffs, j| encode_code_block(coeffs, j.width, j.height))
         })
     }
 
