@@ -230,24 +230,8 @@ fn time_gpu_tier1(
         runs,
         WarmUp::Once,
         || {
-            let mut profiler = Profiler::new(gpu, 8);
-            let mut encoder = gpu
-                .device
-                .create_command_encoder(&wgpu::CommandEncoderDescriptor {
-                    label: Some("parvlc.bench.j2k_tier1"),
-                });
-            let t = Instant::now();
-            tier1.encode_into(gpu, &resident, &mut encoder, Some(&mut profiler))?;
-            profiler.resolve(&mut encoder);
-            gpu.queue.submit([encoder.finish()]);
-            gpu.wait_idle()?;
-            let wall = t.elapsed().as_secs_f64();
-            let timings = pollster::block_on(profiler.timings(gpu))?;
-            let gpu_s = (!timings.passes.is_empty()).then(|| timings.get("tier1"));
-            Ok(Run {
-                wall,
-                gpu: gpu_s,
-                output: (),
+            timed_submission(gpu, "tier1", |encoder, profiler| {
+                tier1.encode_into(gpu, &resident, encoder, Some(profiler))
             })
         },
         |()| {
@@ -282,6 +266,34 @@ fn time_gpu_tier1(
     Ok((kernel.gpu, wall, coded_bytes(want)))
 }
 
+/// One submission of what `record` puts into a fresh encoder, timed: its wall time to
+/// idle, and the GPU time of the profiler pass `pass` (None without timestamp queries).
+fn timed_submission(
+    gpu: &Gpu,
+    pass: &str,
+    record: impl FnOnce(&mut wgpu::CommandEncoder, &mut Profiler) -> Result<()>,
+) -> Result<Run<()>> {
+    let mut profiler = Profiler::new(gpu, 8);
+    let mut encoder = gpu
+        .device
+        .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+            label: Some("parvlc.bench.j2k"),
+        });
+    let t = Instant::now();
+    record(&mut encoder, &mut profiler)?;
+    profiler.resolve(&mut encoder);
+    gpu.queue.submit([encoder.finish()]);
+    gpu.wait_idle()?;
+    let wall = t.elapsed().as_secs_f64();
+    let timings = pollster::block_on(profiler.timings(gpu))?;
+    let gpu_s = (!timings.passes.is_empty()).then(|| timings.get(pass));
+    Ok(Run {
+        wall,
+        gpu: gpu_s,
+        output: (),
+    })
+}
+
 /// The GPU HT cleanup stage on the batch: the best kernel time (None without timestamp
 /// queries; the blocks uploaded once) and the best wall time host to host (check, upload,
 /// dispatch, readback), each checked against the CPU HT coder's `want`.
@@ -298,24 +310,8 @@ fn time_gpu_ht(
         runs,
         WarmUp::Once,
         || {
-            let mut profiler = Profiler::new(gpu, 8);
-            let mut encoder = gpu
-                .device
-                .create_command_encoder(&wgpu::CommandEncoderDescriptor {
-                    label: Some("parvlc.bench.j2k_ht_cleanup"),
-                });
-            let t = Instant::now();
-            resident.record(ht, &mut encoder, Some(&mut profiler))?;
-            profiler.resolve(&mut encoder);
-            gpu.queue.submit([encoder.finish()]);
-            gpu.wait_idle()?;
-            let wall = t.elapsed().as_secs_f64();
-            let timings = pollster::block_on(profiler.timings(gpu))?;
-            let gpu_s = (!timings.passes.is_empty()).then(|| timings.get("ht_cleanup"));
-            Ok(Run {
-                wall,
-                gpu: gpu_s,
-                output: (),
+            timed_submission(gpu, "ht_cleanup", |encoder, profiler| {
+                resident.record(ht, encoder, Some(profiler))
             })
         },
         |()| {
