@@ -9,10 +9,10 @@
 // self-synchronising decodes that never converge on some codes (every code of one length,
 // started between codes). With 16 KiB blocks a large batch has tens of thousands of
 // blocks, which fills a GPU; the table's two-symbol entries halve the serial chain.
-// Writes: where every block size is a multiple of 64 (the encoder's are 16 KiB), the
-// workgroup decodes 64 symbols of each of its blocks into workgroup memory, then writes
-// them out together (16 lanes per block's 64 bytes: whole sectors), round after round;
-// otherwise each invocation writes its own words (OR-ed where two blocks share one).
+// Writes: each invocation stores its own output words (OR-ed where two blocks share one).
+// Staging a round of every block's symbols in workgroup memory and writing them out
+// coalesced measured 36% slower on the H200 (58 ms against 37 ms for 1 GiB), and so
+// did every variant of it tried (docs/results.md, "The vld kernel").
 //!import common/invocation
 
 struct VldParams {
@@ -33,11 +33,7 @@ struct VldParams {
 // Per group: first block, blocks (at most WG_SIZE), table, the frame's first payload word.
 @group(0) @binding(4) var<storage, read> groups: array<vec4<u32>>;
 // Output bytes packed into words; words two blocks share are OR-ed into zeroed words.
-// `staged` owns its words and stores them plainly (`output_words`, the same buffer, in
-// its own entry point): atomic stores may become atomic operations at the cache on some
-// drivers.
 @group(0) @binding(5) var<storage, read_write> output: array<atomic<u32>>;
-@group(0) @binding(5) var<storage, read_write> output_words: array<u32>;
 // Per block: (status, detail); (0, 0) when the block decoded to exactly its end bit.
 @group(0) @binding(6) var<storage, read_write> status: array<vec2<u32>>;
 
@@ -52,18 +48,6 @@ const LAST_BLOCK: u32 = 0x80000000u;
 const STATUS_INVALID_CODE: u32 = 1u; // detail: the code's bit in its frame's payload
 const STATUS_OVERRUN: u32 = 2u;      // detail: symbols decoded when it passed its end bit
 const STATUS_WRONG_END: u32 = 3u;    // detail: the bit it ended at
-const STAGE_SYMBOLS: u32 = 64u;
-const STAGE_WORDS: u32 = 16u;
-
-// `staged`: blocks' output staged in workgroup memory and written out coalesced, in
-// rounds of STAGE_SYMBOLS per block, for batches whose every block size is a multiple of
-// STAGE_SYMBOLS (then every block starts on a word and owns its words). WG_SIZE <= 64.
-// Lane j's k-th word of a round lies at j * STAGE_WORDS + (k + j) % STAGE_WORDS: lanes
-// storing their k-th words together hit different banks, and the write-out reads 32
-// consecutive words.
-var<workgroup> stage: array<u32, 1024>; // STAGE_WORDS * 64
-// Per lane, its block's first output word and the word after its last.
-var<workgroup> lane_words: array<vec2<u32>, 64>;
 
 var<workgroup> table: array<u32, TABLE_WORDS>;
 
@@ -86,26 +70,15 @@ fn put_word(index: u32, word: u32, or_into: bool) {
     }
 }
 
-var<workgroup> group_symbols: u32;
-
-// A group's start, by the whole workgroup: its frame's table into workgroup memory, its
-// first (longest: only a frame's last is shorter) block's symbols into `group_symbols`,
-// every block's output words into `lane_words`. The caller's workgroupUniformLoad of
-// `group_symbols` is the barrier after it.
+// A group's start, by the whole workgroup: its frame's table into workgroup memory,
+// with a barrier before (the last group's decodes are done with the table) and after.
 fn begin_group(inv: Invocation, group: vec4<u32>) {
     let base = group.z * TABLE_WORDS;
-    workgroupBarrier(); // the last group's decodes are done with the table
+    workgroupBarrier();
     for (var i = inv.lid; i < TABLE_WORDS; i += WG_SIZE) {
         table[i] = tables[base + i];
     }
-    if inv.lid < group.y {
-        let t = blocks[group.x + inv.lid];
-        let n = t.w & ~LAST_BLOCK;
-        if inv.lid == 0u {
-            group_symbols = n;
-        }
-        lane_words[inv.lid] = vec2<u32>(t.z >> 2u, (t.z + n + 3u) >> 2u);
-    }
+    workgroupBarrier();
 }
 
 // The 32 bits at `pos` of the 64 in `hi` then `lo`.
@@ -129,10 +102,9 @@ fn long_code(window: u32, max_len: u32) -> vec3<u32> {
 }
 
 // One lookup: (code bits, symbols as the bytes of a word, symbols), 0 bits where no code
-// matches. Two symbols only where `room` (symbols left before the round's end and before
-// the next multiple of STAGE_SYMBOLS) takes both, so that both entry points and the CPU
-// twin take the same steps. The primary table's cases by `select`, without branches, so
-// that a warp's lanes stay together.
+// matches. Two symbols only where `room` (symbols the block has left) takes both. The
+// primary table's cases by `select`, without branches, so that a warp's lanes stay
+// together.
 fn lookup(window: u32, room: u32, max_len: u32) -> vec3<u32> {
     let e = table[window >> (32u - PRIMARY_BITS)];
     let two = ((e >> 4u) & 15u) != 0u && room >= 2u;
@@ -147,16 +119,16 @@ fn lookup(window: u32, room: u32, max_len: u32) -> vec3<u32> {
     return found;
 }
 
-// Both paths keep a block's decode in plain locals of one function (a struct behind a
-// pointer may live in memory on some drivers): the bit reader (64 bits
-// from the current position, `hi` then `lo`, `pos` of them consumed; the word after them
-// loaded one refill ahead, so that its latency overlaps the symbols decoded meanwhile),
-// the output word being gathered (`filled` bytes of `acc`), and the symbols out so far.
-// Their steps are the same; only where a finished word goes differs.
+// A block's decode lives in plain locals of one function (a struct behind a pointer may
+// live in memory on some drivers): the bit reader (64 bits from the current position, `hi`
+// then `lo`, `pos` of them consumed, and the word after them in `ahead`), the output word
+// being gathered (`filled` bytes of `acc`), and the symbols out so far. The reader takes
+// its next word by `select` from a load made every step (a cache hit but once per 32
+// words): a load under a branch measured 16% slower on the H200.
 
 // Block `b` of a frame whose payload starts at word `frame_word`, its words written by
 // this invocation, OR-ed where shared.
-fn direct_block(b: u32, frame_word: u32) {
+fn decode_block(b: u32, frame_word: u32) {
     let task = blocks[b];
     let n = task.w & ~LAST_BLOCK;
     let max_len = table[MAX_LEN_AT];
@@ -172,20 +144,19 @@ fn direct_block(b: u32, frame_word: u32) {
     var produced = 0u;
     var fault = vec2<u32>(0u, 0u);
     while produced < n {
-        let room = min(n, (produced / STAGE_SYMBOLS + 1u) * STAGE_SYMBOLS) - produced;
-        let found = lookup(window_at(hi, lo, pos), room, max_len);
+        let found = lookup(window_at(hi, lo, pos), n - produced, max_len);
         if found.x == 0u {
             fault = vec2<u32>(STATUS_INVALID_CODE, (next - 3u) * 32u + pos);
             break;
         }
         pos += found.x;
-        if pos >= 32u {
-            pos -= 32u;
-            hi = lo;
-            lo = ahead;
-            ahead = stream_word(frame_word + next);
-            next += 1u;
-        }
+        let word = stream_word(frame_word + next);
+        let used_up = pos >= 32u;
+        pos -= select(0u, 32u, used_up);
+        hi = select(hi, lo, used_up);
+        lo = select(lo, ahead, used_up);
+        ahead = select(ahead, word, used_up);
+        next += select(0u, 1u, used_up);
         acc |= found.y << (8u * filled);
         filled += found.z;
         if filled >= 4u {
@@ -214,102 +185,14 @@ fn direct_block(b: u32, frame_word: u32) {
     status[b] = fault;
 }
 
-// Every invocation writes its block's words itself, OR-ing those it shares.
 @compute @workgroup_size(WG_SIZE)
 fn main(inv: Invocation) {
     let grid = workgroup_grid(inv);
     for (var g = grid.x; g < params.n_groups; g += grid.y) {
         let group = groups[g];
         begin_group(inv, group);
-        _ = workgroupUniformLoad(&group_symbols);
         if inv.lid < group.y {
-            direct_block(group.x + inv.lid, group.w);
-        }
-    }
-}
-
-// Rounds of STAGE_SYMBOLS symbols per block into workgroup memory, then written out by
-// the whole workgroup (16 consecutive lanes write a block's 64 bytes), with plain stores.
-@compute @workgroup_size(WG_SIZE)
-fn staged(inv: Invocation) {
-    let grid = workgroup_grid(inv);
-    for (var g = grid.x; g < params.n_groups; g += grid.y) {
-        let group = groups[g];
-        begin_group(inv, group);
-        let longest = workgroupUniformLoad(&group_symbols);
-        let decoding = inv.lid < group.y;
-        let b = group.x + min(inv.lid, group.y - 1u);
-        let task = blocks[b];
-        let n = task.w & ~LAST_BLOCK;
-        let max_len = table[MAX_LEN_AT];
-        var next = (task.x >> 5u) + 3u;
-        var hi = stream_word(group.w + next - 3u);
-        var lo = stream_word(group.w + next - 2u);
-        var ahead = stream_word(group.w + next - 1u);
-        var pos = task.x & 31u;
-        var acc = 0u;
-        var filled = 0u; // blocks start on words here
-        var produced = 0u;
-        var fault = vec2<u32>(0u, 0u);
-        let slot_base = inv.lid * STAGE_WORDS;
-        let rounds = (longest + STAGE_SYMBOLS - 1u) / STAGE_SYMBOLS;
-        for (var r = 0u; r < rounds; r++) {
-            if decoding && fault.x == 0u && produced < n {
-                // Within a round no lookup crosses a multiple of STAGE_SYMBOLS.
-                let until = min(n, (r + 1u) * STAGE_SYMBOLS);
-                var slot = inv.lid; // (this round's words + lane) % STAGE_WORDS
-                while produced < until {
-                    let found = lookup(window_at(hi, lo, pos), until - produced, max_len);
-                    if found.x == 0u {
-                        fault = vec2<u32>(STATUS_INVALID_CODE, (next - 3u) * 32u + pos);
-                        break;
-                    }
-                    pos += found.x;
-                    if pos >= 32u {
-                        pos -= 32u;
-                        hi = lo;
-                        lo = ahead;
-                        ahead = stream_word(group.w + next);
-                        next += 1u;
-                    }
-                    acc |= found.y << (8u * filled);
-                    filled += found.z;
-                    if filled >= 4u {
-                        stage[slot_base + (slot & (STAGE_WORDS - 1u))] = acc;
-                        slot += 1u;
-                        filled -= 4u;
-                        acc = found.y >> (8u * (found.z - filled));
-                    }
-                    produced += found.z;
-                    if (next - 3u) * 32u + pos > task.y {
-                        fault = vec2<u32>(STATUS_OVERRUN, produced);
-                        break;
-                    }
-                }
-                if fault.x == 0u && produced == n {
-                    if filled != 0u {
-                        stage[slot_base + (slot & (STAGE_WORDS - 1u))] = acc;
-                    }
-                    let end = (next - 3u) * 32u + pos;
-                    if end != task.y {
-                        fault = vec2<u32>(STATUS_WRONG_END, end);
-                    }
-                }
-            }
-            workgroupBarrier();
-            for (var i = inv.lid; i < group.y * STAGE_WORDS; i += WG_SIZE) {
-                let lane = i / STAGE_WORDS;
-                let span = lane_words[lane];
-                let k = i % STAGE_WORDS;
-                let word = span.x + r * STAGE_WORDS + k;
-                if word < span.y {
-                    output_words[word] = stage[lane * STAGE_WORDS + ((k + lane) & (STAGE_WORDS - 1u))];
-                }
-            }
-            workgroupBarrier();
-        }
-        if decoding {
-            status[b] = fault;
+            decode_block(group.x + inv.lid, group.w);
         }
     }
 }

@@ -33,9 +33,6 @@ const LAST_BLOCK: u32 = 0x8000_0000;
 const STATUS_INVALID_CODE: u32 = 1;
 const STATUS_OVERRUN: u32 = 2;
 const STATUS_WRONG_END: u32 = 3;
-/// Symbols per block and round of the staged writes; no lookup yields two symbols across
-/// a multiple of it.
-const STAGE_SYMBOLS: u32 = 64;
 /// Longest code a native v2 frame holds.
 const MAX_LEN: u8 = 15;
 /// Largest frame payload: bit positions within a frame are u32 in the kernel, with room
@@ -172,9 +169,6 @@ pub(crate) struct VldPlan {
     /// Whether blocks share output words (a block size not a multiple of 4): then the
     /// output must be zeroed first.
     clear: bool,
-    /// Whether every block size is a multiple of `STAGE_SYMBOLS`: then blocks are written
-    /// through workgroup memory, coalesced.
-    staged: bool,
     /// First block of every frame, then the total.
     first_block: Vec<usize>,
 }
@@ -190,7 +184,6 @@ impl VldPlan {
             frame_out: Vec::with_capacity(frames.len()),
             out_bytes: 0,
             clear: false,
-            staged: true,
             first_block: Vec::with_capacity(frames.len() + 1),
         };
         for (k, f) in frames.iter().enumerate() {
@@ -221,7 +214,6 @@ impl VldPlan {
             plan.frame_out.push(out as usize..(out + f.len) as usize);
             plan.out_bytes += f.len.next_multiple_of(4);
             plan.clear |= n > 1 && f.block_symbols % 4 != 0;
-            plan.staged &= f.block_symbols.is_multiple_of(STAGE_SYMBOLS as u64);
             let first = plan.blocks.len();
             plan.first_block.push(first);
             for (b, &start) in f.offsets.iter().enumerate() {
@@ -363,10 +355,7 @@ fn decode_block_cpu(table: &[u32], words: &[u32], task: &[u32; 4]) -> (Vec<u8>, 
             if len == 0 {
                 return (out, [STATUS_INVALID_CODE, bit(next, pos)]);
             }
-        } else if (e >> 4) & 15 != 0 && {
-            let done = out.len() as u32;
-            n.min((done / STAGE_SYMBOLS + 1) * STAGE_SYMBOLS) - done >= 2
-        } {
+        } else if (e >> 4) & 15 != 0 && n - out.len() as u32 >= 2 {
             len = (e >> 4) & 15;
             symbols.push((e >> 16) as u8);
         }
@@ -586,8 +575,7 @@ impl GpuStage for VldDecoder<'_> {
         }
         if !plan.groups.is_empty() {
             let wg = ("WG_SIZE", self.workgroup_size as f64);
-            let entry = if plan.staged { "staged" } else { "main" };
-            let built = gpu.pipeline(&VLD, entry, &[wg])?;
+            let built = gpu.pipeline(&VLD, "main", &[wg])?;
             let bind = gpu.bind(
                 &built,
                 &[
