@@ -162,8 +162,8 @@ fn histogram_equals_its_twin() {
 }
 
 /// A frame for the VLD stage: data of seeded length and entropy, coded MSB-first with its
-/// own code of at most 15 bits in blocks of a seeded size (multiples of 64 if `staged`);
-/// one bit flipped if `damage`.
+/// own code of at most 15 bits in blocks of a seeded size (multiples of 64 if `owned`:
+/// every block then owns its output words); one bit flipped if `damage`.
 struct VldCase {
     lengths: [u8; 256],
     len: u64,
@@ -173,12 +173,11 @@ struct VldCase {
     payload: Vec<u8>,
 }
 
-fn vld_case(seed: u64, damage: bool, staged: bool) -> VldCase {
+fn vld_case(seed: u64, damage: bool, owned: bool) -> VldCase {
     let mut rng = SplitMix64(seed);
     let len = 1 + rng.below(5000) as usize;
     let data = testdata::generate(len, rng.below(9) as f64, seed);
-    // Staged: multiples of 64 only, which the kernel writes through workgroup memory.
-    let block_symbols = if staged {
+    let block_symbols = if owned {
         [64u64, 320, 16384][rng.below(3) as usize]
     } else {
         [1u64, 3, 5, 16, 333, 16384][rng.below(6) as usize]
@@ -214,36 +213,71 @@ fn vld_case(seed: u64, damage: bool, staged: bool) -> VldCase {
     }
 }
 
+/// The VLD cases: a few frames per seed, and in each seed's second round one of them
+/// damaged, so that the errors (frame, block, what) are compared too.
+fn vld_rounds() -> Vec<(String, Vec<VldCase>)> {
+    let mut rounds = Vec::new();
+    for seed in 0..6 {
+        for damage in [false, true] {
+            let cases: Vec<VldCase> = (0..1 + seed % 3)
+                .map(|k| vld_case(seed * 10 + k, damage && k == seed % 2, seed % 2 == 1))
+                .collect();
+            rounds.push((format!("vld seed {seed} damage {damage}"), cases));
+        }
+    }
+    rounds
+}
+
+fn vld_frames(cases: &[VldCase]) -> Vec<VldFrame<'_>> {
+    cases
+        .iter()
+        .map(|c| VldFrame {
+            lengths: &c.lengths,
+            len: c.len,
+            block_symbols: c.block_symbols,
+            payload_bits: c.payload_bits,
+            offsets: &c.offsets,
+            payload: &c.payload,
+        })
+        .collect()
+}
+
 #[test]
 fn vld_equals_its_twin() {
     let _s = serial();
     let decoder = VldDecoder::new(gpu());
     let mut faulty = 0;
-    for seed in 0..6 {
-        // A few frames; in the second round one of them damaged, so that the errors
-        // (frame, block, what) are compared too.
-        for damage in [false, true] {
-            let cases: Vec<VldCase> = (0..1 + seed % 3)
-                .map(|k| vld_case(seed * 10 + k, damage && k == seed % 2, seed % 2 == 1))
-                .collect();
-            let frames: Vec<VldFrame<'_>> = cases
-                .iter()
-                .map(|c| VldFrame {
-                    lengths: &c.lengths,
-                    len: c.len,
-                    block_symbols: c.block_symbols,
-                    payload_bits: c.payload_bits,
-                    offsets: &c.offsets,
-                    payload: &c.payload,
-                })
-                .collect();
-            check(
-                &format!("vld seed {seed} damage {damage}"),
-                &decoder,
-                &frames[..],
-            );
-            faulty += usize::from(!decoder.cpu(&frames[..]).unwrap().errors.is_empty());
-        }
+    for (what, cases) in vld_rounds() {
+        let frames = vld_frames(&cases);
+        check(&what, &decoder, &frames[..]);
+        faulty += usize::from(!decoder.cpu(&frames[..]).unwrap().errors.is_empty());
+    }
+    assert!(faulty > 0, "no damaged case reached the kernel's checks");
+}
+
+/// The CUDA twin (shaders/cuda/vld.cu) on the same cases: the CPU twin's output and
+/// faults exactly. Runs where a CUDA driver and NVRTC are (PARVLC_REQUIRE_CUDA=1 makes
+/// their absence a failure).
+#[cfg(feature = "cuda")]
+#[test]
+fn vld_cuda_equals_its_twin() {
+    let _s = serial();
+    let Some(cuda) = common::cuda() else {
+        return;
+    };
+    let decoder = parvlc::cuda::CudaVldDecoder::new(cuda);
+    let mut faulty = 0;
+    for (what, cases) in vld_rounds() {
+        let frames = vld_frames(&cases);
+        let want = parvlc::huffman::vld::decode_cpu(&frames).unwrap();
+        let got = decoder.decode(&frames).unwrap();
+        assert!(
+            got == want,
+            "{what}: CUDA {:?} against CPU {:?}",
+            got.errors,
+            want.errors
+        );
+        faulty += usize::from(!want.errors.is_empty());
     }
     assert!(faulty > 0, "no damaged case reached the kernel's checks");
 }

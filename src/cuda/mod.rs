@@ -12,10 +12,12 @@
 //! toolkit folders, so that the name resolves to the loaded library.
 
 mod cuvle;
+mod vld;
 
 pub use cuvle::{
     compress_cuda, CudaConfig, CudaEncoded, CudaInput, CudaPending, CudaVleEncoder, CudaWrite,
 };
+pub use vld::{CudaVldDecoder, CudaVldInput};
 
 use std::collections::HashMap;
 use std::ffi::{c_char, CStr, CString};

@@ -155,26 +155,26 @@ pub(crate) fn frame_table(lengths: &[u8; 256]) -> Result<Vec<u32>> {
 /// A batch laid out for the kernel: the tables, one task per block, groups of blocks of
 /// one frame, where each frame's payload and output lie.
 pub(crate) struct VldPlan {
-    tables: Vec<u32>,
+    pub(crate) tables: Vec<u32>,
     /// Per block: first bit, end bit (from its frame's first payload word), first output
     /// byte, symbols | LAST_BLOCK.
-    blocks: Vec<[u32; 4]>,
+    pub(crate) blocks: Vec<[u32; 4]>,
     /// Per group: first block, blocks, table, the frame's first payload word.
-    groups: Vec<[u32; 4]>,
+    pub(crate) groups: Vec<[u32; 4]>,
     /// First payload word of every frame, and the total.
     frame_words: Vec<u64>,
-    payload_words: u64,
+    pub(crate) payload_words: u64,
     frame_out: Vec<Range<usize>>,
-    out_bytes: u64,
+    pub(crate) out_bytes: u64,
     /// Whether blocks share output words (a block size not a multiple of 4): then the
     /// output must be zeroed first.
-    clear: bool,
+    pub(crate) clear: bool,
     /// First block of every frame, then the total.
     first_block: Vec<usize>,
 }
 
 impl VldPlan {
-    fn new(frames: &[VldFrame<'_>], group_blocks: u32) -> Result<VldPlan> {
+    pub(crate) fn new(frames: &[VldFrame<'_>], group_blocks: u32) -> Result<VldPlan> {
         let mut plan = VldPlan {
             tables: Vec::with_capacity(frames.len() * TABLE_WORDS),
             blocks: Vec::new(),
@@ -257,7 +257,7 @@ impl VldPlan {
 
     /// Every frame's payload, one after the other from word boundaries, as the kernel's
     /// `payload` words (little-endian).
-    fn payload(&self, frames: &[VldFrame<'_>]) -> Vec<u32> {
+    pub(crate) fn payload(&self, frames: &[VldFrame<'_>]) -> Vec<u32> {
         let mut words = vec![0u32; self.payload_words as usize];
         for (f, &w) in frames.iter().zip(&self.frame_words) {
             let bytes = &f.payload[..f.payload_bits.div_ceil(8) as usize];
@@ -268,7 +268,7 @@ impl VldPlan {
     }
 
     /// The errors in the per-block statuses, and the output unless there are any.
-    fn output(&self, bytes: Vec<u8>, status: &[[u32; 2]]) -> VldOutput {
+    pub(crate) fn output(&self, bytes: Vec<u8>, status: &[[u32; 2]]) -> VldOutput {
         let mut errors = Vec::new();
         for (frame, w) in self.first_block.windows(2).enumerate() {
             let blocks = self.blocks[w[0]..w[1]].iter().zip(&status[w[0]..w[1]]);

@@ -165,6 +165,80 @@ pub(super) fn bench_stream(
     Ok(())
 }
 
+/// The input coded as native v2 frames by the CPU's stream coder, in blocks of the bench's
+/// block-input size (workgroup size x NET words): the decoders run one invocation per block.
+fn native_file(case: &Case, cuvle: &CuvleConfig) -> Result<Vec<u8>> {
+    use crate::huffman::pipeline::{compress_stream, StreamConfig, StreamInput};
+    let mut file = Vec::with_capacity(case.data.len() + (1 << 20));
+    compress_stream(
+        &crate::Engine::Cpu,
+        Format::Native,
+        &StreamConfig {
+            cuvle: *cuvle,
+            ..StreamConfig::default()
+        },
+        StreamInput::Reader(&mut &case.data[..]),
+        &mut file,
+        &mut |_| {},
+    )?;
+    Ok(file)
+}
+
+/// A decoded batch against the input: no block fault, every byte equal.
+fn check_vld(variant: &str, case: &Case, out: &crate::huffman::vld::VldOutput) -> Result<()> {
+    if let Some(e) = out.errors.first() {
+        return Err(Error::BenchMismatch(format!(
+            "{variant} on {}: frame {} block {} {}",
+            case.name, e.frame, e.block, e.fault
+        )));
+    }
+    let back: Vec<u8> = out
+        .frames
+        .iter()
+        .flat_map(|r| out.bytes[r.clone()].iter().copied())
+        .collect();
+    check_same(
+        &format!("{variant} on {}", case.name),
+        "byte",
+        &back,
+        case.data,
+    )
+}
+
+/// The CUDA twin of the VLD decoder on the same frames: row `vld-cuda`, scope `decode`
+/// (the kernel alone, payload, tables and tasks resident: CUDA events; wall: launch,
+/// synchronize and read back).
+#[cfg(feature = "cuda")]
+pub(super) fn bench_vld_cuda(
+    cuda: &crate::cuda::CudaGpu,
+    case: &Case,
+    cuvle: &CuvleConfig,
+    push: &mut dyn FnMut(&'static str, crate::bench::Best),
+) -> Result<()> {
+    use crate::cuda::CudaVldDecoder;
+    let file = native_file(case, cuvle)?;
+    let frames = crate::huffman::framed_decode::read_all_frames(&file)?;
+    let views: Vec<_> = frames.iter().map(|f| f.view()).collect();
+    let dec = CudaVldDecoder::new(cuda);
+    let input = dec.upload(&views)?;
+    let b = best_checked(
+        case.runs,
+        WARM_UP,
+        || {
+            let t = Instant::now();
+            let (output, seconds) = dec.decode_uploaded(&input)?;
+            Ok(Run {
+                wall: t.elapsed().as_secs_f64(),
+                gpu: positive(seconds),
+                output,
+            })
+        },
+        |out| check_vld("vld-cuda", case, &out),
+    )?;
+    push("decode", b);
+    Ok(())
+}
+
 /// The VLD decoder on the same input, coded as native v2 frames by the CPU's stream coder
 /// (the same bytes as the GPU's): row `vld`, scope
 /// `decode` (the kernel alone, payload, tables and block tasks resident: GPU timestamps;
@@ -177,22 +251,8 @@ pub(super) fn bench_vld(
     push: Push,
 ) -> Result<()> {
     use crate::gpu::GpuStage;
-    use crate::huffman::pipeline::{compress_stream, StreamConfig, StreamInput};
     use crate::huffman::vld::VldDecoder;
-    let mut file = Vec::with_capacity(case.data.len() + (1 << 20));
-    // Blocks of the bench's block-input size (workgroup size x NET words): the decoder
-    // runs one invocation per block.
-    compress_stream(
-        &crate::Engine::Cpu,
-        Format::Native,
-        &StreamConfig {
-            cuvle: *cuvle,
-            ..StreamConfig::default()
-        },
-        StreamInput::Reader(&mut &case.data[..]),
-        &mut file,
-        &mut |_| {},
-    )?;
+    let file = native_file(case, cuvle)?;
     let frames = crate::huffman::framed_decode::read_all_frames(&file)?;
     let views: Vec<_> = frames.iter().map(|f| f.view()).collect();
     if !VldDecoder::new(gpu).fits(
@@ -225,25 +285,7 @@ pub(super) fn bench_vld(
                     output: report.output,
                 })
             },
-            |out| {
-                if let Some(e) = out.errors.first() {
-                    return Err(Error::BenchMismatch(format!(
-                        "{variant} on {}: frame {} block {} {}",
-                        case.name, e.frame, e.block, e.fault
-                    )));
-                }
-                let back: Vec<u8> = out
-                    .frames
-                    .iter()
-                    .flat_map(|r| out.bytes[r.clone()].iter().copied())
-                    .collect();
-                check_same(
-                    &format!("{variant} on {}", case.name),
-                    "byte",
-                    &back,
-                    case.data,
-                )
-            },
+            |out| check_vld(variant, case, &out),
         )?;
         push(variant.into(), "decode", b);
     }

@@ -352,6 +352,15 @@ pub fn bench_case(
             }
         }
     }
+    #[cfg(feature = "cuda")]
+    if let Some(cuda) = &options.cuda {
+        let r = gpu::bench_vld_cuda(&cuda.device, case, &options.config, &mut |scope, b| {
+            push("vld-cuda".into(), scope, b)
+        });
+        if let Err(e) = r {
+            reported(name, "vld-cuda", e)?;
+        }
+    }
     if let Some(g) = gpu {
         if options.baselines {
             gpu::bench_baselines(g, case, &mut push)?;
