@@ -6,8 +6,8 @@
 //! warp-cooperative output writes.
 
 use cudarc::driver::{
-    sys::{CUevent_flags, CUfunction_attribute},
-    CudaEvent, CudaFunction, CudaSlice, DevicePtr, DeviceRepr, LaunchConfig, PushKernelArg,
+    sys::CUfunction_attribute, CudaEvent, CudaFunction, CudaSlice, DevicePtr, DeviceRepr,
+    LaunchConfig, PushKernelArg,
 };
 
 use super::{driver_error, CudaGpu};
@@ -245,12 +245,12 @@ impl<'c> CudaVleEncoder<'c> {
         }
         let stream = &self.cuda.stream;
         let wg = self.config.scan.workgroup_size;
-        let module = self
-            .cuda
-            .module("vle_histogram", HISTOGRAM_SOURCE, &[("WG_SIZE", wg)])?;
-        let func = module
-            .load_function("vle_histogram")
-            .map_err(driver_error("vle_histogram"))?;
+        let func = self.cuda.function(
+            "vle_histogram",
+            HISTOGRAM_SOURCE,
+            &[("WG_SIZE", wg)],
+            "vle_histogram",
+        )?;
         let mut hist = stream
             .alloc_zeros::<u32>(n_chunks * 256)
             .map_err(driver_error("allocating the histogram"))?;
@@ -271,7 +271,7 @@ impl<'c> CudaVleEncoder<'c> {
             words_per_tile,
             words_per_chunk,
         };
-        let (start, end) = self.events()?;
+        let (start, end) = self.cuda.timing_events()?;
         start
             .record(stream)
             .map_err(driver_error("recording an event"))?;
@@ -312,16 +312,6 @@ impl<'c> CudaVleEncoder<'c> {
                 .collect(),
             seconds,
         ))
-    }
-
-    fn events(&self) -> Result<(CudaEvent, CudaEvent)> {
-        let make = || {
-            self.cuda
-                .ctx
-                .new_event(Some(CUevent_flags::CU_EVENT_DEFAULT))
-                .map_err(driver_error("creating a CUDA event"))
-        };
-        Ok((make()?, make()?))
     }
 
     /// Plan the segments of an encode from per-chunk histograms (the wgpu path's plan).
@@ -472,7 +462,11 @@ impl<'c> CudaVleEncoder<'c> {
         let mut log = stream
             .alloc_zeros::<u32>(plan.log_words().max(1) as usize)
             .map_err(driver_error("allocating the scan log"))?;
-        let events = if profile { Some(self.events()?) } else { None };
+        let events = if profile {
+            Some(self.cuda.timing_events()?)
+        } else {
+            None
+        };
         if let Some((start, _)) = &events {
             start
                 .record(stream)

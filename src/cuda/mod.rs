@@ -24,8 +24,8 @@ use std::ffi::{c_char, CStr, CString};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
-use cudarc::driver::sys::CUdevice_attribute;
-use cudarc::driver::{CudaContext, CudaModule, CudaStream, DriverError};
+use cudarc::driver::sys::{CUdevice_attribute, CUevent_flags};
+use cudarc::driver::{CudaContext, CudaEvent, CudaFunction, CudaModule, CudaStream, DriverError};
 use cudarc::nvrtc::sys::{self as nvrtc, nvrtcResult};
 
 use crate::{Error, Result};
@@ -161,6 +161,29 @@ impl CudaGpu {
         self.stream
             .synchronize()
             .map_err(driver_error("synchronizing the stream"))
+    }
+
+    /// Kernel `name` of the module compiled from `source` with these `-D` defines.
+    pub(crate) fn function(
+        &self,
+        stage: &'static str,
+        source: &str,
+        defines: &[(&str, u32)],
+        name: &str,
+    ) -> Result<CudaFunction> {
+        self.module(stage, source, defines)?
+            .load_function(name)
+            .map_err(driver_error(&format!("loading {name}")))
+    }
+
+    /// Two events to time work on the stream between.
+    pub(crate) fn timing_events(&self) -> Result<(CudaEvent, CudaEvent)> {
+        let make = || {
+            self.ctx
+                .new_event(Some(CUevent_flags::CU_EVENT_DEFAULT))
+                .map_err(driver_error("creating a CUDA event"))
+        };
+        Ok((make()?, make()?))
     }
 
     /// The module compiled from `source` with these `-D` defines, compiled on first use.

@@ -4,9 +4,7 @@
 //! v2 frames on NVIDIA GPUs and lets Nsight Compute, which cannot profile Vulkan, show
 //! where a per-block decode spends its cycles.
 
-use cudarc::driver::{
-    sys::CUevent_flags, CudaSlice, DevicePtr, DeviceRepr, LaunchConfig, PushKernelArg,
-};
+use cudarc::driver::{CudaSlice, DevicePtr, DeviceRepr, LaunchConfig, PushKernelArg};
 
 use super::{driver_error, CudaGpu};
 use crate::huffman::vld::{VldFrame, VldOutput, VldPlan};
@@ -85,19 +83,10 @@ impl<'c> CudaVldDecoder<'c> {
         let mut status = stream
             .alloc_zeros::<u32>((plan.blocks.len() * 2).max(2))
             .map_err(driver_error("allocating the block statuses"))?;
-        let module = self
+        let func = self
             .cuda
-            .module("vld", VLD_SOURCE, &[("WG_SIZE", WG_SIZE)])?;
-        let func = module
-            .load_function("vld_main")
-            .map_err(driver_error("loading vld_main"))?;
-        let event = || {
-            self.cuda
-                .ctx
-                .new_event(Some(CUevent_flags::CU_EVENT_DEFAULT))
-                .map_err(driver_error("creating a CUDA event"))
-        };
-        let (start, end) = (event()?, event()?);
+            .function("vld", VLD_SOURCE, &[("WG_SIZE", WG_SIZE)], "vld_main")?;
+        let (start, end) = self.cuda.timing_events()?;
         start
             .record(stream)
             .map_err(driver_error("recording an event"))?;
