@@ -124,7 +124,8 @@ fn lookup(window: u32, room: u32, max_len: u32) -> vec3<u32> {
 // then `lo`, `pos` of them consumed, and the word after them in `ahead`), the output word
 // being gathered (`filled` bytes of `acc`), and the symbols out so far. The reader takes
 // its next word by `select` from a load made every step (a cache hit but once per 32
-// words): a load under a branch measured 16% slower on the H200.
+// words): with the load under a branch the kernel measured 29.0 GB/s against 31.3 at
+// 4.5 bits per byte on the H200 (the same at 7 bits).
 
 // Block `b` of a frame whose payload starts at word `frame_word`, its words written by
 // this invocation, OR-ed where shared.

@@ -168,7 +168,7 @@ pub(crate) struct VldPlan {
     pub(crate) out_bytes: u64,
     /// Whether blocks share output words (a block size not a multiple of 4): then the
     /// output must be zeroed first.
-    pub(crate) clear: bool,
+    clear: bool,
     /// First block of every frame, then the total.
     first_block: Vec<usize>,
 }
