@@ -223,6 +223,42 @@ fn the_threaded_pipeline_and_the_adapters_give_the_same_bytes() {
         .unwrap();
         std::fs::remove_file(&path).unwrap();
         assert!(from_file == want, "{format:?}: positional reads differ");
+        // Bytes in memory: each coder slices its own chunk. Lengths at and around the
+        // chunk size, and none at all.
+        let chunk = config.chunk_bytes;
+        for len in [0, 1, chunk - 1, chunk, chunk + 1, 3 * chunk, data.len()] {
+            let part = &data[..len];
+            let mut from_reader = Vec::new();
+            compress_stream(
+                &Engine::Cpu,
+                format,
+                &config,
+                StreamInput::Reader(&mut &part[..]),
+                &mut from_reader,
+                &mut |_| {},
+            )
+            .unwrap();
+            let mut from_bytes = Vec::new();
+            let mut heard = Vec::new();
+            compress_stream(
+                &Engine::Cpu,
+                format,
+                &config,
+                StreamInput::Bytes(part),
+                &mut from_bytes,
+                &mut |n| heard.push(n),
+            )
+            .unwrap();
+            assert!(
+                from_bytes == from_reader,
+                "{format:?}, {len} bytes: bytes in memory differ from a reader"
+            );
+            assert_eq!(
+                heard.last().copied(),
+                Some(len as u64),
+                "{format:?}, {len} bytes"
+            );
+        }
         assert_eq!(summary.bytes_out, out.len() as u64);
         assert_eq!(seen.last().copied(), Some(data.len() as u64));
         assert!(seen.windows(2).all(|w| w[0] < w[1]));
@@ -387,6 +423,20 @@ fn many_chunks_coding_at_once_on_the_gpu_give_the_cpus_bytes() {
         assert!(
             out == want,
             "{format:?}: six coders on wgpu differ from the CPU"
+        );
+        let mut from_bytes = Vec::new();
+        compress_stream(
+            common::wgpu_engine(),
+            format,
+            &config,
+            StreamInput::Bytes(&data),
+            &mut from_bytes,
+            &mut |_| {},
+        )
+        .unwrap();
+        assert!(
+            from_bytes == want,
+            "{format:?}: six coders on wgpu slicing bytes in memory differ from the CPU"
         );
     }
 }

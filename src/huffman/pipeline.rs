@@ -7,6 +7,7 @@
 use std::io::Write;
 #[cfg(not(target_arch = "wasm32"))]
 use std::{
+    borrow::Cow,
     io::Read,
     sync::atomic::{AtomicBool, AtomicU64, Ordering},
     sync::mpsc::{sync_channel, Receiver},
@@ -198,6 +199,9 @@ pub enum StreamInput<'a> {
     /// A regular file, from its current position to its end: two threads read its
     /// chunks at their offsets, in parallel (the position is not moved).
     File(&'a std::fs::File),
+    /// Bytes already in memory: each coder takes its chunk straight from them (no reader
+    /// thread, no copy before the upload).
+    Bytes(&'a [u8]),
 }
 
 /// Reader threads of a file input.
@@ -243,11 +247,11 @@ fn read_at(file: &std::fs::File, buf: &mut [u8], at: u64) -> std::io::Result<usi
 /// coding and writing. `progress` hears the input bytes done after each chunk. Blocks
 /// (it runs the engine's futures to completion): call it from a thread of your own.
 #[cfg(not(target_arch = "wasm32"))]
-pub fn compress_stream(
+pub fn compress_stream<'i>(
     engine: &Engine,
     format: Format,
     config: &StreamConfig,
-    input: StreamInput<'_>,
+    input: StreamInput<'i>,
     output: &mut (dyn Write + Send),
     progress: &mut dyn FnMut(u64),
 ) -> Result<StreamSummary> {
@@ -255,6 +259,7 @@ pub fn compress_stream(
     let depth = config.depth;
     let chunk = config.chunk_bytes;
     // Readers -> coders: one chunk waiting, so reading runs ahead of coding by one.
+    // (Bytes in memory need no reader: the coders take their chunks from them.)
     let (to_coders, from_reader) = sync_channel::<Result<(u64, Vec<u8>)>>(1);
     let from_reader = Mutex::new(from_reader);
     // Coders -> readers: input buffers to reuse (no fresh pages to fault in).
@@ -262,7 +267,7 @@ pub fn compress_stream(
     let spares = Mutex::new(spares_rx);
     let stop = AtomicBool::new(false);
     let warming = AtomicBool::new(false);
-    // Positional reads: the next chunk to claim.
+    // Positional reads and bytes in memory: the next chunk to claim.
     let next_seq = AtomicU64::new(0);
     // At most 2 * depth chunks from the oldest one not yet written.
     let window = crate::ordered::Window::new(0, 2 * depth);
@@ -272,6 +277,10 @@ pub fn compress_stream(
         let spare = move || -> Vec<u8> {
             let reused = spares.lock().ok().and_then(|rx| rx.try_recv().ok());
             reused.unwrap_or_default()
+        };
+        let in_memory = match &input {
+            StreamInput::Bytes(data) => Some(*data),
+            _ => None,
         };
         match input {
             StreamInput::File(f) => {
@@ -310,6 +319,7 @@ pub fn compress_stream(
                 }
                 drop(to_coders);
             }
+            StreamInput::Bytes(_) => drop(to_coders),
             StreamInput::Reader(reader) => {
                 s.spawn(move || {
                     let mut seq = 0u64;
@@ -337,15 +347,31 @@ pub fn compress_stream(
         }
         let from_reader = &from_reader;
         let warming = &warming;
+        // The next chunk for a coder: its own slice of bytes in memory, else the
+        // readers' next buffer. None: the input is done (or the sink has stopped).
+        let next_chunk = move || -> Option<Result<(u64, Cow<'i, [u8]>)>> {
+            match in_memory {
+                Some(data) => {
+                    let seq = next_seq.fetch_add(1, Ordering::Relaxed);
+                    let start = usize::try_from(seq).ok()?.checked_mul(chunk)?;
+                    // Chunk 0 of empty bytes is coded (it is empty), as from a file.
+                    if (start >= data.len() && seq > 0) || !window.admit(seq) {
+                        return None;
+                    }
+                    let end = data.len().min(start.saturating_add(chunk));
+                    Some(Ok((seq, Cow::Borrowed(&data[start.min(end)..end]))))
+                }
+                None => {
+                    let next = from_reader.lock().ok()?.recv().ok()?;
+                    Some(next.map(|(seq, d)| (seq, Cow::Owned(d))))
+                }
+            }
+        };
         for _ in 0..depth {
             let to_writer = to_writer.clone();
             let spares_tx = spares_tx.clone();
             s.spawn(move || loop {
-                let next = match from_reader.lock() {
-                    Ok(rx) => rx.recv(),
-                    Err(_) => return,
-                };
-                let Ok(next) = next else { return };
+                let Some(next) = next_chunk() else { return };
                 // A second full chunk: the stream is long enough to pay for building
                 // every pipeline variant at once.
                 if matches!(&next, Ok((1, d)) if d.len() == chunk)
@@ -355,7 +381,9 @@ pub fn compress_stream(
                 }
                 let coded = next.and_then(|(seq, data)| {
                     let c = pollster::block_on(encode_chunk(engine, &data, format, config));
-                    let _ = spares_tx.send(data);
+                    if let Cow::Owned(buffer) = data {
+                        let _ = spares_tx.send(buffer);
+                    }
                     c.map(|c| (seq, c))
                 });
                 let failed = coded.is_err();

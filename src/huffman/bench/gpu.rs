@@ -149,7 +149,7 @@ pub(super) fn bench_stream(
                 &engine,
                 Format::Native,
                 &stream,
-                StreamInput::Reader(&mut &case.data[..]),
+                StreamInput::Bytes(case.data),
                 &mut out,
                 &mut |_| {},
             )?;
@@ -177,7 +177,7 @@ fn native_file(case: &Case, cuvle: &CuvleConfig) -> Result<Vec<u8>> {
             cuvle: *cuvle,
             ..StreamConfig::default()
         },
-        StreamInput::Reader(&mut &case.data[..]),
+        StreamInput::Bytes(case.data),
         &mut file,
         &mut |_| {},
     )?;
