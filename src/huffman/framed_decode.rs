@@ -39,7 +39,38 @@ pub(crate) struct Frame {
     crc32: u32,
     lengths: [u8; 256],
     offsets: Vec<u64>,
-    payload: Vec<u8>,
+    payload: Payload,
+}
+
+/// A frame's payload: read with its header (from a stream), or its part of the buffer
+/// that its batch's payloads were read into at their offsets (from a file), which goes
+/// back to the reader once the batch is decoded: no fresh pages to fault in each batch.
+enum Payload {
+    Own(Vec<u8>),
+    #[cfg(not(target_arch = "wasm32"))]
+    Batch(std::sync::Arc<Vec<u8>>, std::ops::Range<usize>),
+}
+
+impl Payload {
+    /// The batch's buffer, from the last of its frames to let go of it.
+    #[cfg(not(target_arch = "wasm32"))]
+    fn into_batch_buffer(self) -> Option<Vec<u8>> {
+        match self {
+            Payload::Own(_) => None,
+            Payload::Batch(buf, _) => std::sync::Arc::into_inner(buf),
+        }
+    }
+}
+
+impl std::ops::Deref for Payload {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        match self {
+            Payload::Own(v) => v,
+            #[cfg(not(target_arch = "wasm32"))]
+            Payload::Batch(buf, range) => buf.get(range.clone()).unwrap_or_default(),
+        }
+    }
 }
 
 impl Frame {
@@ -48,20 +79,16 @@ impl Frame {
         (NATIVE_FIXED + 4 * self.offsets.len()) as u64 + self.payload_bits.div_ceil(8)
     }
 
-    /// Reads the payload from `file`, whose stream starts at byte `start` (the frame was
-    /// walked without it): the same check of its length as [`read_record`]'s.
+    /// Reads the payload, which the walk skipped, from `file` (its stream from byte
+    /// `start`) into `part`, its length: the same check as [`read_record`]'s.
     #[cfg(not(target_arch = "wasm32"))]
-    fn fetch(&mut self, file: &std::fs::File, start: u64) -> Result<()> {
-        let want = self.payload_bits.div_ceil(8);
+    fn read_payload(&self, file: &std::fs::File, start: u64, part: &mut [u8]) -> Result<()> {
         let at = start + self.file_at + (NATIVE_FIXED + 4 * self.offsets.len()) as u64;
-        // The walk found the file long enough: what is allocated, the file holds.
-        let mut payload = std::mem::take(&mut self.payload);
-        payload.resize(want as usize, 0);
-        let got = super::pipeline::read_full_at(file, &mut payload, at)?;
-        if got < payload.len() {
+        let got = super::pipeline::read_full_at(file, part, at)?;
+        if got < part.len() {
+            let want = part.len() as u64;
             return Err(truncated(self.index, self.file_at, got as u64, want));
         }
-        self.payload = payload;
         Ok(())
     }
 
@@ -318,7 +345,7 @@ fn read_record<R: Read>(
                 crc32,
                 lengths,
                 offsets,
-                payload,
+                payload: Payload::Own(payload),
             })))
         }
         k => Err(frame_error(
@@ -405,7 +432,7 @@ pub(crate) fn decode_frames(
     batch_bytes: usize,
     gpu: Option<&crate::gpu::Gpu>,
 ) -> Result<u64> {
-    decode_walk(Walk::new(r, None), |_| Ok(()), w, batch_bytes, gpu)
+    decode_walk(Walk::new(r, None), None, w, batch_bytes, gpu)
 }
 
 /// [`decode_frames`] of the native v2 stream that starts at byte `start` of the regular
@@ -421,27 +448,17 @@ pub(crate) fn decode_file_frames(
     gpu: Option<&crate::gpu::Gpu>,
 ) -> Result<(u64, u64)> {
     let mut r = FileRecords::new(file, start + 5)?;
-    let fetch = |batch: &mut Vec<Frame>| {
-        batch
-            .par_iter_mut()
-            .try_for_each(|f: &mut Frame| f.fetch(file, start))
-    };
-    let out = decode_walk(
-        Walk::new(&mut r, Some(FileRecords::skip)),
-        fetch,
-        w,
-        batch_bytes,
-        gpu,
-    )?;
+    let walk = Walk::new(&mut r, Some(FileRecords::skip));
+    let out = decode_walk(walk, Some((file, start)), w, batch_bytes, gpu)?;
     Ok((out, r.position() - start))
 }
 
-/// [`decode_frames`] from `walk`, each batch given to `fetch` (which reads payloads the
-/// walk skipped) before the decoders.
+/// [`decode_frames`] from `walk`; with `file` (and where its stream starts), the
+/// payloads that the walk skipped are read from it a batch at a time.
 #[cfg(not(target_arch = "wasm32"))]
 fn decode_walk<R: Read>(
     mut walk: Walk<'_, R>,
-    fetch: impl Fn(&mut Vec<Frame>) -> Result<()>,
+    file: Option<(&std::fs::File, u64)>,
     w: &mut (impl Write + Send),
     batch_bytes: usize,
     gpu: Option<&crate::gpu::Gpu>,
@@ -457,12 +474,23 @@ fn decode_walk<R: Read>(
     // Output buffers handed back by the writer for reuse (no fresh pages to fault in).
     let (spare_tx, spare) = std::sync::mpsc::sync_channel::<Vec<u8>>(1);
     let spare = std::sync::Mutex::new(spare);
-    let decode = |frames: Vec<Frame>| match gpu {
-        Some(gpu) => decode_batch_gpu(gpu, &frames),
-        None => {
-            let reuse = spare.lock().ok().and_then(|rx| rx.try_recv().ok());
-            decode_batch(&frames, reuse.unwrap_or_default())
+    // Payload buffers of decoded batches, handed back to the reader of a file.
+    let (spare_in_tx, spare_in) = std::sync::mpsc::sync_channel::<Vec<u8>>(1);
+    let decode = |frames: Vec<Frame>| {
+        let decoded = match gpu {
+            Some(gpu) => decode_batch_gpu(gpu, &frames),
+            None => {
+                let reuse = spare.lock().ok().and_then(|rx| rx.try_recv().ok());
+                decode_batch(&frames, reuse.unwrap_or_default())
+            }
+        };
+        let buf = frames
+            .into_iter()
+            .find_map(|f| f.payload.into_batch_buffer());
+        if let Some(buf) = buf {
+            let _ = spare_in_tx.try_send(buf);
         }
+        decoded
     };
     let mut crc = crc32fast::Hasher::new();
     let write = |decoded: Decoded| -> Result<()> {
@@ -500,7 +528,10 @@ fn decode_walk<R: Read>(
         stopped,
         |to_decoders| {
             read_frames(&mut walk, batch_bytes, &mut |mut batch| {
-                fetch(&mut batch)?;
+                if let Some((file, start)) = file {
+                    let buf = spare_in.try_recv().unwrap_or_default();
+                    read_payloads(&mut batch, file, start, buf)?;
+                }
                 to_decoders(batch)
             })
         },
@@ -510,6 +541,43 @@ fn decode_walk<R: Read>(
     let (end, index, file_at, out_at) = read?;
     check_end(walk.r, &end, crc, index, file_at)?;
     Ok(out_at)
+}
+
+/// Reads a batch's payloads, which the walk skipped, from `file` (its stream from byte
+/// `start`) into `buf` (a decoded batch's, reused), each frame its part, at their offsets
+/// on all cores.
+#[cfg(not(target_arch = "wasm32"))]
+fn read_payloads(
+    frames: &mut [Frame],
+    file: &std::fs::File,
+    start: u64,
+    mut buf: Vec<u8>,
+) -> Result<()> {
+    let lens: Vec<usize> = frames
+        .iter()
+        .map(|f| f.payload_bits.div_ceil(8) as usize)
+        .collect();
+    // The walk found the file long enough: what is allocated, the file holds.
+    crate::huffman::stream::size_for_overwrite(&mut buf, lens.iter().sum());
+    let mut parts = Vec::with_capacity(frames.len());
+    let mut rest = &mut buf[..];
+    for &n in &lens {
+        let n = n.min(rest.len());
+        let (part, tail) = std::mem::take(&mut rest).split_at_mut(n);
+        parts.push(part);
+        rest = tail;
+    }
+    frames
+        .par_iter()
+        .zip(parts)
+        .try_for_each(|(f, part)| f.read_payload(file, start, part))?;
+    let buf = std::sync::Arc::new(buf);
+    let mut at = 0;
+    for (f, n) in frames.iter_mut().zip(lens) {
+        f.payload = Payload::Batch(buf.clone(), at..at + n);
+        at += n;
+    }
+    Ok(())
 }
 
 /// [`decode_frames`] on the web, where there are no threads: each batch decoded and
