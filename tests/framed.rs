@@ -374,6 +374,90 @@ fn a_corrupted_frame_is_an_error_naming_it() {
     assert!(err.contains("after the end record"), "{err}");
 }
 
+/// Where each record of a native v2 stream starts (the end record last).
+fn record_starts(bytes: &[u8]) -> Vec<usize> {
+    (0..bytes.len() - 4)
+        .filter(|&i| &bytes[i..i + 4] == b"PVLC" && bytes[i + 4] == 2)
+        .collect()
+}
+
+#[test]
+fn a_regular_file_decodes_with_its_payloads_read_at_their_offsets() {
+    for (len, seed) in [(0usize, 21u64), (1, 22), (20_000, 23), (300_000, 24)] {
+        let data = mixed(len, seed);
+        let bytes = framed(&data, Format::Native, &tiny());
+        // Batches of a frame, of a few (2 KiB frames) and of all; the stream at the
+        // file's start and behind bytes someone else read.
+        for batch in [1usize, 5000, 1 << 20] {
+            for skip in [0usize, 777] {
+                let what = format!("{len} bytes, batches of {batch}, the stream at {skip}");
+                let (out, done) = common::decode_as_file(&Engine::Cpu, &bytes, skip, batch)
+                    .unwrap_or_else(|e| panic!("{what}: {e}"));
+                assert!(out == data, "{what}: other bytes");
+                assert_eq!(done.format, Format::Native, "{what}");
+                assert_eq!(done.bytes_out, len as u64, "{what}");
+                assert_eq!(done.data_end, bytes.len() as u64, "{what}");
+            }
+        }
+    }
+    // The other formats through the same call: read in order from the file's position.
+    let data = mixed(50_000, 25);
+    let v1 = compress_cpu(&data, Format::Native, 4096).unwrap().bytes;
+    for (what, bytes) in [("gzip", framed(&data, Format::Gzip, &tiny())), ("v1", v1)] {
+        let (out, done) = common::decode_as_file(&Engine::Cpu, &bytes, 777, 5000).unwrap();
+        assert!(out == data, "{what}: other bytes");
+        assert_eq!(done.data_end, bytes.len() as u64, "{what}");
+    }
+}
+
+#[test]
+fn a_damaged_file_read_at_offsets_gives_the_streams_error() {
+    let data = mixed(20_000, 13);
+    let bytes = framed(&data, Format::Native, &tiny());
+    let starts = record_starts(&bytes);
+    assert!(starts.len() >= 6, "{} records", starts.len());
+    // Frame 2's payload ends where frame 3's header starts.
+    let (fourth, end) = (starts[3], starts[starts.len() - 1]);
+    let flip = |at: usize| {
+        let mut v = bytes.clone();
+        v[at] ^= 0x10;
+        v
+    };
+    let mut extra = bytes.clone();
+    extra.push(0);
+    let cases: [(&str, Vec<u8>, &[&str]); 5] = [
+        (
+            "payload cut short",
+            bytes[..fourth - 10].to_vec(),
+            &["frame 2", "payload is", "(the file is truncated)"],
+        ),
+        ("payload byte flipped", flip(fourth - 10), &["frame 2"]),
+        (
+            "cut after a frame",
+            bytes[..fourth].to_vec(),
+            &["frame 3", "without its end record"],
+        ),
+        ("end record flipped", flip(end + 10), &["end record"]),
+        ("data after the end", extra, &["after the end record"]),
+    ];
+    for (what, bad, said) in cases {
+        let want = decompress_to(&mut &bad[..], &mut Vec::new())
+            .map(|_| ())
+            .expect_err(what)
+            .to_string();
+        for batch in [1usize, 5000, 1 << 20] {
+            let got = common::decode_as_file(&Engine::Cpu, &bad, 777, batch)
+                .map(|_| ())
+                .expect_err(what)
+                .to_string();
+            assert_eq!(got, want, "{what}, batches of {batch}");
+            for s in said {
+                assert!(got.contains(s), "{what}: `{got}` does not say `{s}`");
+            }
+        }
+    }
+}
+
 #[test]
 fn the_gpu_writes_the_same_bytes_as_the_cpu() {
     let gpu = common::wgpu_engine();

@@ -199,6 +199,38 @@ fn gpu_decode_equals_input_across_entropies_sizes_and_block_sizes() {
 }
 
 #[test]
+fn gpu_decode_of_a_regular_file_equals_the_input() {
+    let _s = common::serial();
+    // Frames of 1 to 3000 bytes, blocks at several alignments: the payloads read at their
+    // offsets, one batch or many, then decoded on the GPU and on the CPU cores.
+    let data = testdata::generate(60_000, 4.5, 31);
+    let cuts = frames_of(&data, 32, &[7, 1000, 1024, 4096]);
+    assert!(cuts.len() > 20, "{} frames", cuts.len());
+    let specs: Vec<Spec<'_>> = cuts
+        .iter()
+        .map(|&(at, len, block_symbols)| {
+            let part = &data[at..at + len];
+            Spec {
+                data: part,
+                lengths: lengths_for(part),
+                block_symbols,
+            }
+        })
+        .collect();
+    let (file, _) = stream(&specs);
+    for (engine, name) in [(common::wgpu_engine(), "GPU"), (&Engine::Cpu, "CPU")] {
+        for (batch, skip) in [(1 << 20, 0), (5000, 333), (1, 0)] {
+            let what = format!("{name}, batches of {batch}, the stream at {skip}");
+            let (out, done) = common::decode_as_file(engine, &file, skip, batch)
+                .unwrap_or_else(|e| panic!("{what}: {e}"));
+            assert!(out == data, "{what}: other bytes");
+            assert_eq!(done.bytes_out, data.len() as u64, "{what}");
+            assert_eq!(done.data_end, file.len() as u64, "{what}");
+        }
+    }
+}
+
+#[test]
 fn gpu_decode_of_one_symbol_and_longest_codes() {
     let _s = common::serial();
     // One symbol with a one-bit code and no other (an incomplete code).
@@ -294,6 +326,12 @@ fn check_corrupt_in(
         assert!(e.contains(s), "{what}: `{e}` does not say `{s}`");
     }
     assert!(decode_cpu(&file).is_err(), "{what}: the CPU path took it");
+    // From a regular file (payloads read at their offsets): the same error.
+    let from_file = common::decode_as_file(common::wgpu_engine(), &file, 0, 1 << 20)
+        .map(|_| ())
+        .expect_err(&format!("{what}: the GPU decoded a corrupt file"))
+        .to_string();
+    assert_eq!(from_file, e, "{what}: from a file");
 }
 
 #[test]
@@ -304,6 +342,12 @@ fn gpu_decode_of_corrupt_streams_is_an_error() {
         "flipped bit",
         |f, w| f[w.payload_at + 500] ^= 0x10,
         &["frame 1"],
+    );
+    // The file ends within the payload: shorter than the header says.
+    check_corrupt(
+        "truncated",
+        |f, w| f.truncate(w.payload_at + 100),
+        &["frame 1", "payload is 100 bytes", "truncated"],
     );
     // A block offset moved by one bit (header checksum resealed): the blocks around it
     // no longer end where the next starts.

@@ -154,6 +154,22 @@ fn stdin_is_read_from_where_it_stands_from_a_file_or_a_pipe() {
     let (o, back) = run_piped(&["decompress", "-"], &dir, &packed);
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(back == data, "pipe");
+    // Decompressing from a file whose first 1000 bytes someone else read: the native
+    // stream is the rest (its payloads read at their offsets from there).
+    let mut behind = vec![0x5au8; 1000];
+    behind.extend_from_slice(&std::fs::read(&packed).unwrap());
+    let shifted = dir.join("shifted.pvlc");
+    std::fs::write(&shifted, &behind).unwrap();
+    let mut f = std::fs::File::open(&shifted).unwrap();
+    f.seek(SeekFrom::Start(1000)).unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_parvlc"))
+        .args(["decompress", "-", "-o", "-"])
+        .current_dir(&dir)
+        .stdin(Stdio::from(f))
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(o.stdout == data, "native from a file at 1000");
 }
 
 #[test]

@@ -1,7 +1,9 @@
 //! Decoding native v2 streams ([`super::framing`]): frames read in batches, the frames
 //! of a batch decoded in parallel (and each frame's blocks too) on the CPU cores or on a
 //! GPU ([`super::vld`]), checked and written in order. Memory: one batch of output and
-//! its payloads, whatever the stream's length.
+//! its payloads, whatever the stream's length. From a regular file the reader walks the
+//! headers only and a batch's payloads are read at their offsets, in parallel: one thread
+//! copying every payload was the decoder's floor.
 
 use std::io::{Read, Write};
 
@@ -37,13 +39,57 @@ pub(crate) struct Frame {
     crc32: u32,
     lengths: [u8; 256],
     offsets: Vec<u64>,
-    payload: Vec<u8>,
+    payload: Payload,
+}
+
+/// A frame's payload: read with its header (from a stream), or its part of the buffer
+/// that its batch's payloads were read into at their offsets (from a file), which goes
+/// back to the reader once the batch is decoded: no fresh pages to fault in each batch.
+enum Payload {
+    Own(Vec<u8>),
+    #[cfg(not(target_arch = "wasm32"))]
+    Batch(std::sync::Arc<Vec<u8>>, std::ops::Range<usize>),
+}
+
+impl Payload {
+    /// The batch's buffer, from the last of its frames to let go of it.
+    #[cfg(not(target_arch = "wasm32"))]
+    fn into_batch_buffer(self) -> Option<Vec<u8>> {
+        match self {
+            Payload::Own(_) => None,
+            Payload::Batch(buf, _) => std::sync::Arc::into_inner(buf),
+        }
+    }
+}
+
+impl std::ops::Deref for Payload {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        match self {
+            Payload::Own(v) => v,
+            #[cfg(not(target_arch = "wasm32"))]
+            Payload::Batch(buf, range) => buf.get(range.clone()).unwrap_or_default(),
+        }
+    }
 }
 
 impl Frame {
     /// Bytes of the frame in the file.
     fn file_len(&self) -> u64 {
         (NATIVE_FIXED + 4 * self.offsets.len()) as u64 + self.payload_bits.div_ceil(8)
+    }
+
+    /// Reads the payload, which the walk skipped, from `file` (its stream from byte
+    /// `start`) into `part`, its length: the same check as [`read_record`]'s.
+    #[cfg(not(target_arch = "wasm32"))]
+    fn read_payload(&self, file: &std::fs::File, start: u64, part: &mut [u8]) -> Result<()> {
+        let at = start + self.file_at + (NATIVE_FIXED + 4 * self.offsets.len()) as u64;
+        let got = super::pipeline::read_full_at(file, part, at)?;
+        if got < part.len() {
+            let want = part.len() as u64;
+            return Err(truncated(self.index, self.file_at, got as u64, want));
+        }
+        Ok(())
     }
 
     fn corrupt(&self, reason: impl std::fmt::Display) -> Error {
@@ -145,6 +191,15 @@ fn frame_error(index: u64, file_at: u64, reason: impl std::fmt::Display) -> Erro
     )
 }
 
+/// The error for a payload that the file ends within.
+fn truncated(index: u64, file_at: u64, got: u64, want: u64) -> Error {
+    frame_error(
+        index,
+        file_at,
+        format!("payload is {got} bytes, the header says {want} (the file is truncated)"),
+    )
+}
+
 /// What ended a stream.
 struct End {
     total_len: u64,
@@ -157,14 +212,24 @@ enum Record {
     End(End),
 }
 
+/// Moves a reader past payload bytes without keeping them; returns how many of the bytes
+/// asked for were there (fewer where the input ends).
+type Skip<R> = fn(&mut R, u64) -> Result<u64>;
+
+/// [`Skip`] for any reader: the bytes read and dropped.
+fn read_past<R: Read>(r: &mut R, n: u64) -> Result<u64> {
+    std::io::copy(&mut r.take(n), &mut std::io::sink()).map_err(Error::ReadInput)
+}
+
 /// Reads one record whose magic and version (2) the caller has read, `file_at` its
-/// first byte, `out_at` the stream's output so far.
-fn read_record(
-    r: &mut impl Read,
+/// first byte, `out_at` the stream's output so far. A data frame's payload is read into
+/// it, or with `skip`, moved past (its length checked either way).
+fn read_record<R: Read>(
+    r: &mut R,
     index: u64,
     file_at: u64,
     out_at: u64,
-    keep_payload: bool,
+    skip: Option<Skip<R>>,
 ) -> Result<Record> {
     let mut crc = crc32fast::Hasher::new();
     crc.update(MAGIC);
@@ -255,28 +320,20 @@ fn read_record(
                 lengths[2 * i] = b & 15;
                 lengths[2 * i + 1] = b >> 4;
             }
-            let want = payload_bits.div_ceil(8) as usize;
+            let want = payload_bits.div_ceil(8);
             let mut payload = Vec::new();
-            if keep_payload {
-                // One allocation for any frame the encoder writes (1 MiB frames: under
-                // 2 MiB of payload); a larger claim grows only as its bytes arrive.
-                payload.reserve_exact(want.min(PAYLOAD_RESERVE_MAX));
-            }
-            let mut rest = c.r.take(want as u64);
-            let got = if keep_payload {
-                rest.read_to_end(&mut payload)
-            } else {
-                std::io::copy(&mut rest, &mut std::io::sink()).map(|n| n as usize)
-            }
-            .map_err(Error::ReadInput)?;
+            let got = match skip {
+                Some(skip) => skip(c.r, want)?,
+                None => {
+                    // One allocation for any frame the encoder writes (1 MiB frames: under
+                    // 2 MiB of payload); a larger claim grows only as its bytes arrive.
+                    payload.reserve_exact((want as usize).min(PAYLOAD_RESERVE_MAX));
+                    let read = c.r.take(want).read_to_end(&mut payload);
+                    read.map_err(Error::ReadInput)? as u64
+                }
+            };
             if got < want {
-                return Err(frame_error(
-                    index,
-                    file_at,
-                    format!(
-                        "payload is {got} bytes, the header says {want} (the file is truncated)"
-                    ),
-                ));
+                return Err(truncated(index, file_at, got, want));
             }
             Ok(Record::Data(Box::new(Frame {
                 index,
@@ -288,7 +345,7 @@ fn read_record(
                 crc32,
                 lengths,
                 offsets,
-                payload,
+                payload: Payload::Own(payload),
             })))
         }
         k => Err(frame_error(
@@ -307,17 +364,18 @@ struct Walk<'r, R> {
     index: u64,
     file_at: u64,
     out_at: u64,
-    keep_payload: bool,
+    /// How payloads are moved past, where they are not read into their frames.
+    skip: Option<Skip<R>>,
 }
 
 impl<'r, R: Read> Walk<'r, R> {
-    fn new(r: &'r mut R, keep_payload: bool) -> Self {
+    fn new(r: &'r mut R, skip: Option<Skip<R>>) -> Self {
         Walk {
             r,
             index: 0,
             file_at: 0,
             out_at: 0,
-            keep_payload,
+            skip,
         }
     }
 
@@ -326,13 +384,7 @@ impl<'r, R: Read> Walk<'r, R> {
         if self.index > 0 {
             expect_record(self.r, self.index, self.file_at)?;
         }
-        let record = read_record(
-            self.r,
-            self.index,
-            self.file_at,
-            self.out_at,
-            self.keep_payload,
-        )?;
+        let record = read_record(self.r, self.index, self.file_at, self.out_at, self.skip)?;
         match &record {
             Record::Data(f) => {
                 self.file_at += f.file_len();
@@ -380,6 +432,37 @@ pub(crate) fn decode_frames(
     batch_bytes: usize,
     gpu: Option<&crate::gpu::Gpu>,
 ) -> Result<u64> {
+    decode_walk(Walk::new(r, None), None, w, batch_bytes, gpu)
+}
+
+/// [`decode_frames`] of the native v2 stream that starts at byte `start` of the regular
+/// file `file` (its first magic and version checked by the caller): this thread walks
+/// the headers, seeking past the payloads, and each batch's payloads are read at their
+/// offsets on all cores. Returns the bytes written and the bytes of the stream.
+#[cfg(not(target_arch = "wasm32"))]
+pub(crate) fn decode_file_frames(
+    file: &std::fs::File,
+    start: u64,
+    w: &mut (impl Write + Send),
+    batch_bytes: usize,
+    gpu: Option<&crate::gpu::Gpu>,
+) -> Result<(u64, u64)> {
+    let mut r = FileRecords::new(file, start + 5)?;
+    let walk = Walk::new(&mut r, Some(FileRecords::skip));
+    let out = decode_walk(walk, Some((file, start)), w, batch_bytes, gpu)?;
+    Ok((out, r.position() - start))
+}
+
+/// [`decode_frames`] from `walk`; with `file` (and where its stream starts), the
+/// payloads that the walk skipped are read from it a batch at a time.
+#[cfg(not(target_arch = "wasm32"))]
+fn decode_walk<R: Read>(
+    mut walk: Walk<'_, R>,
+    file: Option<(&std::fs::File, u64)>,
+    w: &mut (impl Write + Send),
+    batch_bytes: usize,
+    gpu: Option<&crate::gpu::Gpu>,
+) -> Result<u64> {
     // Three stages on their own threads: this one reads frames into batches, decoders
     // decode them (one on all cores; on the GPU several, each batch a round trip of
     // upload, kernel and readback that the others overlap), one writes them in order and
@@ -391,12 +474,23 @@ pub(crate) fn decode_frames(
     // Output buffers handed back by the writer for reuse (no fresh pages to fault in).
     let (spare_tx, spare) = std::sync::mpsc::sync_channel::<Vec<u8>>(1);
     let spare = std::sync::Mutex::new(spare);
-    let decode = |frames: Vec<Frame>| match gpu {
-        Some(gpu) => decode_batch_gpu(gpu, &frames),
-        None => {
-            let reuse = spare.lock().ok().and_then(|rx| rx.try_recv().ok());
-            decode_batch(&frames, reuse.unwrap_or_default())
+    // Payload buffers of decoded batches, handed back to the reader of a file.
+    let (spare_in_tx, spare_in) = std::sync::mpsc::sync_channel::<Vec<u8>>(1);
+    let decode = |frames: Vec<Frame>| {
+        let decoded = match gpu {
+            Some(gpu) => decode_batch_gpu(gpu, &frames),
+            None => {
+                let reuse = spare.lock().ok().and_then(|rx| rx.try_recv().ok());
+                decode_batch(&frames, reuse.unwrap_or_default())
+            }
+        };
+        let buf = frames
+            .into_iter()
+            .find_map(|f| f.payload.into_batch_buffer());
+        if let Some(buf) = buf {
+            let _ = spare_in_tx.try_send(buf);
         }
+        decoded
     };
     let mut crc = crc32fast::Hasher::new();
     let write = |decoded: Decoded| -> Result<()> {
@@ -432,13 +526,58 @@ pub(crate) fn decode_frames(
         decode,
         write,
         stopped,
-        |to_decoders| read_frames(r, batch_bytes, to_decoders),
+        |to_decoders| {
+            read_frames(&mut walk, batch_bytes, &mut |mut batch| {
+                if let Some((file, start)) = file {
+                    let buf = spare_in.try_recv().unwrap_or_default();
+                    read_payloads(&mut batch, file, start, buf)?;
+                }
+                to_decoders(batch)
+            })
+        },
     );
     // A write or decode error explains a reader that stopped early: report it first.
     written?;
     let (end, index, file_at, out_at) = read?;
-    check_end(r, &end, crc, index, file_at)?;
+    check_end(walk.r, &end, crc, index, file_at)?;
     Ok(out_at)
+}
+
+/// Reads a batch's payloads, which the walk skipped, from `file` (its stream from byte
+/// `start`) into `buf` (a decoded batch's, reused), each frame its part, at their offsets
+/// on all cores.
+#[cfg(not(target_arch = "wasm32"))]
+fn read_payloads(
+    frames: &mut [Frame],
+    file: &std::fs::File,
+    start: u64,
+    mut buf: Vec<u8>,
+) -> Result<()> {
+    let lens: Vec<usize> = frames
+        .iter()
+        .map(|f| f.payload_bits.div_ceil(8) as usize)
+        .collect();
+    // The walk found the file long enough: what is allocated, the file holds.
+    crate::huffman::stream::size_for_overwrite(&mut buf, lens.iter().sum());
+    let mut parts = Vec::with_capacity(frames.len());
+    let mut rest = &mut buf[..];
+    for &n in &lens {
+        let n = n.min(rest.len());
+        let (part, tail) = std::mem::take(&mut rest).split_at_mut(n);
+        parts.push(part);
+        rest = tail;
+    }
+    frames
+        .par_iter()
+        .zip(parts)
+        .try_for_each(|(f, part)| f.read_payload(file, start, part))?;
+    let buf = std::sync::Arc::new(buf);
+    let mut at = 0;
+    for (f, n) in frames.iter_mut().zip(lens) {
+        f.payload = Payload::Batch(buf.clone(), at..at + n);
+        at += n;
+    }
+    Ok(())
 }
 
 /// [`decode_frames`] on the web, where there are no threads: each batch decoded and
@@ -451,7 +590,8 @@ pub(crate) fn decode_frames(
     _gpu: Option<&crate::gpu::Gpu>,
 ) -> Result<u64> {
     let mut crc = crc32fast::Hasher::new();
-    let (end, index, file_at, out_at) = read_frames(r, batch_bytes, &mut |frames| {
+    let mut walk = Walk::new(r, None);
+    let (end, index, file_at, out_at) = read_frames(&mut walk, batch_bytes, &mut |frames| {
         for part in decode_batch(&frames, Vec::new())? {
             w.write_all(&part.bytes).map_err(Error::WriteOutput)?;
             for (_, frame_crc) in &part.frames {
@@ -493,12 +633,11 @@ fn check_end(
 /// The reader's side: frames in batches of about `batch_bytes` of output to the decoder,
 /// until the end record, which it returns with the frame count, its file offset and the
 /// output length. Stops early (Ok) if the decoder has gone.
-fn read_frames(
-    r: &mut impl Read,
+fn read_frames<R: Read>(
+    walk: &mut Walk<'_, R>,
     batch_bytes: usize,
     to_decoder: &mut dyn FnMut(Vec<Frame>) -> Result<()>,
 ) -> Result<(End, u64, u64, u64)> {
-    let mut walk = Walk::new(r, true);
     let mut batch: Vec<Frame> = Vec::new();
     let mut batch_len = 0u64;
     loop {
@@ -518,6 +657,79 @@ fn read_frames(
                 return Ok((end, walk.index, walk.file_at, walk.out_at));
             }
         }
+    }
+}
+
+/// Bytes of header a file walk reads at once: a frame the encoder writes (1 MiB, blocks
+/// of 16 KiB) has about 420.
+#[cfg(not(target_arch = "wasm32"))]
+const HEADER_READ: usize = 4 << 10;
+
+/// A regular file read by the walk at its own offset (positional reads, so that the
+/// payload readers need no lock and the file's position is not used): headers through a
+/// small buffer, payloads skipped.
+#[cfg(not(target_arch = "wasm32"))]
+struct FileRecords<'f> {
+    file: &'f std::fs::File,
+    buf: Vec<u8>,
+    /// Bytes of `buf` read from the file, and those handed out.
+    held: usize,
+    at: usize,
+    /// The file offset just past `buf[..held]`, and the file's length.
+    pos: u64,
+    len: u64,
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+impl<'f> FileRecords<'f> {
+    fn new(file: &'f std::fs::File, pos: u64) -> Result<Self> {
+        let len = file.metadata().map_err(Error::ReadInput)?.len();
+        Ok(FileRecords {
+            file,
+            buf: vec![0u8; HEADER_READ],
+            held: 0,
+            at: 0,
+            pos,
+            len,
+        })
+    }
+
+    /// The file offset of the next byte the walk reads.
+    fn position(&self) -> u64 {
+        self.pos - (self.held - self.at) as u64
+    }
+
+    /// [`Skip`] by moving the offset: the file's length says how many bytes are there.
+    fn skip(&mut self, n: u64) -> Result<u64> {
+        let held = (self.held - self.at) as u64;
+        if n <= held {
+            self.at += n as usize;
+            return Ok(n);
+        }
+        self.at = self.held;
+        let mut past = self.len.saturating_sub(self.pos).min(n - held);
+        if past < n - held {
+            // A file that grew since the walk started is read as far as it now goes.
+            self.len = self.file.metadata().map_err(Error::ReadInput)?.len();
+            past = self.len.saturating_sub(self.pos).min(n - held);
+        }
+        self.pos += past;
+        Ok(held + past)
+    }
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+impl Read for FileRecords<'_> {
+    fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+        if self.at == self.held {
+            self.held = super::pipeline::read_at(self.file, &mut self.buf, self.pos)?;
+            self.at = 0;
+            self.pos += self.held as u64;
+        }
+        let n = out.len().min(self.held - self.at);
+        out[..n].copy_from_slice(&self.buf[self.at..self.at + n]);
+        self.at += n;
+        Ok(n)
     }
 }
 
@@ -615,7 +827,7 @@ fn decode_run_gpu(dec: &super::vld::VldDecoder<'_>, frames: &[Frame]) -> Result<
 pub(crate) fn read_all_frames(file: &[u8]) -> Result<Vec<Frame>> {
     let mut r = file;
     expect_record(&mut r, 0, 0)?;
-    let mut walk = Walk::new(&mut r, true);
+    let mut walk = Walk::new(&mut r, None);
     let mut frames = Vec::new();
     loop {
         match walk.next()? {
@@ -646,7 +858,7 @@ fn expect_record(r: &mut impl Read, index: u64, file_at: u64) -> Result<()> {
 /// `parvlc info` of a native v2 stream (positioned after its first magic and version):
 /// frame headers read, payloads skipped.
 pub(crate) fn describe_frames(r: &mut impl Read, file_len: u64) -> Result<String> {
-    let mut walk = Walk::new(r, false);
+    let mut walk = Walk::new(r, Some(read_past));
     let (mut min_len, mut max_len, mut longest) = (u64::MAX, 0u64, 0u8);
     loop {
         match walk.next()? {
@@ -678,7 +890,7 @@ pub(crate) fn describe_frames(r: &mut impl Read, file_len: u64) -> Result<String
 fn read_all_for_tests(file: &[u8]) -> Vec<(usize, usize, usize, bool)> {
     let mut r = file;
     let mut frames = Vec::new();
-    let mut walk = Walk::new(&mut r, false);
+    let mut walk = Walk::new(&mut r, Some(read_past));
     expect_record(walk.r, 0, 0).unwrap();
     loop {
         match walk.next().unwrap() {

@@ -219,27 +219,34 @@ fn read_chunk_at(
 ) -> Result<Vec<u8>> {
     // A coder's buffer from its last chunk: no fresh pages to fault in.
     buf.resize(chunk, 0);
+    let got = read_full_at(file, &mut buf, start + seq * chunk as u64)?;
+    buf.truncate(got);
+    Ok(buf)
+}
+
+/// Reads `file` from byte `at` until `buf` is full or the file ends; returns how many
+/// bytes were read. Positional: the file's position is not used (on unix, not moved).
+#[cfg(not(target_arch = "wasm32"))]
+pub(crate) fn read_full_at(file: &std::fs::File, buf: &mut [u8], at: u64) -> Result<usize> {
     let mut got = 0;
-    let base = start + seq * chunk as u64;
-    while got < chunk {
-        match read_at(file, &mut buf[got..], base + got as u64) {
+    while got < buf.len() {
+        match read_at(file, &mut buf[got..], at + got as u64) {
             Ok(0) => break,
             Ok(n) => got += n,
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
             Err(e) => return Err(Error::ReadInput(e)),
         }
     }
-    buf.truncate(got);
-    Ok(buf)
+    Ok(got)
 }
 
 #[cfg(unix)]
-fn read_at(file: &std::fs::File, buf: &mut [u8], at: u64) -> std::io::Result<usize> {
+pub(crate) fn read_at(file: &std::fs::File, buf: &mut [u8], at: u64) -> std::io::Result<usize> {
     std::os::unix::fs::FileExt::read_at(file, buf, at)
 }
 
 #[cfg(windows)]
-fn read_at(file: &std::fs::File, buf: &mut [u8], at: u64) -> std::io::Result<usize> {
+pub(crate) fn read_at(file: &std::fs::File, buf: &mut [u8], at: u64) -> std::io::Result<usize> {
     std::os::windows::fs::FileExt::seek_read(file, buf, at)
 }
 

@@ -99,6 +99,48 @@ pub fn decompress_to_on(
     }
 }
 
+/// [`decompress_to_on`] of a regular file, from its position: a native framed (v2) file
+/// has its headers walked on one thread and its payloads read at their offsets on all
+/// cores (one thread copying every payload was the decoder's floor); any other format is
+/// read in order, as from a reader. [`Decompressed::data_end`] counts from the position.
+#[cfg(not(target_arch = "wasm32"))]
+pub fn decompress_file_on(
+    engine: &crate::Engine,
+    file: &std::fs::File,
+    output: &mut (impl Write + Send),
+    batch_bytes: usize,
+) -> Result<Decompressed> {
+    use std::io::Seek;
+    let start = (&*file).stream_position().map_err(Error::ReadInput)?;
+    let mut head = [0u8; 5];
+    let got = super::pipeline::read_full_at(file, &mut head, start)?;
+    let framed = head[4] == super::framing::VERSION_FRAMED;
+    if got == head.len() && head[..4] == native::MAGIC[..] && framed {
+        let gpu = engine.wgpu_or_cpu("decompression")?;
+        let (bytes_out, data_end) = super::framed_decode::decode_file_frames(
+            file,
+            start,
+            output,
+            batch_bytes,
+            gpu.map(|g| &**g),
+        )?;
+        return Ok(Decompressed {
+            format: Format::Native,
+            bytes_out,
+            data_end,
+            members: 1,
+            unindexed_members: 0,
+            trailing: Trailing::None,
+        });
+    }
+    // Where positional reads move the position (Windows), back to where it was.
+    (&*file)
+        .seek(std::io::SeekFrom::Start(start))
+        .map_err(Error::ReadInput)?;
+    let mut input = std::io::BufReader::with_capacity(256 << 10, file);
+    decompress_to_on(engine, &mut input, output, batch_bytes)
+}
+
 /// What `parvlc info` reports about a compressed stream.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Description {

@@ -337,3 +337,40 @@ pub fn assert_same_bits(got: &parvlc::huffman::BitBuf, want: &parvlc::huffman::B
         panic!("{e}");
     }
 }
+
+/// `stream` decoded as a regular file on `engine` (native frames: payloads read at their
+/// offsets), the file holding `skip` bytes of something else first, its position at the
+/// stream: the output, or the error. For a native framed stream on unix, checks that the
+/// file's position did not move: every read was positional.
+pub fn decode_as_file(
+    engine: &Engine,
+    stream: &[u8],
+    skip: usize,
+    batch_bytes: usize,
+) -> parvlc::Result<(Vec<u8>, parvlc::huffman::stream::Decompressed)> {
+    use std::io::{Seek, SeekFrom};
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    let path = std::env::temp_dir().join(format!(
+        "parvlc-decode-as-file-{}-{}",
+        std::process::id(),
+        NEXT.fetch_add(1, Ordering::Relaxed)
+    ));
+    let mut bytes = vec![0xa5u8; skip];
+    bytes.extend_from_slice(stream);
+    std::fs::write(&path, &bytes).unwrap();
+    let mut file = std::fs::File::open(&path).unwrap();
+    file.seek(SeekFrom::Start(skip as u64)).unwrap();
+    let mut out = Vec::new();
+    let done = parvlc::huffman::stream::decompress_file_on(engine, &file, &mut out, batch_bytes);
+    let at = file.stream_position().unwrap();
+    drop(file);
+    std::fs::remove_file(&path).unwrap();
+    if cfg!(unix) && stream.starts_with(b"PVLC\x02") {
+        assert_eq!(
+            at, skip as u64,
+            "the file's position moved: not read at offsets"
+        );
+    }
+    Ok((out, done?))
+}

@@ -1,7 +1,7 @@
 //! `compress`, `decompress`, `info` and `demo`: the Huffman coder.
 
 use std::fs::File;
-use std::io::BufReader;
+use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
@@ -353,15 +353,33 @@ pub fn decompress(a: DecompressArgs) -> Result<ExitCode> {
     }
     // Written as decoded; a corrupt input is an error before the commit, and dropping
     // `out` removes what was written.
-    let done = if is_stdio(&a.input) {
-        widen_stdin_pipe();
-        let mut input = BufReader::with_capacity(256 << 10, std::io::stdin());
-        let engine = decode_engine(a.backend, &mut input)?;
-        stream::decompress_to_on(&engine, &mut input, &mut out.writer(), a.chunk_size)
+    // A regular file (standard input redirected from one included) has its native
+    // frames' payloads read at their offsets, in parallel; a pipe or a device, in order.
+    let file = if is_stdio(&a.input) {
+        stdin_file()
     } else {
-        let mut input = open_input(&a.input)?;
-        let engine = decode_engine(a.backend, &mut input)?;
-        stream::decompress_to_on(&engine, &mut input, &mut out.writer(), a.chunk_size)
+        let file = File::open(&a.input).map_err(|e| Error::io(&a.input, e))?;
+        let regular = file.metadata().is_ok_and(|m| m.is_file());
+        Some(file).filter(|_| regular)
+    };
+    let done = match &file {
+        Some(f) => {
+            let engine = decode_engine(a.backend, &peek(f).map_err(|e| Error::io(&a.input, e))?)?;
+            stream::decompress_file_on(&engine, f, &mut out.writer(), a.chunk_size)
+        }
+        None if is_stdio(&a.input) => {
+            widen_stdin_pipe();
+            let mut input = BufReader::with_capacity(256 << 10, std::io::stdin());
+            let head = input.fill_buf().map_err(Error::ReadInput)?;
+            let engine = decode_engine(a.backend, head)?;
+            stream::decompress_to_on(&engine, &mut input, &mut out.writer(), a.chunk_size)
+        }
+        None => {
+            let mut input = open_input(&a.input)?;
+            let head = input.fill_buf().map_err(|e| Error::io(&a.input, e))?;
+            let engine = decode_engine(a.backend, head)?;
+            stream::decompress_to_on(&engine, &mut input, &mut out.writer(), a.chunk_size)
+        }
     }
     .map_err(|e| annotate(&a.input, Some(&output), e))?;
     out.commit()?;
@@ -377,10 +395,21 @@ pub fn decompress(a: DecompressArgs) -> Result<ExitCode> {
     Ok(trailing_status(&a.input, done.trailing))
 }
 
-/// The engine a decompression runs on: `backend` for native framed (v2) input, the only
-/// format with a GPU decoder, the CPU for the others, which then opens no GPU at all.
-fn decode_engine(backend: Backend, input: &mut impl std::io::BufRead) -> Result<Engine> {
-    let head = input.fill_buf().map_err(Error::ReadInput)?;
+/// The first bytes of `file` from its position, which is left where it was.
+fn peek(file: &File) -> std::io::Result<Vec<u8>> {
+    use std::io::{Read, Seek, SeekFrom};
+    let mut f = file;
+    let start = f.stream_position()?;
+    let mut head = Vec::with_capacity(5);
+    f.take(5).read_to_end(&mut head)?;
+    f.seek(SeekFrom::Start(start))?;
+    Ok(head)
+}
+
+/// The engine a decompression runs on: `backend` for native framed (v2) input (`head`
+/// its first bytes), the only format with a GPU decoder, the CPU for the others, which
+/// then opens no GPU at all.
+fn decode_engine(backend: Backend, head: &[u8]) -> Result<Engine> {
     let framed = head.len() < 5
         || (head.starts_with(parvlc::huffman::native::MAGIC)
             && head[4] == parvlc::huffman::framing::VERSION_FRAMED);
