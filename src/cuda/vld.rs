@@ -63,7 +63,7 @@ impl<'c> CudaVldDecoder<'c> {
         };
         Ok(CudaVldInput {
             payload: put(&plan.payload(frames), "payload")?,
-            tables: put(&plan.tables, "decode tables")?,
+            tables: put(&plan.tables(frames)?, "decode tables")?,
             blocks: put(bytemuck::cast_slice(&plan.blocks), "block tasks")?,
             groups: put(bytemuck::cast_slice(&plan.groups), "groups")?,
             plan,

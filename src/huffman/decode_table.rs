@@ -103,11 +103,14 @@ impl Canonical {
     }
 
     /// Codes of `len` bits: first code, count, index of the first in [`Canonical::sorted`].
+    /// (Tests only: the VLD table builder's reference.)
+    #[cfg(test)]
     pub(crate) fn at_len(&self, len: usize) -> (u64, u32, u32) {
         (self.first[len], self.count[len], self.index[len])
     }
 
-    /// Symbols with a code, by (length, symbol).
+    /// Symbols with a code, by (length, symbol). (Tests only, as [`Canonical::at_len`].)
+    #[cfg(test)]
     pub(crate) fn sorted(&self) -> &[u16] {
         &self.sorted
     }

@@ -1,8 +1,8 @@
 //! VLD: decoding native v2 frames on the GPU (shaders/huffman/vld.wgsl) and its CPU twin.
 //!
 //! A batch of frames goes up as one payload buffer (each frame's payload from a word
-//! boundary), one decode table per frame (built here, on the host: 9 KiB against a frame's
-//! megabyte of output), and one task per block. The kernel decodes a block per invocation
+//! boundary), one decode table per frame (9 KiB, built on the host straight into the
+//! upload: `vld/table.rs`), and one task per block. The kernel decodes a block per invocation
 //! (a workgroup: up to 64 blocks of one frame) and reports per block whether it ended
 //! exactly at its end bit; the host turns any report into an error naming the frame and
 //! the block, never into output. Where every block size is a multiple of 64 (the
@@ -17,10 +17,11 @@
 
 use std::ops::Range;
 
-use super::decode_table::Canonical;
 use crate::gpu::registry::huffman::VLD;
 use crate::gpu::{Gpu, GpuStage, PooledBuffer, Profiler, Timings};
 use crate::{Error, Result};
+
+mod table;
 
 /// keep in sync with shaders/huffman/vld.wgsl
 const PRIMARY_BITS: u32 = 11;
@@ -108,54 +109,12 @@ pub struct VldOutput {
     pub errors: Vec<BlockError>,
 }
 
-/// The decode table of a code (layout above and in the shader).
-pub(crate) fn frame_table(lengths: &[u8; 256]) -> Result<Vec<u32>> {
-    if let Some(s) = lengths.iter().position(|&l| l > MAX_LEN) {
-        return Err(Error::InvalidCodeTable(format!(
-            "symbol {s} has a {}-bit code; a native frame holds at most {MAX_LEN}",
-            lengths[s]
-        )));
-    }
-    let code = Canonical::new(lengths)?;
-    let mut single = vec![0u32; PRIMARY];
-    code.for_each_code(PRIMARY_BITS, |s, l, c| {
-        let base = (c as usize) << (PRIMARY_BITS - l);
-        if let Some(run) = single.get_mut(base..base + (1 << (PRIMARY_BITS - l))) {
-            run.fill(l | (s << 8));
-        }
-    });
-    let mut t = vec![0u32; TABLE_WORDS];
-    for (i, &e) in single.iter().enumerate() {
-        let l0 = e & 15;
-        t[i] = e;
-        if l0 != 0 && l0 < PRIMARY_BITS {
-            // The bits after the first code, as a lookup of their own: valid where the
-            // second code lies within the bits this index holds.
-            let e2 = single[(i << l0) & (PRIMARY - 1)];
-            let l1 = e2 & 15;
-            if l1 != 0 && l0 + l1 <= PRIMARY_BITS {
-                t[i] |= ((l0 + l1) << 4) | (((e2 >> 8) & 0xff) << 16);
-            }
-        }
-    }
-    // Canonical decoding of the longer codes: per length its first code, its count and
-    // where its symbols start among the symbols sorted by (length, symbol).
-    for l in PRIMARY_BITS as usize + 1..=MAX_LEN as usize {
-        let at = LONG_AT + 3 * (l - PRIMARY_BITS as usize - 1);
-        let (first, count, index) = code.at_len(l);
-        t[at..at + 3].copy_from_slice(&[first as u32, count, index]);
-    }
-    t[MAX_LEN_AT] = code.max_len();
-    for (d, &s) in t[SORTED_AT..].iter_mut().zip(code.sorted()) {
-        *d = s as u32;
-    }
-    Ok(t)
-}
-
-/// A batch laid out for the kernel: the tables, one task per block, groups of blocks of
-/// one frame, where each frame's payload and output lie.
+/// A batch laid out for the kernel, its codes checked: one task per block, groups of
+/// blocks of one frame, where each frame's payload and output lie. The tables are
+/// written where they go ([`VldPlan::write_tables`]).
 pub(crate) struct VldPlan {
-    pub(crate) tables: Vec<u32>,
+    /// Frames, a table each ([`VldPlan::write_tables`]).
+    frames: usize,
     /// Per block: first bit, end bit (from its frame's first payload word), first output
     /// byte, symbols | LAST_BLOCK.
     pub(crate) blocks: Vec<[u32; 4]>,
@@ -176,7 +135,7 @@ pub(crate) struct VldPlan {
 impl VldPlan {
     pub(crate) fn new(frames: &[VldFrame<'_>], group_blocks: u32) -> Result<VldPlan> {
         let mut plan = VldPlan {
-            tables: Vec::with_capacity(frames.len() * TABLE_WORDS),
+            frames: frames.len(),
             blocks: Vec::new(),
             groups: Vec::new(),
             frame_words: Vec::with_capacity(frames.len()),
@@ -188,8 +147,7 @@ impl VldPlan {
         };
         for (k, f) in frames.iter().enumerate() {
             let bad = |what: String| Error::corrupt("native", format!("frame {k}: {what}"));
-            plan.tables
-                .extend(frame_table(f.lengths).map_err(|e| bad(e.to_string()))?);
+            table::code_counts(f.lengths).map_err(|e| bad(e.to_string()))?;
             let n = super::framing::native_blocks(f.len, f.block_symbols) as usize;
             if f.block_symbols == 0
                 || f.offsets.len() != n
@@ -255,6 +213,37 @@ impl VldPlan {
         Ok(plan)
     }
 
+    /// Words of the frames' decode tables, one after the other.
+    pub(crate) fn table_words(&self) -> usize {
+        self.frames * TABLE_WORDS
+    }
+
+    /// Writes the decode table of every frame (codes the plan has checked), one after
+    /// the other, into `out` (4 x [`VldPlan::table_words`] bytes): the GPU decoder's
+    /// straight into its upload.
+    pub(crate) fn write_tables(
+        &self,
+        frames: &[VldFrame<'_>],
+        out: wgpu::WriteOnly<'_, [u8]>,
+    ) -> Result<()> {
+        if frames.len() != self.frames {
+            return Err(Error::InvalidArgument(format!(
+                "vld: tables of {} frames, planned for {}",
+                frames.len(),
+                self.frames
+            )));
+        }
+        table::write_tables(frames, out)
+    }
+
+    /// The decode tables of every frame, one after the other ([`VldPlan::write_tables`]).
+    pub(crate) fn tables(&self, frames: &[VldFrame<'_>]) -> Result<Vec<u32>> {
+        let mut tables = vec![0u32; self.table_words()];
+        let bytes: &mut [u8] = bytemuck::cast_slice_mut(&mut tables[..]);
+        self.write_tables(frames, bytes.into())?;
+        Ok(tables)
+    }
+
     /// Every frame's payload, one after the other from word boundaries, as the kernel's
     /// `payload` words (little-endian).
     pub(crate) fn payload(&self, frames: &[VldFrame<'_>]) -> Vec<u32> {
@@ -306,6 +295,7 @@ impl VldPlan {
 pub fn decode_cpu(frames: &[VldFrame<'_>]) -> Result<VldOutput> {
     use rayon::prelude::*;
     let plan = VldPlan::new(frames, 1)?;
+    let tables = plan.tables(frames)?;
     let words = plan.payload(frames);
     let results: Vec<(Vec<u8>, [u32; 2])> = plan
         .blocks
@@ -313,7 +303,7 @@ pub fn decode_cpu(frames: &[VldFrame<'_>]) -> Result<VldOutput> {
         .enumerate()
         .map(|(b, task)| {
             let frame = plan.first_block.partition_point(|&f| f <= b) - 1;
-            let table = &plan.tables[frame * TABLE_WORDS..(frame + 1) * TABLE_WORDS];
+            let table = &tables[frame * TABLE_WORDS..(frame + 1) * TABLE_WORDS];
             decode_block_cpu(table, &words[plan.frame_words[frame] as usize..], task)
         })
         .collect();
@@ -491,8 +481,19 @@ impl GpuStage for VldDecoder<'_> {
         // No clock on the web (`clock` is None there).
         let t0 = crate::gpu::clock();
         let plan = VldPlan::new(frames, self.workgroup_size)?;
-        let t1 = crate::gpu::clock();
         let gpu = self.gpu;
+        // The tables built into the staging buffer as they come: a batch of small frames
+        // has megabytes of them, not worth a buffer of their own to fill and copy.
+        let tables = gpu.pooled_buffer(
+            (plan.table_words() as u64 * 4).max(16),
+            wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+        );
+        if let Some(mut view) = wgpu::BufferSize::new(plan.table_words() as u64 * 4)
+            .and_then(|size| gpu.queue.write_buffer_with(&tables, 0, size))
+        {
+            plan.write_tables(frames, view.slice(..))?;
+        }
+        let t1 = crate::gpu::clock();
         let payload = gpu.pooled_buffer(
             (plan.payload_words * 4).max(16),
             wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
@@ -536,7 +537,7 @@ impl GpuStage for VldDecoder<'_> {
         );
         let t2 = crate::gpu::clock();
         let uploaded = VldUploaded {
-            tables: self.storage(&plan.tables),
+            tables,
             blocks: self.storage(bytemuck::cast_slice(&plan.blocks)),
             groups: self.storage(bytemuck::cast_slice(&plan.groups)),
             payload,
@@ -546,8 +547,8 @@ impl GpuStage for VldDecoder<'_> {
         if let (Some(t0), Some(t1), Some(t2)) = (t0, t1, t2) {
             let ms = |a: std::time::Instant, b: std::time::Instant| (b - a).as_secs_f64() * 1e3;
             log::debug!(
-                "vld upload of {} frames: plan and tables {:.1} ms, payload {:.1} ms, tables \
-                 and blocks {:.1} ms",
+                "vld upload of {} frames: plan and tables {:.1} ms, payload {:.1} ms, blocks \
+                 {:.1} ms",
                 frames.len(),
                 ms(t0, t1),
                 ms(t1, t2),
@@ -581,7 +582,7 @@ impl GpuStage for VldDecoder<'_> {
                 &[
                     (0, up.params.as_entire_buffer_binding()),
                     (1, bytes_of(&up.payload, plan.payload_words * 4)),
-                    (2, bytes_of(&up.tables, plan.tables.len() as u64 * 4)),
+                    (2, bytes_of(&up.tables, plan.table_words() as u64 * 4)),
                     (3, bytes_of(&up.blocks, plan.blocks.len() as u64 * 16)),
                     (4, bytes_of(&up.groups, plan.groups.len() as u64 * 16)),
                     (5, bytes_of(&output, plan.out_bytes)),
