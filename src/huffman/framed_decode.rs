@@ -8,17 +8,20 @@
 use std::io::{Read, Write};
 
 #[cfg(not(target_arch = "wasm32"))]
-use rayon::prelude::*;
-
-#[cfg(not(target_arch = "wasm32"))]
 use super::cpu::Decoder;
 use super::framing::{KIND_DATA, KIND_END, NATIVE_FIXED, VERSION_FRAMED};
 use super::native::{read_full, HeaderReader, MAGIC};
-#[cfg(not(target_arch = "wasm32"))]
-use super::Codebook;
 use crate::{Error, Result};
+#[cfg(not(target_arch = "wasm32"))]
+use file::{read_payloads, FileRecords};
+#[cfg(not(target_arch = "wasm32"))]
+use gpu::decode_batch_gpu;
 use runs::decode_batch;
 
+#[cfg(not(target_arch = "wasm32"))]
+mod file;
+#[cfg(not(target_arch = "wasm32"))]
+mod gpu;
 mod runs;
 
 /// Largest frame a decoder accepts (the encoder writes at most 256 MiB).
@@ -77,19 +80,6 @@ impl Frame {
     /// Bytes of the frame in the file.
     fn file_len(&self) -> u64 {
         (NATIVE_FIXED + 4 * self.offsets.len()) as u64 + self.payload_bits.div_ceil(8)
-    }
-
-    /// Reads the payload, which the walk skipped, from `file` (its stream from byte
-    /// `start`) into `part`, its length: the same check as [`read_record`]'s.
-    #[cfg(not(target_arch = "wasm32"))]
-    fn read_payload(&self, file: &std::fs::File, start: u64, part: &mut [u8]) -> Result<()> {
-        let at = start + self.file_at + (NATIVE_FIXED + 4 * self.offsets.len()) as u64;
-        let got = super::pipeline::read_full_at(file, part, at)?;
-        if got < part.len() {
-            let want = part.len() as u64;
-            return Err(truncated(self.index, self.file_at, got as u64, want));
-        }
-        Ok(())
     }
 
     fn corrupt(&self, reason: impl std::fmt::Display) -> Error {
@@ -543,43 +533,6 @@ fn decode_walk<R: Read>(
     Ok(out_at)
 }
 
-/// Reads a batch's payloads, which the walk skipped, from `file` (its stream from byte
-/// `start`) into `buf` (a decoded batch's, reused), each frame its part, at their offsets
-/// on all cores.
-#[cfg(not(target_arch = "wasm32"))]
-fn read_payloads(
-    frames: &mut [Frame],
-    file: &std::fs::File,
-    start: u64,
-    mut buf: Vec<u8>,
-) -> Result<()> {
-    let lens: Vec<usize> = frames
-        .iter()
-        .map(|f| f.payload_bits.div_ceil(8) as usize)
-        .collect();
-    // The walk found the file long enough: what is allocated, the file holds.
-    crate::huffman::stream::size_for_overwrite(&mut buf, lens.iter().sum());
-    let mut parts = Vec::with_capacity(frames.len());
-    let mut rest = &mut buf[..];
-    for &n in &lens {
-        let n = n.min(rest.len());
-        let (part, tail) = std::mem::take(&mut rest).split_at_mut(n);
-        parts.push(part);
-        rest = tail;
-    }
-    frames
-        .par_iter()
-        .zip(parts)
-        .try_for_each(|(f, part)| f.read_payload(file, start, part))?;
-    let buf = std::sync::Arc::new(buf);
-    let mut at = 0;
-    for (f, n) in frames.iter_mut().zip(lens) {
-        f.payload = Payload::Batch(buf.clone(), at..at + n);
-        at += n;
-    }
-    Ok(())
-}
-
 /// [`decode_frames`] on the web, where there are no threads: each batch decoded and
 /// written as it is read.
 #[cfg(target_arch = "wasm32")]
@@ -660,79 +613,6 @@ fn read_frames<R: Read>(
     }
 }
 
-/// Bytes of header a file walk reads at once: a frame the encoder writes (1 MiB, blocks
-/// of 16 KiB) has about 420.
-#[cfg(not(target_arch = "wasm32"))]
-const HEADER_READ: usize = 4 << 10;
-
-/// A regular file read by the walk at its own offset (positional reads, so that the
-/// payload readers need no lock and the file's position is not used): headers through a
-/// small buffer, payloads skipped.
-#[cfg(not(target_arch = "wasm32"))]
-struct FileRecords<'f> {
-    file: &'f std::fs::File,
-    buf: Vec<u8>,
-    /// Bytes of `buf` read from the file, and those handed out.
-    held: usize,
-    at: usize,
-    /// The file offset just past `buf[..held]`, and the file's length.
-    pos: u64,
-    len: u64,
-}
-
-#[cfg(not(target_arch = "wasm32"))]
-impl<'f> FileRecords<'f> {
-    fn new(file: &'f std::fs::File, pos: u64) -> Result<Self> {
-        let len = file.metadata().map_err(Error::ReadInput)?.len();
-        Ok(FileRecords {
-            file,
-            buf: vec![0u8; HEADER_READ],
-            held: 0,
-            at: 0,
-            pos,
-            len,
-        })
-    }
-
-    /// The file offset of the next byte the walk reads.
-    fn position(&self) -> u64 {
-        self.pos - (self.held - self.at) as u64
-    }
-
-    /// [`Skip`] by moving the offset: the file's length says how many bytes are there.
-    fn skip(&mut self, n: u64) -> Result<u64> {
-        let held = (self.held - self.at) as u64;
-        if n <= held {
-            self.at += n as usize;
-            return Ok(n);
-        }
-        self.at = self.held;
-        let mut past = self.len.saturating_sub(self.pos).min(n - held);
-        if past < n - held {
-            // A file that grew since the walk started is read as far as it now goes.
-            self.len = self.file.metadata().map_err(Error::ReadInput)?.len();
-            past = self.len.saturating_sub(self.pos).min(n - held);
-        }
-        self.pos += past;
-        Ok(held + past)
-    }
-}
-
-#[cfg(not(target_arch = "wasm32"))]
-impl Read for FileRecords<'_> {
-    fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
-        if self.at == self.held {
-            self.held = super::pipeline::read_at(self.file, &mut self.buf, self.pos)?;
-            self.at = 0;
-            self.pos += self.held as u64;
-        }
-        let n = out.len().min(self.held - self.at);
-        out[..n].copy_from_slice(&self.buf[self.at..self.at + n]);
-        self.at += n;
-        Ok(n)
-    }
-}
-
 /// Decoded frames: their bytes, and each frame's range in them with its checksum.
 struct Part {
     bytes: Vec<u8>,
@@ -741,85 +621,6 @@ struct Part {
 
 /// A batch's frames, decoded, in order.
 type Decoded = Vec<Part>;
-
-/// A batch on the GPU, in runs that fit one dispatch; a frame too large for one alone, or
-/// of blocks too long for one GPU thread each, decodes on the CPU.
-#[cfg(not(target_arch = "wasm32"))]
-fn decode_batch_gpu(gpu: &crate::gpu::Gpu, frames: &[Frame]) -> Result<Decoded> {
-    let dec = super::vld::VldDecoder::new(gpu);
-    let mut parts = Vec::new();
-    let mut start = 0;
-    while start < frames.len() {
-        let mut end = start;
-        let (mut blocks, mut payload, mut out) = (0u64, 0u64, 0u64);
-        while end < frames.len() {
-            let f = &frames[end];
-            if !dec.takes_blocks_of(f.block_symbols) {
-                break;
-            }
-            let (b, p, o) = (
-                f.offsets.len() as u64,
-                payload + f.payload_bits.div_ceil(32) * 4,
-                out + f.len.next_multiple_of(4),
-            );
-            if !dec.fits((end - start + 1) as u64, blocks + b, p, o) {
-                break;
-            }
-            (blocks, payload, out) = (blocks + b, p, o);
-            end += 1;
-        }
-        if end == start {
-            let (bytes, crc) = frames[start].decode()?;
-            parts.push(Part {
-                frames: vec![(0..bytes.len(), crc)],
-                bytes,
-            });
-            end = start + 1;
-        } else {
-            parts.push(decode_run_gpu(&dec, &frames[start..end])?);
-        }
-        start = end;
-    }
-    Ok(parts)
-}
-
-/// Frames decoded in one dispatch, then checked: every block's end (on the GPU), the
-/// padding and each frame's CRC32 (on the CPU cores, for now).
-#[cfg(not(target_arch = "wasm32"))]
-fn decode_run_gpu(dec: &super::vld::VldDecoder<'_>, frames: &[Frame]) -> Result<Part> {
-    let t0 = std::time::Instant::now();
-    for f in frames {
-        Codebook::from_lengths(&f.lengths)
-            .map_err(|e| f.corrupt(format!("bad code lengths: {e}")))?;
-        f.check_padding()?;
-    }
-    let views: Vec<super::vld::VldFrame<'_>> = frames.iter().map(Frame::view).collect();
-    let t1 = std::time::Instant::now();
-    let out = pollster::block_on(dec.decode(&views))?.output;
-    let t2 = std::time::Instant::now();
-    if let Some(e) = out.errors.first() {
-        return Err(frames[e.frame].corrupt(format!("block {} {}", e.block, e.fault)));
-    }
-    let crcs = frames
-        .par_iter()
-        .zip(out.frames.par_iter())
-        .map(|(f, range)| f.check_crc(&out.bytes[range.clone()]))
-        .collect::<Result<Vec<_>>>()?;
-    let ms = |a: std::time::Instant, b: std::time::Instant| (b - a).as_secs_f64() * 1e3;
-    log::debug!(
-        "vld run of {} frames, {} bytes: codes checked {:.1} ms, GPU round trip {:.1} ms, \
-         CRCs {:.1} ms",
-        frames.len(),
-        out.bytes.len(),
-        ms(t0, t1),
-        ms(t1, t2),
-        ms(t2, std::time::Instant::now())
-    );
-    Ok(Part {
-        frames: out.frames.iter().cloned().zip(crcs).collect(),
-        bytes: out.bytes,
-    })
-}
 
 /// Every data frame of a native v2 stream in memory, read and checked as the decoder
 /// reads them (the benchmark decodes them again and again).
