@@ -175,17 +175,7 @@ fn gpu_decode_equals_input_across_entropies_sizes_and_block_sizes() {
             let seed = entropy as u64 * 10 + k as u64;
             let data = testdata::generate(len, entropy as f64 + 0.5 * (k % 2) as f64, seed);
             let cuts = frames_of(&data, seed, blocks);
-            let specs: Vec<Spec<'_>> = cuts
-                .iter()
-                .map(|&(at, len, block_symbols)| {
-                    let part = &data[at..at + len];
-                    Spec {
-                        data: part,
-                        lengths: lengths_for(part),
-                        block_symbols,
-                    }
-                })
-                .collect();
+            let specs = specs_of(&data, &cuts);
             // Small batches: several GPU dispatches, frames split among them.
             for batch in [1 << 20, 5000] {
                 check_round_trip(
@@ -198,16 +188,9 @@ fn gpu_decode_equals_input_across_entropies_sizes_and_block_sizes() {
     }
 }
 
-#[test]
-fn gpu_decode_of_a_regular_file_equals_the_input() {
-    let _s = common::serial();
-    // Frames of 1 to 3000 bytes, blocks at several alignments: the payloads read at their
-    // offsets, one batch or many, then decoded on the GPU and on the CPU cores.
-    let data = testdata::generate(60_000, 4.5, 31);
-    let cuts = frames_of(&data, 32, &[7, 1000, 1024, 4096]);
-    assert!(cuts.len() > 20, "{} frames", cuts.len());
-    let specs: Vec<Spec<'_>> = cuts
-        .iter()
+/// The frames `cuts` of `data` (start, length, block size), each with its own code.
+fn specs_of<'d>(data: &'d [u8], cuts: &[(usize, usize, usize)]) -> Vec<Spec<'d>> {
+    cuts.iter()
         .map(|&(at, len, block_symbols)| {
             let part = &data[at..at + len];
             Spec {
@@ -216,7 +199,18 @@ fn gpu_decode_of_a_regular_file_equals_the_input() {
                 block_symbols,
             }
         })
-        .collect();
+        .collect()
+}
+
+#[test]
+fn gpu_decode_of_a_regular_file_equals_the_input() {
+    let _s = common::serial();
+    // Frames of 1 to 3000 bytes, blocks at several alignments: the payloads read at their
+    // offsets, one batch or many, then decoded on the GPU and on the CPU cores.
+    let data = testdata::generate(60_000, 4.5, 31);
+    let cuts = frames_of(&data, 32, &[7, 1000, 1024, 4096]);
+    assert!(cuts.len() > 20, "{} frames", cuts.len());
+    let specs = specs_of(&data, &cuts);
     let (file, _) = stream(&specs);
     for (engine, name) in [(common::wgpu_engine(), "GPU"), (&Engine::Cpu, "CPU")] {
         for (batch, skip) in [(1 << 20, 0), (5000, 333), (1, 0)] {
