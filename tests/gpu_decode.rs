@@ -448,3 +448,120 @@ fn decode_on_the_cpu_engine_needs_no_gpu() {
     decompress_to_on(&Engine::Cpu, &mut &file[..], &mut out, 4096).unwrap();
     assert!(out == data);
 }
+
+/// The streaming decoder on the CUDA engine (shaders/cuda/vld.cu): multi-frame streams
+/// back bit for bit from a reader and from a regular file, in one batch or many, a frame
+/// left to the CPU among them; a damaged frame an error naming it, the same from a file;
+/// `parvlc decompress --backend cuda`. Runs where a CUDA driver and NVRTC are
+/// (PARVLC_REQUIRE_CUDA=1 makes their absence a failure).
+#[cfg(feature = "cuda")]
+#[test]
+fn cuda_decode_equals_input_and_names_a_damaged_frame() {
+    let _s = common::serial();
+    let Some(cuda) = common::cuda_engine() else {
+        return;
+    };
+    let decode = |file: &[u8], batch: usize| {
+        let mut out = Vec::new();
+        decompress_to_on(cuda, &mut &file[..], &mut out, batch).map(|_| out)
+    };
+    // Frames of 1 to 3000 bytes at every alignment of the output words, then one block
+    // over 1 Mi symbols (decoded on the CPU, between CUDA runs), then more small frames.
+    let small = testdata::generate(60_000, 4.5, 41);
+    let long = testdata::generate((1 << 20) + 1, 3.5, 42);
+    let mut cuts: Vec<(&[u8], usize)> = frames_of(&small[..30_000], 43, &[1, 3, 7, 64, 1000])
+        .into_iter()
+        .map(|(at, len, block)| (&small[at..at + len], block))
+        .collect();
+    cuts.push((&long, 2 << 20));
+    cuts.extend(
+        frames_of(&small[30_000..], 44, &[5, 1024, 4096])
+            .into_iter()
+            .map(|(at, len, block)| (&small[30_000 + at..30_000 + at + len], block)),
+    );
+    assert!(cuts.len() > 20, "{} frames", cuts.len());
+    let specs: Vec<Spec<'_>> = cuts
+        .iter()
+        .map(|&(data, block_symbols)| Spec {
+            data,
+            lengths: lengths_for(data),
+            block_symbols,
+        })
+        .collect();
+    let want: Vec<u8> = cuts.iter().flat_map(|c| c.0.iter().copied()).collect();
+    let (file, _) = stream(&specs);
+    for batch in [4 << 20, 5000] {
+        let out = decode(&file, batch).unwrap_or_else(|e| panic!("batches of {batch}: {e}"));
+        assert!(out == want, "batches of {batch}: other bytes");
+        let what = format!("from a file, batches of {batch}");
+        let (out, done) = common::decode_as_file(cuda, &file, 333, batch)
+            .unwrap_or_else(|e| panic!("{what}: {e}"));
+        assert!(out == want, "{what}: other bytes");
+        assert_eq!(done.bytes_out, want.len() as u64, "{what}");
+        assert_eq!(done.data_end, file.len() as u64, "{what}");
+    }
+
+    // Three frames of ten blocks, the middle one damaged: a flipped payload bit, and a
+    // block offset moved by one bit (resealed), which blocks 2 and 3 disagree on.
+    let data = testdata::generate(30_000, 4.5, 11);
+    for block_symbols in [1000, 1024] {
+        let specs: Vec<Spec<'_>> = data
+            .chunks(10_000)
+            .map(|c| Spec {
+                data: c,
+                lengths: lengths_for(c),
+                block_symbols,
+            })
+            .collect();
+        let (file, written) = stream(&specs);
+        assert!(decode(&file, 1 << 20).unwrap() == data);
+        let w = &written[1];
+        let mut flipped = file.clone();
+        flipped[w.payload_at + 500] ^= 0x10;
+        let mut moved = file.clone();
+        let o = w.offsets_at + 4 * 3;
+        let v = u32::from_le_bytes(moved[o..o + 4].try_into().unwrap()) + 1;
+        moved[o..o + 4].copy_from_slice(&v.to_le_bytes());
+        reseal(&mut moved, w);
+        for (what, bad, said) in [
+            ("flipped bit", &flipped, &["frame 1"][..]),
+            ("wrong offset", &moved, &["frame 1", "block 3"][..]),
+        ] {
+            let what = format!("{what}, blocks of {block_symbols}");
+            let e = decode(bad, 1 << 20)
+                .map(|_| ())
+                .expect_err(&format!("{what}: CUDA decoded a corrupt stream"))
+                .to_string();
+            for s in said {
+                assert!(e.contains(s), "{what}: `{e}` does not say `{s}`");
+            }
+            let from_file = common::decode_as_file(cuda, bad, 0, 1 << 20)
+                .map(|_| ())
+                .expect_err(&format!("{what}: CUDA decoded a corrupt file"))
+                .to_string();
+            assert_eq!(from_file, e, "{what}: from a file");
+        }
+    }
+
+    // The CLI, from a file compressed on the CPU.
+    let dir = scratch("gpu-decode", "cli-cuda");
+    std::fs::write(dir.join("in.bin"), &small).unwrap();
+    let o = parvlc(&["compress", "--backend", "cpu", "in.bin"], &dir);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = parvlc(
+        &[
+            "decompress",
+            "--backend",
+            "cuda",
+            "--chunk-size",
+            "16K",
+            "in.bin.pvlc",
+            "-o",
+            "out.bin",
+        ],
+        &dir,
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(std::fs::read(dir.join("out.bin")).unwrap() == small);
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -7,7 +7,7 @@
 use cudarc::driver::{CudaSlice, DevicePtr, DeviceRepr, LaunchConfig, PushKernelArg};
 
 use super::{driver_error, CudaGpu};
-use crate::huffman::vld::{VldFrame, VldOutput, VldPlan};
+use crate::huffman::vld::{VldFrame, VldOutput, VldPlan, MAX_GPU_BLOCK_SYMBOLS, TABLE_WORDS};
 use crate::{Error, Result};
 
 pub(crate) const VLD_SOURCE: &str = include_str!("../../shaders/cuda/vld.cu");
@@ -42,6 +42,28 @@ pub struct CudaVldDecoder<'c> {
 impl<'c> CudaVldDecoder<'c> {
     pub fn new(cuda: &'c CudaGpu) -> Self {
         CudaVldDecoder { cuda }
+    }
+
+    /// Whether blocks of `block_symbols` decode here: one thread decodes a block, so a
+    /// long one would hold its whole dispatch back (the wgpu decoder's bound).
+    pub fn takes_blocks_of(&self, block_symbols: u64) -> bool {
+        block_symbols <= MAX_GPU_BLOCK_SYMBOLS
+    }
+
+    /// Whether a batch of `frames` frames, `blocks` blocks, `payload_bytes` and
+    /// `out_bytes` fits one launch: the kernel's word indices are 32-bit (payload, output,
+    /// tables, blocks), and the batch's buffers take at most a quarter of the device's
+    /// memory (the streaming decoder holds several batches on it at once).
+    pub fn fits(&self, frames: u64, blocks: u64, payload_bytes: u64, out_bytes: u64) -> bool {
+        let words = u32::MAX as u64;
+        let table_words = frames * TABLE_WORDS as u64;
+        // Payload, tables, output, and per block its task, its group at most and status.
+        let device = payload_bytes + table_words * 4 + out_bytes + blocks * (16 + 16 + 8);
+        payload_bytes.div_ceil(4) <= words
+            && out_bytes <= words
+            && table_words <= words
+            && blocks <= words
+            && device <= self.cuda.total_memory() / 4
     }
 
     /// Plan a batch and copy its payload, tables and tasks to the device.

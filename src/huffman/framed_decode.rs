@@ -24,6 +24,27 @@ mod file;
 mod gpu;
 mod runs;
 
+/// The GPU a native v2 stream decodes on: wgpu's VLD kernel or its CUDA twin, the same
+/// plan, output and per-block faults ([`super::vld`]).
+#[derive(Clone, Copy)]
+pub(crate) enum DecodeGpu<'g> {
+    Wgpu(&'g crate::gpu::Gpu),
+    #[cfg(feature = "cuda")]
+    Cuda(&'g crate::cuda::CudaGpu),
+}
+
+impl<'g> DecodeGpu<'g> {
+    /// The GPU of `engine`, `None` for the CPU.
+    pub(crate) fn of(engine: &'g crate::Engine) -> Option<DecodeGpu<'g>> {
+        match engine {
+            crate::Engine::Wgpu(g) => Some(DecodeGpu::Wgpu(g)),
+            #[cfg(feature = "cuda")]
+            crate::Engine::Cuda(c, _) => Some(DecodeGpu::Cuda(c)),
+            crate::Engine::Cpu => None,
+        }
+    }
+}
+
 /// Largest frame a decoder accepts (the encoder writes at most 256 MiB).
 const MAX_FRAME_LEN: u64 = 1 << 28;
 /// Payload bytes reserved before they are read, at most.
@@ -404,6 +425,11 @@ impl<'r, R: Read> Walk<'r, R> {
 /// decoder of 32 MiB batches 6.0-6.8 s; three of 32 MiB 2.5-2.6 s at 653-695 MiB peak;
 /// four of 16 MiB 1.70-1.73 s at 508-510 MiB; three of 16 MiB 1.74-1.78 s at 482-501 MiB,
 /// the most that stays clear of the 512 MiB bound.
+///
+/// CUDA takes as many, not yet measured: its copies and kernels all go through the
+/// device's one stream, so batches do not overlap there, but each batch's host work
+/// (codes checked, plan, tables, payload words, the CPU's CRC32s) is as long as on wgpu
+/// and overlaps another batch's round trip only with several threads.
 #[cfg(not(target_arch = "wasm32"))]
 const GPU_DECODERS: usize = 3;
 
@@ -420,7 +446,7 @@ pub(crate) fn decode_frames(
     r: &mut impl Read,
     w: &mut (impl Write + Send),
     batch_bytes: usize,
-    gpu: Option<&crate::gpu::Gpu>,
+    gpu: Option<DecodeGpu<'_>>,
 ) -> Result<u64> {
     decode_walk(Walk::new(r, None), None, w, batch_bytes, gpu)
 }
@@ -435,7 +461,7 @@ pub(crate) fn decode_file_frames(
     start: u64,
     w: &mut (impl Write + Send),
     batch_bytes: usize,
-    gpu: Option<&crate::gpu::Gpu>,
+    gpu: Option<DecodeGpu<'_>>,
 ) -> Result<(u64, u64)> {
     let mut r = FileRecords::new(file, start + 5)?;
     let walk = Walk::new(&mut r, Some(FileRecords::skip));
@@ -451,7 +477,7 @@ fn decode_walk<R: Read>(
     file: Option<(&std::fs::File, u64)>,
     w: &mut (impl Write + Send),
     batch_bytes: usize,
-    gpu: Option<&crate::gpu::Gpu>,
+    gpu: Option<DecodeGpu<'_>>,
 ) -> Result<u64> {
     // Three stages on their own threads: this one reads frames into batches, decoders
     // decode them (one on all cores; on the GPU several, each batch a round trip of
@@ -499,7 +525,10 @@ fn decode_walk<R: Read>(
             w.write_all(&part.bytes[run]).map_err(Error::WriteOutput)?;
             // Its pages go to the next batch: the CPU decoder's, or the GPU's readbacks.
             match gpu {
-                Some(gpu) => gpu.recycle_host_vec(part.bytes),
+                Some(DecodeGpu::Wgpu(gpu)) => gpu.recycle_host_vec(part.bytes),
+                // The CUDA decoder reads back into fresh vectors: nothing to hand back.
+                #[cfg(feature = "cuda")]
+                Some(DecodeGpu::Cuda(_)) => {}
                 None => {
                     let _ = spare_tx.try_send(part.bytes);
                 }
@@ -540,7 +569,7 @@ pub(crate) fn decode_frames(
     r: &mut impl Read,
     w: &mut (impl Write + Send),
     batch_bytes: usize,
-    _gpu: Option<&crate::gpu::Gpu>,
+    _gpu: Option<DecodeGpu<'_>>,
 ) -> Result<u64> {
     let mut crc = crc32fast::Hasher::new();
     let mut walk = Walk::new(r, None);

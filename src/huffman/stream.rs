@@ -17,6 +17,7 @@ use std::io::{BufRead, Read, Write};
 use rayon::prelude::*;
 
 use super::compress::{detect_format, Format};
+use super::framed_decode::DecodeGpu;
 use super::native::{self, read_full};
 use super::{gzip_index, inflate_frame};
 use crate::{Error, Result};
@@ -65,22 +66,22 @@ pub fn decompress_to_batched(
     decompress_to_on(&crate::Engine::Cpu, input, output, batch_bytes)
 }
 
-/// [`decompress_to_batched`] on `engine`: native framed (v2) files decode on a wgpu GPU
-/// (shaders/huffman/vld.wgsl), everything else on the CPU cores (gzip, native v1; CUDA
-/// has no decoder yet and is an error).
+/// [`decompress_to_batched`] on `engine`: native framed (v2) files decode on its GPU,
+/// wgpu's (shaders/huffman/vld.wgsl) or CUDA's (shaders/cuda/vld.cu), everything else on
+/// the CPU cores (gzip, native v1).
 pub fn decompress_to_on(
     engine: &crate::Engine,
     input: &mut impl BufRead,
     output: &mut (impl Write + Send),
     batch_bytes: usize,
 ) -> Result<Decompressed> {
-    let gpu = engine.wgpu_or_cpu("decompression")?;
+    let gpu = DecodeGpu::of(engine);
     let (mut input, head, got) = sniff(input)?;
     let head = &head[..got];
     match detect_format(head) {
         Some(Format::Native) => {
-            let bytes_out = native::decompress_native_on(
-                gpu.map(|g| &**g),
+            let bytes_out = native::decompress_native_with(
+                gpu,
                 &mut head.chain(&mut input),
                 output,
                 batch_bytes,
@@ -116,13 +117,12 @@ pub fn decompress_file_on(
     let got = super::pipeline::read_full_at(file, &mut head, start)?;
     let framed = head[4] == super::framing::VERSION_FRAMED;
     if got == head.len() && head[..4] == native::MAGIC[..] && framed {
-        let gpu = engine.wgpu_or_cpu("decompression")?;
         let (bytes_out, data_end) = super::framed_decode::decode_file_frames(
             file,
             start,
             output,
             batch_bytes,
-            gpu.map(|g| &**g),
+            DecodeGpu::of(engine),
         )?;
         return Ok(Decompressed {
             format: Format::Native,

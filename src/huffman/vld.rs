@@ -29,7 +29,7 @@ const PRIMARY: usize = 1 << PRIMARY_BITS;
 const LONG_AT: usize = 2048;
 const MAX_LEN_AT: usize = 2060;
 const SORTED_AT: usize = 2064;
-const TABLE_WORDS: usize = 2320;
+pub(crate) const TABLE_WORDS: usize = 2320;
 const LAST_BLOCK: u32 = 0x8000_0000;
 const STATUS_INVALID_CODE: u32 = 1;
 const STATUS_OVERRUN: u32 = 2;
@@ -40,7 +40,7 @@ const MAX_LEN: u8 = 15;
 /// for the three words it reads ahead.
 const MAX_FRAME_BITS: u64 = u32::MAX as u64 - 96;
 /// Largest block [`VldDecoder::takes_blocks_of`] takes to the GPU.
-const MAX_GPU_BLOCK_SYMBOLS: u64 = 1 << 20;
+pub(crate) const MAX_GPU_BLOCK_SYMBOLS: u64 = 1 << 20;
 
 #[repr(C)]
 #[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]

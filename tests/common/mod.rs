@@ -79,8 +79,14 @@ fn skip_cuda(reason: &str) {
     });
 }
 
+/// The CUDA engine, where the suites run on CUDA, this build has the feature and a
+/// driver is found (else skipped with the reason printed, or failed under
+/// PARVLC_REQUIRE_CUDA=1).
 #[cfg(feature = "cuda")]
-fn cuda_engine() -> Option<&'static Engine> {
+pub fn cuda_engine() -> Option<&'static Engine> {
+    if !enabled(Backend::Cuda) {
+        return None;
+    }
     static ENGINE: OnceLock<Option<Engine>> = OnceLock::new();
     let engine = ENGINE
         .get_or_init(|| {
@@ -103,9 +109,6 @@ fn cuda_engine() -> Option<&'static Engine> {
 /// The CUDA device, where this build has the feature and a driver is found.
 #[cfg(feature = "cuda")]
 pub fn cuda() -> Option<&'static parvlc::cuda::CudaGpu> {
-    if !enabled(Backend::Cuda) {
-        return None;
-    }
     match cuda_engine()? {
         Engine::Cuda(c, _) => Some(c),
         _ => None,
@@ -241,9 +244,7 @@ pub fn engines() -> Vec<&'static Engine> {
         v.push(wgpu_engine());
     }
     #[cfg(feature = "cuda")]
-    if enabled(Backend::Cuda) {
-        v.extend(cuda_engine());
-    }
+    v.extend(cuda_engine());
     #[cfg(not(feature = "cuda"))]
     let _ = cuda_vles();
     if enabled(Backend::Cpu) {

@@ -52,9 +52,10 @@ pub struct DecompressArgs {
     /// Overwrite an existing output file.
     #[arg(long)]
     force: bool,
-    /// Where native framed files decode: cpu (all cores), or wgpu (any GPU; the CPU, with
-    /// a warning, when there is no adapter). The CPU by default: it is the faster today
-    /// (docs/results.md). gzip and native v1 files decode on the CPU.
+    /// Where native framed files decode: cpu (all cores), wgpu (any GPU; the CPU, with a
+    /// warning, when there is no adapter) or cuda (NVIDIA; builds with the `cuda`
+    /// feature). The CPU by default: it is the faster today (docs/results.md). gzip and
+    /// native v1 files decode on the CPU.
     #[arg(long, default_value = "cpu")]
     backend: Backend,
 }
@@ -346,11 +347,6 @@ pub fn decompress(a: DecompressArgs) -> Result<ExitCode> {
         None => default_decompressed_name(&a.input)?,
     };
     let mut out = Sink::open(&output, a.force)?;
-    if a.backend == Backend::Cuda {
-        return Err(Error::InvalidArgument(
-            "decompress has no CUDA path yet: use --backend wgpu or cpu".into(),
-        ));
-    }
     // Written as decoded; a corrupt input is an error before the commit, and dropping
     // `out` removes what was written.
     // A regular file (standard input redirected from one included) has its native

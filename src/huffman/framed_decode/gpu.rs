@@ -1,16 +1,56 @@
-//! A batch of native v2 frames on a wgpu GPU ([`crate::huffman::vld`]): runs of frames
-//! that fit one dispatch, then each frame's padding and checksum on the CPU cores.
+//! A batch of native v2 frames on a GPU, wgpu's or CUDA's ([`crate::huffman::vld`]):
+//! runs of frames that fit one dispatch, then each frame's padding and checksum on the
+//! CPU cores.
 
 use rayon::prelude::*;
 
-use super::{Decoded, Frame, Part};
+use super::{DecodeGpu, Decoded, Frame, Part};
+use crate::huffman::vld::{VldDecoder, VldFrame, VldOutput};
 use crate::huffman::Codebook;
 use crate::Result;
 
+/// The VLD decoder of a [`DecodeGpu`]: the two take the same plan and give the same
+/// output, each within its own device's limits.
+enum Decoder<'g> {
+    Wgpu(VldDecoder<'g>),
+    #[cfg(feature = "cuda")]
+    Cuda(crate::cuda::CudaVldDecoder<'g>),
+}
+
+impl Decoder<'_> {
+    fn takes_blocks_of(&self, block_symbols: u64) -> bool {
+        match self {
+            Decoder::Wgpu(d) => d.takes_blocks_of(block_symbols),
+            #[cfg(feature = "cuda")]
+            Decoder::Cuda(d) => d.takes_blocks_of(block_symbols),
+        }
+    }
+
+    fn fits(&self, frames: u64, blocks: u64, payload_bytes: u64, out_bytes: u64) -> bool {
+        match self {
+            Decoder::Wgpu(d) => d.fits(frames, blocks, payload_bytes, out_bytes),
+            #[cfg(feature = "cuda")]
+            Decoder::Cuda(d) => d.fits(frames, blocks, payload_bytes, out_bytes),
+        }
+    }
+
+    fn decode(&self, frames: &[VldFrame<'_>]) -> Result<VldOutput> {
+        match self {
+            Decoder::Wgpu(d) => Ok(pollster::block_on(d.decode(frames))?.output),
+            #[cfg(feature = "cuda")]
+            Decoder::Cuda(d) => d.decode(frames),
+        }
+    }
+}
+
 /// A batch on the GPU, in runs that fit one dispatch; a frame too large for one alone, or
 /// of blocks too long for one GPU thread each, decodes on the CPU.
-pub(super) fn decode_batch_gpu(gpu: &crate::gpu::Gpu, frames: &[Frame]) -> Result<Decoded> {
-    let dec = crate::huffman::vld::VldDecoder::new(gpu);
+pub(super) fn decode_batch_gpu(gpu: DecodeGpu<'_>, frames: &[Frame]) -> Result<Decoded> {
+    let dec = match gpu {
+        DecodeGpu::Wgpu(g) => Decoder::Wgpu(VldDecoder::new(g)),
+        #[cfg(feature = "cuda")]
+        DecodeGpu::Cuda(c) => Decoder::Cuda(crate::cuda::CudaVldDecoder::new(c)),
+    };
     let mut parts = Vec::new();
     let mut start = 0;
     while start < frames.len() {
@@ -49,16 +89,16 @@ pub(super) fn decode_batch_gpu(gpu: &crate::gpu::Gpu, frames: &[Frame]) -> Resul
 
 /// Frames decoded in one dispatch, then checked: every block's end (on the GPU), the
 /// padding and each frame's CRC32 (on the CPU cores, for now).
-fn decode_run_gpu(dec: &crate::huffman::vld::VldDecoder<'_>, frames: &[Frame]) -> Result<Part> {
+fn decode_run_gpu(dec: &Decoder<'_>, frames: &[Frame]) -> Result<Part> {
     let t0 = std::time::Instant::now();
     for f in frames {
         Codebook::from_lengths(&f.lengths)
             .map_err(|e| f.corrupt(format!("bad code lengths: {e}")))?;
         f.check_padding()?;
     }
-    let views: Vec<crate::huffman::vld::VldFrame<'_>> = frames.iter().map(Frame::view).collect();
+    let views: Vec<VldFrame<'_>> = frames.iter().map(Frame::view).collect();
     let t1 = std::time::Instant::now();
-    let out = pollster::block_on(dec.decode(&views))?.output;
+    let out = dec.decode(&views)?;
     let t2 = std::time::Instant::now();
     if let Some(e) = out.errors.first() {
         return Err(frames[e.frame].corrupt(format!("block {} {}", e.block, e.fault)));
