@@ -27,6 +27,8 @@ mod runs;
 /// The GPU a native v2 stream decodes on: wgpu's VLD kernel or its CUDA twin, the same
 /// plan, output and per-block faults ([`super::vld`]).
 #[derive(Clone, Copy)]
+// The web decodes on the CPU (no threads for the GPU's batches): the device goes unread.
+#[cfg_attr(target_arch = "wasm32", allow(dead_code))]
 pub(crate) enum DecodeGpu<'g> {
     Wgpu(&'g crate::gpu::Gpu),
     #[cfg(feature = "cuda")]
