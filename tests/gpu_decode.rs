@@ -468,27 +468,19 @@ fn cuda_decode_equals_input_and_names_a_damaged_frame() {
     // Frames of 1 to 3000 bytes at every alignment of the output words, then one block
     // over 1 Mi symbols (decoded on the CPU, between CUDA runs), then more small frames.
     let small = testdata::generate(60_000, 4.5, 41);
+    let (head, tail) = small.split_at(30_000);
     let long = testdata::generate((1 << 20) + 1, 3.5, 42);
-    let mut cuts: Vec<(&[u8], usize)> = frames_of(&small[..30_000], 43, &[1, 3, 7, 64, 1000])
-        .into_iter()
-        .map(|(at, len, block)| (&small[at..at + len], block))
-        .collect();
-    cuts.push((&long, 2 << 20));
+    let want = [head, &long[..], tail].concat();
+    let mut cuts = frames_of(head, 43, &[1, 3, 7, 64, 1000]);
+    cuts.push((head.len(), long.len(), 2 << 20));
+    let at = head.len() + long.len();
     cuts.extend(
-        frames_of(&small[30_000..], 44, &[5, 1024, 4096])
+        frames_of(tail, 44, &[5, 1024, 4096])
             .into_iter()
-            .map(|(at, len, block)| (&small[30_000 + at..30_000 + at + len], block)),
+            .map(|(a, len, block)| (at + a, len, block)),
     );
     assert!(cuts.len() > 20, "{} frames", cuts.len());
-    let specs: Vec<Spec<'_>> = cuts
-        .iter()
-        .map(|&(data, block_symbols)| Spec {
-            data,
-            lengths: lengths_for(data),
-            block_symbols,
-        })
-        .collect();
-    let want: Vec<u8> = cuts.iter().flat_map(|c| c.0.iter().copied()).collect();
+    let specs = specs_of(&want, &cuts);
     let (file, _) = stream(&specs);
     for batch in [4 << 20, 5000] {
         let out = decode(&file, batch).unwrap_or_else(|e| panic!("batches of {batch}: {e}"));
