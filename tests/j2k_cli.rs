@@ -2,16 +2,16 @@
 //! OpenJPEG to the source; unsupported kinds, zero-sized and truncated images each a clear
 //! error with no output file (and no temporary file) left behind; refusal to overwrite;
 //! hostile headers (a PNG or PNM promising gigabytes) refused in small memory; `--ht`
-//! judged by OpenJPEG, OpenJPH and Grok.
+//! judged by OpenJPEG, OpenJPH and Grok; `.jph` and `.jp2` outputs.
 
 mod common;
 
 use std::path::{Path, PathBuf};
 
 use common::cli::{files, opj_decompress, parvlc, parvlc_measured, stderr};
-use common::j2k_judges::{decode, Judge};
+use common::j2k_judges::{decode, decode_file, Judge};
 
-use parvlc::j2k::Image;
+use parvlc::j2k::{jph, Image};
 
 #[test]
 fn ht_on_the_cpu_the_gpu_and_beside_the_gpu_front_end() {
@@ -54,6 +54,54 @@ fn ht_on_the_cpu_the_gpu_and_beside_the_gpu_front_end() {
     // --ht-cpu alone is refused: it places the HT coder.
     let o = parvlc(&["j2k", "c.ppm", "-o", "x.j2k", "--ht-cpu"], &dir);
     assert!(!o.status.success());
+}
+
+#[test]
+fn jph_and_jp2_outputs_by_extension() {
+    // `.jph` with --ht: the boxes of j2k::jph around the very codestream `.j2k` gets,
+    // decoded exactly by all three decoders. `.jp2` without --ht: the JP2 boxes around
+    // the Part 1 codestream, which OpenJPEG reads. The two mismatches are refused before
+    // any work, naming the fix, and write nothing.
+    let dir = scratch("jph");
+    for (comps, depth) in [(1, 8), (3, 16)] {
+        let img = gradient(29, 19, comps, depth);
+        let input = format!("in{comps}.{}", if comps == 1 { "pgm" } else { "ppm" });
+        std::fs::write(dir.join(&input), img.to_pnm()).unwrap();
+        let run = |out: &str, ht: bool| {
+            let mut args = vec!["j2k", &input, "-o", out, "--backend", "cpu"];
+            if ht {
+                args.push("--ht");
+            }
+            let o = parvlc(&args, &dir);
+            assert!(o.status.success(), "{out}: {}", stderr(&o));
+            std::fs::read(dir.join(out)).unwrap()
+        };
+        let cs = run(&format!("c{comps}.j2k"), true);
+        let file = run(&format!("c{comps}.jph"), true);
+        assert_eq!(file, jph::wrap(&cs, jph::Brand::Jph).unwrap());
+        for judge in Judge::ALL {
+            let back = decode_file(judge, &dir, &format!("c{comps}.jph"), &file, comps);
+            assert!(back == img, "c{comps}.jph: {} differs", judge.tool());
+        }
+        let part1 = run(&format!("p{comps}.j2k"), false);
+        let jp2 = run(&format!("p{comps}.jp2"), false);
+        assert_eq!(jp2, jph::wrap(&part1, jph::Brand::Jp2).unwrap());
+        let back = decode_file(Judge::OpenJpeg, &dir, &format!("p{comps}.jp2"), &jp2, comps);
+        assert!(back == img, "p{comps}.jp2: opj_decompress differs");
+    }
+    for (out, ht, want) in [("x.jph", false, "add --ht"), ("x.JP2", true, "write .jph")] {
+        let mut args = vec!["j2k", "in1.pgm", "-o", out];
+        if ht {
+            args.push("--ht");
+        }
+        let o = parvlc(&args, &dir);
+        assert!(
+            !o.status.success() && stderr(&o).contains(want),
+            "{out}: {}",
+            stderr(&o)
+        );
+        assert!(!dir.join(out).exists());
+    }
 }
 
 fn scratch(name: &str) -> PathBuf {

@@ -13,8 +13,9 @@ use std::path::PathBuf;
 use std::process::Command;
 
 use common::j2k_images::{make, Content};
-use common::j2k_judges::{decode, Judge};
+use common::j2k_judges::{decode, decode_file, Judge};
 use common::rng::Rng;
+use parvlc::j2k::jph::{self, Brand};
 use parvlc::j2k::{self, EncoderConfig, Image};
 use parvlc::Engine;
 
@@ -183,6 +184,46 @@ fn part15_signalling_in_the_main_header() {
         pollster::block_on(j2k::encode(&img, &EncoderConfig::default(), &Engine::Cpu)).unwrap();
     assert_eq!(&part1[6..8], &[0, 0]);
     assert_eq!(&part1[cap..cap + 2], &[0xFF, 0x52]);
+}
+
+#[test]
+fn jph_files_decode_exactly_with_all_three_decoders() {
+    // Grey and RGB, 8 and 16 bits, in JPH files: OpenJPEG and Grok read the boxes (both
+    // check them against the codestream: OpenJPEG the size, Grok the compression type),
+    // OpenJPH finds the codestream in them; each must give back the source.
+    let dir = scratch("jph");
+    for (comps, depth, content, levels, cblk) in [
+        (1, 8, Content::Natural, 5, 64),
+        (1, 16, Content::Noise, 2, 32),
+        (3, 8, Content::Checker, 3, 32),
+        (3, 16, Content::Natural, 5, 64),
+    ] {
+        let img = make(
+            61,
+            37,
+            comps,
+            depth,
+            content,
+            90 + depth as u64 + comps as u64,
+        );
+        let cs = encode_ht(&img, levels, cblk);
+        let file = jph::wrap(&cs, Brand::Jph).unwrap();
+        // The codestream is the file's tail, unchanged, after the boxes: signature,
+        // ftyp with brand and compatibility 'jph ', jp2h (ihdr + colr), jp2c's header.
+        assert_eq!(&file[file.len() - cs.len()..], &cs[..]);
+        assert_eq!(&file[..12], b"\0\0\0\x0CjP  \x0D\x0A\x87\x0A");
+        assert_eq!(&file[16..32], b"ftypjph \0\0\0\0jph ");
+        assert_eq!(file.len() - cs.len(), 12 + 20 + 45 + 8);
+        let name = format!("c{comps}-d{depth}.jph");
+        for judge in Judge::ALL {
+            let back = decode_file(judge, &dir, &name, &file, comps);
+            assert!(
+                back == img,
+                "{name}: {} decodes other samples",
+                judge.tool()
+            );
+        }
+    }
 }
 
 /// `ojph_compress -reversible true` of `img` with the same levels and block size: the

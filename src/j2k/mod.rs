@@ -22,6 +22,7 @@ pub mod dwt;
 pub mod dwt_gpu;
 pub mod ht;
 pub mod image;
+pub mod jph;
 pub mod mq;
 pub mod partition;
 pub mod rct;

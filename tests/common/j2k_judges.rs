@@ -36,10 +36,17 @@ impl Judge {
 /// `judge`'s decoding of `codestream` (written as `name`.j2k in `dir`) to a PGM/PPM,
 /// read back as an image; panics with the tool's log if it fails or warns.
 pub fn decode(judge: Judge, dir: &Path, name: &str, codestream: &[u8], components: u32) -> Image {
-    let input = dir.join(format!("{name}.j2k"));
+    decode_file(judge, dir, &format!("{name}.j2k"), codestream, components)
+}
+
+/// [`decode`] of a file named `file` (its extension as the decoder should see it, `.jph`
+/// for a JPH file).
+pub fn decode_file(judge: Judge, dir: &Path, file: &str, bytes: &[u8], components: u32) -> Image {
+    let input = dir.join(file);
+    let name = file.rsplit_once('.').map_or(file, |(stem, _)| stem);
     let ext = if components == 1 { "pgm" } else { "ppm" };
     let output = dir.join(format!("{name}-{}.{ext}", judge.tool()));
-    std::fs::write(&input, codestream).unwrap();
+    std::fs::write(&input, bytes).unwrap();
     let _ = std::fs::remove_file(&output);
     let o = Command::new(judge.tool())
         .arg("-i")

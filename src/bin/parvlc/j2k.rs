@@ -3,6 +3,7 @@
 use std::path::PathBuf;
 use std::time::Instant;
 
+use parvlc::j2k::jph;
 use parvlc::{Error, Result};
 
 use crate::output::OutputFile;
@@ -14,6 +15,9 @@ pub struct J2kArgs {
     /// becomes NAME.j2k there.
     #[arg(required = true)]
     inputs: Vec<PathBuf>,
+    /// The output file. Its extension picks the format: `.jph` a JPH file (the HTJ2K
+    /// file format; needs `--ht`), `.jp2` a JP2 file (Part 1; not with `--ht`), anything
+    /// else (`.j2k`, `.j2c`) the raw codestream.
     #[arg(short, long)]
     output: PathBuf,
     /// With several images: how many are read, coded and written at once.
@@ -89,8 +93,28 @@ pub fn encode(a: J2kArgs) -> Result<()> {
         );
     }
     match a.inputs.as_slice() {
-        [input] if !a.output.is_dir() => encode_one(&a, input),
+        [input] if !a.output.is_dir() => {
+            let brand = file_brand(&a.output, a.ht)?;
+            encode_one(&a, input, brand)
+        }
         _ => encode_sequence(&a),
+    }
+}
+
+/// The file format `output`'s extension asks for (None: the raw codestream), refused
+/// before any work where it cannot hold what `--ht` codes.
+fn file_brand(output: &std::path::Path, ht: bool) -> Result<Option<jph::Brand>> {
+    let brand = jph::Brand::for_path(output);
+    match (brand, ht) {
+        (Some(jph::Brand::Jph), false) => Err(Error::InvalidArgument(format!(
+            "{}: a .jph file holds an HTJ2K codestream: add --ht, or write .jp2 or .j2k",
+            output.display()
+        ))),
+        (Some(jph::Brand::Jp2), true) => Err(Error::InvalidArgument(format!(
+            "{}: a .jp2 file holds a Part 1 codestream, which JP2 readers expect: with --ht write .jph (or .j2k, .j2c)",
+            output.display()
+        ))),
+        _ => Ok(brand),
     }
 }
 
@@ -214,7 +238,7 @@ fn encode_sequence(a: &J2kArgs) -> Result<()> {
     Ok(())
 }
 
-fn encode_one(a: &J2kArgs, input: &std::path::Path) -> Result<()> {
+fn encode_one(a: &J2kArgs, input: &std::path::Path, brand: Option<jph::Brand>) -> Result<()> {
     use parvlc::j2k::{self, Image};
     let output = &a.output;
     let mut out = OutputFile::create(output, a.force)?;
@@ -250,6 +274,12 @@ fn encode_one(a: &J2kArgs, input: &std::path::Path) -> Result<()> {
         ))
     })?;
     let t_write = Instant::now();
+    // The file boxes, if the extension asks for them, then the codestream unchanged.
+    let boxes = match brand {
+        Some(b) => jph::file_header(&cs, b)?,
+        None => Vec::new(),
+    };
+    out.write_all(&boxes)?;
     out.write_all(&cs)?;
     out.commit()?;
     log::debug!(
@@ -267,8 +297,8 @@ fn encode_one(a: &J2kArgs, input: &std::path::Path) -> Result<()> {
         image.components,
         image.bit_depth,
         raw,
-        cs.len(),
-        raw as f64 / cs.len().max(1) as f64,
+        boxes.len() + cs.len(),
+        raw as f64 / (boxes.len() + cs.len()).max(1) as f64,
         t.elapsed().as_secs_f64(),
         engine.name()
     );
