@@ -35,13 +35,22 @@ pub struct StreamConfig {
     pub cuvle: CuvleConfig,
 }
 
+/// Threads per workgroup of a stream's CUVLE pass. A native frame's blocks are the
+/// pass's block-inputs (workgroup size x NET words), and a GPU decodes a block serially:
+/// blocks of 8 KiB decoded 4 GiB in 1.06-1.08 s on the H200 against 1.47 s with 16 KiB,
+/// for 0.03% more bytes, and compress took as long (its host side bounds it, not the
+/// pass's 338 GB/s against 392 at 256 threads; docs/results.md, "Seventh pass").
+pub const STREAM_WORKGROUP_SIZE: u32 = 128;
+
 impl Default for StreamConfig {
     fn default() -> Self {
+        let mut cuvle = CuvleConfig::default();
+        cuvle.scan.workgroup_size = STREAM_WORKGROUP_SIZE;
         StreamConfig {
             chunk_bytes: 6 << 20,
             depth: 6,
             frames: FrameConfig::default(),
-            cuvle: CuvleConfig::default(),
+            cuvle,
         }
     }
 }

@@ -78,8 +78,10 @@ pub struct Tuning {
     /// Input words per GPU invocation (4, 8, 16, 32). `bench` takes a list for CUDA.
     #[arg(long, value_delimiter = ',', default_value = "16")]
     net: Vec<u32>,
-    /// Threads per workgroup. `bench` takes a list for CUDA.
-    #[arg(long, value_delimiter = ',', default_value = "256")]
+    /// Threads per workgroup (default 256; a stream's compress, 128: its native blocks
+    /// are a workgroup's input, and blocks of 8 KiB decode faster on a GPU). `bench` takes
+    /// a list for CUDA.
+    #[arg(long, value_delimiter = ',')]
     workgroup_size: Vec<u32>,
     /// Persistent workgroups launched (default: 1024 on wgpu; on CUDA, as many as are
     /// resident at once, from the occupancy API).
@@ -104,7 +106,23 @@ pub struct Tuning {
 impl Tuning {
     /// The configuration on `backend` (the first of each list).
     pub fn config(&self, backend: Backend) -> CuvleConfig {
-        self.config_with(backend, self.net[0], self.workgroup_size[0])
+        self.config_with(backend, self.net[0], self.workgroup_sizes(256)[0])
+    }
+
+    /// The configuration of a streamed compress on `backend`: the library's
+    /// [`StreamConfig`] default shape unless the flags say otherwise.
+    pub fn stream_config(&self, backend: Backend) -> CuvleConfig {
+        let default = StreamConfig::default().cuvle.scan.workgroup_size;
+        self.config_with(backend, self.net[0], self.workgroup_sizes(default)[0])
+    }
+
+    /// `--workgroup-size`, or `default` where it is not given.
+    fn workgroup_sizes(&self, default: u32) -> Vec<u32> {
+        if self.workgroup_size.is_empty() {
+            vec![default]
+        } else {
+            self.workgroup_size.clone()
+        }
     }
 
     pub fn config_with(&self, backend: Backend, net: u32, workgroup_size: u32) -> CuvleConfig {
@@ -136,7 +154,7 @@ impl Tuning {
     }
 
     fn single(&self) -> Result<()> {
-        let lists = [self.net.len(), self.workgroup_size.len()];
+        let lists = [self.net.len(), self.workgroup_size.len().max(1)];
         #[cfg(feature = "cuda")]
         let lists = [
             lists[0],
@@ -160,7 +178,7 @@ impl Tuning {
             self.blocks_per_sm.iter().map(|&b| Some(b)).collect()
         };
         let mut configs = Vec::new();
-        for &wg in &self.workgroup_size {
+        for wg in self.workgroup_sizes(256) {
             for &net in &self.net {
                 for &write in &self.cuda_write {
                     for &blocks_per_sm in &blocks {
@@ -276,7 +294,7 @@ pub fn compress(a: CompressArgs) -> Result<()> {
         let config = StreamConfig {
             chunk_bytes: a.chunk_size,
             depth: a.depth as usize,
-            cuvle: a.tuning.config(engine.backend()),
+            cuvle: a.tuning.stream_config(engine.backend()),
             ..StreamConfig::default()
         };
         // Standard input redirected from a regular file is read as that file.
