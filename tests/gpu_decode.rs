@@ -293,6 +293,17 @@ fn check_corrupt(what: &str, damage: impl Fn(&mut Vec<u8>, &Written), said: &[&s
     }
 }
 
+/// `data` in frames of 10,000 bytes, each with its own code, in blocks of `block_symbols`.
+fn frames_of_10k(data: &[u8], block_symbols: usize) -> Vec<Spec<'_>> {
+    data.chunks(10_000)
+        .map(|c| Spec {
+            data: c,
+            lengths: lengths_for(c),
+            block_symbols,
+        })
+        .collect()
+}
+
 fn check_corrupt_in(
     what: &str,
     block_symbols: usize,
@@ -301,14 +312,7 @@ fn check_corrupt_in(
 ) {
     let what = format!("{what}, blocks of {block_symbols}");
     let data = testdata::generate(30_000, 4.5, 11);
-    let specs: Vec<Spec<'_>> = data
-        .chunks(10_000)
-        .map(|c| Spec {
-            data: c,
-            lengths: lengths_for(c),
-            block_symbols,
-        })
-        .collect();
+    let specs = frames_of_10k(&data, block_symbols);
     let (mut file, written) = stream(&specs);
     assert!(decode_gpu(&file, 1 << 20).unwrap() == data);
     damage(&mut file, &written[1]);
@@ -497,14 +501,7 @@ fn cuda_decode_equals_input_and_names_a_damaged_frame() {
     // block offset moved by one bit (resealed), which blocks 2 and 3 disagree on.
     let data = testdata::generate(30_000, 4.5, 11);
     for block_symbols in [1000, 1024] {
-        let specs: Vec<Spec<'_>> = data
-            .chunks(10_000)
-            .map(|c| Spec {
-                data: c,
-                lengths: lengths_for(c),
-                block_symbols,
-            })
-            .collect();
+        let specs = frames_of_10k(&data, block_symbols);
         let (file, written) = stream(&specs);
         assert!(decode(&file, 1 << 20).unwrap() == data);
         let w = &written[1];
