@@ -10,7 +10,7 @@ use super::predict4x4::{
     blk_idx, mode_syntax, predict4x4, predicted_mode, Edge, NeighbourMode, I4_MODES,
 };
 use super::rate::{block_bits, lambda2, EdgeCoeffs};
-use super::transform::{dequant4x4, forward4x4, inverse4x4, quant4x4};
+use super::transform::{forward4x4, inverse4x4, Quant4x4};
 use crate::cavlc::frame::LUMA_CODING_ORDER;
 use crate::cavlc::{nc_from_neighbours, BlockKind};
 
@@ -52,28 +52,50 @@ pub struct Luma4x4 {
     /// Bit `b8` set where the 8x8 quadrant has a nonzero level.
     pub cbp_luma: u32,
     pub recon: [u8; 256],
+    /// Each block's CAVLC bits with its nC (raster), for the choice of macroblock type.
+    pub bits: [u32; 16],
 }
 
 /// How many of a block's modes, the cheapest by SATD, are coded to be compared by rate
 /// and distortion.
 const RD_CANDIDATES: usize = 5;
 
-/// A 4x4 block's levels and reconstruction from prediction `pred` at `qp`; `None` when
+/// A 4x4 block coded from one prediction: its levels, reconstruction, squared error,
+/// TotalCoeff, and its CAVLC bits once counted.
+#[derive(Clone, Copy)]
+struct Trial {
+    z: [i32; 16],
+    recon: [u8; 16],
+    ssd: u32,
+    total_coeff: u32,
+    bits: Option<u32>,
+}
+
+/// A 4x4 block's levels and reconstruction from prediction `pred` with `q`; `None` when
 /// Baseline CAVLC cannot code the levels.
-fn code_block(src: &[u8; 16], pred: &[u8; 16], qp: u8) -> Option<([i32; 16], [u8; 16])> {
+fn code_block(src: &[u8; 16], pred: &[u8; 16], q: &Quant4x4) -> Option<Trial> {
     let residual: [i32; 16] = std::array::from_fn(|p| src[p] as i32 - pred[p] as i32);
-    let z = quant4x4(&forward4x4(&residual), qp, 0);
+    let z = q.quant(&forward4x4(&residual));
     if !codable(&zigzag(&z), BlockKind::Luma4x4) {
         return None;
     }
-    if z.iter().all(|&v| v == 0) {
-        return Some((z, *pred)); // the inverse transform of nothing adds nothing
-    }
-    let r = inverse4x4(&dequant4x4(&z, qp, false));
-    Some((
+    let total_coeff = z.iter().map(|&v| (v != 0) as u32).sum::<u32>();
+    let recon = if total_coeff == 0 {
+        *pred // the inverse transform of nothing adds nothing
+    } else {
+        let r = inverse4x4(&q.dequant(&z));
+        std::array::from_fn(|p| (pred[p] as i32 + r[p]).clamp(0, 255) as u8)
+    };
+    let ssd = (0..16)
+        .map(|p| (src[p] as i32 - recon[p] as i32).pow(2) as u32)
+        .sum();
+    Some(Trial {
         z,
-        std::array::from_fn(|p| (pred[p] as i32 + r[p]).clamp(0, 255) as u8),
-    ))
+        recon,
+        ssd,
+        total_coeff,
+        bits: None,
+    })
 }
 
 /// Code the luma of `ctx` as Intra_4x4 at `qp`, every block in `force` where its
@@ -81,12 +103,14 @@ fn code_block(src: &[u8; 16], pred: &[u8; 16], qp: u8) -> Option<([i32; 16], [u8
 /// levels cannot be coded in Baseline CAVLC at this QP.
 pub fn encode_luma4x4(ctx: &Context<'_>, qp: u8, force: Option<u32>) -> Option<Luma4x4> {
     let (lambda, lambda2) = (lambda(qp), lambda2(qp));
+    let q = Quant4x4::new(qp);
     let mut out = Luma4x4 {
         modes: [0; 16],
         syntax: [0; 2],
         levels: [[0; 16]; 16],
         cbp_luma: 0,
         recon: [0; 256],
+        bits: [0; 16],
     };
     for (idx, &raster) in LUMA_CODING_ORDER.iter().enumerate() {
         let (bx, by) = (raster % 4, raster / 4);
@@ -121,40 +145,74 @@ pub fn encode_luma4x4(ctx: &Context<'_>, qp: u8, force: Option<u32>) -> Option<L
 
         // Candidates: the forced mode where it predicts, else every mode by SATD plus
         // lambda times its syntax bits, the best RD_CANDIDATES of them then coded.
-        let mut all = [(0u32, [0u8; 16], 0u32); I4_MODES as usize];
+        let mut modes = [0u32; I4_MODES as usize];
+        let mut preds = [[0u8; 16]; I4_MODES as usize];
+        let mut satds = [0u32; I4_MODES as usize];
         let mut n = 0;
         for m in 0..I4_MODES {
             if let Some(p) = predict4x4(m, &edge) {
                 let bits = if m == pred_mode { 1 } else { 4 };
-                all[n] = (m, p, satd::<4>(&p, &src) + lambda * bits);
+                (modes[n], preds[n], satds[n]) = (m, p, satd::<4>(&p, &src) + lambda * bits);
                 n += 1;
             }
         }
-        let all = &mut all[..n];
-        let candidates = match force.and_then(|f| all.iter().position(|c| c.0 == f)) {
-            Some(i) => &all[i..=i],
+        // Sorted by SATD cost, ties in mode order (a stable sort, as before).
+        let mut order: [usize; I4_MODES as usize] = std::array::from_fn(|i| i);
+        let candidates = match force.and_then(|f| modes[..n].iter().position(|&m| m == f)) {
+            Some(i) => &order[i..=i],
             None => {
-                all.sort_by_key(|c| c.2);
-                &all[..n.min(RD_CANDIDATES)]
+                order[..n].sort_by_key(|&i| satds[i]);
+                &order[..n.min(RD_CANDIDATES)]
             }
         };
-        // The one with the least squared error plus lambda times its bits.
-        let mut best: Option<(f64, u32, [i32; 16], [u8; 16])> = None;
-        for &(m, pred, _) in candidates {
-            let Some((z, recon)) = code_block(&src, &pred, qp) else {
+        // The one with the least squared error plus lambda times its bits. Modes often
+        // predict the same samples (flat edges): those are coded once.
+        let mut trials: [([u8; 16], Option<Trial>); RD_CANDIDATES] =
+            [([0; 16], None); RD_CANDIDATES];
+        let mut tried = 0;
+        let mut best: Option<(f64, u32, usize)> = None;
+        for &i in candidates {
+            let (m, pred) = (modes[i], &preds[i]);
+            let t = match trials[..tried].iter().position(|t| t.0 == *pred) {
+                Some(t) => t,
+                None => {
+                    trials[tried] = (*pred, code_block(&src, pred, &q));
+                    tried += 1;
+                    tried - 1
+                }
+            };
+            let Some(trial) = &mut trials[t].1 else {
                 continue;
             };
-            let bits = if m == pred_mode { 1 } else { 4 }
-                + block_bits(&zigzag(&z), BlockKind::Luma4x4, nc);
-            let ssd: i32 = (0..16)
-                .map(|p| (src[p] as i32 - recon[p] as i32).pow(2))
-                .sum();
-            let cost = ssd as f64 + lambda2 * bits as f64;
+            let mode_bits = if m == pred_mode { 1 } else { 4 };
+            // Every nonzero level costs at least a bit, coeff_token at least one: a
+            // lower bound on the cost that, already no better than the best, settles
+            // it without counting the bits (cost grows with bits, rounding included).
+            if let Some((best_cost, ..)) = best {
+                let least = trial.ssd as f64 + lambda2 * (mode_bits + 1 + trial.total_coeff) as f64;
+                if least >= best_cost {
+                    continue;
+                }
+            }
+            let block = *trial
+                .bits
+                .get_or_insert_with(|| block_bits(&zigzag(&trial.z), BlockKind::Luma4x4, nc));
+            let cost = trial.ssd as f64 + lambda2 * (mode_bits + block) as f64;
             if best.as_ref().is_none_or(|b| cost < b.0) {
-                best = Some((cost, m, z, recon));
+                best = Some((cost, m, t));
             }
         }
-        let (_, mode, z, recon) = best?;
+        let (_, mode, t) = best?;
+        let Some(Trial {
+            z,
+            recon,
+            bits: Some(bits),
+            ..
+        }) = trials[t].1
+        else {
+            return None; // the best always has its bits counted
+        };
+        out.bits[raster] = bits;
         out.modes[raster] = mode;
         out.syntax[idx / 8] |= mode_syntax(mode, pred_mode) << (4 * (idx % 8));
         if z.iter().any(|&v| v != 0) {

@@ -6,7 +6,7 @@
 use super::intra4x4::{encode_luma4x4, lambda, Context};
 use super::predict::{self, Neighbours};
 use super::predict4x4::{NeighbourMode, I4_MODES};
-use super::rate::{lambda2, luma_bits, luma_total_coeffs, ue_bits, EdgeCoeffs};
+use super::rate::{lambda2, luma4x4_bits, luma_bits, luma_total_coeffs, ue_bits, EdgeCoeffs};
 use super::transform::{
     chroma_qp, dequant4x4, forward4x4, forward_chroma_dc, forward_luma_dc, hadamard4, inverse4x4,
     inverse_chroma_dc, inverse_luma_dc, quant4x4, quant_dc,
@@ -167,19 +167,17 @@ fn ssd(a: &[u8], b: &[u8]) -> u64 {
 }
 
 /// Residual blocks of an N x N (N = 16 or 8) component, forward transformed, raster block
-/// order.
-fn transform_blocks<const N: usize>(src: &[u8], pred: &[u8]) -> Vec<[i32; 16]> {
+/// order (B = (N / 4)^2 of them).
+fn transform_blocks<const N: usize, const B: usize>(src: &[u8], pred: &[u8]) -> [[i32; 16]; B] {
     let side = N / 4;
-    (0..side * side)
-        .map(|b| {
-            let (bx, by) = (b % side, b / side);
-            let x: [i32; 16] = std::array::from_fn(|p| {
-                let i = (by * 4 + p / 4) * N + bx * 4 + p % 4;
-                src[i] as i32 - pred[i] as i32
-            });
-            forward4x4(&x)
-        })
-        .collect()
+    std::array::from_fn(|b| {
+        let (bx, by) = (b % side, b / side);
+        let x: [i32; 16] = std::array::from_fn(|p| {
+            let i = (by * 4 + p / 4) * N + bx * 4 + p % 4;
+            src[i] as i32 - pred[i] as i32
+        });
+        forward4x4(&x)
+    })
 }
 
 /// Whether Baseline CAVLC can code these coefficients (scan order) as a `kind` block.
@@ -207,12 +205,12 @@ fn add_block<const N: usize>(pred: &[u8], r: &[i32; 16], bx: usize, by: usize, o
 }
 
 /// Levels of one component's chroma blocks at `qpc`: (dc levels, ac levels per block).
-fn quant_chroma(w: &[[i32; 16]], qpc: u8) -> ([i32; 4], Vec<[i32; 16]>) {
+fn quant_chroma(w: &[[i32; 16]; 4], qpc: u8) -> ([i32; 4], [[i32; 16]; 4]) {
     let dc = quant_dc(
         &forward_chroma_dc(&[w[0][0], w[1][0], w[2][0], w[3][0]]),
         qpc,
     );
-    (dc, w.iter().map(|b| quant4x4(b, qpc, 1)).collect())
+    (dc, w.map(|b| quant4x4(&b, qpc, 1)))
 }
 
 fn recon_chroma(pred: &[u8; 64], dc: &[i32; 4], ac: &[[i32; 16]], qpc: u8) -> [u8; 64] {
@@ -236,7 +234,7 @@ fn recon_chroma(pred: &[u8; 64], dc: &[i32; 4], ac: &[[i32; 16]], qpc: u8) -> [u
 struct Luma16 {
     mode: u32,
     pred: [u8; 256],
-    blocks: Vec<[i32; 16]>,
+    blocks: [[i32; 16]; 16],
     dc: [i32; 16],
 }
 
@@ -247,11 +245,13 @@ struct LumaCoded {
     /// Per block (raster), raster levels; an I_16x16 block's level 0 is its DC level.
     levels: [[i32; 16]; 16],
     y: [u8; 256],
+    /// I_NxN: each block's CAVLC bits, counted by the mode decision.
+    block_bits: Option<[u32; 16]>,
 }
 
 fn luma16_at(l: &Luma16, qp: u8) -> Option<LumaCoded> {
     let ydc = quant_dc(&l.dc, qp);
-    let yac: Vec<[i32; 16]> = l.blocks.iter().map(|b| quant4x4(b, qp, 1)).collect();
+    let yac = l.blocks.map(|b| quant4x4(&b, qp, 1));
     if !codable(&zigzag(&ydc), BlockKind::Intra16x16DC)
         || !yac
             .iter()
@@ -276,6 +276,7 @@ fn luma16_at(l: &Luma16, qp: u8) -> Option<LumaCoded> {
         cbp_luma: if ac { 15 } else { 0 },
         levels,
         y,
+        block_bits: None,
     })
 }
 
@@ -289,7 +290,7 @@ pub fn encode_mb(input: &MbInput, qp: u8, modes: LumaModes) -> Result<MbOutput> 
             |m| predict::luma16(m, &input.ny),
             |m, p| satd::<16>(p, &input.y) + l * ue_bits(m),
         )?;
-        let blocks = transform_blocks::<16>(&input.y, &pred);
+        let blocks = transform_blocks::<16, 16>(&input.y, &pred);
         let dc = forward_luma_dc(&std::array::from_fn(|b| blocks[b][0]));
         Some(Luma16 {
             mode,
@@ -309,8 +310,8 @@ pub fn encode_mb(input: &MbInput, qp: u8, modes: LumaModes) -> Result<MbOutput> 
         },
         |_, (pu, pv)| satd::<8>(pu, &input.u) + satd::<8>(pv, &input.v),
     )?;
-    let wu = transform_blocks::<8>(&input.u, &pred_u);
-    let wv = transform_blocks::<8>(&input.v, &pred_v);
+    let wu = transform_blocks::<8, 4>(&input.u, &pred_u);
+    let wv = transform_blocks::<8, 4>(&input.v, &pred_v);
     let ctx = Context {
         src: &input.y,
         n: &input.ny,
@@ -343,6 +344,7 @@ pub fn encode_mb(input: &MbInput, qp: u8, modes: LumaModes) -> Result<MbOutput> 
                 cbp_luma: l.cbp_luma,
                 levels: l.levels,
                 y: l.recon,
+                block_bits: Some(l.bits),
             })
         } else {
             None
@@ -357,18 +359,27 @@ pub fn encode_mb(input: &MbInput, qp: u8, modes: LumaModes) -> Result<MbOutput> 
         };
         // Both codable: the one with less distortion plus lambda times bits.
         let rd = |c: &LumaCoded| {
-            let (mode, syntax) = match c.luma {
-                Luma::Intra16x16(m) => (Some(m), [0, 0]),
-                Luma::Intra4x4 { syntax, .. } => (None, syntax),
+            let bits = match (c.luma, &c.block_bits) {
+                (Luma::Intra4x4 { syntax, .. }, Some(blocks)) => {
+                    luma4x4_bits(syntax, c.cbp_luma, cbp_chroma, blocks)
+                }
+                (Luma::Intra4x4 { syntax, .. }, None) => luma_bits(
+                    None,
+                    syntax,
+                    c.cbp_luma,
+                    cbp_chroma,
+                    &c.levels,
+                    &input.luma_tc,
+                ),
+                (Luma::Intra16x16(m), _) => luma_bits(
+                    Some(m),
+                    [0, 0],
+                    c.cbp_luma,
+                    cbp_chroma,
+                    &c.levels,
+                    &input.luma_tc,
+                ),
             };
-            let bits = luma_bits(
-                mode,
-                syntax,
-                c.cbp_luma,
-                cbp_chroma,
-                &c.levels,
-                &input.luma_tc,
-            );
             ssd(&input.y, &c.y) as f64 + lambda2(qp) * bits as f64
         };
         let luma = match (c16, c4) {

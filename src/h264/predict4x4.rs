@@ -100,21 +100,22 @@ pub fn predict4x4(mode: u32, e: &Edge) -> Option<[u8; 16]> {
         ))
     };
     let mut out = [0u8; 16];
-    let mut fill = |f: &dyn Fn(i32, i32) -> i32| {
+    // Generic rather than `dyn`: each mode's formula inlines into its own loop.
+    fn fill(out: &mut [u8; 16], f: impl Fn(i32, i32) -> i32) {
         for y in 0..4 {
             for x in 0..4 {
                 out[(y * 4 + x) as usize] = f(x, y) as u8;
             }
         }
-    };
+    }
     match mode {
         I4_VERTICAL => {
             let t = e.top?;
-            fill(&|x, _| t[x as usize] as i32);
+            fill(&mut out, |x, _| t[x as usize] as i32);
         }
         I4_HORIZONTAL => {
             let l = e.left?;
-            fill(&|_, y| l[y as usize] as i32);
+            fill(&mut out, |_, y| l[y as usize] as i32);
         }
         I4_DC => {
             let st = e.top.map(|t| t[..4].iter().map(|&v| v as i32).sum::<i32>());
@@ -124,13 +125,13 @@ pub fn predict4x4(mode: u32, e: &Edge) -> Option<[u8; 16]> {
                 (Some(s), None) | (None, Some(s)) => (s + 2) >> 2,
                 (None, None) => 128,
             };
-            fill(&|_, _| dc);
+            fill(&mut out, |_, _| dc);
         }
         I4_DIAGONAL_DOWN_LEFT | I4_VERTICAL_LEFT => {
             let (t, _) = full(false)?;
             let p = |x: i32| t[(x + 1) as usize]; // p[x, -1]
             if mode == I4_DIAGONAL_DOWN_LEFT {
-                fill(&|x, y| {
+                fill(&mut out, |x, y| {
                     if x == 3 && y == 3 {
                         (p(6) + 3 * p(7) + 2) >> 2
                     } else {
@@ -138,7 +139,7 @@ pub fn predict4x4(mode: u32, e: &Edge) -> Option<[u8; 16]> {
                     }
                 });
             } else {
-                fill(&|x, y| {
+                fill(&mut out, |x, y| {
                     let i = x + (y >> 1);
                     if y % 2 == 0 {
                         (p(i) + p(i + 1) + 1) >> 1
@@ -154,7 +155,7 @@ pub fn predict4x4(mode: u32, e: &Edge) -> Option<[u8; 16]> {
             let pl = |y: i32| l[(y + 1) as usize]; // p[-1, y], y >= -1
             let corner = (pl(0) + 2 * pt(-1) + pt(0) + 2) >> 2;
             match mode {
-                I4_DIAGONAL_DOWN_RIGHT => fill(&|x, y| {
+                I4_DIAGONAL_DOWN_RIGHT => fill(&mut out, |x, y| {
                     if x > y {
                         (pt(x - y - 2) + 2 * pt(x - y - 1) + pt(x - y) + 2) >> 2
                     } else if x < y {
@@ -163,7 +164,7 @@ pub fn predict4x4(mode: u32, e: &Edge) -> Option<[u8; 16]> {
                         corner
                     }
                 }),
-                I4_VERTICAL_RIGHT => fill(&|x, y| {
+                I4_VERTICAL_RIGHT => fill(&mut out, |x, y| {
                     let z = 2 * x - y;
                     let i = x - (y >> 1);
                     match z {
@@ -173,7 +174,7 @@ pub fn predict4x4(mode: u32, e: &Edge) -> Option<[u8; 16]> {
                         _ => (pl(y - 1) + 2 * pl(y - 2) + pl(y - 3) + 2) >> 2,
                     }
                 }),
-                _ => fill(&|x, y| {
+                _ => fill(&mut out, |x, y| {
                     let z = 2 * y - x;
                     let i = y - (x >> 1);
                     match z {
@@ -188,7 +189,7 @@ pub fn predict4x4(mode: u32, e: &Edge) -> Option<[u8; 16]> {
         I4_HORIZONTAL_UP => {
             let l = e.left?;
             let p = |y: i32| l[y as usize] as i32;
-            fill(&|x, y| {
+            fill(&mut out, |x, y| {
                 let z = x + 2 * y;
                 let i = y + (x >> 1);
                 match z {

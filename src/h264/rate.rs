@@ -40,6 +40,29 @@ pub fn block_bits(coeffs: &[i32], kind: BlockKind, nc: i32) -> u32 {
     residual_block_bits(coeffs, kind, nc).unwrap_or(0)
 }
 
+/// The part of [`luma_bits`] before the residual for I_NxN: mb_type, the mode fields,
+/// coded_block_pattern and mb_qp_delta.
+fn intra4x4_header_bits(syntax: [u32; 2], cbp_luma: u32, cbp_chroma: u32) -> u32 {
+    let fields: u32 = (0..16)
+        .map(|i| match (syntax[i / 8] >> (4 * (i % 8))) & 15 {
+            8 => 1,
+            _ => 4,
+        })
+        .sum();
+    let cbp = cbp_luma | cbp_chroma << 4;
+    1 + fields + ue_bits(intra_cbp_code_num(cbp)) + (cbp != 0) as u32
+}
+
+/// [`luma_bits`] of an I_NxN luma whose blocks' bits (raster, each [`block_bits`] of its
+/// levels with its real nC) the mode decision already counted.
+pub fn luma4x4_bits(syntax: [u32; 2], cbp_luma: u32, cbp_chroma: u32, blocks: &[u32; 16]) -> u32 {
+    let coded: u32 = (0..16)
+        .filter(|raster| cbp_luma & (1 << ((raster / 8) * 2 + (raster % 4) / 2)) != 0)
+        .map(|raster| blocks[raster])
+        .sum();
+    intra4x4_header_bits(syntax, cbp_luma, cbp_chroma) + coded
+}
+
 /// The luma's bits: mb_type, the Intra_4x4 mode fields (`syntax` nibbles, I_NxN only),
 /// coded_block_pattern and mb_qp_delta where they depend on the luma choice, and the
 /// luma residual blocks. `i16_mode` is the Intra16x16PredMode of an I_16x16 luma, `None`
@@ -55,16 +78,7 @@ pub fn luma_bits(
 ) -> u32 {
     let mut bits = match i16_mode {
         Some(mode) => ue_bits(1 + mode + 4 * cbp_chroma + if cbp_luma == 15 { 12 } else { 0 }) + 1,
-        None => {
-            let fields: u32 = (0..16)
-                .map(|i| match (syntax[i / 8] >> (4 * (i % 8))) & 15 {
-                    8 => 1,
-                    _ => 4,
-                })
-                .sum();
-            let cbp = cbp_luma | cbp_chroma << 4;
-            1 + fields + ue_bits(intra_cbp_code_num(cbp)) + (cbp != 0) as u32
-        }
+        None => intra4x4_header_bits(syntax, cbp_luma, cbp_chroma),
     };
     let tc = luma_total_coeffs(levels, i16_mode.is_some());
     let nc = |raster: usize| {
@@ -169,6 +183,30 @@ mod tests {
             };
             let counted = luma_bits(i16_mode, syntax, cbp_luma, 0, &levels, &edge);
             assert_eq!(counted as u64 + 1, bits(0..4) - bits(0..3), "case {case}");
+            if i16_mode.is_none() {
+                // The same from per-block counts, as the Intra_4x4 decision keeps them.
+                let own = luma_total_coeffs(&levels, false);
+                let blocks: [u32; 16] = std::array::from_fn(|r| {
+                    let (bx, by) = (r % 4, r / 4);
+                    let a = if bx > 0 {
+                        Some(own[r - 1])
+                    } else {
+                        edge.left.map(|l| l[by])
+                    };
+                    let b = if by > 0 {
+                        Some(own[r - 4])
+                    } else {
+                        edge.top.map(|t| t[bx])
+                    };
+                    let scan: [i32; 16] = std::array::from_fn(|s| levels[r][ZIGZAG[s]]);
+                    block_bits(&scan, BlockKind::Luma4x4, nc_from_neighbours(a, b))
+                });
+                assert_eq!(
+                    luma4x4_bits(syntax, cbp_luma, 0, &blocks),
+                    counted,
+                    "case {case}"
+                );
+            }
             let alone = luma_bits(
                 i16_mode,
                 syntax,

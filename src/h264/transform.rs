@@ -162,6 +162,55 @@ pub fn quant4x4(w: &[i32; 16], qp: u8, from: usize) -> [i32; 16] {
     z
 }
 
+/// [`quant4x4`] (from position 0) and [`dequant4x4`] (no DC done) of Intra_4x4 luma
+/// blocks at one QP, their per-position factors worked out once per macroblock rather
+/// than per coefficient: the same values, for the mode decision's many trial blocks.
+pub struct Quant4x4 {
+    mf: [u32; 16],
+    f: u32,
+    qbits: u32,
+    scale: [i32; 16],
+    qp: u8,
+}
+
+impl Quant4x4 {
+    pub fn new(qp: u8) -> Quant4x4 {
+        let qbits = 15 + qp as u32 / 6;
+        Quant4x4 {
+            mf: std::array::from_fn(|pos| MF[qp as usize % 6][class(pos)] as u32),
+            f: ((1i64 << qbits) * 2 / 5) as u32,
+            qbits,
+            scale: std::array::from_fn(|pos| level_scale(qp, pos)),
+            qp,
+        }
+    }
+
+    /// `quant4x4(w, qp, 0)` for the transform of a residual of 8-bit samples: |w| is at
+    /// most 9180 (36 * 255), so |w| * MF + f stays below 2^31 and 32 bits are exact.
+    pub fn quant(&self, w: &[i32; 16]) -> [i32; 16] {
+        std::array::from_fn(|pos| {
+            debug_assert!(w[pos].unsigned_abs() <= 9180);
+            let q = ((w[pos].unsigned_abs() * self.mf[pos] + self.f) >> self.qbits) as i32;
+            if w[pos] < 0 {
+                -q
+            } else {
+                q
+            }
+        })
+    }
+
+    /// `dequant4x4(c, qp, false)`.
+    pub fn dequant(&self, c: &[i32; 16]) -> [i32; 16] {
+        let shift = self.qp as u32 / 6;
+        if self.qp >= 24 {
+            std::array::from_fn(|pos| (c[pos] * self.scale[pos]) << (shift - 4))
+        } else {
+            let round = 1 << (3 - shift);
+            std::array::from_fn(|pos| (c[pos] * self.scale[pos] + round) >> (4 - shift))
+        }
+    }
+}
+
 /// Quantize DC-transform outputs (luma 16 or chroma 4 values): one more bit of shift.
 pub fn quant_dc<const N: usize>(y: &[i32; N], qp: u8) -> [i32; N] {
     let qbits = 16 + qp as u32 / 6;
@@ -310,6 +359,41 @@ mod tests {
         let mut e = [0; 16];
         e[0] = 64;
         assert_eq!(forward_luma_dc(&[8; 16]), e);
+    }
+
+    #[test]
+    fn quant4x4_tables_match_the_plain_functions() {
+        let mut seed = 0x9e37_79b9u32;
+        for qp in 0..52u8 {
+            let q = Quant4x4::new(qp);
+            for k in 0..300 {
+                // Random residuals, and the extremes of +-255 whose transforms are largest.
+                let x: [i32; 16] = std::array::from_fn(|p| {
+                    seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+                    match k % 3 {
+                        0 => (seed >> 23) as i32 - 255,
+                        1 => {
+                            if (seed >> 31) == 0 {
+                                255
+                            } else {
+                                -255
+                            }
+                        }
+                        _ => {
+                            if (p + k) % 2 == 0 {
+                                255
+                            } else {
+                                -255
+                            }
+                        }
+                    }
+                });
+                let w = forward4x4(&x);
+                let z = q.quant(&w);
+                assert_eq!(z, quant4x4(&w, qp, 0), "qp {qp}");
+                assert_eq!(q.dequant(&z), dequant4x4(&z, qp, false), "qp {qp}");
+            }
+        }
     }
 
     #[test]
