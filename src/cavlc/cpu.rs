@@ -152,6 +152,111 @@ pub fn residual_block_bits(coeffs: &[i32], kind: BlockKind, nc: i32) -> Result<u
     Ok(count.0)
 }
 
+/// [`residual_block_bits`] of a Luma4x4 block (`nc` >= 0), from length tables and with
+/// no error path: the count of an encoder's mode decision, which tries a block many
+/// times. 0 where the other gives an error (a level too large, a negative `nc`).
+pub fn luma4x4_block_bits(coeffs: &[i32; 16], nc: i32) -> u32 {
+    let l = &tables::VLC_LENGTHS;
+    let table = match nc {
+        0..=1 => 0,
+        2..=3 => 1,
+        4..=7 => 2,
+        8.. => 3,
+        _ => return 0,
+    };
+    let mut mask = 0u32;
+    for (i, &c) in coeffs.iter().enumerate() {
+        mask |= ((c != 0) as u32) << i;
+    }
+    if mask == 0 {
+        return l.coeff_token[table][0][0] as u32;
+    }
+    let total_coeff = mask.count_ones() as usize;
+    let total_zeros = 32 - mask.leading_zeros() as usize - total_coeff;
+    let mut bits = 0u32;
+    // Levels from the last nonzero one down; TrailingOnes are the first up to three
+    // of them equal to +-1.
+    let mut rest = mask;
+    let mut trailing_ones = 0usize;
+    let mut suffix_length = 0u32;
+    for k in 0..total_coeff {
+        let i = 31 - rest.leading_zeros();
+        rest ^= 1 << i;
+        let level = coeffs[i as usize];
+        let magnitude = level.unsigned_abs();
+        if k == trailing_ones && trailing_ones < 3 && magnitude == 1 {
+            trailing_ones += 1;
+            bits += 1;
+            continue;
+        }
+        if k == trailing_ones {
+            // The first level after the trailing ones: their count is final.
+            suffix_length = (total_coeff > 10 && trailing_ones < 3) as u32;
+        }
+        let mut level_code = 2 * magnitude as u64 - if level > 0 { 2 } else { 1 };
+        if k == trailing_ones && trailing_ones < 3 {
+            level_code -= 2;
+        }
+        if suffix_length == 0 {
+            bits += if level_code < 14 {
+                level_code as u32 + 1
+            } else if level_code < 30 {
+                19
+            } else if level_code - 30 < 1 << 12 {
+                28
+            } else {
+                return 0;
+            };
+        } else if level_code < 15 << suffix_length {
+            bits += (level_code >> suffix_length) as u32 + 1 + suffix_length;
+        } else if level_code - (15 << suffix_length) < 1 << 12 {
+            bits += 28;
+        } else {
+            return 0;
+        }
+        if suffix_length == 0 {
+            suffix_length = 1;
+        }
+        if magnitude > (3 << (suffix_length - 1)) && suffix_length < 6 {
+            suffix_length += 1;
+        }
+    }
+    bits += l.coeff_token[table][total_coeff][trailing_ones] as u32;
+    if total_coeff < 16 {
+        bits += l.total_zeros[total_coeff - 1][total_zeros] as u32;
+    }
+    // run_before of each level but the last, while zeros are left.
+    let mut zeros_left = total_zeros;
+    let mut rest = mask;
+    for _ in 0..total_coeff - 1 {
+        if zeros_left == 0 {
+            break;
+        }
+        let i = 31 - rest.leading_zeros();
+        rest ^= 1 << i;
+        let run = (i - 1 - (31 - rest.leading_zeros())) as usize;
+        bits += l.run_before[zeros_left.min(7) - 1][run] as u32;
+        zeros_left -= run;
+    }
+    bits
+}
+
+/// A floor under [`luma4x4_block_bits`] from TotalCoeff alone: the shortest coeff_token
+/// for it, a bit per level (a trailing one's sign or a level_prefix) and one for
+/// total_zeros when some coefficient is zero.
+pub fn luma4x4_bits_floor(total_coeff: u32, nc: i32) -> u32 {
+    let table = match nc {
+        0..=1 => 0,
+        2..=3 => 1,
+        4..=7 => 2,
+        _ => 3,
+    };
+    let tc = total_coeff.min(16) as usize;
+    let tokens = &tables::VLC_LENGTHS.coeff_token[table][tc][..=tc.min(3)];
+    let token = tokens.iter().copied().min().unwrap_or(0) as u32;
+    token + tc as u32 + (tc > 0 && tc < 16) as u32
+}
+
 /// A sink that only counts.
 struct BitCount(u32);
 
@@ -421,6 +526,38 @@ impl MsbWriter {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn luma4x4_block_bits_is_residual_block_bits() {
+        let mut rng = crate::testdata::SplitMix64(11);
+        for case in 0..200_000u32 {
+            // Sparse to dense blocks, small levels mostly, some beyond the escape.
+            let density = 1 + rng.below(16);
+            let big = case % 50 == 0;
+            let block: [i32; 16] = std::array::from_fn(|_| {
+                if rng.below(16) >= density {
+                    return 0;
+                }
+                let m = match rng.below(8) {
+                    0..=4 => 1 + rng.below(3) as i32,
+                    5 | 6 => 1 + rng.below(40) as i32,
+                    _ => 1 + rng.below(if big { 9000 } else { 3000 }) as i32,
+                };
+                if rng.below(2) == 0 {
+                    m
+                } else {
+                    -m
+                }
+            });
+            let nc = rng.below(20) as i32 - 1;
+            let want = residual_block_bits(&block, BlockKind::Luma4x4, nc).unwrap_or(0);
+            assert_eq!(luma4x4_block_bits(&block, nc), want, "{block:?} nC {nc}");
+            if want > 0 {
+                let tc = block.iter().filter(|&&v| v != 0).count() as u32;
+                assert!(luma4x4_bits_floor(tc, nc) <= want, "{block:?} nC {nc}");
+            }
+        }
+    }
     use super::*;
 
     #[test]

@@ -550,6 +550,60 @@ pub fn total_zeros(chroma_dc: bool, total_coeff: u8, total_zeros: u8) -> Option<
         .copied()
 }
 
+/// Codeword lengths only, for counting a block's bits without writing them: coeff_token
+/// of the 4x4 tables (Nc0to1, Nc2to3, Nc4to7, Nc8Plus) by `[table][TotalCoeff][TrailingOnes]`,
+/// total_zeros of 4x4 blocks by `[TotalCoeff - 1][total_zeros]`, run_before by
+/// `[min(zerosLeft, 7) - 1][run_before]` (0 where a value cannot occur).
+pub struct VlcLengths {
+    pub coeff_token: [[[u8; 4]; 17]; 4],
+    pub total_zeros: [[u8; 16]; 15],
+    pub run_before: [[u8; 15]; 7],
+}
+
+pub const VLC_LENGTHS: VlcLengths = {
+    let mut l = VlcLengths {
+        coeff_token: [[[0; 4]; 17]; 4],
+        total_zeros: [[0; 16]; 15],
+        run_before: [[0; 15]; 7],
+    };
+    let mut n = 0;
+    while n < 17 {
+        let mut t = 0;
+        while t < 4 {
+            l.coeff_token[0][n][t] = COEFF_TOKEN_NC0[n][t].len;
+            l.coeff_token[1][n][t] = COEFF_TOKEN_NC2[n][t].len;
+            l.coeff_token[2][n][t] = COEFF_TOKEN_NC4[n][t].len;
+            l.coeff_token[3][n][t] = 6;
+            t += 1;
+        }
+        n += 1;
+    }
+    let mut tc = 0;
+    while tc < 15 {
+        let mut z = 0;
+        while z < TOTAL_ZEROS_4X4[tc].len() {
+            l.total_zeros[tc][z] = TOTAL_ZEROS_4X4[tc][z].len;
+            z += 1;
+        }
+        tc += 1;
+    }
+    let mut zl = 0;
+    while zl < 6 {
+        let mut r = 0;
+        while r < RUN_BEFORE[zl].len() {
+            l.run_before[zl][r] = RUN_BEFORE[zl][r].len;
+            r += 1;
+        }
+        zl += 1;
+    }
+    let mut r = 0;
+    while r < 15 {
+        l.run_before[6][r] = if r <= 6 { 3 } else { r as u8 - 3 };
+        r += 1;
+    }
+    l
+};
+
 /// Table 9-10, zerosLeft 1..=6: `[zerosLeft - 1][run_before]`.
 const RUN_BEFORE: [&[Vlc]; 6] = [
     &[v(1, 0b1), v(1, 0b0)],

@@ -4,13 +4,14 @@
 //! block's transform, quantization and reconstruction at once, since the next block
 //! predicts from it.
 
-use super::macroblock::{codable, satd, zigzag};
+use super::macroblock::{codable, zigzag};
 use super::predict::Neighbours;
 use super::predict4x4::{
     blk_idx, mode_syntax, predict4x4, predicted_mode, Edge, NeighbourMode, I4_MODES,
 };
-use super::rate::{block_bits, lambda2, EdgeCoeffs};
+use super::rate::{lambda2, EdgeCoeffs};
 use super::transform::{forward4x4, inverse4x4, Quant4x4};
+use crate::cavlc::cpu::{luma4x4_bits_floor, luma4x4_block_bits};
 use crate::cavlc::frame::LUMA_CODING_ORDER;
 use crate::cavlc::{nc_from_neighbours, BlockKind};
 
@@ -59,6 +60,31 @@ pub struct Luma4x4 {
 /// How many of a block's modes, the cheapest by SATD, are coded to be compared by rate
 /// and distortion.
 const RD_CANDIDATES: usize = 5;
+
+/// `satd::<4>` of one 4x4 block, written out for the nine modes of every block: the
+/// Hadamard of the difference in rows then columns, halved.
+fn satd4x4(a: &[u8; 16], b: &[u8; 16]) -> u32 {
+    let d: [i32; 16] = std::array::from_fn(|p| a[p] as i32 - b[p] as i32);
+    let mut t = [0i32; 16];
+    for r in 0..4 {
+        let (s01, d01) = (d[r * 4] + d[r * 4 + 1], d[r * 4] - d[r * 4 + 1]);
+        let (s23, d23) = (d[r * 4 + 2] + d[r * 4 + 3], d[r * 4 + 2] - d[r * 4 + 3]);
+        t[r * 4] = s01 + s23;
+        t[r * 4 + 1] = s01 - s23;
+        t[r * 4 + 2] = d01 - d23;
+        t[r * 4 + 3] = d01 + d23;
+    }
+    let mut sum = 0u32;
+    for c in 0..4 {
+        let (s01, d01) = (t[c] + t[4 + c], t[c] - t[4 + c]);
+        let (s23, d23) = (t[8 + c] + t[12 + c], t[8 + c] - t[12 + c]);
+        sum += (s01 + s23).unsigned_abs()
+            + (s01 - s23).unsigned_abs()
+            + (d01 - d23).unsigned_abs()
+            + (d01 + d23).unsigned_abs();
+    }
+    sum / 2
+}
 
 /// A 4x4 block coded from one prediction: its levels, reconstruction, squared error,
 /// TotalCoeff, and its CAVLC bits once counted.
@@ -152,7 +178,7 @@ pub fn encode_luma4x4(ctx: &Context<'_>, qp: u8, force: Option<u32>) -> Option<L
         for m in 0..I4_MODES {
             if let Some(p) = predict4x4(m, &edge) {
                 let bits = if m == pred_mode { 1 } else { 4 };
-                (modes[n], preds[n], satds[n]) = (m, p, satd::<4>(&p, &src) + lambda * bits);
+                (modes[n], preds[n], satds[n]) = (m, p, satd4x4(&p, &src) + lambda * bits);
                 n += 1;
             }
         }
@@ -161,7 +187,14 @@ pub fn encode_luma4x4(ctx: &Context<'_>, qp: u8, force: Option<u32>) -> Option<L
         let candidates = match force.and_then(|f| modes[..n].iter().position(|&m| m == f)) {
             Some(i) => &order[i..=i],
             None => {
-                order[..n].sort_by_key(|&i| satds[i]);
+                // Insertion sort: stable, and short for nine at most.
+                for k in 1..n {
+                    let mut j = k;
+                    while j > 0 && satds[order[j - 1]] > satds[order[j]] {
+                        order.swap(j - 1, j);
+                        j -= 1;
+                    }
+                }
                 &order[..n.min(RD_CANDIDATES)]
             }
         };
@@ -185,18 +218,19 @@ pub fn encode_luma4x4(ctx: &Context<'_>, qp: u8, force: Option<u32>) -> Option<L
                 continue;
             };
             let mode_bits = if m == pred_mode { 1 } else { 4 };
-            // Every nonzero level costs at least a bit, coeff_token at least one: a
-            // lower bound on the cost that, already no better than the best, settles
-            // it without counting the bits (cost grows with bits, rounding included).
+            // A floor under the bits from TotalCoeff gives a floor under the cost that,
+            // already no better than the best, settles it without counting the bits
+            // (cost grows with bits, rounding included).
             if let Some((best_cost, ..)) = best {
-                let least = trial.ssd as f64 + lambda2 * (mode_bits + 1 + trial.total_coeff) as f64;
+                let floor = mode_bits + luma4x4_bits_floor(trial.total_coeff, nc);
+                let least = trial.ssd as f64 + lambda2 * floor as f64;
                 if least >= best_cost {
                     continue;
                 }
             }
             let block = *trial
                 .bits
-                .get_or_insert_with(|| block_bits(&zigzag(&trial.z), BlockKind::Luma4x4, nc));
+                .get_or_insert_with(|| luma4x4_block_bits(&zigzag(&trial.z), nc));
             let cost = trial.ssd as f64 + lambda2 * (mode_bits + block) as f64;
             if best.as_ref().is_none_or(|b| cost < b.0) {
                 best = Some((cost, m, t));
@@ -224,4 +258,25 @@ pub fn encode_luma4x4(ctx: &Context<'_>, qp: u8, force: Option<u32>) -> Option<L
         out.levels[raster] = z;
     }
     Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::h264::macroblock::satd;
+
+    #[test]
+    fn satd4x4_is_satd() {
+        let mut rng = crate::testdata::SplitMix64(5);
+        for k in 0..20_000 {
+            let mut a = [0u8; 16];
+            let mut b = [0u8; 16];
+            rng.fill(&mut a);
+            rng.fill(&mut b);
+            if k % 4 == 0 {
+                b = a.map(|v| v.saturating_add((k % 7) as u8)); // small differences
+            }
+            assert_eq!(satd4x4(&a, &b), satd::<4>(&a, &b), "{a:?} {b:?}");
+        }
+    }
 }
