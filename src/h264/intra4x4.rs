@@ -126,8 +126,15 @@ fn code_block(src: &[u8; 16], pred: &[u8; 16], q: &Quant4x4) -> Option<Trial> {
 
 /// Code the luma of `ctx` as Intra_4x4 at `qp`, every block in `force` where its
 /// neighbours allow that mode (the others choose freely); `None` when some block's
-/// levels cannot be coded in Baseline CAVLC at this QP.
-pub fn encode_luma4x4(ctx: &Context<'_>, qp: u8, force: Option<u32>) -> Option<Luma4x4> {
+/// levels cannot be coded in Baseline CAVLC at this QP, or when its cost as the choice
+/// of macroblock type counts it (squared error plus `lambda2` times
+/// [`super::rate::luma_bits`]) cannot come below `limit`.
+pub fn encode_luma4x4(
+    ctx: &Context<'_>,
+    qp: u8,
+    force: Option<u32>,
+    limit: Option<f64>,
+) -> Option<Luma4x4> {
     let (lambda, lambda2) = (lambda(qp), lambda2(qp));
     let q = Quant4x4::new(qp);
     let mut out = Luma4x4 {
@@ -138,6 +145,10 @@ pub fn encode_luma4x4(ctx: &Context<'_>, qp: u8, force: Option<u32>) -> Option<L
         recon: [0; 256],
         bits: [0; 16],
     };
+    // What the blocks so far add to that cost at least: their squared error, mb_type
+    // and coded_block_pattern (a bit each at least), their mode fields, and the
+    // residual of each block with a level (its 8x8 quadrant is coded).
+    let (mut ssd_so_far, mut bits_so_far) = (0u64, 2u32);
     for (idx, &raster) in LUMA_CODING_ORDER.iter().enumerate() {
         let (bx, by) = (raster % 4, raster / 4);
         debug_assert_eq!(blk_idx(bx, by), idx);
@@ -240,12 +251,19 @@ pub fn encode_luma4x4(ctx: &Context<'_>, qp: u8, force: Option<u32>) -> Option<L
         let Some(Trial {
             z,
             recon,
+            ssd,
+            total_coeff,
             bits: Some(bits),
-            ..
         }) = trials[t].1
         else {
             return None; // the best always has its bits counted
         };
+        ssd_so_far += ssd as u64;
+        bits_so_far +=
+            if mode == pred_mode { 1 } else { 4 } + if total_coeff > 0 { bits } else { 0 };
+        if limit.is_some_and(|l| ssd_so_far as f64 + lambda2 * bits_so_far as f64 >= l) {
+            return None;
+        }
         out.bits[raster] = bits;
         out.modes[raster] = mode;
         out.syntax[idx / 8] |= mode_syntax(mode, pred_mode) << (4 * (idx % 8));

@@ -335,20 +335,6 @@ pub fn encode_mb(input: &MbInput, qp: u8, modes: LumaModes) -> Result<MbOutput> 
             continue;
         }
         let c16 = luma16.as_ref().and_then(|l| luma16_at(l, qp));
-        let c4 = if modes.allows_4x4() {
-            encode_luma4x4(&ctx, qp, modes.forced()).map(|l| LumaCoded {
-                luma: Luma::Intra4x4 {
-                    modes: l.modes,
-                    syntax: l.syntax,
-                },
-                cbp_luma: l.cbp_luma,
-                levels: l.levels,
-                y: l.recon,
-                block_bits: Some(l.bits),
-            })
-        } else {
-            None
-        };
         let any = |blocks: &[[i32; 16]]| blocks.iter().any(|b| b[1..].iter().any(|&v| v != 0));
         let cbp_chroma = if any(&uac) || any(&vac) {
             2
@@ -382,15 +368,36 @@ pub fn encode_mb(input: &MbInput, qp: u8, modes: LumaModes) -> Result<MbOutput> 
             };
             ssd(&input.y, &c.y) as f64 + lambda2(qp) * bits as f64
         };
+        // With both kinds allowed, the I_16x16 cost first: the I_4x4 decision stops as
+        // soon as it cannot cost less (the same choice, found sooner).
+        let c16 = c16.map(|c| {
+            let cost = modes.allows_4x4().then(|| rd(&c));
+            (c, cost)
+        });
+        let c4 = if modes.allows_4x4() {
+            let limit = c16.as_ref().and_then(|c| c.1);
+            encode_luma4x4(&ctx, qp, modes.forced(), limit).map(|l| LumaCoded {
+                luma: Luma::Intra4x4 {
+                    modes: l.modes,
+                    syntax: l.syntax,
+                },
+                cbp_luma: l.cbp_luma,
+                levels: l.levels,
+                y: l.recon,
+                block_bits: Some(l.bits),
+            })
+        } else {
+            None
+        };
         let luma = match (c16, c4) {
-            (Some(a), Some(b)) => {
-                if rd(&b) < rd(&a) {
+            (Some((a, Some(cost_a))), Some(b)) => {
+                if rd(&b) < cost_a {
                     b
                 } else {
                     a
                 }
             }
-            (Some(c), None) | (None, Some(c)) => c,
+            (Some((c, _)), _) | (None, Some(c)) => c,
             (None, None) => continue,
         };
         let mut levels = [0i16; MB_LEVELS];
