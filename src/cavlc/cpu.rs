@@ -152,10 +152,11 @@ pub fn residual_block_bits(coeffs: &[i32], kind: BlockKind, nc: i32) -> Result<u
     Ok(count.0)
 }
 
-/// [`residual_block_bits`] of a Luma4x4 block (`nc` >= 0), from length tables and with
-/// no error path: the count of an encoder's mode decision, which tries a block many
-/// times. 0 where the other gives an error (a level too large, a negative `nc`).
-pub fn luma4x4_block_bits(coeffs: &[i32; 16], nc: i32) -> u32 {
+/// [`residual_block_bits`] of a block of any kind but chroma DC (16 coefficients, or 15
+/// for the AC kinds; `nc` >= 0), from length tables and with no error path: the count of
+/// an encoder's mode decision, which tries a block many times. 0 where the other gives
+/// an error (a level too large, a negative `nc`, another length).
+pub fn block_bits_nc(coeffs: &[i32], nc: i32) -> u32 {
     let l = &tables::VLC_LENGTHS;
     let table = match nc {
         0..=1 => 0,
@@ -164,6 +165,10 @@ pub fn luma4x4_block_bits(coeffs: &[i32; 16], nc: i32) -> u32 {
         8.. => 3,
         _ => return 0,
     };
+    let max = coeffs.len();
+    if max != 15 && max != 16 {
+        return 0;
+    }
     let mut mask = 0u32;
     for (i, &c) in coeffs.iter().enumerate() {
         mask |= ((c != 0) as u32) << i;
@@ -222,7 +227,7 @@ pub fn luma4x4_block_bits(coeffs: &[i32; 16], nc: i32) -> u32 {
         }
     }
     bits += l.coeff_token[table][total_coeff][trailing_ones] as u32;
-    if total_coeff < 16 {
+    if total_coeff < max {
         bits += l.total_zeros[total_coeff - 1][total_zeros] as u32;
     }
     // run_before of each level but the last, while zeros are left.
@@ -241,7 +246,7 @@ pub fn luma4x4_block_bits(coeffs: &[i32; 16], nc: i32) -> u32 {
     bits
 }
 
-/// A floor under [`luma4x4_block_bits`] from TotalCoeff alone: the shortest coeff_token
+/// A floor under [`block_bits_nc`] of a 16-coefficient block from TotalCoeff alone: the shortest coeff_token
 /// for it, a bit per level (a trailing one's sign or a level_prefix) and one for
 /// total_zeros when some coefficient is zero.
 pub fn luma4x4_bits_floor(total_coeff: u32, nc: i32) -> u32 {
@@ -528,7 +533,7 @@ impl MsbWriter {
 mod tests {
 
     #[test]
-    fn luma4x4_block_bits_is_residual_block_bits() {
+    fn block_bits_nc_is_residual_block_bits() {
         let mut rng = crate::testdata::SplitMix64(11);
         for case in 0..200_000u32 {
             // Sparse to dense blocks, small levels mostly, some beyond the escape.
@@ -551,7 +556,9 @@ mod tests {
             });
             let nc = rng.below(20) as i32 - 1;
             let want = residual_block_bits(&block, BlockKind::Luma4x4, nc).unwrap_or(0);
-            assert_eq!(luma4x4_block_bits(&block, nc), want, "{block:?} nC {nc}");
+            assert_eq!(block_bits_nc(&block, nc), want, "{block:?} nC {nc}");
+            let ac = residual_block_bits(&block[1..], BlockKind::ChromaAC, nc).unwrap_or(0);
+            assert_eq!(block_bits_nc(&block[1..], nc), ac, "{block:?} nC {nc}");
             if want > 0 {
                 let tc = block.iter().filter(|&&v| v != 0).count() as u32;
                 assert!(luma4x4_bits_floor(tc, nc) <= want, "{block:?} nC {nc}");

@@ -11,7 +11,7 @@ use super::predict4x4::{
 };
 use super::rate::{lambda2, EdgeCoeffs};
 use super::transform::{forward4x4, inverse4x4, Quant4x4};
-use crate::cavlc::cpu::{luma4x4_bits_floor, luma4x4_block_bits};
+use crate::cavlc::cpu::{block_bits_nc, luma4x4_bits_floor};
 use crate::cavlc::frame::LUMA_CODING_ORDER;
 use crate::cavlc::{nc_from_neighbours, BlockKind};
 
@@ -61,9 +61,14 @@ pub struct Luma4x4 {
 /// and distortion.
 const RD_CANDIDATES: usize = 5;
 
-/// `satd::<4>` of one 4x4 block, written out for the nine modes of every block: the
-/// Hadamard of the difference in rows then columns, halved.
+/// `satd::<4>` of one 4x4 block, for the nine modes of every block.
 fn satd4x4(a: &[u8; 16], b: &[u8; 16]) -> u32 {
+    hadamard_abs_sum(a, b) / 2
+}
+
+/// The sum of the absolute 4x4 Hadamard transform of `a - b` (rows then columns), not
+/// yet halved: written out, since the mode decisions take it of every prediction.
+pub(super) fn hadamard_abs_sum(a: &[u8; 16], b: &[u8; 16]) -> u32 {
     let d: [i32; 16] = std::array::from_fn(|p| a[p] as i32 - b[p] as i32);
     let mut t = [0i32; 16];
     for r in 0..4 {
@@ -83,7 +88,7 @@ fn satd4x4(a: &[u8; 16], b: &[u8; 16]) -> u32 {
             + (d01 - d23).unsigned_abs()
             + (d01 + d23).unsigned_abs();
     }
-    sum / 2
+    sum
 }
 
 /// A 4x4 block coded from one prediction: its levels, reconstruction, squared error,
@@ -241,7 +246,7 @@ pub fn encode_luma4x4(
             }
             let block = *trial
                 .bits
-                .get_or_insert_with(|| luma4x4_block_bits(&zigzag(&trial.z), nc));
+                .get_or_insert_with(|| block_bits_nc(&zigzag(&trial.z), nc));
             let cost = trial.ssd as f64 + lambda2 * (mode_bits + block) as f64;
             if best.as_ref().is_none_or(|b| cost < b.0) {
                 best = Some((cost, m, t));
@@ -282,6 +287,7 @@ pub fn encode_luma4x4(
 mod tests {
     use super::*;
     use crate::h264::macroblock::satd;
+    use crate::h264::transform::hadamard4;
 
     #[test]
     fn satd4x4_is_satd() {
@@ -294,6 +300,9 @@ mod tests {
             if k % 4 == 0 {
                 b = a.map(|v| v.saturating_add((k % 7) as u8)); // small differences
             }
+            let d: [i32; 16] = std::array::from_fn(|p| a[p] as i32 - b[p] as i32);
+            let plain: u32 = hadamard4(&d).iter().map(|v| v.unsigned_abs()).sum();
+            assert_eq!(hadamard_abs_sum(&a, &b), plain, "{a:?} {b:?}");
             assert_eq!(satd4x4(&a, &b), satd::<4>(&a, &b), "{a:?} {b:?}");
         }
     }

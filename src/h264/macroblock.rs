@@ -3,13 +3,13 @@
 //! modes by SATD, transform, quantization, a check that Baseline CAVLC can code every
 //! block (else a coarser QP), and the reconstruction a decoder will compute.
 
-use super::intra4x4::{encode_luma4x4, lambda, Context};
+use super::intra4x4::{encode_luma4x4, hadamard_abs_sum, lambda, Context};
 use super::predict::{self, Neighbours};
 use super::predict4x4::{NeighbourMode, I4_MODES};
 use super::rate::{lambda2, luma4x4_bits, luma_bits, luma_total_coeffs, ue_bits, EdgeCoeffs};
 use super::transform::{
-    chroma_qp, dequant4x4, forward4x4, forward_chroma_dc, forward_luma_dc, hadamard4, inverse4x4,
-    inverse_chroma_dc, inverse_luma_dc, quant4x4, quant_dc,
+    chroma_qp, forward4x4, forward_chroma_dc, forward_luma_dc, inverse4x4, inverse_chroma_dc,
+    inverse_luma_dc, quant_dc, Quant4x4,
 };
 use crate::cavlc::frame::{CHROMA_BLOCK0, MB_LEVELS, ZIGZAG};
 use crate::cavlc::{residual_block_bits, BlockKind};
@@ -128,11 +128,10 @@ pub(super) fn satd<const N: usize>(a: &[u8], b: &[u8]) -> u32 {
     let mut total = 0u32;
     for by in (0..N).step_by(4) {
         for bx in (0..N).step_by(4) {
-            let d: [i32; 16] = std::array::from_fn(|p| {
-                let i = (by + p / 4) * N + bx + p % 4;
-                a[i] as i32 - b[i] as i32
-            });
-            total += hadamard4(&d).iter().map(|v| v.unsigned_abs()).sum::<u32>();
+            let block = |s: &[u8]| -> [u8; 16] {
+                std::array::from_fn(|p| s[(by + p / 4) * N + bx + p % 4])
+            };
+            total += hadamard_abs_sum(&block(a), &block(b));
         }
     }
     // The unnormalised 4x4 Hadamard gains 4 over the samples; halved as x264 does.
@@ -210,22 +209,18 @@ fn quant_chroma(w: &[[i32; 16]; 4], qpc: u8) -> ([i32; 4], [[i32; 16]; 4]) {
         &forward_chroma_dc(&[w[0][0], w[1][0], w[2][0], w[3][0]]),
         qpc,
     );
-    (dc, w.map(|b| quant4x4(&b, qpc, 1)))
+    let q = Quant4x4::new(qpc);
+    (dc, w.map(|b| q.quant_ac(&b)))
 }
 
 fn recon_chroma(pred: &[u8; 64], dc: &[i32; 4], ac: &[[i32; 16]], qpc: u8) -> [u8; 64] {
     let dcc = inverse_chroma_dc(dc, qpc);
+    let q = Quant4x4::new(qpc);
     let mut out = [0u8; 64];
     for b in 0..4 {
         let mut c = ac[b];
         c[0] = dcc[b];
-        add_block::<8>(
-            pred,
-            &inverse4x4(&dequant4x4(&c, qpc, true)),
-            b % 2,
-            b / 2,
-            &mut out,
-        );
+        add_block::<8>(pred, &inverse4x4(&q.dequant_ac(&c)), b % 2, b / 2, &mut out);
     }
     out
 }
@@ -251,7 +246,8 @@ struct LumaCoded {
 
 fn luma16_at(l: &Luma16, qp: u8) -> Option<LumaCoded> {
     let ydc = quant_dc(&l.dc, qp);
-    let yac = l.blocks.map(|b| quant4x4(&b, qp, 1));
+    let q = Quant4x4::new(qp);
+    let yac = l.blocks.map(|b| q.quant_ac(&b));
     if !codable(&zigzag(&ydc), BlockKind::Intra16x16DC)
         || !yac
             .iter()
@@ -265,7 +261,7 @@ fn luma16_at(l: &Luma16, qp: u8) -> Option<LumaCoded> {
     for b in 0..16 {
         let mut c = yac[b];
         c[0] = dcy[b];
-        let r = inverse4x4(&dequant4x4(&c, qp, true));
+        let r = inverse4x4(&q.dequant_ac(&c));
         add_block::<16>(&l.pred, &r, b % 4, b / 4, &mut y);
         levels[b] = yac[b];
         levels[b][0] = ydc[b];

@@ -2,6 +2,7 @@
 //! block's real nC: the rate of the rate-distortion choice between I_16x16 and I_4x4
 //! (x264 at `-preset medium` decides the macroblock type the same way).
 
+use crate::cavlc::cpu::block_bits_nc;
 use crate::cavlc::frame::{intra_cbp_code_num, ZIGZAG};
 use crate::cavlc::{nc_from_neighbours, residual_block_bits, BlockKind};
 
@@ -37,7 +38,11 @@ pub fn ue_bits(v: u32) -> u32 {
 /// Bits of one residual block as CAVLC codes it with `nc`.
 pub fn block_bits(coeffs: &[i32], kind: BlockKind, nc: i32) -> u32 {
     // The caller checked that every block is codable; an error would only count 0 bits.
-    residual_block_bits(coeffs, kind, nc).unwrap_or(0)
+    match kind {
+        BlockKind::ChromaDC => residual_block_bits(coeffs, kind, nc).unwrap_or(0),
+        _ if coeffs.len() != kind.max_coeffs() => 0,
+        _ => block_bits_nc(coeffs, nc),
+    }
 }
 
 /// The part of [`luma_bits`] before the residual for I_NxN: mb_type, the mode fields,

@@ -199,6 +199,22 @@ impl Quant4x4 {
         })
     }
 
+    /// `quant4x4(w, qp, 1)`: position 0 left at 0 (a DC transform carries it).
+    pub fn quant_ac(&self, w: &[i32; 16]) -> [i32; 16] {
+        let mut z = self.quant(w);
+        z[0] = 0;
+        z
+    }
+
+    /// `dequant4x4(c, qp, true)`: position 0, already scaled, copied.
+    pub fn dequant_ac(&self, c: &[i32; 16]) -> [i32; 16] {
+        let mut ac = *c;
+        ac[0] = 0;
+        let mut d = self.dequant(&ac);
+        d[0] = c[0];
+        d
+    }
+
     /// `dequant4x4(c, qp, false)`.
     pub fn dequant(&self, c: &[i32; 16]) -> [i32; 16] {
         let shift = self.qp as u32 / 6;
@@ -392,6 +408,10 @@ mod tests {
                 let z = q.quant(&w);
                 assert_eq!(z, quant4x4(&w, qp, 0), "qp {qp}");
                 assert_eq!(q.dequant(&z), dequant4x4(&z, qp, false), "qp {qp}");
+                assert_eq!(q.quant_ac(&w), quant4x4(&w, qp, 1), "qp {qp}");
+                let mut c = z;
+                c[0] = w[0] * 7; // a DC far outside the levels' range, copied as it is
+                assert_eq!(q.dequant_ac(&c), dequant4x4(&c, qp, true), "qp {qp}");
             }
         }
     }
