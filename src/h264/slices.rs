@@ -4,7 +4,7 @@
 
 use rayon::prelude::*;
 
-use super::macroblock::{encode_mb, Luma, MbInput, MbOutput};
+use super::macroblock::{encode_mb, Luma, MbInput};
 use super::predict::Neighbours;
 use super::predict4x4::NeighbourMode;
 use super::rate::EdgeCoeffs;
@@ -85,6 +85,23 @@ fn edge_modes(mb: Option<&Option<[u32; 16]>>, blocks: [usize; 4]) -> [NeighbourM
     })
 }
 
+/// What the headers of a coded macroblock need, kept until they are written in raster
+/// order.
+struct MbChoice {
+    luma: Luma,
+    chroma_mode: u32,
+    qp: u8,
+    cbp_luma: u32,
+    cbp_chroma: u32,
+}
+
+/// Code one slice, its macroblocks in raster order or, with `wavefront`, in waves where
+/// `x + 2 * row` is constant: each one's left, upper-left, upper and upper-right
+/// neighbours are in earlier waves, so a wave's macroblocks code in parallel (rayon)
+/// from the same inputs as in raster order, and the output is the same. Waves cost one
+/// core about a fifth more (they leave the raster order's locality), so they pay only
+/// where cores would otherwise idle. The headers, whose mb_qp_delta follows raster
+/// order, come after.
 #[allow(clippy::too_many_arguments)]
 fn encode_slice(
     src: &[Plane; 3],
@@ -95,57 +112,102 @@ fn encode_slice(
     band: Band<'_>,
     mbs: &mut [MbHeader],
     levels: &mut [i16],
+    wavefront: bool,
 ) -> Result<()> {
     let wm = g.width_mbs as usize;
+    let rows = mbs.len() / wm;
     let (ys, cs) = (src[0].stride, src[1].stride);
-    let mut qp_pred = config.qp;
-    // Intra_4x4 modes (raster block order) of the slice's macroblocks; None: I_16x16.
-    let mut modes: Vec<Option<[u32; 16]>> = Vec::with_capacity(mbs.len());
+    // Intra_4x4 modes (raster block order) of the slice's macroblocks; None: I_16x16
+    // (or not coded yet, which no macroblock reads).
+    let mut modes: Vec<Option<[u32; 16]>> = vec![None; mbs.len()];
     // TotalCoeff of their luma blocks (raster).
-    let mut tcs: Vec<[u8; 16]> = Vec::with_capacity(mbs.len());
-    for (i, (header, lv)) in mbs
-        .iter_mut()
-        .zip(levels.chunks_exact_mut(MB_LEVELS))
-        .enumerate()
-    {
-        let (mbx, r) = (i % wm, i / wm);
-        let row = first_row + r;
-        // Above-right is decoded before this macroblock when the row above is in the slice.
-        let y_top_right = (r > 0 && mbx + 1 < wm)
-            .then(|| std::array::from_fn(|k| band.y[(r * 16 - 1) * ys + (mbx + 1) * 16 + k]));
-        let input = MbInput {
-            y: src[0].block::<16, 256>(mbx * 16, row * 16),
-            u: src[1].block::<8, 64>(mbx * 8, row * 8),
-            v: src[2].block::<8, 64>(mbx * 8, row * 8),
-            ny: neighbours::<16>(band.y, ys, mbx, r),
-            nu: neighbours::<8>(band.u, cs, mbx, r),
-            nv: neighbours::<8>(band.v, cs, mbx, r),
-            y_top_right,
-            left_modes: edge_modes((mbx > 0).then(|| &modes[i - 1]), [3, 7, 11, 15]),
-            top_modes: edge_modes((r > 0).then(|| &modes[i - wm]), [12, 13, 14, 15]),
-            luma_tc: EdgeCoeffs {
-                left: (mbx > 0).then(|| [3, 7, 11, 15].map(|b| tcs[i - 1][b])),
-                top: (r > 0).then(|| [12, 13, 14, 15].map(|b| tcs[i - wm][b])),
-            },
+    let mut tcs: Vec<[u8; 16]> = vec![[0; 16]; mbs.len()];
+    let mut choices: Vec<Option<MbChoice>> = (0..mbs.len()).map(|_| None).collect();
+    let groups = match wavefront {
+        true => wm + 2 * rows.saturating_sub(1),
+        false => mbs.len(),
+    };
+    let (mut inputs, mut coded) = (Vec::new(), Vec::new());
+    for group in 0..groups {
+        // The macroblocks of this wave (by row), or the one macroblock `group`.
+        let (first, end) = match wavefront {
+            true => (
+                group.saturating_sub(wm - 1).div_ceil(2),
+                rows.min(group / 2 + 1),
+            ),
+            false => (group, group + 1),
         };
-        let out: MbOutput = encode_mb(&input, config.qp, config.luma)?;
-        store::<16>(band.y, ys, mbx, r, &out.y);
-        store::<8>(band.u, cs, mbx, r, &out.u);
-        store::<8>(band.v, cs, mbx, r, &out.v);
+        let members = (first..end).map(|k| match wavefront {
+            true => k * wm + group - 2 * k,
+            false => k,
+        });
+        inputs.clear();
+        inputs.extend(members.map(|i| {
+            let (mbx, r) = (i % wm, i / wm);
+            let row = first_row + r;
+            // Above-right is decoded before this macroblock when the row above is in
+            // the slice.
+            let y_top_right = (r > 0 && mbx + 1 < wm)
+                .then(|| std::array::from_fn(|k| band.y[(r * 16 - 1) * ys + (mbx + 1) * 16 + k]));
+            let input = MbInput {
+                y: src[0].block::<16, 256>(mbx * 16, row * 16),
+                u: src[1].block::<8, 64>(mbx * 8, row * 8),
+                v: src[2].block::<8, 64>(mbx * 8, row * 8),
+                ny: neighbours::<16>(band.y, ys, mbx, r),
+                nu: neighbours::<8>(band.u, cs, mbx, r),
+                nv: neighbours::<8>(band.v, cs, mbx, r),
+                y_top_right,
+                left_modes: edge_modes((mbx > 0).then(|| &modes[i - 1]), [3, 7, 11, 15]),
+                top_modes: edge_modes((r > 0).then(|| &modes[i - wm]), [12, 13, 14, 15]),
+                luma_tc: EdgeCoeffs {
+                    left: (mbx > 0).then(|| [3, 7, 11, 15].map(|b| tcs[i - 1][b])),
+                    top: (r > 0).then(|| [12, 13, 14, 15].map(|b| tcs[i - wm][b])),
+                },
+            };
+            (i, input)
+        }));
+        let code = |(_, input): &(usize, MbInput)| encode_mb(input, config.qp, config.luma);
+        // Handing a wave to other threads costs a wake-up: not for one macroblock, nor
+        // without other threads.
+        if inputs.len() > 1 && rayon::current_num_threads() > 1 {
+            inputs.par_iter().map(code).collect_into_vec(&mut coded);
+        } else {
+            coded.clear();
+            coded.extend(inputs.iter().map(code));
+        }
+        for ((i, _), out) in inputs.iter().zip(coded.drain(..)) {
+            let (i, out) = (*i, out?);
+            let (mbx, r) = (i % wm, i / wm);
+            store::<16>(band.y, ys, mbx, r, &out.y);
+            store::<8>(band.u, cs, mbx, r, &out.u);
+            store::<8>(band.v, cs, mbx, r, &out.v);
+            modes[i] = match out.luma {
+                Luma::Intra16x16(_) => None,
+                Luma::Intra4x4 { modes: m, .. } => Some(m),
+            };
+            tcs[i] = out.luma_tc;
+            levels[i * MB_LEVELS..][..MB_LEVELS].copy_from_slice(&out.levels);
+            choices[i] = Some(MbChoice {
+                luma: out.luma,
+                chroma_mode: out.chroma_mode,
+                qp: out.qp,
+                cbp_luma: out.cbp_luma,
+                cbp_chroma: out.cbp_chroma,
+            });
+        }
+    }
+    let mut qp_pred = config.qp;
+    for (header, out) in mbs.iter_mut().zip(choices.iter().flatten()) {
         *header = match out.luma {
-            Luma::Intra16x16(mode) => {
-                modes.push(None);
-                MbHeader::intra16x16(
-                    mode,
-                    out.cbp_luma,
-                    out.cbp_chroma,
-                    out.chroma_mode,
-                    qp_delta(qp_pred, out.qp),
-                    slice as u32,
-                )
-            }
-            Luma::Intra4x4 { modes: m, syntax } => {
-                modes.push(Some(m));
+            Luma::Intra16x16(mode) => MbHeader::intra16x16(
+                mode,
+                out.cbp_luma,
+                out.cbp_chroma,
+                out.chroma_mode,
+                qp_delta(qp_pred, out.qp),
+                slice as u32,
+            ),
+            Luma::Intra4x4 { syntax, .. } => {
                 let cbp = out.cbp_luma | out.cbp_chroma << 4;
                 // Without a residual there is no mb_qp_delta and the QP stays the
                 // predicted one; the reconstruction (the prediction) does not depend on it.
@@ -160,8 +222,6 @@ fn encode_slice(
         if header.mb_qp_delta != 0 {
             qp_pred = out.qp;
         }
-        tcs.push(out.luma_tc);
-        lv.copy_from_slice(&out.levels);
     }
     Ok(())
 }
@@ -173,6 +233,17 @@ fn encode_slice(
 pub fn encode_picture_levels(
     picture: &Picture,
     config: &EncoderConfig,
+) -> Result<(Frame, Picture)> {
+    encode_picture_levels_with(picture, config, false)
+}
+
+/// [`encode_picture_levels`], with each slice's macroblocks in parallel waves where
+/// `wavefront` (the same output): for when fewer pictures are coded at once than there
+/// are cores.
+pub fn encode_picture_levels_with(
+    picture: &Picture,
+    config: &EncoderConfig,
+    wavefront: bool,
 ) -> Result<(Frame, Picture)> {
     config.validate()?;
     picture.validate()?;
@@ -201,7 +272,8 @@ pub fn encode_picture_levels(
         .zip(frame.levels.par_chunks_mut(rows * wm * MB_LEVELS))
         .enumerate()
         .try_for_each(|(s, ((((y, u), v), mbs), levels))| {
-            encode_slice(&src, &g, config, s, s * rows, Band { y, u, v }, mbs, levels)
+            let band = Band { y, u, v };
+            encode_slice(&src, &g, config, s, s * rows, band, mbs, levels, wavefront)
         })?;
     let (dw, dh) = (g.display_width as usize, g.display_height as usize);
     let [ry, ru, rv] = recon;
@@ -219,6 +291,54 @@ pub fn encode_picture_levels(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn waves_code_what_raster_order_codes() {
+        use crate::h264::LumaModes;
+        // A texture with flat patches (so both macroblock types occur), odd sizes, one
+        // and several slices, QPs where macroblocks reuse a mode and where they do not.
+        let mut rng = crate::testdata::SplitMix64(3);
+        let mut p = Picture::new(150, 90);
+        for (i, v) in p.y.iter_mut().enumerate() {
+            let (x, y) = (i % 150, i / 150);
+            *v = if (x / 24 + y / 20) % 3 == 0 {
+                90
+            } else {
+                (x * 3 + y * 5) as u8 ^ rng.below(64) as u8
+            };
+        }
+        rng.fill(&mut p.u);
+        for (i, v) in p.v.iter_mut().enumerate() {
+            *v = (i * 7 % 251) as u8;
+        }
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(4)
+            .build()
+            .unwrap();
+        for (qp, slice_rows, luma) in [
+            (22, None, LumaModes::Auto),
+            (30, Some(2), LumaModes::Auto),
+            (37, Some(4), LumaModes::Intra4x4),
+            (27, None, LumaModes::Intra16x16),
+        ] {
+            let config = EncoderConfig {
+                qp,
+                slice_rows,
+                luma,
+                ..EncoderConfig::default()
+            };
+            let raster = encode_picture_levels(&p, &config).unwrap();
+            let waves = pool.install(|| encode_picture_levels_with(&p, &config, true).unwrap());
+            assert!(
+                raster.0 == waves.0,
+                "frame, QP {qp}, {slice_rows:?}, {luma:?}"
+            );
+            assert_eq!(
+                raster.1, waves.1,
+                "recon, QP {qp}, {slice_rows:?}, {luma:?}"
+            );
+        }
+    }
 
     #[test]
     fn qp_delta_wraps() {

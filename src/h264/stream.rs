@@ -6,8 +6,9 @@ use std::sync::Arc;
 use rayon::prelude::*;
 
 use super::nal::{trailing_bits, write_nal, NAL_PPS, NAL_SLICE_IDR, NAL_SPS};
+use super::slices::encode_picture_levels_with;
 use super::syntax::{level_idc, pps, slice_header, sps};
-use super::{encode_picture_levels, Geometry, LumaModes, Picture};
+use super::{Geometry, LumaModes, Picture};
 use crate::bits::MsbWriter;
 use crate::cavlc::frame::{encode_slice_data, total_coeffs, Frame};
 use crate::cavlc::{CavlcGpu, GpuVariant};
@@ -154,7 +155,8 @@ impl Encoder {
 
     /// Code one picture (the size given to [`Encoder::new`]).
     pub async fn encode(&mut self, picture: &Picture) -> Result<Encoded> {
-        let coded = self.encode_at(picture, self.pictures).await?;
+        // One picture at a time: its macroblocks in parallel waves.
+        let coded = self.encode_with(picture, self.pictures, true).await?;
         self.pictures += 1;
         Ok(coded)
     }
@@ -163,13 +165,19 @@ impl Encoder {
     /// picture 0; consecutive IDR pictures differ in idr_pic_id). Pictures are intra
     /// coded and independent, so several may be coded at once.
     pub async fn encode_at(&self, picture: &Picture, index: u64) -> Result<Encoded> {
+        self.encode_with(picture, index, false).await
+    }
+
+    /// [`Encoder::encode_at`], each slice's macroblocks in parallel waves where
+    /// `wavefront` (see [`encode_picture_levels_with`]).
+    async fn encode_with(&self, picture: &Picture, index: u64, wavefront: bool) -> Result<Encoded> {
         if (picture.width, picture.height) != (self.geometry.width, self.geometry.height) {
             return Err(Error::InvalidArgument(format!(
                 "picture {}x{} in a {}x{} stream",
                 picture.width, picture.height, self.geometry.width, self.geometry.height
             )));
         }
-        let (frame, recon) = encode_picture_levels(picture, &self.config)?;
+        let (frame, recon) = encode_picture_levels_with(picture, &self.config, wavefront)?;
         let slices = self.slice_data(&frame).await?;
         let bytes = write_picture(
             &frame,
@@ -205,6 +213,9 @@ impl Encoder {
         }
         let first = self.pictures;
         let this = &*self;
+        // Fewer pictures at once than cores: each picture's macroblocks in parallel waves
+        // too (the same output; at a depth that fills the cores, waves only cost).
+        let wavefront = depth < rayon::current_num_threads();
         let stop = AtomicBool::new(false);
         let (to_coders, from_reader) = sync_channel::<Result<(u64, Picture)>>(1);
         let from_reader = Mutex::new(from_reader);
@@ -238,7 +249,8 @@ impl Encoder {
                     };
                     let Ok(job) = job else { return };
                     let coded = job.and_then(|(index, picture)| {
-                        pollster::block_on(this.encode_at(&picture, index)).map(|c| (index, c))
+                        let coded = this.encode_with(&picture, index, wavefront);
+                        pollster::block_on(coded).map(|c| (index, c))
                     });
                     let failed = coded.is_err();
                     if to_sink.send(coded).is_err() || failed {
