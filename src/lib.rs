@@ -2,7 +2,8 @@
 //! WGSL compute shaders through wgpu, each with a CPU twin that writes the same bits.
 //!
 //! - [`huffman`]: Huffman/VLE encoding into a native format or gzip
-//!   ([`huffman::compress()`]), decoding on all CPU cores;
+//!   ([`huffman::compress()`]), decoding on all CPU cores or, for native files, on the
+//!   GPU (wgpu, or CUDA with the `cuda` feature);
 //! - [`cavlc`] and [`h264`]: H.264 CAVLC on the GPU inside an intra-only Baseline encoder;
 //! - [`j2k`] and [`bitstuff`]: lossless JPEG 2000 with the fast mode's raw passes and
 //!   parallel bit-stuffing.
