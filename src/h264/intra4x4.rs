@@ -13,7 +13,7 @@ use super::rate::{lambda2, EdgeCoeffs};
 use super::transform::{forward4x4, inverse4x4, Quant4x4};
 use crate::cavlc::cpu::{block_bits_nc, luma4x4_bits_floor};
 use crate::cavlc::frame::LUMA_CODING_ORDER;
-use crate::cavlc::{nc_from_neighbours, BlockKind};
+use crate::cavlc::BlockKind;
 
 /// x264's lambda by QP (2^(QP/6 - 2), at least 1): the weight of one header bit against
 /// SATD.
@@ -173,17 +173,7 @@ pub fn encode_luma4x4(
             std::array::from_fn(|p| ctx.src[(by * 4 + p / 4) * 16 + bx * 4 + p % 4]);
 
         let tc = |b: &[i32; 16]| b.iter().filter(|&&v| v != 0).count() as u8;
-        let n_a = if bx > 0 {
-            Some(tc(&out.levels[raster - 1]))
-        } else {
-            ctx.luma_tc.left.map(|l| l[by])
-        };
-        let n_b = if by > 0 {
-            Some(tc(&out.levels[raster - 4]))
-        } else {
-            ctx.luma_tc.top.map(|t| t[bx])
-        };
-        let nc = nc_from_neighbours(n_a, n_b);
+        let nc = ctx.luma_tc.luma_nc(raster, |r| tc(&out.levels[r]));
 
         // Candidates: the forced mode where it predicts, else every mode by SATD plus
         // lambda times its syntax bits, the best RD_CANDIDATES of them then coded.

@@ -15,6 +15,25 @@ pub struct EdgeCoeffs {
     pub top: Option<[u8; 4]>,
 }
 
+impl EdgeCoeffs {
+    /// nC of luma block `raster` (clause 9.2.1): from the TotalCoeff (`inner`) of the
+    /// blocks left of and above it in the macroblock, else from these edges.
+    pub fn luma_nc(&self, raster: usize, inner: impl Fn(usize) -> u8) -> i32 {
+        let (bx, by) = (raster % 4, raster / 4);
+        let a = if bx > 0 {
+            Some(inner(raster - 1))
+        } else {
+            self.left.map(|l| l[by])
+        };
+        let b = if by > 0 {
+            Some(inner(raster - 4))
+        } else {
+            self.top.map(|t| t[bx])
+        };
+        nc_from_neighbours(a, b)
+    }
+}
+
 /// TotalCoeff per luma block (raster) as clause 9.2.1 counts it: an I_16x16 block's AC
 /// levels, an Intra_4x4 block's all 16. `levels` per block, raster, level 0 of an
 /// I_16x16 block being its DC level.
@@ -86,20 +105,7 @@ pub fn luma_bits(
         None => intra4x4_header_bits(syntax, cbp_luma, cbp_chroma),
     };
     let tc = luma_total_coeffs(levels, i16_mode.is_some());
-    let nc = |raster: usize| {
-        let (bx, by) = (raster % 4, raster / 4);
-        let a = if bx > 0 {
-            Some(tc[raster - 1])
-        } else {
-            edge.left.map(|l| l[by])
-        };
-        let b = if by > 0 {
-            Some(tc[raster - 4])
-        } else {
-            edge.top.map(|t| t[bx])
-        };
-        nc_from_neighbours(a, b)
-    };
+    let nc = |raster: usize| edge.luma_nc(raster, |r| tc[r]);
     let scan = |b: &[i32; 16]| -> [i32; 16] { std::array::from_fn(|s| b[ZIGZAG[s]]) };
     if i16_mode.is_some() {
         let dc: [i32; 16] = std::array::from_fn(|s| levels[ZIGZAG[s]][0]);
@@ -192,19 +198,8 @@ mod tests {
                 // The same from per-block counts, as the Intra_4x4 decision keeps them.
                 let own = luma_total_coeffs(&levels, false);
                 let blocks: [u32; 16] = std::array::from_fn(|r| {
-                    let (bx, by) = (r % 4, r / 4);
-                    let a = if bx > 0 {
-                        Some(own[r - 1])
-                    } else {
-                        edge.left.map(|l| l[by])
-                    };
-                    let b = if by > 0 {
-                        Some(own[r - 4])
-                    } else {
-                        edge.top.map(|t| t[bx])
-                    };
                     let scan: [i32; 16] = std::array::from_fn(|s| levels[r][ZIGZAG[s]]);
-                    block_bits(&scan, BlockKind::Luma4x4, nc_from_neighbours(a, b))
+                    block_bits(&scan, BlockKind::Luma4x4, edge.luma_nc(r, |n| own[n]))
                 });
                 assert_eq!(
                     luma4x4_bits(syntax, cbp_luma, 0, &blocks),
