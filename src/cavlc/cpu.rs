@@ -158,12 +158,8 @@ pub fn residual_block_bits(coeffs: &[i32], kind: BlockKind, nc: i32) -> Result<u
 /// an error (a level too large, a negative `nc`, another length).
 pub fn block_bits_nc(coeffs: &[i32], nc: i32) -> u32 {
     let l = &tables::VLC_LENGTHS;
-    let table = match nc {
-        0..=1 => 0,
-        2..=3 => 1,
-        4..=7 => 2,
-        8.. => 3,
-        _ => return 0,
+    let Some(table) = length_table(nc) else {
+        return 0;
     };
     let max = coeffs.len();
     if max != 15 && max != 16 {
@@ -246,16 +242,23 @@ pub fn block_bits_nc(coeffs: &[i32], nc: i32) -> u32 {
     bits
 }
 
+/// The coeff_token table of [`tables::VLC_LENGTHS`] for `nc` (0 <= nC < 2, < 4, < 8, 8
+/// and up); `None` for a negative `nc`.
+fn length_table(nc: i32) -> Option<usize> {
+    match nc {
+        0..=1 => Some(0),
+        2..=3 => Some(1),
+        4..=7 => Some(2),
+        8.. => Some(3),
+        _ => None,
+    }
+}
+
 /// A floor under [`block_bits_nc`] of a 16-coefficient block from TotalCoeff alone: the shortest coeff_token
 /// for it, a bit per level (a trailing one's sign or a level_prefix) and one for
 /// total_zeros when some coefficient is zero.
 pub fn luma4x4_bits_floor(total_coeff: u32, nc: i32) -> u32 {
-    let table = match nc {
-        0..=1 => 0,
-        2..=3 => 1,
-        4..=7 => 2,
-        _ => 3,
-    };
+    let table = length_table(nc).unwrap_or(3);
     let tc = total_coeff.min(16) as usize;
     let tokens = &tables::VLC_LENGTHS.coeff_token[table][tc][..=tc.min(3)];
     let token = tokens.iter().copied().min().unwrap_or(0) as u32;
