@@ -673,7 +673,7 @@ pub(crate) fn read_all_frames(file: &[u8]) -> Result<Vec<Frame>> {
 fn expect_record(r: &mut impl Read, index: u64, file_at: u64) -> Result<()> {
     let mut head = [0u8; 5];
     let got = read_full(r, &mut head)?;
-    if got < 5 || &head[..4] != MAGIC || head[4] != VERSION_FRAMED {
+    if !super::native::is_framed(&head[..got]) {
         return Err(frame_error(
             index,
             file_at,

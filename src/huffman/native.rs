@@ -294,6 +294,12 @@ fn check_payload_len(h: &NativeHeader, present: u64) -> Result<()> {
     Ok(())
 }
 
+/// Whether `head` (a stream's first bytes) starts a native framed (v2) stream: the magic
+/// and the version.
+pub fn is_framed(head: &[u8]) -> bool {
+    head.len() >= 5 && head[..4] == MAGIC[..] && head[4] == super::framing::VERSION_FRAMED
+}
+
 /// Decodes a native file (blocks in parallel) and verifies its checksum.
 pub fn decompress_native(data: &[u8]) -> Result<Vec<u8>> {
     if data.get(4) == Some(&super::framing::VERSION_FRAMED) {

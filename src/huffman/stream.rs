@@ -115,8 +115,7 @@ pub fn decompress_file_on(
     let start = (&*file).stream_position().map_err(Error::ReadInput)?;
     let mut head = [0u8; 5];
     let got = super::pipeline::read_full_at(file, &mut head, start)?;
-    let framed = head[4] == super::framing::VERSION_FRAMED;
-    if got == head.len() && head[..4] == native::MAGIC[..] && framed {
+    if native::is_framed(&head[..got]) {
         let (bytes_out, data_end) = super::framed_decode::decode_file_frames(
             file,
             start,

@@ -106,7 +106,8 @@ pub struct Tuning {
 impl Tuning {
     /// The configuration on `backend` (the first of each list).
     pub fn config(&self, backend: Backend) -> CuvleConfig {
-        self.config_with(backend, self.net[0], self.workgroup_sizes(256)[0])
+        let default = CuvleConfig::default().scan.workgroup_size;
+        self.config_with(backend, self.net[0], self.workgroup_sizes(default)[0])
     }
 
     /// The configuration of a streamed compress on `backend`: the library's
@@ -178,7 +179,7 @@ impl Tuning {
             self.blocks_per_sm.iter().map(|&b| Some(b)).collect()
         };
         let mut configs = Vec::new();
-        for wg in self.workgroup_sizes(256) {
+        for wg in self.workgroup_sizes(CuvleConfig::default().scan.workgroup_size) {
             for &net in &self.net {
                 for &write in &self.cuda_write {
                     for &blocks_per_sm in &blocks {
@@ -424,9 +425,7 @@ fn peek(file: &File) -> std::io::Result<Vec<u8>> {
 /// its first bytes), the only format with a GPU decoder, the CPU for the others, which
 /// then opens no GPU at all.
 fn decode_engine(backend: Backend, head: &[u8]) -> Result<Engine> {
-    let framed = head.len() < 5
-        || (head.starts_with(parvlc::huffman::native::MAGIC)
-            && head[4] == parvlc::huffman::framing::VERSION_FRAMED);
+    let framed = head.len() < 5 || parvlc::huffman::native::is_framed(head);
     if backend == Backend::Cpu || !framed {
         return Ok(Engine::Cpu);
     }
