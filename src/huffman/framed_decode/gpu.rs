@@ -91,11 +91,11 @@ pub(super) fn decode_batch_gpu(gpu: DecodeGpu<'_>, frames: &[Frame]) -> Result<D
 /// padding and each frame's CRC32 (on the CPU cores, for now).
 fn decode_run_gpu(dec: &Decoder<'_>, frames: &[Frame]) -> Result<Part> {
     let t0 = std::time::Instant::now();
-    for f in frames {
+    frames.par_iter().try_for_each(|f| {
         Codebook::from_lengths(&f.lengths)
             .map_err(|e| f.corrupt(format!("bad code lengths: {e}")))?;
-        f.check_padding()?;
-    }
+        f.check_padding()
+    })?;
     let views: Vec<VldFrame<'_>> = frames.iter().map(Frame::view).collect();
     let t1 = std::time::Instant::now();
     let out = dec.decode(&views)?;
