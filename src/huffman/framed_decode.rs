@@ -423,21 +423,23 @@ impl<'r, R: Read> Walk<'r, R> {
 
 /// Batches decoding on the GPU at once (a decoder thread each), of at most
 /// [`GPU_BATCH_BYTES`]: each decoder holds its batch's payload, staging, readback and
-/// output at once. Measured on the H200, 4 GiB native to /dev/null (docs/huffman.md): one
-/// decoder of 32 MiB batches 6.0-6.8 s; three of 32 MiB 2.5-2.6 s at 653-695 MiB peak;
-/// four of 16 MiB 1.70-1.73 s at 508-510 MiB; three of 16 MiB 1.74-1.78 s at 482-501 MiB,
-/// the most that stays clear of the 512 MiB bound.
+/// output at once. Measured on the H200, 4 GiB native to /dev/null, three runs each
+/// (docs/results.md, "Eighth pass"): three decoders of 16 MiB 0.95-1.01 s at 280 MiB
+/// peak, four of 16 MiB 0.96-0.99 s, two of 32 MiB 0.85-0.92 s at 436-440 MiB, three of
+/// 32 MiB 0.84-0.89 s at 512 MiB, two of 48 MiB 0.86-0.92 s at 503-553 MiB. A batch
+/// of 16 MiB is some 2,000 blocks, too few lanes to hide the kernel's serial chains:
+/// its kernel takes 2.3 ms, one of 32 MiB 3.1 ms.
 ///
-/// CUDA takes as many, not yet measured: its copies and kernels all go through the
-/// device's one stream, so batches do not overlap there, but each batch's host work
-/// (codes checked, plan, tables, payload words, the CPU's CRC32s) is as long as on wgpu
-/// and overlaps another batch's round trip only with several threads.
+/// CUDA takes as many: its copies and kernels all go through the device's one stream,
+/// so batches do not overlap there, but each batch's host work (payload reads, codes
+/// checked, plan, tables, payload words, the CPU's CRC32s) overlaps another batch's
+/// round trip only with several threads.
 #[cfg(not(target_arch = "wasm32"))]
-const GPU_DECODERS: usize = 3;
+const GPU_DECODERS: usize = 2;
 
 /// Output bytes of a GPU batch at most (see [`GPU_DECODERS`]).
 #[cfg(not(target_arch = "wasm32"))]
-const GPU_BATCH_BYTES: usize = 16 << 20;
+const GPU_BATCH_BYTES: usize = 32 << 20;
 
 /// Decodes a native v2 stream from `r`, positioned after the first frame's magic and
 /// version, into `w`, about `batch_bytes` of output at a time, on `gpu` (the VLD kernel)
@@ -481,10 +483,13 @@ fn decode_walk<R: Read>(
     batch_bytes: usize,
     gpu: Option<DecodeGpu<'_>>,
 ) -> Result<u64> {
-    // Three stages on their own threads: this one reads frames into batches, decoders
-    // decode them (one on all cores; on the GPU several, each batch a round trip of
-    // upload, kernel and readback that the others overlap), one writes them in order and
-    // combines the checksums.
+    // Three stages on their own threads: this one walks the frame headers into
+    // batches; decoders read a batch's payloads from a file (at their offsets, on all
+    // cores) and decode it (on the CPU one, on all cores; on the GPU several, each batch
+    // a round trip of upload, kernel and readback that the others overlap); one writes
+    // them in order and combines the checksums. The walk of a file of small frames is
+    // 0.2 s of a 4 GiB decode on the H200, so it runs beside the payload reads, not
+    // before each batch's (docs/results.md, "Eighth pass").
     let (decoders, batch_bytes) = match gpu {
         Some(_) => (GPU_DECODERS, batch_bytes.min(GPU_BATCH_BYTES)),
         None => (1, batch_bytes),
@@ -492,9 +497,14 @@ fn decode_walk<R: Read>(
     // Output buffers handed back by the writer for reuse (no fresh pages to fault in).
     let (spare_tx, spare) = std::sync::mpsc::sync_channel::<Vec<u8>>(1);
     let spare = std::sync::Mutex::new(spare);
-    // Payload buffers of decoded batches, handed back to the reader of a file.
-    let (spare_in_tx, spare_in) = std::sync::mpsc::sync_channel::<Vec<u8>>(1);
-    let decode = |frames: Vec<Frame>| {
+    // Payload buffers of decoded batches, for the next batch's reads.
+    let (spare_in_tx, spare_in) = std::sync::mpsc::sync_channel::<Vec<u8>>(decoders);
+    let spare_in = std::sync::Mutex::new(spare_in);
+    let decode = |mut frames: Vec<Frame>| {
+        if let Some((file, start)) = file {
+            let buf = spare_in.lock().ok().and_then(|rx| rx.try_recv().ok());
+            read_payloads(&mut frames, file, start, buf.unwrap_or_default())?;
+        }
         let decoded = match gpu {
             Some(gpu) => decode_batch_gpu(gpu, &frames),
             None => {
@@ -547,15 +557,7 @@ fn decode_walk<R: Read>(
         decode,
         write,
         stopped,
-        |to_decoders| {
-            read_frames(&mut walk, batch_bytes, &mut |mut batch| {
-                if let Some((file, start)) = file {
-                    let buf = spare_in.try_recv().unwrap_or_default();
-                    read_payloads(&mut batch, file, start, buf)?;
-                }
-                to_decoders(batch)
-            })
-        },
+        |to_decoders| read_frames(&mut walk, batch_bytes, to_decoders),
     );
     // A write or decode error explains a reader that stopped early: report it first.
     written?;
