@@ -23,10 +23,10 @@ struct VldArgs {
     unsigned payload_words;
 };
 
-// Bytes in stream order: the first byte of a little-endian word is its most significant.
+// Words in stream order (a word's first byte its most significant: the host swaps them).
 __device__ __forceinline__ unsigned stream_word(const unsigned* __restrict__ payload,
                                                 unsigned n, unsigned i) {
-    return i < n ? __byte_perm(__ldg(payload + i), 0u, 0x0123u) : 0u;
+    return i < n ? __ldg(payload + i) : 0u;
 }
 
 __device__ __forceinline__ unsigned window_at(unsigned hi, unsigned lo, unsigned pos) {

@@ -17,13 +17,16 @@
 
 struct VldParams {
     n_groups: u32,      // groups (runs of blocks of one frame) in this dispatch
-    payload_words: u32, // words of `payload`; reads past it give zeros
+    payload_words: u32, // words of `payload`, READ_AHEAD_WORDS zeros at the end
     _pad0: u32,
     _pad1: u32,
 }
 // keep in sync with src/huffman/vld.rs `VldParams`
 @group(0) @binding(0) var<uniform> params: VldParams;
-// Every frame's MSB-first payload, each from a word boundary, as little-endian words.
+// Every frame's MSB-first payload, each from a word boundary, as words in stream order
+// (a word's first byte its most significant; the host swaps them), then zero words: a
+// block's reads stay within its frame's words and the three after them, so none is
+// checked.
 @group(0) @binding(1) var<storage, read> payload: array<u32>;
 // TABLE_WORDS per frame (layout: src/huffman/vld.rs `frame_table`).
 @group(0) @binding(2) var<storage, read> tables: array<u32>;
@@ -40,6 +43,8 @@ struct VldParams {
 // keep in sync with src/huffman/vld.rs
 const PRIMARY_BITS: u32 = 11u;
 const PRIMARY: u32 = 2048u;
+const STEP_AT: u32 = 24u;     // primary entry: a step's length where two symbols fit
+const COUNT_AT: u32 = 28u;    // and its symbols (1 or 2)
 const LONG_AT: u32 = 2048u;   // (first code, count, sorted index) for lengths 12..15
 const MAX_LEN_AT: u32 = 2060u;
 const SORTED_AT: u32 = 2064u; // symbols with codes, by (length, symbol)
@@ -50,16 +55,6 @@ const STATUS_OVERRUN: u32 = 2u;      // detail: symbols decoded when it passed i
 const STATUS_WRONG_END: u32 = 3u;    // detail: the bit it ended at
 
 var<workgroup> table: array<u32, TABLE_WORDS>;
-
-fn stream_word(i: u32) -> u32 {
-    if i >= params.payload_words {
-        return 0u;
-    }
-    // Bytes in stream order: the first byte is the word's most significant.
-    let w = payload[i];
-    let t = (w << 16u) | (w >> 16u);
-    return ((t & 0x00ff00ffu) << 8u) | ((t >> 8u) & 0x00ff00ffu);
-}
 
 // An output word: stored where this block owns it whole, OR-ed where it shares it.
 fn put_word(index: u32, word: u32, or_into: bool) {
@@ -87,34 +82,16 @@ fn window_at(hi: u32, lo: u32, pos: u32) -> u32 {
 }
 
 // A code longer than the primary table's bits: canonical search by length. Returns
-// (length, symbol, 1), length 0 where no code matches.
-fn long_code(window: u32, max_len: u32) -> vec3<u32> {
-    var found = vec3<u32>(0u, 0u, 1u);
+// (length, symbol), length 0 where no code matches.
+fn long_code(window: u32, max_len: u32) -> vec2<u32> {
+    var found = vec2<u32>(0u, 0u);
     for (var l = PRIMARY_BITS + 1u; l <= max_len; l++) {
         let at = LONG_AT + 3u * (l - PRIMARY_BITS - 1u);
         let d = (window >> (32u - l)) - table[at];
         if d < table[at + 1u] {
-            found = vec3<u32>(l, table[SORTED_AT + table[at + 2u] + d], 1u);
+            found = vec2<u32>(l, table[SORTED_AT + table[at + 2u] + d]);
             break;
         }
-    }
-    return found;
-}
-
-// One lookup: (code bits, symbols as the bytes of a word, symbols), 0 bits where no code
-// matches. Two symbols only where `room` (symbols the block has left) takes both. The
-// primary table's cases by `select`, without branches, so that a warp's lanes stay
-// together.
-fn lookup(window: u32, room: u32, max_len: u32) -> vec3<u32> {
-    let e = table[window >> (32u - PRIMARY_BITS)];
-    let two = ((e >> 4u) & 15u) != 0u && room >= 2u;
-    let found = select(
-        vec3<u32>(e & 15u, (e >> 8u) & 0xffu, 1u),
-        vec3<u32>((e >> 4u) & 15u, (e >> 8u) & 0xffffu, 2u),
-        two
-    );
-    if (e & 15u) == 0u {
-        return long_code(window, max_len);
     }
     return found;
 }
@@ -122,10 +99,14 @@ fn lookup(window: u32, room: u32, max_len: u32) -> vec3<u32> {
 // A block's decode lives in plain locals of one function (a struct behind a pointer may
 // live in memory on some drivers): the bit reader (64 bits from the current position, `hi`
 // then `lo`, `pos` of them consumed, and the word after them in `ahead`), the output word
-// being gathered (`filled` bytes of `acc`), and the symbols out so far. The reader takes
-// its next word by `select` from a load made every step (a cache hit but once per 32
-// words): with the load under a branch the kernel measured 29.0 GB/s against 31.3 at
-// 4.5 bits per byte on the H200 (the same at 7 bits).
+// being gathered (`filled` bytes of `acc`), and the symbols out so far. Each step is one
+// dependent chain (window, lookup, length, position) on a single warp's lanes, so its
+// instructions are its time: the step's fields come from the entry by one shift and mask
+// each; the payload word is taken as it is (swapped on the host, padded so that no read
+// is checked); the end is checked on a running bit count. The reader takes its next word
+// by `select` from a load made every step (a cache hit but once per 32 words): with the
+// load under a branch the kernel measured 29.0 GB/s against 31.3 at 4.5 bits per byte on
+// the H200 (the same at 7 bits).
 
 // Block `b` of a frame whose payload starts at word `frame_word`, its words written by
 // this invocation, OR-ed where shared.
@@ -133,11 +114,13 @@ fn decode_block(b: u32, frame_word: u32) {
     let task = blocks[b];
     let n = task.w & ~LAST_BLOCK;
     let max_len = table[MAX_LEN_AT];
-    var next = (task.x >> 5u) + 3u;
-    var hi = stream_word(frame_word + next - 3u);
-    var lo = stream_word(frame_word + next - 2u);
-    var ahead = stream_word(frame_word + next - 1u);
+    let first = frame_word + (task.x >> 5u);
+    var hi = payload[first];
+    var lo = payload[first + 1u];
+    var ahead = payload[first + 2u];
+    var next = first + 3u;
     var pos = task.x & 31u;
+    var bit = task.x;
     var acc = 0u;
     var filled = task.z & 3u;
     var out_word = task.z >> 2u;
@@ -145,30 +128,44 @@ fn decode_block(b: u32, frame_word: u32) {
     var produced = 0u;
     var fault = vec2<u32>(0u, 0u);
     while produced < n {
-        let found = lookup(window_at(hi, lo, pos), n - produced, max_len);
-        if found.x == 0u {
-            fault = vec2<u32>(STATUS_INVALID_CODE, (next - 3u) * 32u + pos);
-            break;
+        let window = window_at(hi, lo, pos);
+        let e = table[window >> (32u - PRIMARY_BITS)];
+        // Two symbols where the block has room for them; the primary cases by `select`,
+        // without branches, so that a warp's lanes stay together.
+        let two = produced + 1u < n;
+        var len = select(e & 15u, (e >> STEP_AT) & 15u, two);
+        var count = select(1u, e >> COUNT_AT, two);
+        var symbols = select((e >> 8u) & 0xffu, (e >> 8u) & 0xffffu, two);
+        if len == 0u {
+            let found = long_code(window, max_len);
+            if found.x == 0u {
+                fault = vec2<u32>(STATUS_INVALID_CODE, bit);
+                break;
+            }
+            len = found.x;
+            symbols = found.y;
+            count = 1u;
         }
-        pos += found.x;
-        let word = stream_word(frame_word + next);
+        pos += len;
+        bit += len;
+        let word = payload[next];
         let used_up = pos >= 32u;
         pos -= select(0u, 32u, used_up);
         hi = select(hi, lo, used_up);
         lo = select(lo, ahead, used_up);
         ahead = select(ahead, word, used_up);
         next += select(0u, 1u, used_up);
-        acc |= found.y << (8u * filled);
-        filled += found.z;
+        acc |= symbols << (8u * filled);
+        filled += count;
         if filled >= 4u {
             put_word(out_word, acc, head_shared);
             head_shared = false;
             out_word += 1u;
             filled -= 4u;
-            acc = found.y >> (8u * (found.z - filled));
+            acc = symbols >> (8u * (count - filled));
         }
-        produced += found.z;
-        if (next - 3u) * 32u + pos > task.y {
+        produced += count;
+        if bit > task.y {
             fault = vec2<u32>(STATUS_OVERRUN, produced);
             break;
         }
@@ -178,9 +175,8 @@ fn decode_block(b: u32, frame_word: u32) {
             // The last partial word: the next block of the frame starts in it.
             put_word(out_word, acc, head_shared || (task.w & LAST_BLOCK) == 0u);
         }
-        let end = (next - 3u) * 32u + pos;
-        if end != task.y {
-            fault = vec2<u32>(STATUS_WRONG_END, end);
+        if bit != task.y {
+            fault = vec2<u32>(STATUS_WRONG_END, bit);
         }
     }
     status[b] = fault;

@@ -1,19 +1,21 @@
 //! VLD: decoding native v2 frames on the GPU (shaders/huffman/vld.wgsl) and its CPU twin.
 //!
 //! A batch of frames goes up as one payload buffer (each frame's payload from a word
-//! boundary), one decode table per frame (9 KiB, built on the host straight into the
-//! upload: `vld/table.rs`), and one task per block. The kernel decodes a block per invocation
-//! (a workgroup: up to 64 blocks of one frame) and reports per block whether it ended
-//! exactly at its end bit; the host turns any report into an error naming the frame and
-//! the block, never into output. Where every block size is a multiple of 64 (the
-//! encoder's are 16 KiB) the output goes through workgroup memory, 64 symbols per block
-//! and round, and out coalesced. Frame CRC32s are the caller's, on the CPU cores
-//! ([`super::framed_decode`]).
+//! boundary, as words in stream order: a word's first byte its most significant, swapped
+//! on the host while copying, so that the kernel's step takes a word as it is), one
+//! decode table per frame (9 KiB, built on the host straight into the upload:
+//! `vld/table.rs`), and one task per block. The kernel decodes a block per invocation
+//! (a workgroup: up to 64 blocks of one frame), writing its own output words, and
+//! reports per block whether it ended exactly at its end bit; the host turns any report
+//! into an error naming the frame and the block, never into output. Frame CRC32s are the
+//! caller's, on the CPU cores ([`super::framed_decode`]).
 //!
 //! The table (`TABLE_WORDS` words, workgroup memory on the GPU): an 11-bit primary table
-//! whose entries give one symbol, or two where both codes fit the 11 bits (at 4-5 bits per
-//! symbol most lookups yield two); codes of 12 to 15 bits by a canonical search over their
-//! lengths (rare symbols by construction); a lookup that finds no code is an invalid code.
+//! whose entries give one symbol, or two where both codes fit the 11 bits, with the step
+//! a lookup takes where the block has room for two symbols in fields of its own (one
+//! field extracted per step, not a choice between two); codes of 12 to 15 bits by a
+//! canonical search over their lengths (rare symbols by construction); a lookup that
+//! finds no code is an invalid code.
 
 use std::ops::Range;
 
@@ -25,6 +27,11 @@ mod table;
 
 /// keep in sync with shaders/huffman/vld.wgsl
 const PRIMARY_BITS: u32 = 11;
+/// Primary entries: bits 0-3 the first code's length, 4-7 both codes' (0: no pair), 8-15
+/// and 16-23 the symbols; where the block has room for two, the lookup's step: its
+/// length at `STEP_AT`, its symbols (1 or 2) at `COUNT_AT`.
+const STEP_AT: u32 = 24;
+const COUNT_AT: u32 = 28;
 const PRIMARY: usize = 1 << PRIMARY_BITS;
 const LONG_AT: usize = 2048;
 const MAX_LEN_AT: usize = 2060;
@@ -36,6 +43,9 @@ const STATUS_OVERRUN: u32 = 2;
 const STATUS_WRONG_END: u32 = 3;
 /// Longest code a native v2 frame holds.
 const MAX_LEN: u8 = 15;
+/// Zero words after the last frame's payload: the kernel reads up to three words past a
+/// block's end bit, unchecked.
+const READ_AHEAD_WORDS: u64 = 4;
 /// Largest frame payload: bit positions within a frame are u32 in the kernel, with room
 /// for the three words it reads ahead.
 const MAX_FRAME_BITS: u64 = u32::MAX as u64 - 96;
@@ -122,7 +132,7 @@ pub(crate) struct VldPlan {
     pub(crate) blocks: Vec<[u32; 4]>,
     /// Per group: first block, blocks, table, the frame's first payload word.
     pub(crate) groups: Vec<[u32; 4]>,
-    /// First payload word of every frame, and the total.
+    /// First payload word of every frame, and the total with [`READ_AHEAD_WORDS`].
     frame_words: Vec<u64>,
     pub(crate) payload_words: u64,
     frame_out: Vec<Range<usize>>,
@@ -197,6 +207,7 @@ impl VldPlan {
             }
         }
         plan.first_block.push(plan.blocks.len());
+        plan.payload_words += READ_AHEAD_WORDS;
         if plan.payload_words > u32::MAX as u64 || plan.out_bytes > u32::MAX as u64 {
             return Err(Error::TooLarge(format!(
                 "a decode batch of {} payload bytes and {} output bytes",
@@ -247,7 +258,7 @@ impl VldPlan {
     }
 
     /// Every frame's payload, one after the other from word boundaries, as the kernel's
-    /// `payload` words (little-endian).
+    /// `payload` words (each word's first byte in the stream its most significant).
     pub(crate) fn payload(&self, frames: &[VldFrame<'_>]) -> Vec<u32> {
         let mut words = vec![0u32; self.payload_words as usize];
         let bytes: &mut [u8] = bytemuck::cast_slice_mut(&mut words[..]);
@@ -269,19 +280,23 @@ impl VldPlan {
         self.write_payload_part(frames, whole, tail.slice(..));
     }
 
-    /// The bytes at `at..at + out.len()` of [`VldPlan::write_payload`]'s layout.
+    /// The bytes at `at..at + out.len()` of [`VldPlan::write_payload`]'s layout: both
+    /// multiples of 4, as every part's are.
     fn write_payload_part(
         &self,
         frames: &[VldFrame<'_>],
         at: usize,
         mut out: wgpu::WriteOnly<'_, [u8]>,
     ) {
+        /// Words swapped in a stack buffer, then written out at once.
+        const RUN: usize = 4 << 10;
         let end = at + out.len();
         let mut k = self
             .frame_words
             .partition_point(|&w| w as usize * 4 <= at)
             .saturating_sub(1);
         let mut pos = at;
+        let mut run = [0u8; RUN];
         while pos < end {
             let (start, bytes) = match frames.get(k) {
                 Some(f) => (
@@ -293,11 +308,25 @@ impl VldPlan {
             let zeros_end = start.clamp(pos, end);
             out.slice(pos - at..zeros_end - at).fill(0);
             pos = zeros_end;
-            let copy_end = (start + bytes.len()).min(end);
-            if copy_end > pos {
-                out.slice(pos - at..copy_end - at)
-                    .copy_from_slice(&bytes[pos - start..copy_end - start]);
-                pos = copy_end;
+            let words_end = (start + bytes.len().next_multiple_of(4)).min(end);
+            while pos < words_end {
+                let n = (words_end - pos).min(RUN);
+                let from = pos - start;
+                let src = &bytes[from..(from + n).min(bytes.len())];
+                let (whole, tail) = src.split_at(src.len() / 4 * 4);
+                let (dst, dst_tail) = run[..n].split_at_mut(whole.len());
+                for (d, w) in dst.chunks_exact_mut(4).zip(whole.chunks_exact(4)) {
+                    d.copy_from_slice(&[w[3], w[2], w[1], w[0]]);
+                }
+                // The frame's last word: its bytes from the most significant, zeros after.
+                if let Some(d) = dst_tail.get_mut(..4) {
+                    let mut word = [0u8; 4];
+                    word[..tail.len()].copy_from_slice(tail);
+                    word.reverse();
+                    d.copy_from_slice(&word);
+                }
+                out.slice(pos - at..pos - at + n).copy_from_slice(&run[..n]);
+                pos += n;
             }
             k += 1;
         }
@@ -367,7 +396,7 @@ pub fn decode_cpu(frames: &[VldFrame<'_>]) -> Result<VldOutput> {
 /// One block as vld.wgsl `decode_block` walks it, `words` from its frame's first payload
 /// word: its symbols (those decoded before a fault) and its status.
 fn decode_block_cpu(table: &[u32], words: &[u32], task: &[u32; 4]) -> (Vec<u8>, [u32; 2]) {
-    let word = |i: u32| words.get(i as usize).map_or(0, |w| w.swap_bytes());
+    let word = |i: u32| words.get(i as usize).copied().unwrap_or(0);
     let n = task[3] & !LAST_BLOCK;
     let mut next = (task[0] >> 5) + 2;
     let (mut hi, mut lo) = (word(next - 2), word(next - 1));
@@ -392,9 +421,11 @@ fn decode_block_cpu(table: &[u32], words: &[u32], task: &[u32; 4]) -> (Vec<u8>, 
             if len == 0 {
                 return (out, [STATUS_INVALID_CODE, bit(next, pos)]);
             }
-        } else if (e >> 4) & 15 != 0 && n - out.len() as u32 >= 2 {
-            len = (e >> 4) & 15;
-            symbols.push((e >> 16) as u8);
+        } else if n - out.len() as u32 >= 2 {
+            len = (e >> STEP_AT) & 15;
+            if e >> COUNT_AT == 2 {
+                symbols.push((e >> 16) as u8);
+            }
         }
         pos += len;
         if pos >= 32 {
@@ -681,7 +712,8 @@ mod tests {
     use crate::testdata::SplitMix64;
 
     /// The payload upload, written in parts across the cores, equals each frame's bytes
-    /// at its first word with zeros between and after, however the upload is cut.
+    /// at its first word, each word's first byte its most significant, with zeros
+    /// between and after, however the upload is cut into words.
     #[test]
     fn payload_parts_lay_out_every_frame_from_its_word() {
         let lengths = [8u8; 256];
@@ -718,6 +750,10 @@ mod tests {
                 want[at..at + n].copy_from_slice(&p[..n]);
                 at += n.next_multiple_of(4);
             }
+            assert!(at + READ_AHEAD_WORDS as usize * 4 <= plan.payload_words as usize * 4);
+            for w in want.chunks_exact_mut(4) {
+                w.reverse();
+            }
             let mut whole = vec![0xa5u8; want.len()];
             plan.write_payload(&frames, (&mut whole[..]).into());
             assert_eq!(whole, want, "round {round}");
@@ -725,7 +761,8 @@ mod tests {
             let mut cut = vec![0xa5u8; want.len()];
             let mut from = 0;
             while from < cut.len() {
-                let to = (from + 1 + rng.below(PAYLOAD_PART as u64) as usize).min(cut.len());
+                let to =
+                    (from + 4 + rng.below(PAYLOAD_PART as u64) as usize / 4 * 4).min(cut.len());
                 plan.write_payload_part(&frames, from, (&mut cut[from..to]).into());
                 from = to;
             }

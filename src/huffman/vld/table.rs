@@ -7,7 +7,8 @@
 use rayon::prelude::*;
 
 use super::{
-    VldFrame, LONG_AT, MAX_LEN, MAX_LEN_AT, PRIMARY, PRIMARY_BITS, SORTED_AT, TABLE_WORDS,
+    VldFrame, COUNT_AT, LONG_AT, MAX_LEN, MAX_LEN_AT, PRIMARY, PRIMARY_BITS, SORTED_AT, STEP_AT,
+    TABLE_WORDS,
 };
 use crate::huffman::decode_table::Canonical;
 use crate::{Error, Result};
@@ -192,7 +193,10 @@ fn write_frame_table(
     let top = P - min_len;
     if top >= min_len {
         let table = &mut second[1 << top..2 << top];
-        let pair = |s, l| ((min_len + l) << 4) | (s << 16);
+        let pair = |s, l| {
+            let both = min_len + l;
+            (both << 4) | (s << 16) | (both << STEP_AT) | (2u32 << COUNT_AT)
+        };
         let at = runs(table, sorted, &count, &index, top, pair);
         table.get_mut(at..).unwrap_or_default().fill(0);
         for k in (min_len..top).rev() {
@@ -202,7 +206,7 @@ fn write_frame_table(
             let fits = |e: u32| {
                 let both = (e >> 4) & 15;
                 if both.wrapping_sub(1) < P - 1 {
-                    e + (1 << 4)
+                    e + (1 << 4) + (1 << STEP_AT)
                 } else {
                     0
                 }
@@ -237,13 +241,14 @@ fn write_frame_table(
             };
             at += n;
             let e1 = l0 | (s << 8);
+            let single = e1 | (l0 << STEP_AT) | (1u32 << COUNT_AT);
             match pairs {
                 Some(pairs) => {
                     for (d, &p) in run.iter_mut().zip(pairs) {
-                        *d = e1 | p;
+                        *d = if p != 0 { e1 | p } else { single };
                     }
                 }
-                None => run.fill(e1),
+                None => run.fill(single),
             }
         }
     }
@@ -315,6 +320,14 @@ mod tests {
                 if l1 != 0 && l0 + l1 <= PRIMARY_BITS {
                     t[i] |= ((l0 + l1) << 4) | (((e2 >> 8) & 0xff) << 16);
                 }
+            }
+            // The step where two symbols fit the block: the pair's, else the first code's.
+            if l0 != 0 {
+                let both = (t[i] >> 4) & 15;
+                t[i] |= match both {
+                    0 => (l0 << STEP_AT) | (1 << COUNT_AT),
+                    _ => (both << STEP_AT) | (2 << COUNT_AT),
+                };
             }
         }
         // Canonical decoding of the longer codes: per length its first code, its count and
