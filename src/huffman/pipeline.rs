@@ -39,8 +39,10 @@ pub struct StreamConfig {
 /// pass's block-inputs (workgroup size x NET words), and a GPU decodes a block serially:
 /// blocks of 8 KiB decoded 4 GiB in 1.06-1.08 s on the H200 against 1.47 s with 16 KiB,
 /// for 0.03% more bytes, and compress took as long (its host side bounds it, not the
-/// pass's 338 GB/s against 392 at 256 threads; docs/results.md, "Seventh pass").
-pub const STREAM_WORKGROUP_SIZE: u32 = 128;
+/// pass's 338 GB/s against 392 at 256 threads; docs/results.md, "Seventh pass"). Blocks
+/// of 4 KiB, once the decoder's host side was leaner: 0.78-0.85 s against 0.87-0.94 s
+/// with 8 KiB, for 0.065% more bytes ("Eighth pass").
+pub const STREAM_WORKGROUP_SIZE: u32 = 64;
 
 impl Default for StreamConfig {
     fn default() -> Self {

@@ -78,8 +78,8 @@ pub struct Tuning {
     /// Input words per GPU invocation (4, 8, 16, 32). `bench` takes a list for CUDA.
     #[arg(long, value_delimiter = ',', default_value = "16")]
     net: Vec<u32>,
-    /// Threads per workgroup (default 256; a stream's compress, 128: its native blocks
-    /// are a workgroup's input, and blocks of 8 KiB decode faster on a GPU). `bench` takes
+    /// Threads per workgroup (default 256; a stream's compress, 64: its native blocks
+    /// are a workgroup's input, and blocks of 4 KiB decode faster on a GPU). `bench` takes
     /// a list for CUDA.
     #[arg(long, value_delimiter = ',')]
     workgroup_size: Vec<u32>,
