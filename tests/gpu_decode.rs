@@ -5,7 +5,7 @@
 mod common;
 
 use common::cli::{parvlc, scratch, stderr};
-use parvlc::huffman::stream::{decompress_to_batched, decompress_to_on};
+use parvlc::huffman::stream::{decompress_async, decompress_to_batched, decompress_to_on};
 use parvlc::huffman::Codebook;
 use parvlc::testdata::{self, SplitMix64};
 use parvlc::Engine;
@@ -116,6 +116,11 @@ fn decode_gpu(file: &[u8], batch_bytes: usize) -> parvlc::Result<Vec<u8>> {
     Ok(out)
 }
 
+/// The web's way: batch after batch, each awaited, no threads.
+fn decode_gpu_async(file: &[u8]) -> parvlc::Result<Vec<u8>> {
+    pollster::block_on(decompress_async(common::wgpu_engine(), file))
+}
+
 fn decode_cpu(file: &[u8]) -> parvlc::Result<Vec<u8>> {
     let mut out = Vec::new();
     decompress_to_batched(&mut &file[..], &mut out, 1 << 20)?;
@@ -160,6 +165,11 @@ fn check_round_trip(what: &str, specs: &[Spec<'_>], batch_bytes: usize) {
     assert!(
         gpu == want,
         "{what}: the GPU decoder differs from the input"
+    );
+    let gpu = decode_gpu_async(&file).unwrap_or_else(|e| panic!("{what}: GPU, async: {e}"));
+    assert!(
+        gpu == want,
+        "{what}: the GPU decoder, awaited batch by batch, differs from the input"
     );
 }
 
@@ -324,6 +334,13 @@ fn check_corrupt_in(
         assert!(e.contains(s), "{what}: `{e}` does not say `{s}`");
     }
     assert!(decode_cpu(&file).is_err(), "{what}: the CPU path took it");
+    let awaited = decode_gpu_async(&file)
+        .map(|_| ())
+        .expect_err(&format!(
+            "{what}: the awaited GPU path decoded a corrupt stream"
+        ))
+        .to_string();
+    assert_eq!(awaited, e, "{what}: awaited batch by batch");
     // From a regular file (payloads read at their offsets): the same error.
     let from_file = common::decode_as_file(common::wgpu_engine(), &file, 0, 1 << 20)
         .map(|_| ())

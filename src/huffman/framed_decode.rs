@@ -7,28 +7,22 @@
 
 use std::io::{Read, Write};
 
-#[cfg(not(target_arch = "wasm32"))]
-use super::cpu::Decoder;
 use super::framing::{KIND_DATA, KIND_END, NATIVE_FIXED, VERSION_FRAMED};
 use super::native::{read_full, HeaderReader, MAGIC};
 use crate::{Error, Result};
 #[cfg(not(target_arch = "wasm32"))]
 use file::{read_payloads, FileRecords};
-#[cfg(not(target_arch = "wasm32"))]
 use gpu::decode_batch_gpu;
 use runs::decode_batch;
 
 #[cfg(not(target_arch = "wasm32"))]
 mod file;
-#[cfg(not(target_arch = "wasm32"))]
 mod gpu;
 mod runs;
 
 /// The GPU a native v2 stream decodes on: wgpu's VLD kernel or its CUDA twin, the same
 /// plan, output and per-block faults ([`super::vld`]).
 #[derive(Clone, Copy)]
-// The web decodes on the CPU (no threads for the GPU's batches): the device goes unread.
-#[cfg_attr(target_arch = "wasm32", allow(dead_code))]
 pub(crate) enum DecodeGpu<'g> {
     Wgpu(&'g crate::gpu::Gpu),
     #[cfg(feature = "cuda")]
@@ -117,44 +111,6 @@ impl Frame {
         )
     }
 
-    /// Decode, check every block's end, the padding and the checksum (the GPU path's
-    /// frames left to the CPU; native only, as that path).
-    #[cfg(not(target_arch = "wasm32"))]
-    fn decode(&self) -> Result<(Vec<u8>, crc32fast::Hasher)> {
-        let mut out = vec![0u8; self.len as usize];
-        let crc = self.decode_into(&mut out)?;
-        Ok((out, crc))
-    }
-
-    /// [`Frame::decode`] into `out` (its `len` bytes).
-    #[cfg(not(target_arch = "wasm32"))]
-    fn decode_into(&self, out: &mut [u8]) -> Result<crc32fast::Hasher> {
-        let dec = Decoder::from_lengths(&self.lengths)
-            .map_err(|e| self.corrupt(format!("bad code lengths: {e}")))?;
-        let ends = dec
-            .decode_blocks_into(
-                &self.payload,
-                &self.offsets,
-                self.block_symbols as usize,
-                out,
-            )
-            .map_err(|e| self.corrupt(e))?;
-        for (i, &end) in ends.iter().enumerate() {
-            let want = self
-                .offsets
-                .get(i + 1)
-                .copied()
-                .unwrap_or(self.payload_bits);
-            if end != want {
-                return Err(self.corrupt(format!(
-                    "block {i} ends at bit {end}, the next starts at {want}"
-                )));
-            }
-        }
-        self.check_padding()?;
-        self.check_crc(out)
-    }
-
     fn check_padding(&self) -> Result<()> {
         let pad = (self.payload_bits % 8) as u32;
         if pad != 0 && self.payload.last().is_some_and(|&b| b & (0xff >> pad) != 0) {
@@ -164,7 +120,6 @@ impl Frame {
     }
 
     /// The checksum of `out`, the frame's decoded bytes, checked against the header's.
-    #[cfg(not(target_arch = "wasm32"))]
     fn check_crc(&self, out: &[u8]) -> Result<crc32fast::Hasher> {
         let mut crc = crc32fast::Hasher::new();
         crc.update(out);
@@ -184,7 +139,6 @@ impl Frame {
     }
 
     /// The frame as the GPU decoder takes it.
-    #[cfg(not(target_arch = "wasm32"))]
     pub(crate) fn view(&self) -> super::vld::VldFrame<'_> {
         super::vld::VldFrame {
             lengths: &self.lengths,
@@ -438,7 +392,6 @@ impl<'r, R: Read> Walk<'r, R> {
 const GPU_DECODERS: usize = 2;
 
 /// Output bytes of a GPU batch at most (see [`GPU_DECODERS`]).
-#[cfg(not(target_arch = "wasm32"))]
 const GPU_BATCH_BYTES: usize = 32 << 20;
 
 /// Decodes a native v2 stream from `r`, positioned after the first frame's magic and
@@ -506,7 +459,7 @@ fn decode_walk<R: Read>(
             read_payloads(&mut frames, file, start, buf.unwrap_or_default())?;
         }
         let decoded = match gpu {
-            Some(gpu) => decode_batch_gpu(gpu, &frames),
+            Some(gpu) => pollster::block_on(decode_batch_gpu(gpu, &frames)),
             None => {
                 let reuse = spare.lock().ok().and_then(|rx| rx.try_recv().ok());
                 decode_batch(&frames, reuse.unwrap_or_default())
@@ -523,18 +476,7 @@ fn decode_walk<R: Read>(
     let mut crc = crc32fast::Hasher::new();
     let write = |decoded: Decoded| -> Result<()> {
         for part in decoded {
-            // Frames that touch (the CPU's) go out in one write; the GPU's are padded
-            // apart.
-            let mut run = 0..0;
-            for (range, frame_crc) in &part.frames {
-                if range.start != run.end {
-                    w.write_all(&part.bytes[run]).map_err(Error::WriteOutput)?;
-                    run = range.start..range.start;
-                }
-                run.end = range.end;
-                crc.combine(frame_crc);
-            }
-            w.write_all(&part.bytes[run]).map_err(Error::WriteOutput)?;
+            part.write_to(w, &mut crc)?;
             // Its pages go to the next batch: the CPU decoder's, or the GPU's readbacks.
             match gpu {
                 Some(DecodeGpu::Wgpu(gpu)) => gpu.recycle_host_vec(part.bytes),
@@ -579,10 +521,7 @@ pub(crate) fn decode_frames(
     let mut walk = Walk::new(r, None);
     let (end, index, file_at, out_at) = read_frames(&mut walk, batch_bytes, &mut |frames| {
         for part in decode_batch(&frames, Vec::new())? {
-            w.write_all(&part.bytes).map_err(Error::WriteOutput)?;
-            for (_, frame_crc) in &part.frames {
-                crc.combine(frame_crc);
-            }
+            part.write_to(w, &mut crc)?;
         }
         Ok(())
     })?;
@@ -624,6 +563,23 @@ fn read_frames<R: Read>(
     batch_bytes: usize,
     to_decoder: &mut dyn FnMut(Vec<Frame>) -> Result<()>,
 ) -> Result<(End, u64, u64, u64)> {
+    loop {
+        let (batch, end) = next_batch(walk, batch_bytes)?;
+        if !batch.is_empty() {
+            to_decoder(batch)?;
+        }
+        if let Some(end) = end {
+            return Ok((end, walk.index, walk.file_at, walk.out_at));
+        }
+    }
+}
+
+/// The next frames, up to about `batch_bytes` of output, and the end record where the
+/// walk reached it.
+fn next_batch<R: Read>(
+    walk: &mut Walk<'_, R>,
+    batch_bytes: usize,
+) -> Result<(Vec<Frame>, Option<End>)> {
     let mut batch: Vec<Frame> = Vec::new();
     let mut batch_len = 0u64;
     loop {
@@ -632,16 +588,37 @@ fn read_frames<R: Read>(
                 batch_len += f.len;
                 batch.push(*f);
                 if batch_len >= batch_bytes as u64 {
-                    to_decoder(std::mem::take(&mut batch))?;
-                    batch_len = 0;
+                    return Ok((batch, None));
                 }
             }
-            Record::End(end) => {
-                if !batch.is_empty() {
-                    to_decoder(batch)?;
-                }
-                return Ok((end, walk.index, walk.file_at, walk.out_at));
+            Record::End(end) => return Ok((batch, Some(end))),
+        }
+    }
+}
+
+/// [`decode_frames`] on `gpu` without threads: each batch read, decoded and written in
+/// turn, its GPU work awaited (on the web, the browser's buffer mapping), so nothing
+/// blocks. Natively [`decode_frames`] overlaps the batches on threads instead.
+pub(crate) async fn decode_frames_async(
+    r: &mut impl Read,
+    w: &mut impl Write,
+    batch_bytes: usize,
+    gpu: DecodeGpu<'_>,
+) -> Result<u64> {
+    let batch_bytes = batch_bytes.min(GPU_BATCH_BYTES);
+    let mut crc = crc32fast::Hasher::new();
+    let mut walk = Walk::new(r, None);
+    loop {
+        let (batch, end) = next_batch(&mut walk, batch_bytes)?;
+        if !batch.is_empty() {
+            for part in decode_batch_gpu(gpu, &batch).await? {
+                part.write_to(w, &mut crc)?;
             }
+        }
+        if let Some(end) = end {
+            let (index, file_at, out_at) = (walk.index, walk.file_at, walk.out_at);
+            check_end(walk.r, &end, crc, index, file_at)?;
+            return Ok(out_at);
         }
     }
 }
@@ -650,6 +627,23 @@ fn read_frames<R: Read>(
 struct Part {
     bytes: Vec<u8>,
     frames: Vec<(std::ops::Range<usize>, crc32fast::Hasher)>,
+}
+
+impl Part {
+    /// Writes the frames' bytes to `w` and adds their checksums to `crc`. Frames that
+    /// touch (the CPU's) go out in one write; the GPU's are padded apart.
+    fn write_to(&self, w: &mut impl Write, crc: &mut crc32fast::Hasher) -> Result<()> {
+        let mut run = 0..0;
+        for (range, frame_crc) in &self.frames {
+            if range.start != run.end {
+                w.write_all(&self.bytes[run]).map_err(Error::WriteOutput)?;
+                run = range.start..range.start;
+            }
+            run.end = range.end;
+            crc.combine(frame_crc);
+        }
+        w.write_all(&self.bytes[run]).map_err(Error::WriteOutput)
+    }
 }
 
 /// A batch's frames, decoded, in order.

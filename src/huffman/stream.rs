@@ -100,6 +100,28 @@ pub fn decompress_to_on(
     }
 }
 
+/// Decompresses `data` (native or gzip, in memory) on `engine` without blocking: a
+/// native framed (v2) file decodes on its GPU a batch at a time, each batch's GPU work
+/// awaited (in a browser, readbacks await its buffer mapping); anything else, or any
+/// file on the CPU engine, as [`super::compress::decompress`] decodes it. The web's GPU
+/// decode; natively, [`decompress_to_on`] overlaps batches on threads.
+pub async fn decompress_async(engine: &crate::Engine, data: &[u8]) -> Result<Vec<u8>> {
+    match DecodeGpu::of(engine) {
+        Some(gpu) if native::is_framed(data) => {
+            let mut out = Vec::with_capacity(data.len().saturating_mul(2));
+            super::framed_decode::decode_frames_async(
+                &mut &data[5..],
+                &mut out,
+                native::DEFAULT_BATCH_BYTES,
+                gpu,
+            )
+            .await?;
+            Ok(out)
+        }
+        _ => super::compress::decompress(data),
+    }
+}
+
 /// [`decompress_to_on`] of a regular file, from its position: a native framed (v2) file
 /// has its headers walked on one thread and its payloads read at their offsets on all
 /// cores (one thread copying every payload was the decoder's floor); any other format is

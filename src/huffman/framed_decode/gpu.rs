@@ -4,7 +4,7 @@
 
 use rayon::prelude::*;
 
-use super::{DecodeGpu, Decoded, Frame, Part};
+use super::{decode_batch, DecodeGpu, Decoded, Frame, Part};
 use crate::huffman::vld::{VldDecoder, VldFrame, VldOutput};
 use crate::huffman::Codebook;
 use crate::Result;
@@ -34,9 +34,9 @@ impl Decoder<'_> {
         }
     }
 
-    fn decode(&self, frames: &[VldFrame<'_>]) -> Result<VldOutput> {
+    async fn decode(&self, frames: &[VldFrame<'_>]) -> Result<VldOutput> {
         match self {
-            Decoder::Wgpu(d) => Ok(pollster::block_on(d.decode(frames))?.output),
+            Decoder::Wgpu(d) => Ok(d.decode(frames).await?.output),
             #[cfg(feature = "cuda")]
             Decoder::Cuda(d) => d.decode(frames),
         }
@@ -45,7 +45,7 @@ impl Decoder<'_> {
 
 /// A batch on the GPU, in runs that fit one dispatch; a frame too large for one alone, or
 /// of blocks too long for one GPU thread each, decodes on the CPU.
-pub(super) fn decode_batch_gpu(gpu: DecodeGpu<'_>, frames: &[Frame]) -> Result<Decoded> {
+pub(super) async fn decode_batch_gpu(gpu: DecodeGpu<'_>, frames: &[Frame]) -> Result<Decoded> {
     let dec = match gpu {
         DecodeGpu::Wgpu(g) => Decoder::Wgpu(VldDecoder::new(g)),
         #[cfg(feature = "cuda")]
@@ -73,14 +73,10 @@ pub(super) fn decode_batch_gpu(gpu: DecodeGpu<'_>, frames: &[Frame]) -> Result<D
             end += 1;
         }
         if end == start {
-            let (bytes, crc) = frames[start].decode()?;
-            parts.push(Part {
-                frames: vec![(0..bytes.len(), crc)],
-                bytes,
-            });
             end = start + 1;
+            parts.extend(decode_batch(&frames[start..end], Vec::new())?);
         } else {
-            parts.push(decode_run_gpu(&dec, &frames[start..end])?);
+            parts.push(decode_run_gpu(&dec, &frames[start..end]).await?);
         }
         start = end;
     }
@@ -89,17 +85,18 @@ pub(super) fn decode_batch_gpu(gpu: DecodeGpu<'_>, frames: &[Frame]) -> Result<D
 
 /// Frames decoded in one dispatch, then checked: every block's end (on the GPU), the
 /// padding and each frame's CRC32 (on the CPU cores, for now).
-fn decode_run_gpu(dec: &Decoder<'_>, frames: &[Frame]) -> Result<Part> {
-    let t0 = std::time::Instant::now();
+async fn decode_run_gpu(dec: &Decoder<'_>, frames: &[Frame]) -> Result<Part> {
+    // No clock on the web (`clock` is None there).
+    let t0 = crate::gpu::clock();
     frames.par_iter().try_for_each(|f| {
         Codebook::from_lengths(&f.lengths)
             .map_err(|e| f.corrupt(format!("bad code lengths: {e}")))?;
         f.check_padding()
     })?;
     let views: Vec<VldFrame<'_>> = frames.iter().map(Frame::view).collect();
-    let t1 = std::time::Instant::now();
-    let out = dec.decode(&views)?;
-    let t2 = std::time::Instant::now();
+    let t1 = crate::gpu::clock();
+    let out = dec.decode(&views).await?;
+    let t2 = crate::gpu::clock();
     if let Some(e) = out.errors.first() {
         return Err(frames[e.frame].corrupt(format!("block {} {}", e.block, e.fault)));
     }
@@ -108,16 +105,18 @@ fn decode_run_gpu(dec: &Decoder<'_>, frames: &[Frame]) -> Result<Part> {
         .zip(out.frames.par_iter())
         .map(|(f, range)| f.check_crc(&out.bytes[range.clone()]))
         .collect::<Result<Vec<_>>>()?;
-    let ms = |a: std::time::Instant, b: std::time::Instant| (b - a).as_secs_f64() * 1e3;
-    log::debug!(
-        "vld run of {} frames, {} bytes: codes checked {:.1} ms, GPU round trip {:.1} ms, \
-         CRCs {:.1} ms",
-        frames.len(),
-        out.bytes.len(),
-        ms(t0, t1),
-        ms(t1, t2),
-        ms(t2, std::time::Instant::now())
-    );
+    if let (Some(t0), Some(t1), Some(t2), Some(t3)) = (t0, t1, t2, crate::gpu::clock()) {
+        let ms = |a: std::time::Instant, b: std::time::Instant| (b - a).as_secs_f64() * 1e3;
+        log::debug!(
+            "vld run of {} frames, {} bytes: codes checked {:.1} ms, GPU round trip {:.1} ms, \
+             CRCs {:.1} ms",
+            frames.len(),
+            out.bytes.len(),
+            ms(t0, t1),
+            ms(t1, t2),
+            ms(t2, t3)
+        );
+    }
     Ok(Part {
         frames: out.frames.iter().cloned().zip(crcs).collect(),
         bytes: out.bytes,
