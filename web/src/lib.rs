@@ -5,18 +5,22 @@
 //! awaits the browser's buffer mapping), so the page stays responsive.
 
 use std::cell::RefCell;
-use std::rc::Rc;
+use std::sync::Arc;
 
 use js_sys::{Float64Array, Object, Reflect, Uint8Array};
 use parvlc::gpu::{Gpu, GpuOptions};
 use parvlc::huffman::compress::{compress_cpu, compress_gpu, decompress, Compressed, Format};
 use parvlc::huffman::cuvle::CuvleConfig;
+use parvlc::huffman::pipeline::{compress_framed, StreamConfig};
+use parvlc::huffman::stream::decompress_async;
 use parvlc::scan::ScanStrategy;
+use parvlc::Engine;
 use wasm_bindgen::prelude::*;
 
 thread_local! {
-    /// The GPU, opened once by [`open_gpu`]; None: the CPU path.
-    static GPU: RefCell<Option<Rc<Gpu>>> = const { RefCell::new(None) };
+    /// The GPU, opened once by [`open_gpu`]; None: the CPU path. An `Arc`, as the
+    /// library's [`Engine`] holds it.
+    static GPU: RefCell<Option<Arc<Gpu>>> = const { RefCell::new(None) };
 }
 
 /// Panics go to the console instead of "unreachable executed".
@@ -89,7 +93,11 @@ pub async fn open_gpu() -> Object {
             set(&result, "timestamps", gpu.has_timestamps());
             set(&result, "warmUpMs", now_ms() - t0);
             set(&result, "message", "");
-            GPU.with(|g| *g.borrow_mut() = Some(Rc::new(gpu)));
+            // The library's engine holds the device in an `Arc`.
+            let engine = Engine::from(gpu);
+            if let Engine::Wgpu(gpu) = engine {
+                GPU.with(|g| *g.borrow_mut() = Some(gpu));
+            }
         }
         Err((why, detail)) => {
             set(&result, "gpu", false);
@@ -202,6 +210,32 @@ pub async fn compress(data: Vec<u8>) -> Result<Object, JsError> {
     }
     set(&result, "passes", passes);
     set(&result, "gz", Uint8Array::from(&out.bytes[..]));
+    Ok(result)
+}
+
+/// The GPU both ways on `data`: compressed on the GPU into parvlc's native framed format
+/// (a code per frame, blocks of 4 KiB), then decoded on the GPU (vld, each batch
+/// awaited) and compared with `data`. Resolves to `{ ok, nativeBytes, encodeMs,
+/// decodeMs }` (wall, call to result); rejects without a GPU.
+#[wasm_bindgen(js_name = gpuRoundTrip)]
+pub async fn gpu_round_trip(data: Vec<u8>) -> Result<Object, JsError> {
+    let gpu = GPU
+        .with(|g| g.borrow().clone())
+        .ok_or_else(|| JsError::new("no WebGPU device: the round trip runs on the GPU only"))?;
+    let engine = Engine::Wgpu(gpu);
+    let fail = |e: parvlc::Error| JsError::new(&e.to_string());
+    let t0 = now_ms();
+    let (native, _) = compress_framed(&engine, &data, Format::Native, &StreamConfig::default())
+        .await
+        .map_err(fail)?;
+    let t1 = now_ms();
+    let back = decompress_async(&engine, &native).await.map_err(fail)?;
+    let t2 = now_ms();
+    let result = Object::new();
+    set(&result, "ok", back == data);
+    set(&result, "nativeBytes", native.len() as f64);
+    set(&result, "encodeMs", t1 - t0);
+    set(&result, "decodeMs", t2 - t1);
     Ok(result)
 }
 

@@ -135,6 +135,7 @@ async function compressAndCheck(page, expected, wantPath) {
       path: r.path, adapter: r.adapter, originalBytes: r.originalBytes,
       compressedBytes: r.compressedBytes, ratio: r.ratio, wallMs: r.wallMs, gpuMs: r.gpuMs,
       roundTrip: window.parvlcDemo.roundTrip,
+      gpuDecode: window.parvlcDemo.gpuDecode,
       shown: {
         ranOn: document.getElementById('r-path').textContent,
         gpu: document.getElementById('r-gpu').textContent,
@@ -147,6 +148,14 @@ async function compressAndCheck(page, expected, wantPath) {
   assert.equal(report.roundTrip.ok, true);
   assert.equal(report.path, wantPath);
   assert.equal(report.originalBytes, expected.length);
+  if (wantPath === 'GPU') {
+    // Encoded into the native framed format and decoded by vld, both on the GPU.
+    assert.equal(report.gpuDecode?.ok, true, `GPU decode: ${report.gpuDecode?.detail}`);
+    assert.match(await page.textContent('#r-gpu-decode'), /^OK: /, 'the page reports the GPU decode');
+    assert.ok(report.gpuDecode.nativeBytes < expected.length, 'the native file is smaller than the input');
+  } else {
+    assert.equal(report.gpuDecode, null, 'no GPU decode on the CPU path');
+  }
 
   const gz = await download(page, '#download');
   assert.match(gz.name, /\.gz$/);
@@ -220,7 +229,8 @@ async function scenario(t, { name, flags, wantPath, feed }) {
   for (const [what, r] of [[`own file (${feed})`, results.ownFile], ['sample', results.sample]]) {
     console.log(`${name} ${what}: ${r.shown.ranOn}; ${r.originalBytes} -> ${r.compressedBytes} bytes ` +
       `(ratio ${r.ratio.toFixed(3)}); GPU ${r.shown.gpu}; wall ${r.shown.wall}; ` +
-      `round trip: ${r.roundTrip.detail}; ${r.gzName} gunzips to the input`);
+      `round trip: ${r.roundTrip.detail}; GPU both ways: ${r.gpuDecode?.detail ?? 'n/a'}; ` +
+      `${r.gzName} gunzips to the input`);
   }
   console.log(`${name}: screenshot ${results.screenshot}, report ${summary}`);
 }

@@ -1,5 +1,5 @@
 // The parvlc browser demo: plain JS over the wasm module that wasm-bindgen generates.
-import init, { openGpu, generate, compress, decompress_bytes, same_bytes } from './parvlc_web.js';
+import init, { openGpu, generate, compress, decompress_bytes, same_bytes, gpuRoundTrip } from './parvlc_web.js';
 
 const $ = (id) => document.getElementById(id);
 const ui = {
@@ -8,12 +8,12 @@ const ui = {
   generate: $('generate'), compress: $('compress'), inputInfo: $('input-info'),
   status: $('status'), path: $('r-path'), original: $('r-original'),
   compressed: $('r-compressed'), ratio: $('r-ratio'), gpu: $('r-gpu'), wall: $('r-wall'),
-  roundtrip: $('r-roundtrip'), passes: $('r-passes'), download: $('download'), downloadOriginal: $('download-original'),
+  roundtrip: $('r-roundtrip'), gpuDecode: $('r-gpu-decode'), passes: $('r-passes'), download: $('download'), downloadOriginal: $('download-original'),
   histogram: $('histogram'), lengths: $('lengths'),
 };
 
 // State the browser test reads: window.parvlcDemo.
-const demo = { backend: null, input: null, inputName: null, result: null, roundTrip: null };
+const demo = { backend: null, input: null, inputName: null, result: null, roundTrip: null, gpuDecode: null };
 window.parvlcDemo = demo;
 
 function setStatus(state, text) {
@@ -40,6 +40,7 @@ function setInput(data, name) {
   demo.inputName = name;
   demo.result = null;
   demo.roundTrip = null;
+  demo.gpuDecode = null;
   ui.download.hidden = true;
   ui.downloadOriginal.hidden = true;
   ui.inputInfo.textContent = `Input: ${name}, ${bytes(data.length)} (${data.length} bytes).`;
@@ -159,9 +160,35 @@ async function runCompress() {
     ui.roundtrip.textContent = detail;
     ui.roundtrip.className = ok ? 'ok' : 'bad';
     offerDownloads(result.gz, data, demo.inputName);
-    setStatus(ok ? 'done' : 'error', ok
+    // Decoding on the GPU needs parvlc's native framed file (block offsets in its headers):
+    // encoded on the GPU, decoded on the GPU, compared with the input.
+    let gpuOk = true;
+    if (result.path === 'GPU') {
+      setStatus('verifying', 'Encoding to the native format and decoding it on the GPU…');
+      let gpuDetail;
+      try {
+        const g = await gpuRoundTrip(data);
+        gpuOk = g.ok;
+        gpuDetail = g.ok
+          ? `OK: ${bytes(g.nativeBytes)}; encode ${rate(data.length, g.encodeMs) ?? 'n/a'} (${g.encodeMs.toFixed(1)} ms), ` +
+            `decode ${rate(data.length, g.decodeMs) ?? 'n/a'} (${g.decodeMs.toFixed(1)} ms), identical to the input`
+          : 'MISMATCH: the GPU decoded bytes that differ from the input';
+        demo.gpuDecode = { ...g, detail: gpuDetail };
+      } catch (e) {
+        gpuOk = false;
+        gpuDetail = `FAILED: ${e.message ?? e}`;
+        demo.gpuDecode = { ok: false, detail: gpuDetail };
+      }
+      ui.gpuDecode.textContent = gpuDetail;
+      ui.gpuDecode.className = gpuOk ? 'ok' : 'bad';
+    } else {
+      ui.gpuDecode.textContent = 'n/a (CPU path)';
+      ui.gpuDecode.className = '';
+    }
+    const allOk = ok && gpuOk;
+    setStatus(allOk ? 'done' : 'error', allOk
       ? `Done on the ${result.path}: ${bytes(result.originalBytes)} → ${bytes(result.compressedBytes)}, round trip verified.`
-      : `Round trip failed: ${detail}`);
+      : `Round trip failed: ${ok ? demo.gpuDecode.detail : detail}`);
   } catch (e) {
     console.error(e);
     setStatus('error', `Compression failed: ${e.message ?? e}`);
