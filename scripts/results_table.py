@@ -13,7 +13,8 @@ import json
 import sys
 
 SCOPE_NVCOMP = "compress (nvCOMP scope)"
-SCOPES = ["encode", "kernel", "compress", SCOPE_NVCOMP, "end-to-end", "end-to-end (stream)"]
+SCOPES = ["encode", "kernel", "compress", SCOPE_NVCOMP, "end-to-end", "end-to-end (stream)",
+          "end-to-end (stream, output reused)"]
 
 
 def load(path):

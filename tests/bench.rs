@@ -121,6 +121,7 @@ fn huffman_suite_runs_every_row_checked() {
             (cores.clone(), "encode"),
             (cores.clone(), "end-to-end"),
             ("stream".to_string(), "end-to-end (stream)"),
+            ("stream".to_string(), "end-to-end (stream, output reused)"),
             ("vld".to_string(), "decode"),
             ("vld".to_string(), "end-to-end (stream decode)"),
         ]);
