@@ -28,7 +28,7 @@ struct VldParams {
 // block's reads stay within its frame's words and the three after them, so none is
 // checked.
 @group(0) @binding(1) var<storage, read> payload: array<u32>;
-// TABLE_WORDS per frame (layout: src/huffman/vld.rs `frame_table`).
+// TABLE_WORDS per frame (layout: src/huffman/vld.rs; built by src/huffman/vld/table.rs).
 @group(0) @binding(2) var<storage, read> tables: array<u32>;
 // Per block: first bit, end bit (both from its frame's first payload word), first output
 // byte, symbols (bit 31 set on a frame's last block).

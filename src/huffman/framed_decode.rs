@@ -382,7 +382,7 @@ impl<'r, R: Read> Walk<'r, R> {
 /// peak, four of 16 MiB 0.96-0.99 s, two of 32 MiB 0.85-0.92 s at 436-440 MiB, three of
 /// 32 MiB 0.84-0.89 s at 512 MiB, two of 48 MiB 0.86-0.92 s at 503-553 MiB. A batch
 /// of 16 MiB is some 2,000 blocks, too few lanes to hide the kernel's serial chains:
-/// its kernel takes 2.3 ms, one of 32 MiB 3.1 ms.
+/// its kernel takes 2.3 ms, one of 32 MiB 3.1 ms (8 KiB blocks, all of them).
 ///
 /// CUDA takes as many: its copies and kernels all go through the device's one stream,
 /// so batches do not overlap there, but each batch's host work (payload reads, codes
