@@ -1,8 +1,7 @@
-// VLD on CUDA: the twin of shaders/huffman/vld.wgsl, step for step (reading a table
+// VLD on CUDA: the twin of shaders/huffman/vld.wgsl, step for step (it reads a table
 // entry's pair fields, bits 4-23, where the WGSL reads its step fields, which say the
-// same; one thread decodes
-// one block; a thread block takes up to WG_SIZE blocks of one frame, that frame's decode
-// table cached in shared memory). Same inputs (src/huffman/vld.rs `VldPlan`), same output
+// same; one thread decodes one block; a thread block takes up to WG_SIZE blocks of one
+// frame, that frame's decode table cached in shared memory). Same inputs (src/huffman/vld.rs `VldPlan`), same output
 // words and per-block status, so src/cuda/vld.rs reads it back through the same plan.
 // It exists to decode on NVIDIA GPUs and to show, under Nsight Compute (which profiles
 // CUDA, not Vulkan), where the per-block decode spends its cycles.
