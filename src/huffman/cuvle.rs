@@ -634,9 +634,10 @@ impl<'g> VleEncoder<'g> {
     }
 
     /// Build, in parallel and now, every pipeline the framed kernel may use for codes
-    /// in `order` and chunks of up to `n_blocks` blocks. A cold driver compiles each in
-    /// about 0.3 s (the H200); built one at a time when first met, they stalled the
-    /// stream's first chunks by seconds.
+    /// in `order` and chunks of up to `n_blocks` blocks, for a caller that would rather
+    /// pay the compiles ahead. A cold driver compiles each in about 0.3 s (the H200); the
+    /// stream pipeline no longer calls it: the eight compiles at once took a cold run's
+    /// peak memory over 512 MiB.
     #[cfg(not(target_arch = "wasm32"))]
     pub fn warm_framed(&self, order: BitOrder, n_blocks: u32) -> Result<()> {
         use rayon::prelude::*;

@@ -378,9 +378,9 @@ impl<'r, R: Read> Walk<'r, R> {
 /// Batches decoding on the GPU at once (a decoder thread each), of at most
 /// [`GPU_BATCH_BYTES`]: each decoder holds its batch's payload, staging, readback and
 /// output at once. Measured on the H200, 4 GiB native to /dev/null, three runs each
-/// (docs/results.md, "Eighth pass"): three decoders of 16 MiB 0.95-1.01 s at 280 MiB
-/// peak, four of 16 MiB 0.96-0.99 s, two of 32 MiB 0.85-0.92 s at 436-440 MiB, three of
-/// 32 MiB 0.84-0.89 s at 512 MiB, two of 48 MiB 0.86-0.92 s at 503-553 MiB. A batch
+/// (docs/results.md, "Eighth pass"): three decoders of 16 MiB 0.95-1.01 s at 274 MiB
+/// peak, four of 16 MiB 0.96-0.99 s, two of 32 MiB 0.85-0.92 s at 426-430 MiB, three of
+/// 32 MiB 0.84-0.89 s at 500-501 MiB, two of 48 MiB 0.86-0.92 s at 491-540 MiB. A batch
 /// of 16 MiB is some 2,000 blocks, too few lanes to hide the kernel's serial chains:
 /// its kernel takes 2.3 ms, one of 32 MiB 3.1 ms (8 KiB blocks, all of them).
 ///

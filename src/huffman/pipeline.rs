@@ -284,7 +284,6 @@ pub fn compress_stream<'i>(
     let (spares_tx, spares_rx) = std::sync::mpsc::channel::<Vec<u8>>();
     let spares = Mutex::new(spares_rx);
     let stop = AtomicBool::new(false);
-    let warming = AtomicBool::new(false);
     // Positional reads and bytes in memory: the next chunk to claim.
     let next_seq = AtomicU64::new(0);
     // At most 2 * depth chunks from the oldest one not yet written.
@@ -364,7 +363,6 @@ pub fn compress_stream<'i>(
             }
         }
         let from_reader = &from_reader;
-        let warming = &warming;
         // The next chunk for a coder: its own slice of bytes in memory, else the
         // readers' next buffer. None: the input is done (or the sink has stopped).
         let next_chunk = move || -> Option<Result<(u64, Cow<'i, [u8]>)>> {
@@ -389,14 +387,11 @@ pub fn compress_stream<'i>(
             let to_writer = to_writer.clone();
             let spares_tx = spares_tx.clone();
             s.spawn(move || loop {
+                // Pipelines are built as chunks first need them, not every variant ahead:
+                // building the eight at once on a cold machine took the peak to 548-571
+                // MiB, against 498-501 without, to save 0.15-0.3 s of that first run
+                // (the H200, 4 GiB; docs/results.md, "Eighth pass").
                 let Some(next) = next_chunk() else { return };
-                // A second full chunk: the stream is long enough to pay for building
-                // every pipeline variant at once.
-                if matches!(&next, Ok((1, d)) if d.len() == chunk)
-                    && !warming.swap(true, Ordering::Relaxed)
-                {
-                    s.spawn(move || warm_pipelines(engine, format, config));
-                }
                 let coded = next.and_then(|(seq, data)| {
                     let c = pollster::block_on(encode_chunk(engine, &data, format, config));
                     if let Cow::Owned(buffer) = data {
@@ -433,23 +428,6 @@ pub fn compress_stream<'i>(
         }
         result
     })
-}
-
-/// Build the GPU pipelines a stream's chunks may need, in parallel, so that the coders
-/// do not meet a cold compile one variant at a time. Not on software adapters, whose
-/// compiles would take the cores the coders run on.
-#[cfg(not(target_arch = "wasm32"))]
-fn warm_pipelines(engine: &Engine, format: Format, config: &StreamConfig) {
-    let Engine::Wgpu(gpu) = engine else { return };
-    if gpu.info.device_type == wgpu::DeviceType::Cpu {
-        return;
-    }
-    let blocks = (config.chunk_bytes as u64).div_ceil(config.cuvle.block_bytes());
-    let warmed = super::cuvle::VleEncoder::new(gpu, config.cuvle)
-        .and_then(|e| e.warm_framed(super::chunk::bit_order(format), blocks as u32));
-    if let Err(e) = warmed {
-        log::debug!("building the stream's pipelines ahead: {e}");
-    }
 }
 
 /// The writer's side: chunks arrive in any order and are written in sequence.
