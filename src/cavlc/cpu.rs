@@ -534,6 +534,7 @@ impl MsbWriter {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
 
     #[test]
     fn block_bits_nc_is_residual_block_bits() {
@@ -568,7 +569,6 @@ mod tests {
             }
         }
     }
-    use super::*;
 
     #[test]
     fn counted_bits_are_the_written_bits() {

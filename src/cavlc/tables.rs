@@ -578,24 +578,9 @@ pub const VLC_LENGTHS: VlcLengths = {
         }
         n += 1;
     }
-    let mut tc = 0;
-    while tc < 15 {
-        let mut z = 0;
-        while z < TOTAL_ZEROS_4X4[tc].len() {
-            l.total_zeros[tc][z] = TOTAL_ZEROS_4X4[tc][z].len;
-            z += 1;
-        }
-        tc += 1;
-    }
-    let mut zl = 0;
-    while zl < 6 {
-        let mut r = 0;
-        while r < RUN_BEFORE[zl].len() {
-            l.run_before[zl][r] = RUN_BEFORE[zl][r].len;
-            r += 1;
-        }
-        zl += 1;
-    }
+    l.total_zeros = row_lengths(&TOTAL_ZEROS_4X4);
+    l.run_before = row_lengths(&RUN_BEFORE);
+    // zerosLeft > 6: not in RUN_BEFORE, lengths by rule.
     let mut r = 0;
     while r < 15 {
         l.run_before[6][r] = if r <= 6 { 3 } else { r as u8 - 3 };
@@ -603,6 +588,22 @@ pub const VLC_LENGTHS: VlcLengths = {
     }
     l
 };
+
+/// The codeword lengths of each row of `rows`, 0 past a row's end and in rows past
+/// the last.
+const fn row_lengths<const R: usize, const N: usize>(rows: &[&[Vlc]]) -> [[u8; N]; R] {
+    let mut out = [[0u8; N]; R];
+    let mut i = 0;
+    while i < rows.len() {
+        let mut j = 0;
+        while j < rows[i].len() {
+            out[i][j] = rows[i][j].len;
+            j += 1;
+        }
+        i += 1;
+    }
+    out
+}
 
 /// Table 9-10, zerosLeft 1..=6: `[zerosLeft - 1][run_before]`.
 const RUN_BEFORE: [&[Vlc]; 6] = [
