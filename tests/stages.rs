@@ -161,11 +161,15 @@ fn histogram_equals_its_twin() {
     }
 }
 
-/// A frame for the VLD stage: data of seeded length and entropy, coded MSB-first with its
-/// own code of at most 15 bits in blocks of a seeded size (multiples of 64 if `owned`:
-/// every block then owns its output words); one bit flipped if `damage`.
+/// A frame for the VLD stage: data of seeded length and entropy, coded with its own code
+/// of at most 15 bits in blocks of a seeded size (multiples of 64 if `owned`: every block
+/// then owns its output words); one bit flipped if `damage`. Every third seed is shaped
+/// as a gzip frame's literals: LSB-first, after some header bits, its code made with an
+/// end-of-block symbol that no block decodes.
 struct VldCase {
     lengths: [u8; 256],
+    other_codes: [u8; 16],
+    order: BitOrder,
     len: u64,
     block_symbols: u64,
     payload_bits: u64,
@@ -182,10 +186,26 @@ fn vld_case(seed: u64, damage: bool, owned: bool) -> VldCase {
     } else {
         [1u64, 3, 5, 16, 333, 16384][rng.below(6) as usize]
     };
+    let gzip_like = seed % 3 == 2;
+    let mut freqs = common::histogram(&data).to_vec();
+    if gzip_like {
+        freqs.push(1 + rng.below(len as u64));
+    }
+    let book = parvlc::huffman::Codebook::from_frequencies(&freqs, 15).unwrap();
     let mut lengths = [0u8; 256];
-    let book = parvlc::huffman::Codebook::from_frequencies(&common::histogram(&data), 15).unwrap();
-    lengths.copy_from_slice(book.lengths());
-    let (mut payload, mut bits, mut offsets) = (Vec::new(), 0u64, Vec::new());
+    lengths.copy_from_slice(&book.lengths()[..256]);
+    let mut other_codes = [0u8; 16];
+    for &l in &book.lengths()[256..] {
+        other_codes[l as usize] += 1;
+    }
+    let order = if gzip_like {
+        BitOrder::LsbFirst
+    } else {
+        BitOrder::MsbFirst
+    };
+    let (mut payload, mut offsets) = (Vec::new(), Vec::new());
+    let mut bits = if gzip_like { rng.below(80) } else { 0 };
+    payload.resize(bits.div_ceil(8) as usize, 0);
     for (i, &b) in data.iter().enumerate() {
         if (i as u64).is_multiple_of(block_symbols) {
             offsets.push(bits);
@@ -195,16 +215,25 @@ fn vld_case(seed: u64, damage: bool, owned: bool) -> VldCase {
             if bits.is_multiple_of(8) {
                 payload.push(0);
             }
-            *payload.last_mut().unwrap() |= (((code >> k) & 1) as u8) << (7 - bits % 8);
+            let bit = ((code >> k) & 1) as u8;
+            *payload.last_mut().unwrap() |= match order {
+                BitOrder::MsbFirst => bit << (7 - bits % 8),
+                BitOrder::LsbFirst => bit << (bits % 8),
+            };
             bits += 1;
         }
     }
     if damage {
-        let at = rng.below(bits) as usize;
-        payload[at / 8] ^= 0x80 >> (at % 8);
+        let at = offsets[0] + rng.below(bits - offsets[0]);
+        payload[at as usize / 8] ^= match order {
+            BitOrder::MsbFirst => 0x80 >> (at % 8),
+            BitOrder::LsbFirst => 1 << (at % 8),
+        };
     }
     VldCase {
         lengths,
+        other_codes,
+        order,
         len: len as u64,
         block_symbols,
         payload_bits: bits,
@@ -233,6 +262,8 @@ fn vld_frames(cases: &[VldCase]) -> Vec<VldFrame<'_>> {
         .iter()
         .map(|c| VldFrame {
             lengths: &c.lengths,
+            other_codes: c.other_codes,
+            order: c.order,
             len: c.len,
             block_symbols: c.block_symbols,
             payload_bits: c.payload_bits,

@@ -142,6 +142,8 @@ impl Frame {
     pub(crate) fn view(&self) -> super::vld::VldFrame<'_> {
         super::vld::VldFrame {
             lengths: &self.lengths,
+            other_codes: [0; 16],
+            order: crate::bits::BitOrder::MsbFirst,
             len: self.len,
             block_symbols: self.block_symbols,
             payload_bits: self.payload_bits,

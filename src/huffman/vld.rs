@@ -1,8 +1,11 @@
-//! VLD: decoding native v2 frames on the GPU (shaders/huffman/vld.wgsl) and its CPU twin.
+//! VLD: decoding native v2 frames, and the literals of our gzip frames, on the GPU
+//! (shaders/huffman/vld.wgsl) and its CPU twin.
 //!
 //! A batch of frames goes up as one payload buffer (each frame's payload from a word
 //! boundary, as words in stream order: a word's first byte its most significant, swapped
-//! on the host while copying, so that the kernel's step takes a word as it is), one
+//! on the host while copying, so that the kernel's step takes a word as it is; an
+//! LSB-first (DEFLATE) frame's bytes have their bits reversed as well, which makes its
+//! codes read as the canonical codes MSB-first, so one kernel takes both), one
 //! decode table per frame (9 KiB, built on the host straight into the upload:
 //! `vld/table.rs`), and one task per block. The kernel decodes a block per invocation
 //! (a workgroup: up to 64 blocks of one frame), writing its own output words, and
@@ -15,10 +18,12 @@
 //! a lookup takes where the block has room for two symbols in fields of its own (one
 //! field extracted per step, not a choice between two); codes of 12 to 15 bits by a
 //! canonical search over their lengths (rare symbols by construction); a lookup that
-//! finds no code is an invalid code.
+//! finds no code is an invalid code, and so is a gzip frame's end-of-block (or any code
+//! above the bytes), whose place in the canonical order the table keeps empty.
 
 use std::ops::Range;
 
+use crate::bits::BitOrder;
 use crate::gpu::registry::huffman::VLD;
 use crate::gpu::{Gpu, GpuStage, PooledBuffer, Profiler, Timings};
 use crate::{Error, Result};
@@ -64,18 +69,27 @@ struct VldParams {
     _pad1: u32,
 }
 
-/// One native v2 frame as its header and payload give it (see [`super::framing`]).
+/// One frame as its header and payload give it: a native v2 frame (see
+/// [`super::framing`]), or the literals of one of our gzip frames, whose code has symbols
+/// above the bytes and whose bits come LSB-first ([`super::inflate_gpu`]).
 #[derive(Clone, Copy, Debug)]
 pub struct VldFrame<'a> {
+    /// Code lengths of the byte values.
     pub lengths: &'a [u8; 256],
+    /// Per length, the codes of symbols above 255 (DEFLATE's end-of-block and length
+    /// codes): they take their places in the canonical order after the bytes of their
+    /// length, and a block that meets one has an invalid code. None in a native frame.
+    pub other_codes: [u8; 16],
     /// Symbols (bytes) of the frame.
     pub len: u64,
     pub block_symbols: u64,
+    /// Where the last block ends.
     pub payload_bits: u64,
-    /// Bit offset of every block in the payload (the first 0).
+    /// Bit offset of every block in the payload (native frames: the first at 0).
     pub offsets: &'a [u64],
-    /// At least `payload_bits` bits.
+    /// At least `payload_bits` bits, in `order`.
     pub payload: &'a [u8],
+    pub order: BitOrder,
 }
 
 /// What went wrong in one block.
@@ -159,11 +173,10 @@ impl VldPlan {
         };
         for (k, f) in frames.iter().enumerate() {
             let bad = |what: String| Error::corrupt("native", format!("frame {k}: {what}"));
-            table::code_counts(f.lengths).map_err(|e| bad(e.to_string()))?;
+            table::code_counts(f.lengths, &f.other_codes).map_err(|e| bad(e.to_string()))?;
             let n = super::framing::native_blocks(f.len, f.block_symbols) as usize;
             if f.block_symbols == 0
                 || f.offsets.len() != n
-                || f.offsets.first().is_some_and(|&o| o != 0)
                 || f.offsets.windows(2).any(|w| w[1] < w[0])
                 || f.offsets.last().is_some_and(|&o| o > f.payload_bits)
                 || (f.payload.len() as u64) < f.payload_bits.div_ceil(8)
@@ -298,12 +311,13 @@ impl VldPlan {
         let mut pos = at;
         let mut run = [0u8; RUN];
         while pos < end {
-            let (start, bytes) = match frames.get(k) {
+            let (start, bytes, order) = match frames.get(k) {
                 Some(f) => (
                     self.frame_words[k] as usize * 4,
                     &f.payload[..f.payload_bits.div_ceil(8) as usize],
+                    f.order,
                 ),
-                None => (end, &[][..]),
+                None => (end, &[][..], BitOrder::MsbFirst),
             };
             let zeros_end = start.clamp(pos, end);
             out.slice(pos - at..zeros_end - at).fill(0);
@@ -315,15 +329,32 @@ impl VldPlan {
                 let src = &bytes[from..(from + n).min(bytes.len())];
                 let (whole, tail) = src.split_at(src.len() / 4 * 4);
                 let (dst, dst_tail) = run[..n].split_at_mut(whole.len());
-                for (d, w) in dst.chunks_exact_mut(4).zip(whole.chunks_exact(4)) {
-                    d.copy_from_slice(&[w[3], w[2], w[1], w[0]]);
+                let words = dst.chunks_exact_mut(4).zip(whole.chunks_exact(4));
+                match order {
+                    BitOrder::MsbFirst => {
+                        for (d, w) in words {
+                            d.copy_from_slice(&[w[3], w[2], w[1], w[0]]);
+                        }
+                    }
+                    // Each byte's bits reversed, so the stream reads MSB-first too, and
+                    // its codes (DEFLATE packs a code from its most significant bit) read
+                    // as the canonical codes themselves.
+                    BitOrder::LsbFirst => {
+                        for (d, w) in words {
+                            let w = u32::from_le_bytes([w[0], w[1], w[2], w[3]]);
+                            d.copy_from_slice(&w.reverse_bits().to_le_bytes());
+                        }
+                    }
                 }
                 // The frame's last word: its bytes from the most significant, zeros after.
                 if let Some(d) = dst_tail.get_mut(..4) {
                     let mut word = [0u8; 4];
                     word[..tail.len()].copy_from_slice(tail);
-                    word.reverse();
-                    d.copy_from_slice(&word);
+                    let word = match order {
+                        BitOrder::MsbFirst => u32::from_be_bytes(word),
+                        BitOrder::LsbFirst => u32::from_le_bytes(word).reverse_bits(),
+                    };
+                    d.copy_from_slice(&word.to_le_bytes());
                 }
                 out.slice(pos - at..pos - at + n).copy_from_slice(&run[..n]);
                 pos += n;
@@ -712,15 +743,16 @@ mod tests {
     use crate::testdata::SplitMix64;
 
     /// The payload upload, written in parts across the cores, equals each frame's bytes
-    /// at its first word, each word's first byte its most significant, with zeros
-    /// between and after, however the upload is cut into words.
+    /// at its first word (an LSB-first frame's bytes bit-reversed), each word's first
+    /// byte its most significant, with zeros between and after, however the upload is
+    /// cut into words.
     #[test]
     fn payload_parts_lay_out_every_frame_from_its_word() {
         let lengths = [8u8; 256];
         let mut rng = SplitMix64(41);
         for round in 0..12 {
             let frames_n = 1 + rng.below(40) as usize;
-            let payloads: Vec<(Vec<u8>, u64)> = (0..frames_n)
+            let payloads: Vec<(Vec<u8>, u64, BitOrder)> = (0..frames_n)
                 .map(|_| {
                     let bits = match rng.below(4) {
                         0 => rng.below(64),
@@ -728,13 +760,19 @@ mod tests {
                     };
                     let mut p = vec![0u8; bits.div_ceil(8) as usize + rng.below(5) as usize];
                     rng.fill(&mut p);
-                    (p, bits)
+                    let order = match rng.below(2) {
+                        0 => BitOrder::MsbFirst,
+                        _ => BitOrder::LsbFirst,
+                    };
+                    (p, bits, order)
                 })
                 .collect();
             let frames: Vec<VldFrame<'_>> = payloads
                 .iter()
-                .map(|(p, bits)| VldFrame {
+                .map(|(p, bits, order)| VldFrame {
                     lengths: &lengths,
+                    other_codes: [0; 16],
+                    order: *order,
                     len: 1,
                     block_symbols: 1,
                     payload_bits: *bits,
@@ -745,9 +783,15 @@ mod tests {
             let plan = VldPlan::new(&frames, 64).unwrap();
             let mut want = vec![0u8; plan.payload_words as usize * 4 + 64];
             let mut at = 0;
-            for (p, bits) in &payloads {
+            for (p, bits, order) in &payloads {
                 let n = bits.div_ceil(8) as usize;
-                want[at..at + n].copy_from_slice(&p[..n]);
+                // An LSB-first stream reads MSB-first once each byte's bits are reversed.
+                for (d, &b) in want[at..at + n].iter_mut().zip(&p[..n]) {
+                    *d = match order {
+                        BitOrder::MsbFirst => b,
+                        BitOrder::LsbFirst => b.reverse_bits(),
+                    };
+                }
                 at += n.next_multiple_of(4);
             }
             assert!(at + READ_AHEAD_WORDS as usize * 4 <= plan.payload_words as usize * 4);

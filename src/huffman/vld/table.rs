@@ -27,7 +27,7 @@ const QUARTER: usize = 64;
 /// symbols, checked: no code longer than a native frame holds, not over-subscribed
 /// (incomplete codes decode until a lookup finds no code). Four counts, so that four
 /// increments are under way at once rather than one after the other.
-pub(super) fn code_counts(lengths: &[u8; 256]) -> Result<[[u32; 16]; 4]> {
+pub(super) fn code_counts(lengths: &[u8; 256], other: &[u8; 16]) -> Result<[[u32; 16]; 4]> {
     const MAX: usize = MAX_LEN as usize;
     const _: () = assert!(MAX == 15);
     if let Some(s) = lengths.iter().position(|&l| l > MAX_LEN) {
@@ -42,8 +42,14 @@ pub(super) fn code_counts(lengths: &[u8; 256]) -> Result<[[u32; 16]; 4]> {
             c[lengths[q * QUARTER + i] as usize & MAX] += 1;
         }
     }
+    if other[0] != 0 {
+        return Err(Error::InvalidCodeTable(format!(
+            "{} codes of no length",
+            other[0]
+        )));
+    }
     let kraft: u32 = (1..=MAX)
-        .map(|l| count.iter().map(|c| c[l]).sum::<u32>() << (MAX - l))
+        .map(|l| (count.iter().map(|c| c[l]).sum::<u32>() + other[l] as u32) << (MAX - l))
         .sum();
     if kraft > 1 << MAX {
         // The shared builder's error names the fault.
@@ -98,7 +104,7 @@ fn build_task((first, frames, to): Task<'_, '_, '_>) -> Result<()> {
     let mut builder = TableBuilder::new();
     for (i, (f, to)) in frames.iter().zip(to).enumerate() {
         let table = builder
-            .build(f.lengths)
+            .build(f.lengths, &f.other_codes)
             .map_err(|e| Error::corrupt("native", format!("frame {}: {e}", first + i)))?;
         wgpu::WriteOnly::<[u8]>::from(to).copy_from_slice(bytemuck::cast_slice(table));
     }
@@ -124,31 +130,35 @@ impl TableBuilder {
         })
     }
 
-    /// The table of `lengths`.
-    fn build(&mut self, lengths: &[u8; 256]) -> Result<&[u32; TABLE_WORDS]> {
-        write_frame_table(lengths, &mut self.table, &mut self.second)?;
+    /// The table of `lengths`, with `other` codes (per length) after the bytes'.
+    fn build(&mut self, lengths: &[u8; 256], other: &[u8; 16]) -> Result<&[u32; TABLE_WORDS]> {
+        write_frame_table(lengths, other, &mut self.table, &mut self.second)?;
         Ok(&self.table)
     }
 }
 
-/// [`TableBuilder::build`] into `t`, `second` its work space (whatever it holds).
+/// [`TableBuilder::build`] into `t`, `second` its work space (whatever it holds). The
+/// `other` codes (symbols above the bytes) count where the codes after them start, and
+/// their places in the tables stay empty: no lookup finds them.
 fn write_frame_table(
     lengths: &[u8; 256],
+    other: &[u8; 16],
     t: &mut [u32; TABLE_WORDS],
     second: &mut [u32; PRIMARY],
 ) -> Result<()> {
     const P: u32 = PRIMARY_BITS;
     const MAX: usize = MAX_LEN as usize;
-    let quarters = code_counts(lengths)?;
+    let quarters = code_counts(lengths, other)?;
     let mut count = [0u32; MAX + 1];
     for (l, c) in count.iter_mut().enumerate().skip(1) {
         *c = quarters.iter().map(|q| q[l]).sum();
     }
+    let other: [u32; MAX + 1] = std::array::from_fn(|l| other[l] as u32);
     // Per length: first code, where its symbols start among the sorted ones.
     let (mut first, mut index) = ([0u32; MAX + 1], [0u32; MAX + 1]);
     let (mut code, mut idx) = (0u32, 0u32);
     for l in 1..=MAX {
-        code = (code + count[l - 1]) << 1;
+        code = (code + count[l - 1] + other[l - 1]) << 1;
         first[l] = code;
         index[l] = idx;
         idx += count[l];
@@ -197,7 +207,7 @@ fn write_frame_table(
             let both = min_len + l;
             (both << 4) | (s << 16) | (both << STEP_AT) | (2u32 << COUNT_AT)
         };
-        let at = runs(table, sorted, &count, &index, top, pair);
+        let at = runs(table, sorted, &count, &other, &index, top, pair);
         table.get_mut(at..).unwrap_or_default().fill(0);
         for k in (min_len..top).rev() {
             // From k + 1 bits to k: the code after k bits and a zero, if it fits k bits
@@ -251,6 +261,7 @@ fn write_frame_table(
                 None => run.fill(single),
             }
         }
+        at = skip_runs(primary, at, other[l0 as usize] as usize * n);
     }
     primary.get_mut(at..).unwrap_or_default().fill(0);
     Ok(())
@@ -258,11 +269,13 @@ fn write_frame_table(
 
 /// Fills `table` (of `bits` bits) with the runs of the codes of at most `bits` bits, in
 /// canonical order from index 0 (`2^(bits - l)` entries for a code of `l` bits), each
-/// entry `entry(symbol, length)`; returns where the runs end.
+/// entry `entry(symbol, length)`, the `other` codes' runs empty; returns where the runs
+/// end.
 fn runs(
     table: &mut [u32],
     sorted: &[u32],
     count: &[u32; MAX_LEN as usize + 1],
+    other: &[u32; MAX_LEN as usize + 1],
     index: &[u32; MAX_LEN as usize + 1],
     bits: u32,
     entry: impl Fn(u32, u32) -> u32,
@@ -281,8 +294,19 @@ fn runs(
             run.fill(entry(s, l));
             at += n;
         }
+        at = skip_runs(table, at, other[l as usize] as usize * n);
     }
     at
+}
+
+/// Empties `n` entries of `table` from `at` (as far as it goes); returns their end.
+fn skip_runs(table: &mut [u32], at: usize, n: usize) -> usize {
+    if n == 0 {
+        return at;
+    }
+    let end = (at + n).min(table.len());
+    table.get_mut(at..end).unwrap_or_default().fill(0);
+    end
 }
 
 #[cfg(test)]
@@ -294,15 +318,28 @@ mod tests {
     /// The table builder before [`TableBuilder`], kept as its reference: a table of
     /// single codes, then a lookup per entry for its second code.
     fn frame_table_before(lengths: &[u8; 256]) -> Result<Vec<u32>> {
+        frame_table_with_others(lengths, &[0; 16])
+    }
+
+    /// [`frame_table_before`] with `other` codes after the bytes: the canonical code of
+    /// all the symbols, in which only the bytes' codes are looked up.
+    fn frame_table_with_others(lengths: &[u8; 256], other: &[u8; 16]) -> Result<Vec<u32>> {
         if let Some(s) = lengths.iter().position(|&l| l > MAX_LEN) {
             return Err(Error::InvalidCodeTable(format!(
                 "symbol {s} has a {}-bit code; a native frame holds at most {MAX_LEN}",
                 lengths[s]
             )));
         }
-        let code = Canonical::new(lengths)?;
+        let mut all = lengths.to_vec();
+        for (l, &n) in other.iter().enumerate() {
+            all.extend(std::iter::repeat_n(l as u8, n as usize));
+        }
+        let code = Canonical::new(&all)?;
         let mut single = vec![0u32; PRIMARY];
         code.for_each_code(PRIMARY_BITS, |s, l, c| {
+            if s > 255 {
+                return;
+            }
             let base = (c as usize) << (PRIMARY_BITS - l);
             if let Some(run) = single.get_mut(base..base + (1 << (PRIMARY_BITS - l))) {
                 run.fill(l | (s << 8));
@@ -332,13 +369,17 @@ mod tests {
         }
         // Canonical decoding of the longer codes: per length its first code, its count and
         // where its symbols start among the symbols sorted by (length, symbol).
+        let bytes_of = |f: &dyn Fn(u8) -> bool| lengths.iter().filter(|&&l| f(l)).count() as u32;
         for l in PRIMARY_BITS as usize + 1..=MAX_LEN as usize {
             let at = LONG_AT + 3 * (l - PRIMARY_BITS as usize - 1);
-            let (first, count, index) = code.at_len(l);
+            let (first, _, _) = code.at_len(l);
+            let count = bytes_of(&|b| b as usize == l);
+            let index = bytes_of(&|b| b > 0 && (b as usize) < l);
             t[at..at + 3].copy_from_slice(&[first as u32, count, index]);
         }
-        t[MAX_LEN_AT] = code.max_len();
-        for (d, &s) in t[SORTED_AT..].iter_mut().zip(code.sorted()) {
+        t[MAX_LEN_AT] = lengths.iter().copied().max().unwrap_or(0) as u32;
+        let sorted = code.sorted().iter().filter(|&&s| s < 256);
+        for (d, &s) in t[SORTED_AT..].iter_mut().zip(sorted) {
             *d = s as u32;
         }
         Ok(t)
@@ -346,10 +387,14 @@ mod tests {
 
     /// The builder's table, from a builder holding garbage (every word must be written).
     fn built(lengths: &[u8; 256]) -> Result<Vec<u32>> {
+        built_with_others(lengths, &[0; 16])
+    }
+
+    fn built_with_others(lengths: &[u8; 256], other: &[u8; 16]) -> Result<Vec<u32>> {
         let mut b = TableBuilder::new();
         b.table.fill(0xdead_beef);
         b.second.fill(0xdead_beef);
-        Ok(b.build(lengths)?.to_vec())
+        Ok(b.build(lengths, other)?.to_vec())
     }
 
     /// Code lengths of many shapes from a seed: codes from random frequencies (complete,
@@ -417,6 +462,53 @@ mod tests {
         }
     }
 
+    /// Codes above the bytes (a gzip frame's end-of-block and length codes) wherever
+    /// the bytes' code leaves room, shorter and longer than the bytes' and the primary
+    /// table's bits: the bytes' entries are where the whole code puts them, and the
+    /// others' places stay empty.
+    #[test]
+    fn tables_with_other_codes_equal_the_builder_before() {
+        let mut rng = SplitMix64(77);
+        let mut tried = 0;
+        for seed in 0..4000 {
+            let mut lengths = lengths_of(seed);
+            if seed % 3 == 0 {
+                // Room for others: some bytes' codes dropped.
+                for l in lengths.iter_mut() {
+                    if rng.below(3) == 0 {
+                        *l = 0;
+                    }
+                }
+            }
+            let mut kraft: u64 = lengths
+                .iter()
+                .filter(|&&l| l > 0)
+                .map(|&l| 1u64 << (MAX_LEN - l))
+                .sum();
+            let mut other = [0u8; 16];
+            for _ in 0..1 + rng.below(30) {
+                let l = 1 + rng.below(MAX_LEN as u64) as usize;
+                if kraft + (1 << (MAX_LEN as usize - l)) <= 1 << MAX_LEN {
+                    kraft += 1 << (MAX_LEN as usize - l);
+                    other[l] += 1;
+                }
+            }
+            tried += (other != [0; 16]) as u32;
+            assert_eq!(
+                built_with_others(&lengths, &other).unwrap(),
+                frame_table_with_others(&lengths, &other).unwrap(),
+                "seed {seed}: {lengths:?}, others {other:?}"
+            );
+        }
+        assert!(tried > 1000, "{tried} code sets with other codes");
+        // Over-subscribed by the others alone.
+        let mut full = [0u8; 256];
+        full[..2].fill(1);
+        let mut other = [0u8; 16];
+        other[9] = 1;
+        assert!(built_with_others(&full, &other).is_err());
+    }
+
     #[test]
     fn bad_lengths_get_the_errors_before() {
         let mut over = [0u8; 256];
@@ -434,6 +526,8 @@ mod tests {
     fn frame(lengths: &[u8; 256]) -> VldFrame<'_> {
         VldFrame {
             lengths,
+            other_codes: [0; 16],
+            order: crate::bits::BitOrder::MsbFirst,
             len: 1,
             block_symbols: 1,
             payload_bits: 0,
