@@ -7,12 +7,13 @@ mod common;
 
 use std::io::{Read, Write};
 
+use common::gzip_members::{members, with_index_v1, without_index};
 use common::judges::{flate2_decode, gzip_tool_decode, gzip_tool_encode, gzip_tool_test};
 use common::rng::Rng;
 use parvlc::huffman::compress::{compress_cpu, decompress, Format};
 use parvlc::huffman::cuvle::CuvleConfig;
 use parvlc::huffman::frames::FrameConfig;
-use parvlc::huffman::gzip_index::{read_member_header, IndexEntry, MAX_MEMBER_FRAMES};
+use parvlc::huffman::gzip_index::{MAX_INDEX_BYTES, MAX_MEMBER_FRAMES};
 use parvlc::huffman::pipeline::{
     compress_framed, compress_stream, CompressWriter, DecompressReader, StreamConfig, StreamInput,
 };
@@ -83,56 +84,6 @@ fn check_round_trip(data: &[u8], format: Format, bytes: &[u8], what: &str) {
         assert_eq!(done.unindexed_members, 0, "{what}: a member without index");
         assert_eq!(done.members, members(bytes).len() as u64, "{what}");
     }
-}
-
-/// A gzip member of ours, as its header says: where it starts, its header's length and
-/// its frame index.
-struct Member {
-    at: usize,
-    header: usize,
-    index: Vec<IndexEntry>,
-}
-
-impl Member {
-    fn frames_bytes(&self) -> usize {
-        self.index.iter().map(|e| e.bytes as usize).sum()
-    }
-    /// One past its last byte (frames, final block, CRC32, ISIZE).
-    fn end(&self) -> usize {
-        self.at + self.header + self.frames_bytes() + 10
-    }
-}
-
-/// The members of one of our gzip streams, walked by their indexes.
-fn members(gz: &[u8]) -> Vec<Member> {
-    let mut v = Vec::new();
-    let mut at = 0;
-    while at < gz.len() {
-        let mut r = &gz[at + 2..];
-        let h = read_member_header(&gz[at..at + 2], &mut r, v.len() as u64 + 1).unwrap();
-        let m = Member {
-            at,
-            header: h.raw.len(),
-            index: h.index.expect("our members carry the frame index"),
-        };
-        at = m.end();
-        v.push(m);
-    }
-    assert_eq!(at, gz.len(), "members end where the stream ends");
-    v
-}
-
-/// `gz` with every member's index taken out (FLG = 0, no extra field): what gzip or a
-/// header rewrite would leave.
-fn without_index(gz: &[u8]) -> Vec<u8> {
-    let mut out = Vec::new();
-    for m in members(gz) {
-        let mut head = gz[m.at..m.at + 10].to_vec();
-        head[3] = 0;
-        out.extend_from_slice(&head);
-        out.extend_from_slice(&gz[m.at + m.header..m.end()]);
-    }
-    out
 }
 
 fn decode_gzip(gz: &[u8]) -> parvlc::Result<(Vec<u8>, Decompressed)> {
@@ -546,8 +497,14 @@ fn gzip_members_one_per_chunk_split_at_the_index_limit() {
         3,
         "two members for the first chunk, one for the second"
     );
-    assert!(ms.iter().all(|m| m.index.len() <= MAX_MEMBER_FRAMES));
-    assert_eq!(ms[0].index.len(), MAX_MEMBER_FRAMES);
+    // Version 2: each frame's entry of 20 bytes (one block: no offsets), as many as fit.
+    assert!(ms.iter().all(|m| m.has_blocks()));
+    assert!(ms.iter().all(|m| m.index_bytes() <= MAX_INDEX_BYTES));
+    assert_eq!(ms[0].index.len(), (MAX_INDEX_BYTES - 8) / 20);
+    assert!(
+        ms[0].index_bytes() + 20 > MAX_INDEX_BYTES,
+        "the first member is full"
+    );
     let frames: usize = ms.iter().map(|m| m.index.len()).sum();
     assert_eq!(frames as u64, summary.frames);
     let lens: u64 = ms.iter().flat_map(|m| &m.index).map(|e| e.len as u64).sum();
@@ -558,6 +515,35 @@ fn gzip_members_one_per_chunk_split_at_the_index_limit() {
         &bytes,
         "members split at the index limit",
     );
+    // The same members with a version-1 index (parvlc's files before version 2).
+    let v1 = with_index_v1(&bytes);
+    assert!(members(&v1).iter().all(|m| !m.has_blocks()));
+    check_round_trip(&data, Format::Gzip, &v1, "version-1 indexes");
+}
+
+/// A frame whose block offsets need more than one index holds is written with a
+/// version-1 index (no blocks: it decodes on the CPU).
+#[test]
+fn a_frame_of_too_many_blocks_for_an_index_gets_version_1() {
+    // 20,000 blocks of 512 bytes in one frame: 80,000 bytes of offsets.
+    let mut r = Rng(5);
+    let long: Vec<u8> = (0..20_000 * 512).map(|_| (r.next() % 3) as u8).collect();
+    let config = StreamConfig {
+        chunk_bytes: long.len(),
+        frames: FrameConfig {
+            cell_bytes: 512,
+            max_frame_bytes: long.len() as u64,
+            fixed: false,
+        },
+        ..tiny()
+    };
+    let (bytes, _) =
+        pollster::block_on(compress_framed(&Engine::Cpu, &long, Format::Gzip, &config)).unwrap();
+    let ms = members(&bytes);
+    assert_eq!((ms.len(), ms[0].index.len()), (1, 1));
+    assert!(!ms[0].has_blocks(), "version 1");
+    assert!(ms[0].index.len() <= MAX_MEMBER_FRAMES);
+    check_round_trip(&long, Format::Gzip, &bytes, "a frame of 20,000 blocks");
 }
 
 #[test]
@@ -604,8 +590,8 @@ fn a_wrong_index_a_truncated_member_or_a_wrong_crc_is_an_error() {
     let ms = members(&bytes);
     let m = &ms[1];
     assert!(m.index.len() >= 2, "{} frames", m.index.len());
-    // Entry fields start after 10 + 2 (XLEN) + 4 (subfield ID, length) + 4 bytes.
-    let entry = |i: usize| m.at + 20 + 12 * i;
+    assert!(m.has_blocks());
+    let entry = |i: usize| m.entry_at(i);
     let expect_error = |bad: &[u8], what: &str| match decode_gzip(bad) {
         Err(e) => assert!(
             matches!(e, Error::Corrupt { .. }),
@@ -617,7 +603,13 @@ fn a_wrong_index_a_truncated_member_or_a_wrong_crc_is_an_error() {
             if out == data { "right" } else { "WRONG" }
         ),
     };
-    for (field, name) in [(0usize, "length"), (4, "compressed bytes"), (8, "crc32")] {
+    for (field, name) in [
+        (0usize, "length"),
+        (4, "compressed bytes"),
+        (8, "crc32"),
+        (12, "first literal's bit"),
+        (16, "literals' bits"),
+    ] {
         for delta in [1u32, 0xffff_ffff, 0x100] {
             let mut bad = bytes.clone();
             let at = entry(1) + field;

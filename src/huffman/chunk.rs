@@ -9,6 +9,7 @@ use super::compress::Format;
 use super::cpu::encode_serial;
 use super::frames::{plan_regions, FrameConfig, FramePlan};
 use super::framing::{finish_frame, frame_layout, FrameFacts, FrameLayout};
+use super::gzip_index::FrameCode;
 use super::histogram::histogram_cpu;
 use crate::bits::BitOrder;
 use crate::{Error, Result};
@@ -110,28 +111,39 @@ pub struct FrameSpan {
     pub len: u64,
     pub bytes: u64,
     pub crc: crc32fast::Hasher,
+    /// A gzip frame's literals and blocks, for its member's index (None for native
+    /// frames, whose headers hold them, and where a field would overflow its `u32`).
+    pub code: Option<FrameCode>,
+}
+
+/// A frame's checksum, and for gzip where its blocks start (from its first literal).
+pub(crate) struct Finished {
+    pub crc: crc32fast::Hasher,
+    pub block_offsets: Vec<u64>,
 }
 
 impl CodedChunk {
     /// The chunk of `len` input bytes coded into `bytes` as `layout` says, with each
-    /// frame's checksum.
+    /// frame's checksum and blocks.
     pub(crate) fn new(
         bytes: Vec<u8>,
         layout: &ChunkLayout,
-        crcs: Vec<crc32fast::Hasher>,
+        finished: Vec<Finished>,
         len: u64,
+        block_symbols: u64,
     ) -> CodedChunk {
         let mut crc = crc32fast::Hasher::new();
-        for c in &crcs {
-            crc.combine(c);
+        for f in &finished {
+            crc.combine(&f.crc);
         }
-        let spans = crcs
+        let spans = finished
             .into_iter()
             .zip(layout.frames.iter().zip(&layout.layouts))
-            .map(|(crc, (f, l))| FrameSpan {
+            .map(|(done, (f, l))| FrameSpan {
                 len: f.len,
                 bytes: l.bytes,
-                crc,
+                code: gzip_code(l, &done.block_offsets, block_symbols),
+                crc: done.crc,
             })
             .collect();
         CodedChunk {
@@ -142,6 +154,23 @@ impl CodedChunk {
             spans,
         }
     }
+}
+
+/// A gzip frame's index fields from its layout and block offsets; None for a native frame
+/// (no offsets kept) or where a field overflows.
+fn gzip_code(layout: &FrameLayout, offsets: &[u64], block_symbols: u64) -> Option<FrameCode> {
+    if offsets.is_empty() {
+        return None;
+    }
+    Some(FrameCode {
+        symbol_start: u32::try_from(layout.symbol_start()).ok()?,
+        symbol_bits: u32::try_from(layout.symbol_bits).ok()?,
+        block_symbols: u32::try_from(block_symbols).ok()?,
+        block_offsets: offsets[1..]
+            .iter()
+            .map(|&o| u32::try_from(o).ok())
+            .collect::<Option<Vec<u32>>>()?,
+    })
 }
 
 /// Bit offsets of each block's code relative to the frame's first symbol.
@@ -163,8 +192,9 @@ fn block_offsets(data: &[u8], frame: &FramePlan, block_symbols: u64) -> Vec<u64>
 const FRAMES_PER_TASK: usize = 16;
 
 /// Fill every frame's header and trailer into `out` (the chunk's output, symbols in
-/// place), in parallel; native block offsets from `offsets(frame index)` when given
-/// (the GPU's), else computed from the input. Returns each frame's checksum.
+/// place), in parallel; block offsets (a native frame's header holds them, a gzip
+/// frame's index entry) from `offsets(frame index)` when given (the GPU's), else
+/// computed from the input. Returns each frame's checksum, and a gzip frame's offsets.
 pub(crate) fn finish_chunk(
     data: &[u8],
     layout: &ChunkLayout,
@@ -172,7 +202,7 @@ pub(crate) fn finish_chunk(
     block_symbols: u64,
     out: &mut [u8],
     gpu_offsets: Option<&(dyn Fn(usize) -> Vec<u64> + Sync)>,
-) -> Result<Vec<crc32fast::Hasher>> {
+) -> Result<Vec<Finished>> {
     if out.len() as u64 != layout.output_bytes() {
         return Err(Error::InvalidArgument(format!(
             "chunk output of {} bytes, layout says {}",
@@ -193,10 +223,9 @@ pub(crate) fn finish_chunk(
             let bytes = &data[frame.start as usize..frame.end() as usize];
             let mut crc = crc32fast::Hasher::new();
             crc.update(bytes);
-            let offsets = match (format, gpu_offsets) {
-                (Format::Gzip, _) => Vec::new(),
-                (Format::Native, Some(f)) => f(i),
-                (Format::Native, None) => block_offsets(bytes, frame, block_symbols),
+            let offsets = match gpu_offsets {
+                Some(f) => f(i),
+                None => block_offsets(bytes, frame, block_symbols),
             };
             let facts = FrameFacts {
                 crc32: crc.clone().finalize(),
@@ -204,7 +233,13 @@ pub(crate) fn finish_chunk(
                 block_symbols,
             };
             finish_frame(format, frame, &layout.layouts[i], &facts, region)?;
-            Ok(crc)
+            Ok(Finished {
+                crc,
+                block_offsets: match format {
+                    Format::Gzip => offsets,
+                    Format::Native => Vec::new(),
+                },
+            })
         })
         .collect::<Result<Vec<_>>>()
 }
@@ -235,6 +270,12 @@ pub fn encode_chunk_cpu(
             }
             Ok(())
         })?;
-    let crcs = finish_chunk(data, &layout, format, block_symbols, &mut out, None)?;
-    Ok(CodedChunk::new(out, &layout, crcs, data.len() as u64))
+    let finished = finish_chunk(data, &layout, format, block_symbols, &mut out, None)?;
+    Ok(CodedChunk::new(
+        out,
+        &layout,
+        finished,
+        data.len() as u64,
+        block_symbols,
+    ))
 }

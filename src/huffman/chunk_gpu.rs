@@ -82,7 +82,8 @@ pub async fn encode_chunk_gpu(
             ),
         });
     }
-    // Native headers list each block's start relative to the frame's first symbol.
+    // Native headers and gzip indexes list each block's start relative to the frame's
+    // first symbol.
     let blocks_per_frame: Vec<(usize, usize)> = layout
         .frames
         .iter()
@@ -102,7 +103,7 @@ pub async fn encode_chunk_gpu(
             .map(|&o| o - frame_first[i])
             .collect()
     };
-    let crcs = finish_chunk(data, &layout, format, block, &mut out, Some(&gpu_offsets))?;
+    let finished = finish_chunk(data, &layout, format, block, &mut out, Some(&gpu_offsets))?;
     let t4 = clock();
     if let (Some(t0), Some(tu), Some(t1), Some(t2), Some(ts), Some(t3), Some(t4)) =
         (t0, t_up, t1, t2, t_sub, t3, t4)
@@ -121,5 +122,11 @@ pub async fn encode_chunk_gpu(
             ms(t3, t4),
         );
     }
-    Ok(CodedChunk::new(out, &layout, crcs, data.len() as u64))
+    Ok(CodedChunk::new(
+        out,
+        &layout,
+        finished,
+        data.len() as u64,
+        block,
+    ))
 }

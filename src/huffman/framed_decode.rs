@@ -13,6 +13,7 @@ use crate::{Error, Result};
 #[cfg(not(target_arch = "wasm32"))]
 use file::{read_payloads, FileRecords};
 use gpu::decode_batch_gpu;
+pub(crate) use gpu::{Decoder, Run};
 use runs::decode_batch;
 
 #[cfg(not(target_arch = "wasm32"))]
@@ -394,7 +395,7 @@ impl<'r, R: Read> Walk<'r, R> {
 const GPU_DECODERS: usize = 2;
 
 /// Output bytes of a GPU batch at most (see [`GPU_DECODERS`]).
-const GPU_BATCH_BYTES: usize = 32 << 20;
+pub(crate) const GPU_BATCH_BYTES: usize = 32 << 20;
 
 /// Decodes a native v2 stream from `r`, positioned after the first frame's magic and
 /// version, into `w`, about `batch_bytes` of output at a time, on `gpu` (the VLD kernel)

@@ -1,61 +1,179 @@
 //! The frame index of our gzip members ([`super::framing`]), in the header's extra field
 //! (FLG.FEXTRA, RFC 1952 2.3.1.1), as BGZF does: any gunzip skips it, and parvlc reads it
-//! to decode a member's frames in parallel.
+//! to decode a member's frames in parallel, on the CPU cores or (version 2) each frame's
+//! blocks on a GPU.
 //!
-//! Subfield ID `'P' 'V'`, then its length (`u16`), then (little-endian) `version u8` = 1,
-//! `reserved u8` = 0, `frames u16`, and for each frame `len u32` (its input bytes),
-//! `bytes u32` (its DEFLATE bytes, the sync-flush marker included) and `crc32 u32` (of its
-//! input). A member holds at most [`MAX_MEMBER_FRAMES`] frames, so the subfield fits its
-//! 16-bit length.
+//! Subfield ID `'P' 'V'`, then its length (`u16`), then (little-endian):
+//! - version 2: `version u8` = 2, `reserved u8` = 0, `frames u16`, `block_symbols u32`
+//!   (literals per block, the member's), and for each frame `len u32` (its input bytes),
+//!   `bytes u32` (its DEFLATE bytes, the sync-flush marker included), `crc32 u32` (of its
+//!   input), `symbol_start u32` (the bit of its first literal, counted from bit 0 of its
+//!   first byte: after the block header and its code), `symbol_bits u32` (its literals'
+//!   bits: the end-of-block code starts after them), then the bit offset of each block
+//!   `1..n` from the first literal (`u32` each; block 0 at 0; `n = ceil(len /
+//!   block_symbols)`), as a native frame's header lists them.
+//! - version 1 (written before version 2, and still for a member whose frames' blocks do
+//!   not fit one subfield): `version u8` = 1, `reserved u8` = 0, `frames u16`, and for
+//!   each frame `len`, `bytes` and `crc32` (`u32` each). A member holds at most
+//!   [`MAX_MEMBER_FRAMES`] frames.
+//!
+//! A subfield holds at most [`MAX_INDEX_BYTES`]: the extra field's length is 16 bits.
 
 use std::io::Read;
+use std::ops::Range;
 
 use super::native::read_full;
 use crate::{Error, Result};
 
 /// Subfield ID of the frame index.
 pub const INDEX_ID: [u8; 2] = *b"PV";
-pub const INDEX_VERSION: u8 = 1;
-/// Bytes of one frame's entry.
-const ENTRY_BYTES: usize = 12;
+/// The version written where the blocks fit.
+pub const INDEX_VERSION: u8 = 2;
+const INDEX_V1: u8 = 1;
+/// Bytes of one frame's entry in version 1.
+const ENTRY_V1: usize = 12;
+/// Bytes of a version-2 entry before its block offsets.
+const ENTRY_V2: usize = 20;
 /// Bytes before the entries.
-const INDEX_HEAD: usize = 4;
-/// Frames in one member: `4 + 12 * 4096` bytes of subfield, under its 65535 limit.
+const HEAD_V1: usize = 4;
+const HEAD_V2: usize = 8;
+/// Frames in one member of version 1: `4 + 12 * 4096` bytes of subfield.
 pub const MAX_MEMBER_FRAMES: usize = 4096;
+/// Bytes of a subfield's data: the extra field (`XLEN`, 16 bits) holds its ID and length
+/// too.
+pub const MAX_INDEX_BYTES: usize = u16::MAX as usize - 4;
 /// FLG bit: the header has an extra field.
 const FEXTRA: u8 = 4;
 /// Largest frame a decoder accepts (the encoder writes at most 256 MiB).
 const MAX_FRAME_LEN: u32 = 1 << 28;
+/// Bits after a frame's literals at least: an end-of-block code of a bit, the stored
+/// block's 3 header bits and its 32 bits of LEN and NLEN.
+const TAIL_BITS: u64 = 36;
 
 /// One frame of a member, as its index lists it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct IndexEntry {
     pub len: u32,
     pub bytes: u32,
     pub crc32: u32,
+    /// Where its literals and blocks lie (version 2).
+    pub code: Option<FrameCode>,
 }
 
-/// The header of a member with the index of `frames`.
-pub fn member_header(frames: &[IndexEntry]) -> Result<Vec<u8>> {
-    if frames.len() > MAX_MEMBER_FRAMES {
-        return Err(Error::InvalidArgument(format!(
-            "{} frames in one gzip member (at most {MAX_MEMBER_FRAMES})",
-            frames.len()
-        )));
+/// Where a frame's literals lie within its bytes: what lets a GPU decode its blocks in
+/// parallel ([`super::inflate_gpu`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FrameCode {
+    /// The bit of the first literal, from bit 0 of the frame's first byte.
+    pub symbol_start: u32,
+    /// The literals' bits: the end-of-block code starts at `symbol_start + symbol_bits`.
+    pub symbol_bits: u32,
+    /// Literals per block.
+    pub block_symbols: u32,
+    /// Where blocks `1..` start, in bits from the first literal.
+    pub block_offsets: Vec<u32>,
+}
+
+impl IndexEntry {
+    /// Bytes of its version-2 entry, if it has what one holds.
+    fn v2_bytes(&self) -> Option<usize> {
+        self.code
+            .as_ref()
+            .map(|c| ENTRY_V2 + 4 * c.block_offsets.len())
     }
-    let sub = INDEX_HEAD + ENTRY_BYTES * frames.len();
+
+    /// Its version-2 entry fits a member's index, alone at least.
+    fn fits_v2(&self) -> bool {
+        self.v2_bytes()
+            .is_some_and(|b| HEAD_V2 + b <= MAX_INDEX_BYTES)
+    }
+}
+
+/// Where a chunk's frames, `entries`, are cut into members: as many frames a member as
+/// its index holds, a version-2 index where the frame's blocks fit one, else version 1.
+pub fn member_groups(entries: &[IndexEntry]) -> Vec<Range<usize>> {
+    let mut groups = Vec::new();
+    let (mut start, mut bytes) = (0usize, 0usize);
+    for (i, e) in entries.iter().enumerate() {
+        let v2 = e.fits_v2();
+        let first = &entries[start];
+        let same_kind = first.fits_v2() == v2
+            && (!v2
+                || first.code.as_ref().map(|c| c.block_symbols)
+                    == e.code.as_ref().map(|c| c.block_symbols));
+        let room = match e.v2_bytes() {
+            Some(b) if v2 => bytes + b <= MAX_INDEX_BYTES && i - start < u16::MAX as usize,
+            _ => i - start < MAX_MEMBER_FRAMES,
+        };
+        if i > start && !(same_kind && room) {
+            groups.push(start..i);
+            start = i;
+        }
+        if i == start {
+            bytes = HEAD_V2;
+        }
+        bytes += e.v2_bytes().unwrap_or(0);
+    }
+    if start < entries.len() {
+        groups.push(start..entries.len());
+    }
+    groups
+}
+
+/// The header of a member with the index of `frames`: version 2 where every frame has
+/// its blocks and they fit, else version 1.
+pub fn member_header(frames: &[IndexEntry]) -> Result<Vec<u8>> {
+    let block_symbols = frames
+        .first()
+        .and_then(|f| f.code.as_ref())
+        .map(|c| c.block_symbols);
+    let v2_bytes = frames
+        .iter()
+        .map(|f| {
+            f.v2_bytes()
+                .filter(|_| f.code.as_ref().map(|c| c.block_symbols) == block_symbols)
+        })
+        .sum::<Option<usize>>()
+        .map(|b| HEAD_V2 + b)
+        .filter(|&b| b <= MAX_INDEX_BYTES && frames.len() <= u16::MAX as usize);
+    let sub = match v2_bytes {
+        Some(b) => b,
+        None if frames.len() <= MAX_MEMBER_FRAMES => HEAD_V1 + ENTRY_V1 * frames.len(),
+        None => {
+            return Err(Error::InvalidArgument(format!(
+                "{} frames in one gzip member (at most {MAX_MEMBER_FRAMES})",
+                frames.len()
+            )))
+        }
+    };
     let mut h = Vec::with_capacity(16 + sub);
     h.extend_from_slice(&[0x1f, 0x8b, 8, FEXTRA, 0, 0, 0, 0, 0, 255]);
     h.extend_from_slice(&((sub + 4) as u16).to_le_bytes());
     h.extend_from_slice(&INDEX_ID);
     h.extend_from_slice(&(sub as u16).to_le_bytes());
-    h.extend_from_slice(&[INDEX_VERSION, 0]);
+    let version = if v2_bytes.is_some() {
+        INDEX_VERSION
+    } else {
+        INDEX_V1
+    };
+    h.extend_from_slice(&[version, 0]);
     h.extend_from_slice(&(frames.len() as u16).to_le_bytes());
+    if v2_bytes.is_some() {
+        h.extend_from_slice(&block_symbols.unwrap_or(0).to_le_bytes());
+    }
     for f in frames {
         h.extend_from_slice(&f.len.to_le_bytes());
         h.extend_from_slice(&f.bytes.to_le_bytes());
         h.extend_from_slice(&f.crc32.to_le_bytes());
+        if let (Some(c), Some(_)) = (&f.code, v2_bytes) {
+            h.extend_from_slice(&c.symbol_start.to_le_bytes());
+            h.extend_from_slice(&c.symbol_bits.to_le_bytes());
+            for o in &c.block_offsets {
+                h.extend_from_slice(&o.to_le_bytes());
+            }
+        }
     }
+    debug_assert_eq!(h.len(), 16 + sub);
     Ok(h)
 }
 
@@ -118,47 +236,89 @@ fn find_index(mut extra: &[u8], member: u64) -> Result<Option<Vec<IndexEntry>>> 
 }
 
 fn parse_index(data: &[u8], member: u64) -> Result<Option<Vec<IndexEntry>>> {
-    if data.len() < INDEX_HEAD {
+    if data.len() < HEAD_V1 {
         return Err(bad(member, format!("{} bytes", data.len())));
     }
-    if data[0] != INDEX_VERSION {
-        return Ok(None);
-    }
+    let (version, head) = match data[0] {
+        INDEX_V1 => (1, HEAD_V1),
+        INDEX_VERSION => (2, HEAD_V2),
+        _ => return Ok(None),
+    };
     let n = u16::from_le_bytes([data[2], data[3]]) as usize;
-    if data[1] != 0 || data.len() != INDEX_HEAD + ENTRY_BYTES * n {
+    if data[1] != 0 || data.len() < head {
         return Err(bad(
             member,
-            format!(
-                "{} bytes for {n} frames (reserved byte {})",
-                data.len(),
-                data[1]
-            ),
+            format!("{} bytes (reserved byte {})", data.len(), data[1]),
         ));
     }
     let u32_at = |b: &[u8], i: usize| u32::from_le_bytes([b[i], b[i + 1], b[i + 2], b[i + 3]]);
-    data[INDEX_HEAD..]
-        .chunks_exact(ENTRY_BYTES)
-        .enumerate()
-        .map(|(i, e)| {
-            let entry = IndexEntry {
-                len: u32_at(e, 0),
-                bytes: u32_at(e, 4),
-                crc32: u32_at(e, 8),
+    let block_symbols = if version == 2 { u32_at(data, 4) } else { 0 };
+    if version == 2 && n > 0 && block_symbols == 0 {
+        return Err(bad(member, "blocks of 0 literals"));
+    }
+    let mut rest = &data[head..];
+    let mut entries = Vec::with_capacity(n.min(rest.len() / ENTRY_V1));
+    for i in 0..n {
+        let fixed = if version == 2 { ENTRY_V2 } else { ENTRY_V1 };
+        let Some(e) = rest.get(..fixed) else {
+            return Err(bad(member, format!("{} bytes for {n} frames", data.len())));
+        };
+        let mut entry = IndexEntry {
+            len: u32_at(e, 0),
+            bytes: u32_at(e, 4),
+            crc32: u32_at(e, 8),
+            code: None,
+        };
+        // A literal frame takes at most 15 bits a byte and a header of under 400
+        // bytes: this bounds what a corrupt entry can make a decoder allocate.
+        let most = entry.len as u64 * 2 + 1024;
+        if entry.len == 0 || entry.len > MAX_FRAME_LEN || entry.bytes as u64 > most {
+            return Err(bad(
+                member,
+                format!(
+                    "frame {i} of {} bytes in {} compressed bytes",
+                    entry.len, entry.bytes
+                ),
+            ));
+        }
+        rest = &rest[fixed..];
+        if version == 2 {
+            let (symbol_start, symbol_bits) = (u32_at(e, 12), u32_at(e, 16));
+            let blocks = entry.len.div_ceil(block_symbols) as usize;
+            let Some(offsets) = rest.get(..4 * (blocks - 1)) else {
+                return Err(bad(
+                    member,
+                    format!("frame {i}'s {blocks} blocks run past the index"),
+                ));
             };
-            // A literal frame takes at most 15 bits a byte and a header of under 400
-            // bytes: this bounds what a corrupt entry can make a decoder allocate.
-            let most = entry.len as u64 * 2 + 1024;
-            if entry.len == 0 || entry.len > MAX_FRAME_LEN || entry.bytes as u64 > most {
+            rest = &rest[4 * (blocks - 1)..];
+            let block_offsets: Vec<u32> = offsets.chunks_exact(4).map(|o| u32_at(o, 0)).collect();
+            let end = symbol_start as u64 + symbol_bits as u64;
+            if symbol_start == 0
+                || end + TAIL_BITS > entry.bytes as u64 * 8
+                || block_offsets.windows(2).any(|w| w[1] < w[0])
+                || block_offsets.last().is_some_and(|&o| o > symbol_bits)
+            {
                 return Err(bad(
                     member,
                     format!(
-                        "frame {i} of {} bytes in {} compressed bytes",
-                        entry.len, entry.bytes
+                        "frame {i}: literals at bits {symbol_start}..{end} of {} bytes, blocks \
+                         out of order or past them",
+                        entry.bytes
                     ),
                 ));
             }
-            Ok(entry)
-        })
-        .collect::<Result<Vec<_>>>()
-        .map(Some)
+            entry.code = Some(FrameCode {
+                symbol_start,
+                symbol_bits,
+                block_symbols,
+                block_offsets,
+            });
+        }
+        entries.push(entry);
+    }
+    if !rest.is_empty() {
+        return Err(bad(member, format!("{} bytes for {n} frames", data.len())));
+    }
+    Ok(Some(entries))
 }

@@ -48,6 +48,21 @@ impl<'a> Bits<'a> {
         b
     }
 
+    /// Bits of `data` from bit `bit`.
+    fn at(data: &'a [u8], bit: u64) -> Self {
+        let mut b = Bits {
+            data,
+            at: (bit / 8).min(data.len() as u64) as usize,
+            buf: 0,
+            n: 0,
+        };
+        b.refill();
+        if bit % 8 != 0 {
+            b.skip((bit % 8) as u32);
+        }
+        b
+    }
+
     /// At least 56 bits in the buffer (zeros past the end).
     #[inline(always)]
     fn refill(&mut self) {
@@ -167,6 +182,72 @@ fn read_header(bits: &mut Bits<'_>) -> Result<Vec<u8>> {
     Ok(lengths)
 }
 
+/// zlib refuses an incomplete literal/length code (bar one code of one bit, which a
+/// literal-only frame never has): so does this decoder.
+fn check_complete(lengths: &[u8]) -> Result<()> {
+    let kraft: u64 = lengths
+        .iter()
+        .filter(|&&l| l > 0)
+        .map(|&l| 1u64 << (15 - l))
+        .sum();
+    if kraft != 1 << 15 {
+        return Err(corrupt("the literal/length code is incomplete"));
+    }
+    Ok(())
+}
+
+/// A frame's literal/length code, for a decoder of its own (the GPU's,
+/// [`super::inflate_gpu`]): its header read and checked as [`decode_frames`] checks it.
+pub(crate) struct LiteralCode {
+    /// Code lengths of the literal/length symbols (257 at least).
+    pub lengths: Vec<u8>,
+    /// The bit where the literals start.
+    pub symbol_start: u64,
+}
+
+/// Reads the code at the start of a frame's bytes, `data`.
+pub(crate) fn read_code(data: &[u8]) -> Result<LiteralCode> {
+    let mut bits = Bits::new(data);
+    let lengths = read_header(&mut bits)?;
+    // The CPU decoder's table checks these two.
+    Canonical::new(&lengths).map_err(|e| corrupt(format!("literal code: {e}")))?;
+    check_complete(&lengths)?;
+    Ok(LiteralCode {
+        lengths,
+        symbol_start: bits.pos(),
+    })
+}
+
+/// Checks what follows a frame's literals, which end at bit `end` of its bytes `data`:
+/// the end-of-block code of `code`, then the empty stored block that ends the bytes.
+pub(crate) fn check_frame_end(code: &LiteralCode, data: &[u8], end: u64) -> Result<()> {
+    let mut count = [0u32; 16];
+    for &l in &code.lengths {
+        count[l as usize & 15] += 1;
+    }
+    // The canonical code of symbol 256: after every shorter code, and after the
+    // literals of its own length.
+    let len = code.lengths[256] as u32;
+    let mut first = 0u32;
+    for l in 1..len as usize {
+        first = (first + count[l]) << 1;
+    }
+    let before = code.lengths[..256]
+        .iter()
+        .filter(|&&l| l as u32 == len)
+        .count() as u32;
+    let eob = first + before;
+    let mut bits = Bits::at(data, end);
+    // A code is stored from its most significant bit, the first in the stream.
+    let got = bits.take(len).reverse_bits() >> (32 - len);
+    if got != eob {
+        return Err(corrupt(
+            "no end-of-block after the frame's literals (a wrong index entry?)",
+        ));
+    }
+    stored_block_end(&mut bits)
+}
+
 /// The literal/length code of a frame: its fast table (first stream bit lowest), the
 /// code for longer codes, each literal's length.
 struct Table {
@@ -178,14 +259,7 @@ struct Table {
 impl Table {
     fn new(lengths: &[u8]) -> Result<Table> {
         let code = Canonical::new(lengths).map_err(|e| corrupt(format!("literal code: {e}")))?;
-        let kraft: u64 = lengths
-            .iter()
-            .filter(|&&l| l > 0)
-            .map(|&l| 1u64 << (15 - l))
-            .sum();
-        if kraft != 1 << 15 {
-            return Err(corrupt("the literal/length code is incomplete"));
-        }
+        check_complete(lengths)?;
         let mut lit_len = [0u8; 256];
         for (d, &l) in lit_len.iter_mut().zip(lengths) {
             *d = l;
@@ -290,14 +364,22 @@ impl Table {
 
 /// Decodes one frame (`data`, exactly its bytes) into `out` (exactly its input length).
 #[cfg(test)]
-fn decode_frame(data: &[u8], out: &mut [u8]) -> Result<()> {
+fn decode_frame(data: &[u8], out: &mut [u8]) -> Result<LiteralSpan> {
     decode_frames(&mut [(data, out)]).remove(0)
+}
+
+/// Where a frame's literals lie in its bits, as its decoder found them: what its index
+/// entry (version 2) must say.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LiteralSpan {
+    pub start: u64,
+    pub end: u64,
 }
 
 /// Decodes frames (each its bytes and its output, exactly its input length) on this
 /// core, two at a time ([`lanes`]). Returns each frame's result, in order.
-pub fn decode_frames(frames: &mut [(&[u8], &mut [u8])]) -> Vec<Result<()>> {
-    let mut results: Vec<Result<()>> = frames
+pub fn decode_frames(frames: &mut [(&[u8], &mut [u8])]) -> Vec<Result<LiteralSpan>> {
+    let mut results: Vec<Result<LiteralSpan>> = frames
         .iter()
         .map(|_| Err(corrupt("a frame was not decoded")))
         .collect();
@@ -324,7 +406,8 @@ pub fn decode_frames(frames: &mut [(&[u8], &mut [u8])]) -> Vec<Result<()>> {
 struct Frame<'a, 'o> {
     /// Its place among the frames decoded.
     index: usize,
-    data: &'a [u8],
+    /// The bit where its literals start.
+    start: u64,
     out: &'o mut [u8],
     bits: Bits<'a>,
     table: Table,
@@ -338,7 +421,7 @@ impl<'a, 'o> Frame<'a, 'o> {
         let table = Table::new(&read_header(&mut bits)?)?;
         Ok(Frame {
             index,
-            data,
+            start: bits.pos(),
             out,
             bits,
             table,
@@ -348,7 +431,7 @@ impl<'a, 'o> Frame<'a, 'o> {
 }
 
 impl Lane for Frame<'_, '_> {
-    type Done = (usize, Result<()>);
+    type Done = (usize, Result<LiteralSpan>);
 
     #[inline(always)]
     fn round(&mut self) -> bool {
@@ -356,7 +439,7 @@ impl Lane for Frame<'_, '_> {
     }
 
     fn finish(mut self) -> Self::Done {
-        let r = finish(&self.table, &mut self.bits, self.data, self.out, self.p);
+        let r = finish(&self.table, &mut self.bits, self.start, self.out, self.p);
         (self.index, r)
     }
 }
@@ -366,10 +449,10 @@ impl Lane for Frame<'_, '_> {
 fn finish(
     table: &Table,
     bits: &mut Bits<'_>,
-    data: &[u8],
+    start: u64,
     out: &mut [u8],
     mut p: usize,
-) -> Result<()> {
+) -> Result<LiteralSpan> {
     let len = out.len();
     while p < len {
         if bits.n < 32 {
@@ -399,6 +482,7 @@ fn finish(
     if bits.n < 32 {
         bits.refill();
     }
+    let end = bits.pos();
     let (eob, l) = table
         .one(bits.buf)
         .ok_or_else(|| corrupt("invalid code after the frame's literals"))?;
@@ -408,7 +492,13 @@ fn finish(
         )));
     }
     bits.skip(l);
-    // The empty stored block: BFINAL = 0, BTYPE = 00, padding to a byte, 00 00 ff ff.
+    stored_block_end(bits)?;
+    Ok(LiteralSpan { start, end })
+}
+
+/// The empty stored block after a frame's end-of-block (BFINAL = 0, BTYPE = 00, padding
+/// to a byte, 00 00 ff ff), which must end the frame's bytes.
+fn stored_block_end(bits: &mut Bits<'_>) -> Result<()> {
     if bits.take(3) != 0 {
         return Err(corrupt(
             "the frame's block is not followed by an empty stored block",
@@ -420,11 +510,11 @@ fn finish(
     if lo != 0 || hi != 0xffff {
         return Err(corrupt("the frame does not end with an empty stored block"));
     }
-    if bits.pos() != data.len() as u64 * 8 {
+    if bits.pos() != bits.data.len() as u64 * 8 {
         return Err(corrupt(format!(
             "the frame's code ends at byte {} of its {} (a wrong index entry?)",
             bits.pos().div_ceil(8),
-            data.len()
+            bits.data.len()
         )));
     }
     Ok(())

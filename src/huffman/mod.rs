@@ -20,6 +20,7 @@ pub mod gzip;
 pub mod gzip_index;
 pub mod histogram;
 pub(crate) mod inflate_frame;
+pub(crate) mod inflate_gpu;
 pub(crate) mod lanes;
 pub mod native;
 pub mod pavle;

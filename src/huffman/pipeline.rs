@@ -19,7 +19,7 @@ use super::compress::Format;
 use super::cuvle::CuvleConfig;
 use super::frames::FrameConfig;
 use super::framing::{gzip_member_trailer, stream_trailer};
-use super::gzip_index::{member_header, IndexEntry, MAX_MEMBER_FRAMES};
+use super::gzip_index::{member_groups, member_header, IndexEntry};
 #[cfg(not(target_arch = "wasm32"))]
 use super::native::read_full;
 use crate::{Engine, Error, Result};
@@ -137,24 +137,21 @@ impl<W: Write> StreamWriter<W> {
         Ok(())
     }
 
-    /// One gzip member of `spans` (whose bytes are `bytes`), its index in its header.
-    fn put_member(&mut self, spans: &[super::chunk::FrameSpan], bytes: &[u8]) -> Result<()> {
+    /// One gzip member of `spans` (whose bytes are `bytes`, whose index is `entries`), its
+    /// index in its header.
+    fn put_member(
+        &mut self,
+        spans: &[super::chunk::FrameSpan],
+        entries: &[IndexEntry],
+        bytes: &[u8],
+    ) -> Result<()> {
         let mut crc = crc32fast::Hasher::new();
         let mut len = 0u64;
-        let entries = spans
-            .iter()
-            .map(|s| {
-                crc.combine(&s.crc);
-                len += s.len;
-                let too_large = || Error::TooLarge(format!("a frame of {} bytes", s.len));
-                Ok(IndexEntry {
-                    len: u32::try_from(s.len).map_err(|_| too_large())?,
-                    bytes: u32::try_from(s.bytes).map_err(|_| too_large())?,
-                    crc32: s.crc.clone().finalize(),
-                })
-            })
-            .collect::<Result<Vec<_>>>()?;
-        self.put(&member_header(&entries)?)?;
+        for s in spans {
+            crc.combine(&s.crc);
+            len += s.len;
+        }
+        self.put(&member_header(entries)?)?;
         self.put(bytes)?;
         self.put(&gzip_member_trailer(len, crc.finalize()))?;
         self.members += 1;
@@ -166,13 +163,27 @@ impl<W: Write> StreamWriter<W> {
         match self.format {
             Format::Native => self.put(&chunk.bytes)?,
             Format::Gzip => {
+                let entries = chunk
+                    .spans
+                    .iter()
+                    .map(|s| {
+                        let too_large = || Error::TooLarge(format!("a frame of {} bytes", s.len));
+                        Ok(IndexEntry {
+                            len: u32::try_from(s.len).map_err(|_| too_large())?,
+                            bytes: u32::try_from(s.bytes).map_err(|_| too_large())?,
+                            crc32: s.crc.clone().finalize(),
+                            code: s.code.clone(),
+                        })
+                    })
+                    .collect::<Result<Vec<_>>>()?;
                 let mut at = 0usize;
-                for group in chunk.spans.chunks(MAX_MEMBER_FRAMES) {
-                    let n = group.iter().map(|s| s.bytes as usize).sum::<usize>();
+                for group in member_groups(&entries) {
+                    let spans = &chunk.spans[group.clone()];
+                    let n = spans.iter().map(|s| s.bytes as usize).sum::<usize>();
                     let bytes = chunk.bytes.get(at..at + n).ok_or_else(|| {
                         Error::InvalidArgument("a chunk's frames overrun its bytes".into())
                     })?;
-                    self.put_member(group, bytes)?;
+                    self.put_member(spans, &entries[group], bytes)?;
                     at += n;
                 }
                 if at != chunk.bytes.len() {
@@ -192,7 +203,7 @@ impl<W: Write> StreamWriter<W> {
     /// Write the trailer and flush; returns the summary and the sink.
     pub fn finish(mut self) -> Result<(StreamSummary, W)> {
         if self.format == Format::Gzip && self.members == 0 {
-            self.put_member(&[], &[])?;
+            self.put_member(&[], &[], &[])?;
         }
         self.summary.crc32 = self.crc.clone().finalize();
         let s = self.summary;

@@ -19,7 +19,7 @@ use rayon::prelude::*;
 use super::compress::{detect_format, Format};
 use super::framed_decode::DecodeGpu;
 use super::native::{self, read_full};
-use super::{gzip_index, inflate_frame};
+use super::{gzip_index, inflate_frame, inflate_gpu};
 use crate::{Error, Result};
 
 /// What followed the last gzip member.
@@ -95,7 +95,7 @@ pub fn decompress_to_on(
                 trailing: Trailing::None,
             })
         }
-        Some(Format::Gzip) => gzip_members(head, &mut input, output, batch_bytes),
+        Some(Format::Gzip) => gzip_members(head, &mut input, output, batch_bytes, gpu),
         None => Err(not_compressed(head)),
     }
 }
@@ -186,6 +186,7 @@ pub fn describe(input: &mut impl BufRead, file_len: u64) -> Result<Description> 
             &mut input,
             &mut std::io::sink(),
             native::DEFAULT_BATCH_BYTES,
+            None,
         )?)),
         None => Err(not_compressed(head)),
     }
@@ -223,6 +224,7 @@ fn gzip_members<R: BufRead>(
     input: &mut Counted<R>,
     output: &mut (impl Write + Send),
     batch_bytes: usize,
+    _gpu: Option<DecodeGpu<'_>>,
 ) -> Result<Decompressed> {
     let (spare_in_tx, spare_in) = std::sync::mpsc::sync_channel::<Vec<u8>>(1);
     let mut jobs = Jobs {
@@ -249,15 +251,21 @@ fn gzip_members<R: BufRead>(
     Ok(done)
 }
 
-/// The member loop, with a decoder thread (indexed frames on all cores) and a writer
-/// thread behind it. `head` holds the first bytes of the first member, already read.
+/// The member loop, with decoder threads (indexed frames on all cores, or on `gpu`) and
+/// a writer thread behind them. `head` holds the first bytes of the first member, already
+/// read.
 #[cfg(not(target_arch = "wasm32"))]
 fn gzip_members<R: BufRead>(
     head: &[u8],
     input: &mut Counted<R>,
     output: &mut (impl Write + Send),
     batch_bytes: usize,
+    gpu: Option<DecodeGpu<'_>>,
 ) -> Result<Decompressed> {
+    let batch_bytes = match gpu {
+        Some(_) => batch_bytes.min(super::framed_decode::GPU_BATCH_BYTES),
+        None => batch_bytes,
+    };
     // Two decoders take the jobs in turn (a member is one batch, and one decoder alone
     // waits on each batch's slowest run) and the writer puts them back in order.
     const DECODERS: usize = 2;
@@ -275,7 +283,7 @@ fn gzip_members<R: BufRead>(
                 .ok()
                 .and_then(|rx| rx.try_recv().ok())
                 .unwrap_or_default();
-            let decoded = batch.decode(&mut out);
+            let decoded = batch.decode_on(gpu, &mut out);
             let _ = spare_in_tx.try_send(batch.data);
             decoded.map(|()| out)
         }
@@ -423,6 +431,44 @@ impl FrameBatch {
     /// runs (fewer bytes where the batch is small).
     const RUN_BYTES: usize = 1 << 20;
 
+    /// [`FrameBatch::decode`] on `gpu` where there is one and every frame lists its
+    /// blocks (index version 2).
+    #[cfg(not(target_arch = "wasm32"))]
+    fn decode_on(&self, gpu: Option<DecodeGpu<'_>>, out: &mut Vec<u8>) -> Result<()> {
+        match gpu {
+            Some(gpu) if inflate_gpu::takes(&self.entries) => {
+                let frames = self.frames()?;
+                let name = |i: usize, reason: String| self.named(i, reason);
+                pollster::block_on(inflate_gpu::decode_frames(gpu, &frames, out, &name))
+            }
+            _ => self.decode(out),
+        }
+    }
+
+    /// Each frame's entry and bytes.
+    fn frames(&self) -> Result<Vec<(&gzip_index::IndexEntry, &[u8])>> {
+        let mut data = &self.data[..];
+        self.entries
+            .iter()
+            .map(|e| {
+                let (d, r) = data
+                    .split_at_checked(e.bytes as usize)
+                    .ok_or_else(|| corrupt("a frame batch is shorter than its index".into()))?;
+                data = r;
+                Ok((e, d))
+            })
+            .collect()
+    }
+
+    /// The error of frame `i` of the batch.
+    fn named(&self, i: usize, reason: String) -> Error {
+        corrupt(format!(
+            "member {} frame {}: {reason}",
+            self.member,
+            self.first + i
+        ))
+    }
+
     /// Decodes every frame into `out` (resized), runs of frames in parallel, each frame
     /// checked against its entry.
     fn decode(&self, out: &mut Vec<u8>) -> Result<()> {
@@ -460,14 +506,25 @@ impl FrameBatch {
             .try_for_each(|(mut run, first)| {
                 let results = inflate_frame::decode_frames(&mut run);
                 for (i, (result, (_, o))) in results.into_iter().zip(&run).enumerate() {
-                    let frame = self.first + first + i;
-                    let named = |reason: String| {
-                        corrupt(format!("member {} frame {frame}: {reason}", self.member))
-                    };
-                    result.map_err(|e| match e {
+                    let named = |reason: String| self.named(first + i, reason);
+                    let span = result.map_err(|e| match e {
                         Error::Corrupt { reason, .. } => named(reason),
                         e => e,
                     })?;
+                    // Where a GPU would start and end its literals (index version 2).
+                    if let Some(c) = &self.entries[first + i].code {
+                        let (start, end) = (
+                            c.symbol_start as u64,
+                            c.symbol_start as u64 + c.symbol_bits as u64,
+                        );
+                        if (span.start, span.end) != (start, end) {
+                            return Err(named(format!(
+                                "its literals lie at bits {}..{}, the index says {start}..{end} \
+                                 (a wrong index entry?)",
+                                span.start, span.end
+                            )));
+                        }
+                    }
                     let expected = self.entries[first + i].crc32;
                     let computed = crc32fast::hash(o);
                     if computed != expected {

@@ -9,6 +9,7 @@
 //! some backends, e.g. for the compute-sanitizer runs.
 
 pub mod cli;
+pub mod gzip_members;
 pub mod j2k_images;
 pub mod j2k_judges;
 pub mod judges;

@@ -421,12 +421,15 @@ fn peek(file: &File) -> std::io::Result<Vec<u8>> {
     Ok(head)
 }
 
-/// The engine a decompression runs on: `backend` for native framed (v2) input (`head`
-/// its first bytes), the only format with a GPU decoder, the CPU for the others, which
-/// then opens no GPU at all.
+/// The engine a decompression runs on: `backend` for native framed (v2) and gzip input
+/// (`head` its first bytes), the formats with a GPU decoder (gzip: members with
+/// parvlc's frame index), the CPU for the others (native v1), which then opens no GPU at
+/// all.
 fn decode_engine(backend: Backend, head: &[u8]) -> Result<Engine> {
-    let framed = head.len() < 5 || parvlc::huffman::native::is_framed(head);
-    if backend == Backend::Cpu || !framed {
+    let gpu_decodes = head.len() < 5
+        || parvlc::huffman::native::is_framed(head)
+        || head.starts_with(&[0x1f, 0x8b]);
+    if backend == Backend::Cpu || !gpu_decodes {
         return Ok(Engine::Cpu);
     }
     crate::open_engine(backend)

@@ -2,6 +2,8 @@
 //! runs of frames that fit one dispatch, then each frame's padding and checksum on the
 //! CPU cores.
 
+use std::ops::Range;
+
 use rayon::prelude::*;
 
 use super::{decode_batch, DecodeGpu, Decoded, Frame, Part};
@@ -11,13 +13,28 @@ use crate::Result;
 
 /// The VLD decoder of a [`DecodeGpu`]: the two take the same plan and give the same
 /// output, each within its own device's limits.
-enum Decoder<'g> {
+pub(crate) enum Decoder<'g> {
     Wgpu(VldDecoder<'g>),
     #[cfg(feature = "cuda")]
     Cuda(crate::cuda::CudaVldDecoder<'g>),
 }
 
-impl Decoder<'_> {
+/// Frames of a batch that decode in one dispatch, or (one frame too large for a
+/// dispatch, or of blocks too long for one GPU thread each) on the CPU.
+pub(crate) enum Run {
+    Gpu(Range<usize>),
+    Cpu(Range<usize>),
+}
+
+impl<'g> Decoder<'g> {
+    pub(crate) fn of(gpu: DecodeGpu<'g>) -> Self {
+        match gpu {
+            DecodeGpu::Wgpu(g) => Decoder::Wgpu(VldDecoder::new(g)),
+            #[cfg(feature = "cuda")]
+            DecodeGpu::Cuda(c) => Decoder::Cuda(crate::cuda::CudaVldDecoder::new(c)),
+        }
+    }
+
     fn takes_blocks_of(&self, block_symbols: u64) -> bool {
         match self {
             Decoder::Wgpu(d) => d.takes_blocks_of(block_symbols),
@@ -34,58 +51,71 @@ impl Decoder<'_> {
         }
     }
 
-    async fn decode(&self, frames: &[VldFrame<'_>]) -> Result<VldOutput> {
+    pub(crate) async fn decode(&self, frames: &[VldFrame<'_>]) -> Result<VldOutput> {
         match self {
             Decoder::Wgpu(d) => Ok(d.decode(frames).await?.output),
             #[cfg(feature = "cuda")]
             Decoder::Cuda(d) => d.decode(frames),
         }
     }
+
+    /// `frames` cut into runs that fit one dispatch each, in order.
+    pub(crate) fn runs(&self, frames: &[VldFrame<'_>]) -> Vec<Run> {
+        let mut runs = Vec::new();
+        let mut start = 0;
+        while start < frames.len() {
+            let mut end = start;
+            let (mut blocks, mut payload, mut out) = (0u64, 0u64, 0u64);
+            while end < frames.len() {
+                let f = &frames[end];
+                if !self.takes_blocks_of(f.block_symbols) {
+                    break;
+                }
+                let (b, p, o) = (
+                    f.offsets.len() as u64,
+                    payload + f.payload_bits.div_ceil(32) * 4,
+                    out + f.len.next_multiple_of(4),
+                );
+                if !self.fits((end - start + 1) as u64, blocks + b, p, o) {
+                    break;
+                }
+                (blocks, payload, out) = (blocks + b, p, o);
+                end += 1;
+            }
+            if end == start {
+                runs.push(Run::Cpu(start..start + 1));
+                end = start + 1;
+            } else {
+                runs.push(Run::Gpu(start..end));
+            }
+            start = end;
+        }
+        runs
+    }
 }
 
 /// A batch on the GPU, in runs that fit one dispatch; a frame too large for one alone, or
 /// of blocks too long for one GPU thread each, decodes on the CPU.
 pub(super) async fn decode_batch_gpu(gpu: DecodeGpu<'_>, frames: &[Frame]) -> Result<Decoded> {
-    let dec = match gpu {
-        DecodeGpu::Wgpu(g) => Decoder::Wgpu(VldDecoder::new(g)),
-        #[cfg(feature = "cuda")]
-        DecodeGpu::Cuda(c) => Decoder::Cuda(crate::cuda::CudaVldDecoder::new(c)),
-    };
+    let dec = Decoder::of(gpu);
+    let views: Vec<VldFrame<'_>> = frames.iter().map(Frame::view).collect();
     let mut parts = Vec::new();
-    let mut start = 0;
-    while start < frames.len() {
-        let mut end = start;
-        let (mut blocks, mut payload, mut out) = (0u64, 0u64, 0u64);
-        while end < frames.len() {
-            let f = &frames[end];
-            if !dec.takes_blocks_of(f.block_symbols) {
-                break;
-            }
-            let (b, p, o) = (
-                f.offsets.len() as u64,
-                payload + f.payload_bits.div_ceil(32) * 4,
-                out + f.len.next_multiple_of(4),
-            );
-            if !dec.fits((end - start + 1) as u64, blocks + b, p, o) {
-                break;
-            }
-            (blocks, payload, out) = (blocks + b, p, o);
-            end += 1;
+    for run in dec.runs(&views) {
+        match run {
+            Run::Cpu(r) => parts.extend(decode_batch(&frames[r], Vec::new())?),
+            Run::Gpu(r) => parts.push(decode_run_gpu(&dec, &frames[r.clone()], &views[r]).await?),
         }
-        if end == start {
-            end = start + 1;
-            parts.extend(decode_batch(&frames[start..end], Vec::new())?);
-        } else {
-            parts.push(decode_run_gpu(&dec, &frames[start..end]).await?);
-        }
-        start = end;
     }
     Ok(parts)
 }
 
 /// Frames decoded in one dispatch, then checked: every block's end (on the GPU), the
 /// padding and each frame's CRC32 (on the CPU cores, for now).
-async fn decode_run_gpu(dec: &Decoder<'_>, frames: &[Frame]) -> Result<Part> {
+async fn decode_run_gpu(
+    dec: &Decoder<'_>,
+    frames: &[Frame],
+    views: &[VldFrame<'_>],
+) -> Result<Part> {
     // No clock on the web (`clock` is None there).
     let t0 = crate::gpu::clock();
     frames.par_iter().try_for_each(|f| {
@@ -93,9 +123,8 @@ async fn decode_run_gpu(dec: &Decoder<'_>, frames: &[Frame]) -> Result<Part> {
             .map_err(|e| f.corrupt(format!("bad code lengths: {e}")))?;
         f.check_padding()
     })?;
-    let views: Vec<VldFrame<'_>> = frames.iter().map(Frame::view).collect();
     let t1 = crate::gpu::clock();
-    let out = dec.decode(&views).await?;
+    let out = dec.decode(views).await?;
     let t2 = crate::gpu::clock();
     if let Some(e) = out.errors.first() {
         return Err(frames[e.frame].corrupt(format!("block {} {}", e.block, e.fault)));

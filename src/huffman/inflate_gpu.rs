@@ -1,0 +1,200 @@
+//! Our gzip frames on a GPU, wgpu's or CUDA's ([`super::vld`]): each frame's code read on
+//! the CPU cores, its literals decoded by the VLD kernel a block per invocation, from the
+//! offsets its index entry (version 2, [`super::gzip_index`]) lists, then what follows
+//! its literals (the end-of-block code, the empty stored block) and its CRC32 checked on
+//! the CPU cores. The kernel takes DEFLATE's codes as they are: the payload's bytes go up
+//! bit-reversed, and the end-of-block code keeps its place in the canonical order as a
+//! code that no block may decode. What the GPU accepts, [`super::inflate_frame`] accepts
+//! too: the same header checks, every block must end exactly at the next one's offset,
+//! and the literals exactly where the index says the end-of-block starts.
+
+use rayon::prelude::*;
+
+use super::framed_decode::{DecodeGpu, Decoder, Run};
+use super::gzip_index::IndexEntry;
+use super::inflate_frame::{self, check_frame_end, read_code};
+use super::vld::VldFrame;
+use crate::bits::BitOrder;
+use crate::{Error, Result};
+
+/// A frame ready for the kernel: its code and block offsets (from bit 0 of its bytes).
+struct Prepared<'a> {
+    lengths: [u8; 256],
+    other_codes: [u8; 16],
+    offsets: Vec<u64>,
+    payload_bits: u64,
+    block_symbols: u64,
+    len: u64,
+    data: &'a [u8],
+}
+
+impl Prepared<'_> {
+    fn view(&self) -> VldFrame<'_> {
+        VldFrame {
+            lengths: &self.lengths,
+            other_codes: self.other_codes,
+            len: self.len,
+            block_symbols: self.block_symbols,
+            payload_bits: self.payload_bits,
+            offsets: &self.offsets,
+            payload: self.data,
+            order: BitOrder::LsbFirst,
+        }
+    }
+}
+
+/// Whether every frame of `entries` has what a GPU decode needs: its blocks (index
+/// version 2).
+pub(crate) fn takes(entries: &[IndexEntry]) -> bool {
+    entries.iter().all(|e| e.code.is_some())
+}
+
+/// Decodes `frames` (each its index entry and exactly its bytes) into `out`, one after
+/// the other, on `gpu`; a frame that the GPU does not take (blocks too long, a frame too
+/// large for a dispatch) on the CPU. An error names the frame by `name(frame index in
+/// frames, reason)`.
+pub(crate) async fn decode_frames(
+    gpu: DecodeGpu<'_>,
+    frames: &[(&IndexEntry, &[u8])],
+    out: &mut Vec<u8>,
+    name: &(dyn Fn(usize, String) -> Error + Sync),
+) -> Result<()> {
+    let named = |i: usize| {
+        move |e: Error| match e {
+            Error::Corrupt { reason, .. } => name(i, reason),
+            e => e,
+        }
+    };
+    let prepared = frames
+        .par_iter()
+        .enumerate()
+        .map(|(i, &(entry, data))| prepare(entry, data).map_err(named(i)))
+        .collect::<Result<Vec<_>>>()?;
+    let views: Vec<VldFrame<'_>> = prepared.iter().map(Prepared::view).collect();
+    let total: usize = frames.iter().map(|(e, _)| e.len as usize).sum();
+    out.clear();
+    out.reserve(total);
+    let dec = Decoder::of(gpu);
+    for run in dec.runs(&views) {
+        match run {
+            Run::Gpu(r) => {
+                let decoded = dec.decode(&views[r.clone()]).await?;
+                if let Some(e) = decoded.errors.first() {
+                    return Err(name(
+                        r.start + e.frame,
+                        format!("block {} {}", e.block, e.fault),
+                    ));
+                }
+                let at = out.len();
+                // Frames lie from word boundaries; one batch of whole words (all but
+                // the input's last frame) is the output as it came back.
+                let contiguous = decoded.frames.windows(2).all(|w| w[0].end == w[1].start);
+                let end = decoded.frames.last().map_or(0, |f| f.end);
+                let bytes = if at == 0 && contiguous {
+                    let mut bytes = std::mem::replace(out, decoded.bytes);
+                    out.truncate(end);
+                    bytes.clear();
+                    bytes
+                } else {
+                    for range in &decoded.frames {
+                        out.extend_from_slice(&decoded.bytes[range.clone()]);
+                    }
+                    decoded.bytes
+                };
+                // Its pages go to the next readback.
+                match gpu {
+                    DecodeGpu::Wgpu(g) => g.recycle_host_vec(bytes),
+                    #[cfg(feature = "cuda")]
+                    DecodeGpu::Cuda(_) => {}
+                }
+                check_crcs(&frames[r.clone()], &out[at..], r.start, name)?;
+            }
+            Run::Cpu(r) => {
+                for (i, &(entry, data)) in frames[r.clone()].iter().enumerate() {
+                    let at = out.len();
+                    out.resize(at + entry.len as usize, 0);
+                    inflate_frame::decode_frames(&mut [(data, &mut out[at..])])
+                        .remove(0)
+                        .map_err(named(r.start + i))?;
+                    check_crcs(&frames[r.start + i..][..1], &out[at..], r.start + i, name)?;
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A frame's code read and its end checked where its index entry puts them.
+fn prepare<'a>(entry: &IndexEntry, data: &'a [u8]) -> Result<Prepared<'a>> {
+    let corrupt = |reason: String| Error::corrupt("gzip", reason);
+    let code = entry
+        .code
+        .as_ref()
+        .ok_or_else(|| corrupt("the index lists no blocks".into()))?;
+    let literal_code = read_code(data)?;
+    let symbol_start = literal_code.symbol_start;
+    if symbol_start != code.symbol_start as u64 {
+        return Err(corrupt(format!(
+            "its literals start at bit {symbol_start}, the index says {} (a wrong index entry?)",
+            code.symbol_start
+        )));
+    }
+    let end = symbol_start + code.symbol_bits as u64;
+    check_frame_end(&literal_code, data, end)?;
+    let all = &literal_code.lengths;
+    let mut lengths = [0u8; 256];
+    lengths.copy_from_slice(&all[..256]);
+    // At most 30 symbols above the bytes (RFC 1951: 286 literal/length codes).
+    let mut other_codes = [0u8; 16];
+    for &l in &all[256..] {
+        other_codes[l as usize & 15] += 1;
+    }
+    other_codes[0] = 0;
+    let offsets = std::iter::once(symbol_start)
+        .chain(code.block_offsets.iter().map(|&o| symbol_start + o as u64))
+        .collect();
+    Ok(Prepared {
+        lengths,
+        other_codes,
+        offsets,
+        payload_bits: end,
+        block_symbols: code.block_symbols as u64,
+        len: entry.len as u64,
+        data,
+    })
+}
+
+/// Each frame's checksum against its entry, `out` their output one after the other.
+fn check_crcs(
+    frames: &[(&IndexEntry, &[u8])],
+    out: &[u8],
+    first: usize,
+    name: &(dyn Fn(usize, String) -> Error + Sync),
+) -> Result<()> {
+    let mut at = 0usize;
+    let spans: Vec<(usize, usize)> = frames
+        .iter()
+        .map(|(e, _)| {
+            let s = (at, e.len as usize);
+            at += e.len as usize;
+            s
+        })
+        .collect();
+    spans
+        .par_iter()
+        .zip(frames.par_iter())
+        .enumerate()
+        .try_for_each(|(i, (&(at, len), (e, _)))| {
+            let computed = crc32fast::hash(&out[at..at + len]);
+            if computed != e.crc32 {
+                return Err(name(
+                    first + i,
+                    format!(
+                        "checksum mismatch (index {:08x}, computed {computed:08x})",
+                        e.crc32
+                    ),
+                ));
+            }
+            Ok(())
+        })
+}

@@ -1,0 +1,257 @@
+//! Our gzip decoded on the GPU (src/huffman/inflate_gpu.rs through the streaming
+//! decoder): members whose index lists blocks (version 2) have their frames' literals
+//! decoded by the VLD kernel, the input back bit for bit across entropies, sizes, block
+//! sizes, one-symbol and longest codes; gzip(1) still reads every file; version-1,
+//! index-less and gzip's own members decode on the CPU; every corruption is an error
+//! that names its member and frame, never output.
+mod common;
+
+use common::cli::{parvlc, scratch, stderr};
+use common::gzip_members::{members, with_index_v1, without_index};
+use common::judges::{gzip_tool_decode, gzip_tool_encode};
+use parvlc::huffman::compress::Format;
+use parvlc::huffman::cuvle::CuvleConfig;
+use parvlc::huffman::frames::FrameConfig;
+use parvlc::huffman::pipeline::{compress_framed, StreamConfig};
+use parvlc::huffman::stream::{decompress_to_batched, decompress_to_on};
+use parvlc::scan::ScanConfig;
+use parvlc::testdata::{self, SplitMix64};
+use parvlc::{Engine, Error};
+
+/// Blocks of `block` bytes (32 threads and NET 4 make 512), cells of 512, frames of at
+/// most `frame` bytes, chunks of `chunk`.
+fn config(block_threads: u32, frame: u64, chunk: usize) -> StreamConfig {
+    StreamConfig {
+        chunk_bytes: chunk,
+        depth: 2,
+        frames: FrameConfig {
+            cell_bytes: 512.max(block_threads as u64 * 16),
+            max_frame_bytes: frame,
+            fixed: false,
+        },
+        cuvle: CuvleConfig {
+            net: 4,
+            scan: ScanConfig {
+                workgroup_size: block_threads,
+                ..ScanConfig::default()
+            },
+            ..CuvleConfig::default()
+        },
+    }
+}
+
+fn gzip_of(data: &[u8], config: &StreamConfig) -> Vec<u8> {
+    let (bytes, _) =
+        pollster::block_on(compress_framed(&Engine::Cpu, data, Format::Gzip, config)).unwrap();
+    bytes
+}
+
+fn decode_gpu(gz: &[u8], batch_bytes: usize) -> parvlc::Result<Vec<u8>> {
+    let mut out = Vec::new();
+    decompress_to_on(common::wgpu_engine(), &mut &gz[..], &mut out, batch_bytes)?;
+    Ok(out)
+}
+
+fn decode_cpu(gz: &[u8]) -> parvlc::Result<Vec<u8>> {
+    let mut out = Vec::new();
+    decompress_to_batched(&mut &gz[..], &mut out, 1 << 20)?;
+    Ok(out)
+}
+
+fn check(what: &str, data: &[u8], gz: &[u8]) {
+    for batch in [3000, 1 << 20] {
+        let out = decode_gpu(gz, batch).unwrap_or_else(|e| panic!("{what}, batch {batch}: {e}"));
+        assert!(out == data, "{what}, batch {batch}: other bytes");
+    }
+}
+
+#[test]
+fn gpu_gzip_equals_input_across_entropies_sizes_and_blocks() {
+    let _s = common::serial();
+    let mut tried = 0;
+    for (threads, frame, chunk) in [
+        (32, 2048, 4096),
+        (32, 64 << 10, 20_480),
+        (64, 1 << 20, 6 << 20),
+    ] {
+        let config = config(threads, frame, chunk);
+        for (k, entropy) in [0.0, 1.0, 4.5, 7.0, 8.0].into_iter().enumerate() {
+            for len in [0usize, 1, 2, 3, 511, 513, 4097, 20_001, 70_003] {
+                let seed = (tried + k * 7 + len) as u64;
+                let data = testdata::generate(len, entropy, seed);
+                let gz = gzip_of(&data, &config);
+                assert!(members(&gz).iter().all(|m| m.has_blocks()), "version 2");
+                let what = format!(
+                    "{entropy} bits, {len} bytes, blocks of {threads} threads, frames of {frame}"
+                );
+                check(&what, &data, &gz);
+                if len == 20_001 {
+                    assert!(gzip_tool_decode(&gz) == data, "{what}: gzip -dc");
+                }
+                tried += 1;
+            }
+        }
+    }
+}
+
+/// Codes of one bit (a frame of one byte value: it and the end-of-block), and codes of
+/// up to 15 bits (Fibonacci frequencies), at several block sizes.
+#[test]
+fn gpu_gzip_of_one_symbol_and_longest_codes() {
+    let _s = common::serial();
+    let mut fib = Vec::new();
+    let (mut a, mut b) = (1usize, 1usize);
+    for s in 0..24u8 {
+        fib.extend(std::iter::repeat_n(s, a));
+        (a, b) = (b, a + b);
+    }
+    let mut rng = SplitMix64(3);
+    for i in (1..fib.len()).rev() {
+        fib.swap(i, rng.below(i as u64 + 1) as usize);
+    }
+    fib.truncate(200_000);
+    let constant = vec![0x41u8; 30_000];
+    let mut two = vec![0u8; 30_000];
+    for x in two.iter_mut() {
+        *x = (rng.below(2) * 255) as u8;
+    }
+    for (name, data) in [
+        ("fibonacci", &fib),
+        ("one byte value", &constant),
+        ("two", &two),
+    ] {
+        for config in [
+            config(32, 64 << 10, 128 << 10),
+            config(64, 1 << 20, 1 << 20),
+        ] {
+            let gz = gzip_of(data, &config);
+            check(name, data, &gz);
+        }
+    }
+}
+
+/// Members the GPU does not take (a version-1 index, none, gzip's own) decode on the
+/// CPU, in order among members it does.
+#[test]
+fn gpu_gzip_of_old_and_foreign_members() {
+    let _s = common::serial();
+    let data = testdata::generate(50_000, 5.0, 9);
+    let gz = gzip_of(&data, &config(32, 8192, 16384));
+    let mut all = gz.clone();
+    all.extend(with_index_v1(&gz));
+    all.extend(without_index(&gz));
+    all.extend(gzip_tool_encode(&data));
+    all.extend(&gz);
+    let want = data.repeat(5);
+    check("ours, version 1, no index, gzip's, ours", &want, &all);
+}
+
+/// Every field of a version-2 entry, the member's block size, a flipped payload bit and
+/// a moved end-of-block: errors on the GPU path that name the member and frame. A moved
+/// block offset is an error on the GPU (which reads it) and not on the CPU (which does
+/// not): proof that the GPU decoded these members.
+#[test]
+fn gpu_gzip_of_corrupt_members_is_an_error() {
+    let _s = common::serial();
+    let data = testdata::generate(40_000, 4.5, 13);
+    let gz = gzip_of(&data, &config(32, 8192, 20_480));
+    assert!(decode_gpu(&gz, 1 << 20).unwrap() == data);
+    let ms = members(&gz);
+    let m = &ms[1];
+    let i = m
+        .index
+        .iter()
+        .position(|e| e.code.as_ref().unwrap().block_offsets.len() >= 3)
+        .expect("a frame of four blocks or more");
+    let frame_at = m.at + m.header + m.index[..i].iter().map(|e| e.bytes as usize).sum::<usize>();
+    let said = format!("member 2 frame {i}");
+    let expect_error = |bad: &[u8], what: &str| {
+        let e = match decode_gpu(bad, 1 << 20) {
+            Err(e) => e,
+            Ok(out) => panic!(
+                "{what}: decoded on the GPU without error ({})",
+                if out == data { "right" } else { "WRONG" }
+            ),
+        };
+        assert!(matches!(e, Error::Corrupt { .. }), "{what}: {e}");
+        e.to_string()
+    };
+    let bump = |at: usize, delta: u32| {
+        let mut bad = gz.clone();
+        let v = u32::from_le_bytes(bad[at..at + 4].try_into().unwrap());
+        bad[at..at + 4].copy_from_slice(&v.wrapping_add(delta).to_le_bytes());
+        bad
+    };
+    for (field, name) in [
+        (0usize, "length"),
+        (4, "compressed bytes"),
+        (8, "crc32"),
+        (12, "first literal's bit"),
+        (16, "literals' bits"),
+    ] {
+        for delta in [1u32, 0xffff_ffff, 0x100] {
+            expect_error(
+                &bump(m.entry_at(i) + field, delta),
+                &format!("{name} + {delta:#x}"),
+            );
+        }
+    }
+    for delta in [1u32, 0xffff_ffff] {
+        expect_error(&bump(m.at + 20, delta), &format!("block size + {delta:#x}"));
+    }
+    // Block 2's offset one bit off: blocks 1 and 2 disagree on where 1 ends.
+    for delta in [1u32, 0xffff_ffff] {
+        let bad = bump(m.entry_at(i) + 20 + 4, delta);
+        let e = expect_error(&bad, &format!("block offset + {delta:#x}"));
+        assert!(e.contains(&said) && e.contains("block 1"), "{e}");
+        assert!(
+            decode_cpu(&bad).unwrap() == data,
+            "the CPU reads no block offsets"
+        );
+    }
+    // Payload bits: in the code, the literals, the end-of-block.
+    let sym = m.index[i].code.as_ref().unwrap();
+    let bits = [
+        20,
+        sym.symbol_start as usize + 5,
+        sym.symbol_start as usize + sym.symbol_bits as usize / 2,
+        sym.symbol_start as usize + sym.symbol_bits as usize,
+    ];
+    for bit in bits {
+        let mut bad = gz.clone();
+        bad[frame_at + bit / 8] ^= 1 << (bit % 8);
+        let e = expect_error(&bad, &format!("frame bit {bit}"));
+        assert!(e.contains(&said), "bit {bit}: {e}");
+    }
+}
+
+#[test]
+fn cli_decompress_of_gzip_on_wgpu() {
+    let _s = common::serial();
+    let dir = scratch("gzip-gpu", "cli");
+    let mut data = testdata::generate(300_000, 3.0, 5);
+    data.extend(testdata::generate(200_000, 7.5, 6));
+    std::fs::write(dir.join("in.bin"), &data).unwrap();
+    let o = parvlc(
+        &["compress", "-f", "gzip", "--backend", "cpu", "in.bin"],
+        &dir,
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = parvlc(
+        &[
+            "decompress",
+            "--backend",
+            "wgpu",
+            "--chunk-size",
+            "64K",
+            "in.bin.gz",
+            "-o",
+            "out.bin",
+        ],
+        &dir,
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(!stderr(&o).contains("one core"), "{}", stderr(&o));
+    assert!(std::fs::read(dir.join("out.bin")).unwrap() == data);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
