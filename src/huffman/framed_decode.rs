@@ -13,6 +13,7 @@ use crate::{Error, Result};
 #[cfg(not(target_arch = "wasm32"))]
 use file::{read_payloads, FileRecords};
 use gpu::decode_batch_gpu;
+#[cfg(not(target_arch = "wasm32"))]
 pub(crate) use gpu::{Decoder, Run};
 use runs::decode_batch;
 

@@ -48,6 +48,8 @@ impl<'a> Bits<'a> {
         b
     }
 
+    // The GPU decoder's (not on the web).
+    #[cfg(not(target_arch = "wasm32"))]
     /// Bits of `data` from bit `bit`.
     fn at(data: &'a [u8], bit: u64) -> Self {
         let mut b = Bits {
@@ -196,6 +198,8 @@ fn check_complete(lengths: &[u8]) -> Result<()> {
     Ok(())
 }
 
+// The GPU decoder's (not on the web).
+#[cfg(not(target_arch = "wasm32"))]
 /// A frame's literal/length code, for a decoder of its own (the GPU's,
 /// [`super::inflate_gpu`]): its header read and checked as [`decode_frames`] checks it.
 pub(crate) struct LiteralCode {
@@ -205,6 +209,8 @@ pub(crate) struct LiteralCode {
     pub symbol_start: u64,
 }
 
+// The GPU decoder's (not on the web).
+#[cfg(not(target_arch = "wasm32"))]
 /// Reads the code at the start of a frame's bytes, `data`.
 pub(crate) fn read_code(data: &[u8]) -> Result<LiteralCode> {
     let mut bits = Bits::new(data);
@@ -218,6 +224,8 @@ pub(crate) fn read_code(data: &[u8]) -> Result<LiteralCode> {
     })
 }
 
+// The GPU decoder's (not on the web).
+#[cfg(not(target_arch = "wasm32"))]
 /// Checks what follows a frame's literals, which end at bit `end` of its bytes `data`:
 /// the end-of-block code of `code`, then the empty stored block that ends the bytes.
 pub(crate) fn check_frame_end(code: &LiteralCode, data: &[u8], end: u64) -> Result<()> {

@@ -19,7 +19,9 @@ use rayon::prelude::*;
 use super::compress::{detect_format, Format};
 use super::framed_decode::DecodeGpu;
 use super::native::{self, read_full};
-use super::{gzip_index, inflate_frame, inflate_gpu};
+#[cfg(not(target_arch = "wasm32"))]
+use super::inflate_gpu;
+use super::{gzip_index, inflate_frame};
 use crate::{Error, Result};
 
 /// What followed the last gzip member.
@@ -446,6 +448,7 @@ impl FrameBatch {
     }
 
     /// Each frame's entry and bytes.
+    #[cfg(not(target_arch = "wasm32"))]
     fn frames(&self) -> Result<Vec<(&gzip_index::IndexEntry, &[u8])>> {
         let mut data = &self.data[..];
         self.entries
