@@ -12,6 +12,7 @@
 //! toolkit folders, so that the name resolves to the loaded library.
 
 mod cuvle;
+mod pool;
 mod vld;
 
 pub use cuvle::{
@@ -30,8 +31,8 @@ use cudarc::nvrtc::sys::{self as nvrtc, nvrtcResult};
 
 use crate::{Error, Result};
 
-/// An open CUDA device: context, stream, what the kernels need to know about it, and
-/// the compiled modules.
+/// An open CUDA device: context, stream, what the kernels need to know about it, the
+/// compiled modules, and buffers kept for reuse.
 pub struct CudaGpu {
     pub(crate) ctx: Arc<CudaContext>,
     pub(crate) stream: Arc<CudaStream>,
@@ -44,6 +45,8 @@ pub struct CudaGpu {
     /// not know the device, `compute_XY` (PTX the driver compiles).
     target: String,
     modules: Mutex<HashMap<String, Arc<CudaModule>>>,
+    /// Device, pinned and host buffers for the decoders' batches ([`pool`]).
+    pool: Arc<pool::CudaPool>,
 }
 
 impl std::fmt::Debug for CudaGpu {
@@ -131,6 +134,7 @@ impl CudaGpu {
             total_memory,
             target,
             modules: Mutex::new(HashMap::new()),
+            pool: pool::CudaPool::new(total_memory),
         })
     }
 

@@ -3,9 +3,17 @@
 //! output and per-block faults are the wgpu kernel's and the CPU twin's. It decodes native
 //! v2 frames on NVIDIA GPUs and lets Nsight Compute, which cannot profile Vulkan, show
 //! where a per-block decode spends its cycles.
+//!
+//! A batch goes up as one copy from pinned host memory, into which the host writes the
+//! payload and tables on all cores (as the wgpu decoder writes its staging), and comes
+//! back as one copy of the statuses and output into pinned memory; device and pinned
+//! buffers are pooled in the [`CudaGpu`] across batches ([`super::pool`]): fresh ones and
+//! copies through pageable memory made this decoder 3-4x slower end to end than wgpu's.
 
-use cudarc::driver::{CudaSlice, DevicePtr, DeviceRepr, LaunchConfig, PushKernelArg};
+use cudarc::driver::{DevicePtr, DevicePtrMut, DeviceRepr, LaunchConfig, PushKernelArg};
+use rayon::prelude::*;
 
+use super::pool::DeviceBuffer;
 use super::{driver_error, CudaGpu};
 use crate::huffman::vld::{VldFrame, VldOutput, VldPlan, MAX_GPU_BLOCK_SYMBOLS, TABLE_WORDS};
 use crate::{Error, Result};
@@ -25,13 +33,52 @@ struct VldArgs {
 // SAFETY: plain #[repr(C)] u32 fields, the layout of the kernel's struct.
 unsafe impl DeviceRepr for VldArgs {}
 
+/// Where each part of a batch lies in its upload (payload, tables, block tasks, groups)
+/// and in its readback (block statuses, output), in bytes: each part from a multiple of
+/// [`Layout::ALIGN`] and at least 16 bytes long, so that every kernel pointer is aligned
+/// and lies inside its buffer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Layout {
+    tables: usize,
+    blocks: usize,
+    groups: usize,
+    upload: usize,
+    /// Statuses from 0.
+    status_bytes: usize,
+    output: usize,
+    readback: usize,
+}
+
+impl Layout {
+    const ALIGN: usize = 256;
+
+    fn of(plan: &VldPlan) -> Layout {
+        let next = |at: usize, bytes: usize| (at + bytes.max(16)).next_multiple_of(Self::ALIGN);
+        let tables = next(0, plan.payload_words as usize * 4);
+        let blocks = next(tables, plan.table_words() * 4);
+        let groups = next(blocks, plan.blocks.len() * 16);
+        let upload = groups + (plan.groups.len() * 16).max(16);
+        let status_bytes = plan.blocks.len() * 8;
+        let output = next(0, status_bytes);
+        let readback = output + (plan.out_bytes as usize).max(16);
+        Layout {
+            tables,
+            blocks,
+            groups,
+            upload,
+            status_bytes,
+            output,
+            readback,
+        }
+    }
+}
+
 /// A batch of frames resident on the device, with its plan.
 pub struct CudaVldInput {
     plan: VldPlan,
-    payload: CudaSlice<u32>,
-    tables: CudaSlice<u32>,
-    blocks: CudaSlice<u32>,
-    groups: CudaSlice<u32>,
+    at: Layout,
+    /// Payload, tables, block tasks and groups where `at` says.
+    upload: DeviceBuffer,
 }
 
 /// The CUDA VLD decoder on one device.
@@ -53,58 +100,72 @@ impl<'c> CudaVldDecoder<'c> {
     /// Whether a batch of `frames` frames, `blocks` blocks, `payload_bytes` and
     /// `out_bytes` fits one launch: the kernel's word indices are 32-bit (payload, output,
     /// tables, blocks), and the batch's buffers take at most a quarter of the device's
-    /// memory (the streaming decoder holds several batches on it at once).
+    /// memory (the streaming decoder holds several batches on it at once, and the pool
+    /// keeps idle ones). The same bytes again are pinned on the host while it runs.
     pub fn fits(&self, frames: u64, blocks: u64, payload_bytes: u64, out_bytes: u64) -> bool {
         let words = u32::MAX as u64;
         let table_words = frames * TABLE_WORDS as u64;
-        // Payload, tables, output, and per block its task, its group at most and status.
+        // Payload, tables, output, and per block its task, its group at most and status;
+        // size classes waste an eighth at most.
         let device = payload_bytes + table_words * 4 + out_bytes + blocks * (16 + 16 + 8);
         payload_bytes.div_ceil(4) <= words
             && out_bytes <= words
             && table_words <= words
             && blocks <= words
-            && device <= self.cuda.total_memory() / 4
+            && device + device / 8 <= self.cuda.total_memory() / 4
     }
 
-    /// Plan a batch and copy its payload, tables and tasks to the device.
+    /// Plan a batch and copy its payload, tables and tasks to the device: written into
+    /// pinned memory on all cores, then one copy.
     pub fn upload(&self, frames: &[VldFrame<'_>]) -> Result<CudaVldInput> {
         let plan = VldPlan::new(frames, WG_SIZE)?;
+        let at = Layout::of(&plan);
         let stream = &self.cuda.stream;
-        // Never an empty allocation: the kernel's pointers must be valid even unused.
-        let put = |words: &[u32], what: &str| -> Result<CudaSlice<u32>> {
-            let padded;
-            let words = if words.is_empty() {
-                padded = [0u32; 4];
-                &padded[..]
-            } else {
-                words
-            };
-            stream
-                .clone_htod(words)
-                .map_err(driver_error(&format!("copying the {what} to the device")))
-        };
-        Ok(CudaVldInput {
-            payload: put(&plan.payload(frames), "payload")?,
-            tables: put(&plan.tables(frames)?, "decode tables")?,
-            blocks: put(bytemuck::cast_slice(&plan.blocks), "block tasks")?,
-            groups: put(bytemuck::cast_slice(&plan.groups), "groups")?,
-            plan,
-        })
+        let mut staging = self.cuda.pinned_buffer(at.upload)?;
+        let host = &mut staging.bytes()?[..at.upload];
+        let (payload, rest) = host.split_at_mut(at.tables);
+        let (tables, rest) = rest.split_at_mut(at.blocks - at.tables);
+        let (blocks, groups) = rest.split_at_mut(at.groups - at.blocks);
+        let payload = &mut payload[..plan.payload_words as usize * 4];
+        let tables = &mut tables[..plan.table_words() * 4];
+        // Both write on all cores; side by side, one's tail overlaps the other's.
+        let (tables_written, ()) = rayon::join(
+            || plan.write_tables(frames, tables.into()),
+            || plan.write_payload(frames, payload.into()),
+        );
+        tables_written?;
+        let tasks: &[u8] = bytemuck::cast_slice(&plan.blocks);
+        blocks[..tasks.len()].copy_from_slice(tasks);
+        let group_bytes: &[u8] = bytemuck::cast_slice(&plan.groups);
+        groups[..group_bytes.len()].copy_from_slice(group_bytes);
+        let mut upload = self.cuda.device_buffer(at.upload)?;
+        stream
+            .memcpy_htod(&host[..], &mut upload.slice_mut(..at.upload))
+            .map_err(driver_error("copying the batch to the device"))?;
+        // The staging goes back to the pool now: the next batch to take it waits for
+        // this copy first.
+        staging.queued(stream)?;
+        Ok(CudaVldInput { plan, at, upload })
     }
 
     /// Decode an uploaded batch: the output (or every block's fault) and the kernel's
     /// time in seconds by CUDA events.
     pub fn decode_uploaded(&self, input: &CudaVldInput) -> Result<(VldOutput, f64)> {
-        let plan = &input.plan;
+        let (plan, at) = (&input.plan, &input.at);
         let stream = &self.cuda.stream;
-        let out_words = (plan.out_bytes.div_ceil(4) as usize).max(4);
-        // Zeroed: words two blocks share are OR-ed into it (cudarc zeroes on allocation).
-        let mut output = stream
-            .alloc_zeros::<u32>(out_words)
-            .map_err(driver_error("allocating the output"))?;
-        let mut status = stream
-            .alloc_zeros::<u32>((plan.blocks.len() * 2).max(2))
-            .map_err(driver_error("allocating the block statuses"))?;
+        let mut readback = self.cuda.device_buffer(at.readback)?;
+        // Statuses zeroed each batch; the output only where blocks share words (OR-ed
+        // into it): otherwise the kernel writes every output word itself.
+        let zeroed = if plan.clear || plan.groups.is_empty() {
+            at.readback
+        } else {
+            at.status_bytes
+        };
+        if zeroed > 0 {
+            stream
+                .memset_zeros(&mut readback.slice_mut(..zeroed))
+                .map_err(driver_error("zeroing the block statuses and output"))?;
+        }
         let func = self
             .cuda
             .function("vld", VLD_SOURCE, &[("WG_SIZE", WG_SIZE)], "vld_main")?;
@@ -119,10 +180,11 @@ impl<'c> CudaVldDecoder<'c> {
                 n_groups,
                 payload_words: plan.payload_words as u32,
             };
-            let (payload, _p) = input.payload.device_ptr(stream);
-            let (tables, _t) = input.tables.device_ptr(stream);
-            let (blocks, _b) = input.blocks.device_ptr(stream);
-            let (groups, _g) = input.groups.device_ptr(stream);
+            let (base, _u) = input.upload.device_ptr(stream);
+            let (payload, tables) = (base, base + at.tables as u64);
+            let (blocks, groups) = (base + at.blocks as u64, base + at.groups as u64);
+            let (statuses, _r) = readback.device_ptr_mut(stream);
+            let (status, output) = (statuses, statuses + at.output as u64);
             let mut launch = stream.launch_builder(&func);
             launch
                 .arg(&args)
@@ -130,11 +192,12 @@ impl<'c> CudaVldDecoder<'c> {
                 .arg(&tables)
                 .arg(&blocks)
                 .arg(&groups)
-                .arg(&mut output)
-                .arg(&mut status);
+                .arg(&output)
+                .arg(&status);
             // SAFETY: the plan bounds every index the kernel takes: groups and blocks by
             // their counts, table words by the frame count, output words by `out_bytes`
-            // (every block's words lie below it), payload reads by `payload_words`.
+            // (every block's words lie below it), payload reads by `payload_words`; the
+            // layout puts each part inside its buffer, aligned.
             unsafe {
                 launch.launch(LaunchConfig {
                     grid_dim: (n_groups.min(1 << 30), 1, 1),
@@ -146,28 +209,83 @@ impl<'c> CudaVldDecoder<'c> {
         }
         end.record(stream)
             .map_err(driver_error("recording an event"))?;
-        let status: Vec<u32> = stream
-            .clone_dtoh(&status)
-            .map_err(driver_error("reading the block statuses back"))?;
-        let words: Vec<u32> = stream
-            .clone_dtoh(&output)
-            .map_err(driver_error("reading the output back"))?;
+        let out_end = at.output + plan.out_bytes as usize;
+        let mut host = self.cuda.pinned_buffer(out_end)?;
+        stream
+            .memcpy_dtoh(&readback.slice(..out_end), &mut host.bytes()?[..out_end])
+            .map_err(driver_error("reading the block statuses and output back"))?;
+        host.queued(stream)?;
+        let back = &host.bytes()?[..out_end];
         let seconds = start
             .elapsed_ms(&end)
             .map_err(driver_error("reading CUDA events"))? as f64
             / 1e3;
-        let mut bytes: Vec<u8> = bytemuck::cast_slice(&words).to_vec();
-        bytes.truncate(plan.out_bytes as usize);
-        let status: Vec<[u32; 2]> = status
-            .chunks_exact(2)
-            .take(plan.blocks.len())
-            .map(|s| [s[0], s[1]])
-            .collect();
+        let status: Vec<[u32; 2]> = bytemuck::pod_collect_to_vec(&back[..at.status_bytes]);
+        // A batch with a fault has no output: no copy for it.
+        let bytes = if status.iter().all(|s| s[0] == 0) {
+            let mut bytes = self.cuda.host_vec(plan.out_bytes as usize);
+            // On all cores: one core's copy of 32 MiB takes milliseconds.
+            bytes
+                .par_chunks_mut(COPY_PART)
+                .zip(back[at.output..].par_chunks(COPY_PART))
+                .for_each(|(d, s)| d.copy_from_slice(s));
+            bytes
+        } else {
+            Vec::new()
+        };
         Ok((plan.output(bytes, &status), seconds))
     }
 
     /// Upload, decode and read back one batch.
     pub fn decode(&self, frames: &[VldFrame<'_>]) -> Result<VldOutput> {
         Ok(self.decode_uploaded(&self.upload(frames)?)?.0)
+    }
+}
+
+/// Bytes of the readback one task copies out of pinned memory.
+const COPY_PART: usize = 1 << 20;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every part lies inside its buffer, aligned, at least 16 bytes from the next one,
+    /// and no part overlaps another, whatever the batch (empty ones included).
+    #[test]
+    fn layout_parts_are_aligned_and_apart() {
+        let lengths = [8u8; 256];
+        let payload = vec![0u8; 1 << 12];
+        for (n, block_symbols, bits) in
+            [(0usize, 1u64, 0u64), (1, 1, 8), (3, 5, 100), (70, 4, 4000)]
+        {
+            let offsets: Vec<u64> = (0..n as u64).map(|b| b * 8 * block_symbols).collect();
+            let frame = VldFrame {
+                lengths: &lengths,
+                len: n as u64 * block_symbols,
+                block_symbols,
+                payload_bits: bits.max(n as u64 * 8 * block_symbols),
+                offsets: &offsets,
+                payload: &payload,
+            };
+            let frames = vec![frame; 1 + n % 3];
+            let plan = VldPlan::new(&frames, WG_SIZE).unwrap();
+            let at = Layout::of(&plan);
+            let parts = [
+                (0, plan.payload_words as usize * 4),
+                (at.tables, plan.table_words() * 4),
+                (at.blocks, plan.blocks.len() * 16),
+                (at.groups, plan.groups.len() * 16),
+                (at.upload, 0),
+            ];
+            for w in parts.windows(2) {
+                assert_eq!(w[0].0 % Layout::ALIGN, 0, "{at:?}");
+                assert!(w[0].0 + w[0].1.max(16) <= w[1].0, "{at:?}");
+            }
+            assert_eq!(at.output % Layout::ALIGN, 0);
+            assert!(
+                at.status_bytes == plan.blocks.len() * 8 && at.status_bytes.max(16) <= at.output
+            );
+            assert_eq!(at.readback, at.output + (plan.out_bytes as usize).max(16));
+        }
     }
 }

@@ -18,6 +18,8 @@ pub use compose::Flavour;
 pub use context::{CacheState, Gpu, GpuOptions};
 #[cfg(not(target_arch = "wasm32"))]
 pub use disk_cache::default_dir as default_cache_dir;
+#[cfg(feature = "cuda")]
+pub(crate) use pool::size_class;
 pub use pool::PooledBuffer;
 pub use profiler::{Profiler, Timings};
 pub use registry::Stage;

@@ -52,7 +52,7 @@ impl Drop for PooledBuffer {
 /// of at most 64 MiB), so that a buffer wastes at most an eighth and jobs of similar size
 /// still reuse. Whole powers of two doubled a readback of 32 MiB and its status words
 /// into 64 MiB of mapped host memory.
-fn size_class(size: u64) -> u64 {
+pub(crate) fn size_class(size: u64) -> u64 {
     const SMALL: u64 = 1 << 20;
     let size = size.max(256);
     if size <= SMALL {

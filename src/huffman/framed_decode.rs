@@ -484,9 +484,8 @@ fn decode_walk<R: Read>(
             // Its pages go to the next batch: the CPU decoder's, or the GPU's readbacks.
             match gpu {
                 Some(DecodeGpu::Wgpu(gpu)) => gpu.recycle_host_vec(part.bytes),
-                // The CUDA decoder reads back into fresh vectors: nothing to hand back.
                 #[cfg(feature = "cuda")]
-                Some(DecodeGpu::Cuda(_)) => {}
+                Some(DecodeGpu::Cuda(cuda)) => cuda.recycle_host_vec(part.bytes),
                 None => {
                     let _ = spare_tx.try_send(part.bytes);
                 }

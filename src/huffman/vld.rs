@@ -153,7 +153,7 @@ pub(crate) struct VldPlan {
     pub(crate) out_bytes: u64,
     /// Whether blocks share output words (a block size not a multiple of 4): then the
     /// output must be zeroed first.
-    clear: bool,
+    pub(crate) clear: bool,
     /// First block of every frame, then the total.
     first_block: Vec<usize>,
 }
