@@ -261,6 +261,8 @@ mod tests {
             let offsets: Vec<u64> = (0..n as u64).map(|b| b * 8 * block_symbols).collect();
             let frame = VldFrame {
                 lengths: &lengths,
+                other_codes: [0; 16],
+                order: crate::bits::BitOrder::MsbFirst,
                 len: n as u64 * block_symbols,
                 block_symbols,
                 payload_bits: bits.max(n as u64 * 8 * block_symbols),

@@ -105,7 +105,7 @@ pub(crate) async fn decode_frames(
                 match gpu {
                     DecodeGpu::Wgpu(g) => g.recycle_host_vec(bytes),
                     #[cfg(feature = "cuda")]
-                    DecodeGpu::Cuda(_) => {}
+                    DecodeGpu::Cuda(c) => c.recycle_host_vec(bytes),
                 }
                 check_crcs(&frames[r.clone()], &out[at..], r.start, name)?;
             }
