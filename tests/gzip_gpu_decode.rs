@@ -47,8 +47,12 @@ fn gzip_of(data: &[u8], config: &StreamConfig) -> Vec<u8> {
 }
 
 fn decode_gpu(gz: &[u8], batch_bytes: usize) -> parvlc::Result<Vec<u8>> {
+    decode_on(common::wgpu_engine(), gz, batch_bytes)
+}
+
+fn decode_on(engine: &Engine, gz: &[u8], batch_bytes: usize) -> parvlc::Result<Vec<u8>> {
     let mut out = Vec::new();
-    decompress_to_on(common::wgpu_engine(), &mut &gz[..], &mut out, batch_bytes)?;
+    decompress_to_on(engine, &mut &gz[..], &mut out, batch_bytes)?;
     Ok(out)
 }
 
@@ -254,4 +258,44 @@ fn cli_decompress_of_gzip_on_wgpu() {
     assert!(!stderr(&o).contains("one core"), "{}", stderr(&o));
     assert!(std::fs::read(dir.join("out.bin")).unwrap() == data);
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The same on the CUDA engine (shaders/cuda/vld.cu): several members and entropies back
+/// bit for bit, a moved block offset an error that names the frame and block. Runs where
+/// a CUDA driver and NVRTC are (PARVLC_REQUIRE_CUDA=1 makes their absence a failure).
+#[cfg(feature = "cuda")]
+#[test]
+fn cuda_gzip_equals_input_and_names_a_damaged_block() {
+    let _s = common::serial();
+    let Some(cuda) = common::cuda_engine() else {
+        return;
+    };
+    for (threads, frame, chunk) in [(32, 8192, 20_480), (64, 1 << 20, 6 << 20)] {
+        for entropy in [0.0, 4.5, 8.0] {
+            let data = testdata::generate(100_003, entropy, threads as u64);
+            let gz = gzip_of(&data, &config(threads, frame, chunk));
+            for batch in [3000, 1 << 20] {
+                let out = decode_on(cuda, &gz, batch).unwrap();
+                assert!(out == data, "{entropy} bits, batch {batch}");
+            }
+        }
+    }
+    let data = testdata::generate(40_000, 4.5, 13);
+    let gz = gzip_of(&data, &config(32, 8192, 20_480));
+    let ms = members(&gz);
+    let m = &ms[1];
+    let i = m
+        .index
+        .iter()
+        .position(|e| e.code.as_ref().unwrap().block_offsets.len() >= 3)
+        .unwrap();
+    let mut bad = gz.clone();
+    let at = m.entry_at(i) + 24;
+    let v = u32::from_le_bytes(bad[at..at + 4].try_into().unwrap()) + 1;
+    bad[at..at + 4].copy_from_slice(&v.to_le_bytes());
+    let e = decode_on(cuda, &bad, 1 << 20).unwrap_err().to_string();
+    assert!(
+        e.contains(&format!("member 2 frame {i}")) && e.contains("block 1"),
+        "{e}"
+    );
 }

@@ -18,9 +18,9 @@ use rayon::prelude::*;
 
 use super::compress::{detect_format, Format};
 use super::framed_decode::DecodeGpu;
-use super::native::{self, read_full};
 #[cfg(not(target_arch = "wasm32"))]
 use super::inflate_gpu;
+use super::native::{self, read_full};
 use super::{gzip_index, inflate_frame};
 use crate::{Error, Result};
 
