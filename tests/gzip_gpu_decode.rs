@@ -150,6 +150,50 @@ fn gpu_gzip_of_old_and_foreign_members() {
     check("ours, version 1, no index, gzip's, ours", &want, &all);
 }
 
+/// From a regular file (members walked by one thread, frames read at their offsets by
+/// the decoders), on the GPU and the CPU: ours among foreign members, after other bytes,
+/// in small batches and large; a file cut short is an error that says so.
+#[test]
+fn gzip_from_a_file_reads_frames_at_their_offsets() {
+    let _s = common::serial();
+    let data = testdata::generate(60_000, 5.0, 21);
+    let gz = gzip_of(&data, &config(32, 8192, 16384));
+    let mut all = gz.clone();
+    all.extend(without_index(&gz));
+    all.extend(&gz);
+    all.extend(gzip_tool_encode(&data));
+    all.extend(&gz);
+    let want = data.repeat(5);
+    for engine in [common::wgpu_engine(), &Engine::Cpu] {
+        for (skip, batch) in [(0, 3000), (777, 1 << 20)] {
+            let (out, done) = common::decode_as_file(engine, &all, skip, batch)
+                .unwrap_or_else(|e| panic!("skip {skip}, batch {batch}: {e}"));
+            assert!(out == want, "skip {skip}, batch {batch}: other bytes");
+            assert_eq!(done.data_end, all.len() as u64);
+            // The stripped copy's members and gzip's one.
+            let unindexed = members(&gz).len() as u64 + 1;
+            assert_eq!(
+                (done.members, done.unindexed_members),
+                (ms(&all), unindexed)
+            );
+        }
+        let cut = &gz[..gz.len() - 1000];
+        let e = common::decode_as_file(engine, cut, 5, 1 << 20)
+            .map(|_| ())
+            .expect_err("a cut file decoded")
+            .to_string();
+        assert!(e.contains("truncated"), "{e}");
+    }
+}
+
+/// Members in a stream, foreign ones included.
+fn ms(all: &[u8]) -> u64 {
+    let mut out = Vec::new();
+    decompress_to_batched(&mut &all[..], &mut out, 1 << 20)
+        .unwrap()
+        .members
+}
+
 /// Every field of a version-2 entry, the member's block size, a flipped payload bit and
 /// a moved end-of-block: errors on the GPU path that name the member and frame. A moved
 /// block offset is an error on the GPU (which reads it) and not on the CPU (which does

@@ -11,7 +11,9 @@ use super::framing::{KIND_DATA, KIND_END, NATIVE_FIXED, VERSION_FRAMED};
 use super::native::{read_full, HeaderReader, MAGIC};
 use crate::{Error, Result};
 #[cfg(not(target_arch = "wasm32"))]
-use file::{read_payloads, FileRecords};
+use file::read_payloads;
+#[cfg(not(target_arch = "wasm32"))]
+pub(crate) use file::FileRecords;
 use gpu::decode_batch_gpu;
 #[cfg(not(target_arch = "wasm32"))]
 pub(crate) use gpu::{Decoder, Run};

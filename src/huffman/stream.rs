@@ -97,7 +97,7 @@ pub fn decompress_to_on(
                 trailing: Trailing::None,
             })
         }
-        Some(Format::Gzip) => gzip_members(head, &mut input, output, batch_bytes, gpu),
+        Some(Format::Gzip) => gzip_members(head, &mut input, output, batch_bytes, gpu, None),
         None => Err(not_compressed(head)),
     }
 }
@@ -156,12 +156,39 @@ pub fn decompress_file_on(
             trailing: Trailing::None,
         });
     }
+    if detect_format(&head[..got]) == Some(Format::Gzip) {
+        // Headers and trailers read by one thread, indexed frames skipped there and read
+        // by the decoders at their offsets, on all cores.
+        let (mut input, head, got) = sniff(super::framed_decode::FileRecords::new(file, start)?)?;
+        let frames = FileFrames {
+            file,
+            start,
+            skip: super::framed_decode::FileRecords::skip,
+        };
+        return gzip_members(
+            &head[..got],
+            &mut input,
+            output,
+            batch_bytes,
+            DecodeGpu::of(engine),
+            Some(frames),
+        );
+    }
     // Where positional reads move the position (Windows), back to where it was.
     (&*file)
         .seek(std::io::SeekFrom::Start(start))
         .map_err(Error::ReadInput)?;
     let mut input = std::io::BufReader::with_capacity(256 << 10, file);
     decompress_to_on(engine, &mut input, output, batch_bytes)
+}
+
+/// Where a gzip stream that is a regular file has its indexed frames read: the reader
+/// skips them (`skip`), and the decoders read each batch's at their offsets in `file`
+/// (the stream from byte `start`), on all cores.
+struct FileFrames<'f, R> {
+    file: &'f std::fs::File,
+    start: u64,
+    skip: fn(&mut R, u64) -> Result<u64>,
 }
 
 /// What `parvlc info` reports about a compressed stream.
@@ -188,6 +215,7 @@ pub fn describe(input: &mut impl BufRead, file_len: u64) -> Result<Description> 
             &mut input,
             &mut std::io::sink(),
             native::DEFAULT_BATCH_BYTES,
+            None,
             None,
         )?)),
         None => Err(not_compressed(head)),
@@ -227,6 +255,7 @@ fn gzip_members<R: BufRead>(
     output: &mut (impl Write + Send),
     batch_bytes: usize,
     _gpu: Option<DecodeGpu<'_>>,
+    _file: Option<FileFrames<'_, R>>,
 ) -> Result<Decompressed> {
     let (spare_in_tx, spare_in) = std::sync::mpsc::sync_channel::<Vec<u8>>(1);
     let mut jobs = Jobs {
@@ -244,8 +273,10 @@ fn gzip_members<R: BufRead>(
         }),
         buf: Vec::new(),
         spares: spare_in,
+        frames: None,
+        batch_bytes,
     };
-    let read = read_members(head, input, &mut jobs, batch_bytes);
+    let read = read_members(head, input, &mut jobs, None);
     let flushed = jobs.flush();
     drop(jobs);
     let done = read?;
@@ -263,6 +294,7 @@ fn gzip_members<R: BufRead>(
     output: &mut (impl Write + Send),
     batch_bytes: usize,
     gpu: Option<DecodeGpu<'_>>,
+    file: Option<FileFrames<'_, R>>,
 ) -> Result<Decompressed> {
     let batch_bytes = match gpu {
         Some(_) => batch_bytes.min(super::framed_decode::GPU_BATCH_BYTES),
@@ -278,8 +310,12 @@ fn gzip_members<R: BufRead>(
     let (spare_in_tx, spare_in) = std::sync::mpsc::sync_channel::<Vec<u8>>(DECODERS);
     let (spare_out_tx, spare_out) = std::sync::mpsc::sync_channel::<Vec<u8>>(DECODERS);
     let spare_out = std::sync::Mutex::new(spare_out);
+    let file_of_frames = file.as_ref().map(|f| f.file);
     let decode = |job: Job| match job {
-        Job::Frames(batch) => {
+        Job::Frames(mut batch) => {
+            if let Some(file) = file_of_frames {
+                batch.read_frames(file)?;
+            }
             let mut out = spare_out
                 .lock()
                 .ok()
@@ -305,8 +341,10 @@ fn gzip_members<R: BufRead>(
                 sink: Box::new(send),
                 buf: Vec::new(),
                 spares: spare_in,
+                frames: None,
+                batch_bytes,
             };
-            let read = read_members(head, input, &mut jobs, batch_bytes);
+            let read = read_members(head, input, &mut jobs, file.as_ref());
             let flushed = jobs.flush();
             read.and_then(|done| flushed.map(|()| done))
         });
@@ -320,7 +358,7 @@ fn read_members<R: BufRead>(
     head: &[u8],
     input: &mut Counted<R>,
     jobs: &mut Jobs<'_>,
-    batch_bytes: usize,
+    file: Option<&FileFrames<'_, R>>,
 ) -> Result<Decompressed> {
     let mut buf = vec![0u8; 64 << 10];
     let mut next = [0u8; 2];
@@ -334,7 +372,7 @@ fn read_members<R: BufRead>(
         let header =
             gzip_index::read_member_header(head, input, members).map_err(|e| stashed(input, e))?;
         bytes_out += match header.index {
-            Some(index) => indexed_member(&index, input, jobs, batch_bytes, members, at)?,
+            Some(index) => indexed_member(index, input, jobs, file, members, at)?,
             None => {
                 unindexed += 1;
                 gzip_member(&header.raw, input, jobs, &mut buf, members, at)?
@@ -417,13 +455,21 @@ enum Job {
     Bytes(Vec<u8>),
 }
 
-/// Frames of one member, read and not yet decoded: their index entries and bytes.
+/// Frames of one or more members, read and not yet decoded: their index entries and
+/// bytes. Batches span members (a member is one pipeline chunk, 6 MiB by default: too
+/// little work for a GPU's round trip).
 struct FrameBatch {
-    member: u64,
-    /// Index of the first frame within its member.
-    first: usize,
+    /// Per member with frames here: its number, the index within it of its first frame
+    /// here, and where that frame is in `entries`.
+    members: Vec<(u64, usize, usize)>,
     entries: Vec<gzip_index::IndexEntry>,
+    /// The frames' bytes, `used` of them (the rest left from the buffer's last use).
     data: Vec<u8>,
+    used: usize,
+    /// Output bytes of the frames.
+    out_len: u64,
+    /// Frames' bytes still to read from the file: its offset, where they go in `data`.
+    reads: Vec<(u64, std::ops::Range<usize>)>,
 }
 
 impl FrameBatch {
@@ -447,10 +493,46 @@ impl FrameBatch {
         }
     }
 
+    /// Reads the frames' bytes that the reader skipped from `file`, in parts on all
+    /// cores.
+    #[cfg(not(target_arch = "wasm32"))]
+    fn read_frames(&mut self, file: &std::fs::File) -> Result<()> {
+        /// Bytes one task reads.
+        const PART: usize = 1 << 20;
+        let mut parts: Vec<(u64, &mut [u8])> = Vec::new();
+        let mut rest = &mut self.data[..];
+        let mut at = 0usize;
+        for (offset, range) in &self.reads {
+            let (_, tail) = std::mem::take(&mut rest).split_at_mut(range.start - at);
+            let (span, tail) = tail.split_at_mut(range.len());
+            rest = tail;
+            at = range.end;
+            let mut off = *offset;
+            for part in span.chunks_mut(PART) {
+                let n = part.len() as u64;
+                parts.push((off, part));
+                off += n;
+            }
+        }
+        parts.into_par_iter().try_for_each(|(offset, part)| {
+            let got = super::pipeline::read_full_at(file, part, offset)?;
+            if got < part.len() {
+                return Err(corrupt(format!(
+                    "the file ends at byte {}, before the frames the reader found there (did it \
+                     shrink?)",
+                    offset + got as u64
+                )));
+            }
+            Ok(())
+        })?;
+        self.reads.clear();
+        Ok(())
+    }
+
     /// Each frame's entry and bytes.
     #[cfg(not(target_arch = "wasm32"))]
     fn frames(&self) -> Result<Vec<(&gzip_index::IndexEntry, &[u8])>> {
-        let mut data = &self.data[..];
+        let mut data = &self.data[..self.used];
         self.entries
             .iter()
             .map(|e| {
@@ -465,10 +547,11 @@ impl FrameBatch {
 
     /// The error of frame `i` of the batch.
     fn named(&self, i: usize, reason: String) -> Error {
+        let k = self.members.partition_point(|m| m.2 <= i).saturating_sub(1);
+        let (member, first, at) = self.members.get(k).copied().unwrap_or_default();
         corrupt(format!(
-            "member {} frame {}: {reason}",
-            self.member,
-            self.first + i
+            "member {member} frame {}: {reason}",
+            first + i - at
         ))
     }
 
@@ -478,7 +561,7 @@ impl FrameBatch {
         let total = self.entries.iter().map(|e| e.len as usize).sum();
         size_for_overwrite(out, total);
         let mut runs: Vec<Vec<(&[u8], &mut [u8])>> = Vec::new();
-        let (mut rest, mut data) = (&mut out[..], &self.data[..]);
+        let (mut rest, mut data) = (&mut out[..], &self.data[..self.used]);
         let (mut run_bytes, target) = (0, run_target(Self::RUN_BYTES, total));
         for e in &self.entries {
             let (o, r) = std::mem::take(&mut rest).split_at_mut(e.len as usize);
@@ -541,46 +624,65 @@ impl FrameBatch {
     }
 }
 
-/// The reader's end of the decoder's queue; also a [`Write`] for flate2's output, sent on
-/// in batches.
+/// The reader's end of the decoder's queue: indexed frames gathered into batches of
+/// about `batch_bytes` of output, and a [`Write`] for flate2's output, sent on in
+/// batches, each kind sent before the other is taken, so the jobs stay in order.
 struct Jobs<'a> {
     /// Where a job goes: to the decoder thread, or (on the web, without threads)
     /// decoded and written on the spot.
     sink: Box<dyn FnMut(Job) -> Result<()> + 'a>,
     buf: Vec<u8>,
     spares: std::sync::mpsc::Receiver<Vec<u8>>,
+    /// Frames read and not yet sent.
+    frames: Option<FrameBatch>,
+    batch_bytes: usize,
 }
 
 impl Jobs<'_> {
     const BATCH: usize = 1 << 20;
 
-    /// Sends `job` after any output buffered before it.
-    fn send(&mut self, job: Job) -> Result<()> {
+    fn send_bytes(&mut self) -> Result<()> {
         if !self.buf.is_empty() {
             let b = std::mem::take(&mut self.buf);
-            self.send_now(Job::Bytes(b))?;
+            (self.sink)(Job::Bytes(b))?;
         }
-        self.send_now(job)
+        Ok(())
     }
 
-    fn send_now(&mut self, job: Job) -> Result<()> {
-        (self.sink)(job)
+    fn send_frames(&mut self) -> Result<()> {
+        if let Some(mut batch) = self.frames.take() {
+            batch.data.truncate(batch.used);
+            (self.sink)(Job::Frames(batch))?;
+        }
+        Ok(())
+    }
+
+    /// The batch the next frames go into (output before them sent on first).
+    fn batch(&mut self) -> Result<&mut FrameBatch> {
+        self.send_bytes()?;
+        let spares = &self.spares;
+        Ok(self.frames.get_or_insert_with(|| FrameBatch {
+            members: Vec::new(),
+            entries: Vec::new(),
+            data: spares.try_recv().unwrap_or_default(),
+            used: 0,
+            out_len: 0,
+            reads: Vec::new(),
+        }))
     }
 
     fn flush(&mut self) -> Result<()> {
-        if !self.buf.is_empty() {
-            let b = std::mem::take(&mut self.buf);
-            self.send_now(Job::Bytes(b))?;
-        }
-        Ok(())
+        self.send_frames()?;
+        self.send_bytes()
     }
 }
 
 impl Write for Jobs<'_> {
     fn write(&mut self, data: &[u8]) -> std::io::Result<usize> {
+        self.send_frames().map_err(std::io::Error::other)?;
         self.buf.extend_from_slice(data);
         if self.buf.len() >= Self::BATCH {
-            self.flush().map_err(std::io::Error::other)?;
+            self.send_bytes().map_err(std::io::Error::other)?;
         }
         Ok(data.len())
     }
@@ -589,38 +691,53 @@ impl Write for Jobs<'_> {
     }
 }
 
-/// Reads an indexed member's frames (its header read) in batches of about `batch_bytes`
-/// of output for the decoder, then its trailer, checked against the index; returns its
-/// length.
+/// Reads an indexed member's frames (its header read) into the jobs' batches, then its
+/// trailer, checked against the index; returns its length.
 fn indexed_member<R: BufRead>(
-    index: &[gzip_index::IndexEntry],
+    index: Vec<gzip_index::IndexEntry>,
     input: &mut Counted<R>,
     jobs: &mut Jobs<'_>,
-    batch_bytes: usize,
+    file: Option<&FileFrames<'_, R>>,
     member: u64,
     at: u64,
 ) -> Result<u64> {
     let mut crc = crc32fast::Hasher::new();
     let mut len = 0u64;
-    for e in index {
+    for e in &index {
         crc.combine(&crc32fast::Hasher::new_with_initial_len(
             e.crc32,
             e.len as u64,
         ));
         len += e.len as u64;
     }
-    // Batches of about `batch_bytes` of output, planned from the index: one read each.
+    // Frames until the batch holds about `batch_bytes` of output: one read each time.
+    let batch_bytes = jobs.batch_bytes as u64;
     let mut first = 0;
     while first < index.len() {
-        let (mut end, mut out_len, mut in_len) = (first, 0u64, 0usize);
-        while end < index.len() && (end == first || out_len < batch_bytes as u64) {
-            out_len += index[end].len as u64;
+        let batch = jobs.batch()?;
+        let (mut end, mut in_len) = (first, 0usize);
+        while end < index.len() && (batch.out_len == 0 || batch.out_len < batch_bytes) {
+            batch.out_len += index[end].len as u64;
             in_len += index[end].bytes as usize;
             end += 1;
         }
-        let mut data = jobs.spares.try_recv().unwrap_or_default();
-        size_for_overwrite(&mut data, in_len);
-        let got = read_full(input, &mut data)?;
+        let from = batch.used;
+        if batch.data.len() < from + in_len {
+            batch.data.resize(from + in_len, 0);
+        }
+        let (got, offset) = match file {
+            // Skipped here, read by the decoder at their offset.
+            Some(f) => {
+                let offset = f.start + input.count;
+                let got = (f.skip)(&mut input.inner, in_len as u64)? as usize;
+                input.count += got as u64;
+                (got, Some(offset))
+            }
+            None => (
+                read_full(input, &mut batch.data[from..from + in_len])?,
+                None,
+            ),
+        };
         if got < in_len {
             let mut short = first;
             let mut at_frame = 0usize;
@@ -635,12 +752,15 @@ fn indexed_member<R: BufRead>(
                 index[short].bytes
             )));
         }
-        jobs.send(Job::Frames(FrameBatch {
-            member,
-            first,
-            entries: index[first..end].to_vec(),
-            data,
-        }))?;
+        if let Some(offset) = offset {
+            batch.reads.push((offset, from..from + in_len));
+        }
+        batch.used += in_len;
+        batch.members.push((member, first, batch.entries.len()));
+        batch.entries.extend_from_slice(&index[first..end]);
+        if batch.out_len >= batch_bytes {
+            jobs.send_frames()?;
+        }
         first = end;
     }
     let mut trailer = [0u8; 10];

@@ -2,7 +2,7 @@
 //! and skips the payloads, which are read a batch at a time at their offsets, on all
 //! cores (one thread copying every payload was the decoder's floor).
 
-use std::io::Read;
+use std::io::{BufRead, Read};
 
 use rayon::prelude::*;
 
@@ -65,8 +65,9 @@ const HEADER_READ: usize = 4 << 10;
 
 /// A regular file read by the walk at its own offset (positional reads, so that the
 /// payload readers need no lock and the file's position is not used): headers through a
-/// small buffer, payloads skipped.
-pub(super) struct FileRecords<'f> {
+/// small buffer, payloads skipped. Also the reader of a gzip file's members, whose
+/// indexed frames are skipped the same way.
+pub(crate) struct FileRecords<'f> {
     file: &'f std::fs::File,
     buf: Vec<u8>,
     /// Bytes of `buf` read from the file, and those handed out.
@@ -78,7 +79,7 @@ pub(super) struct FileRecords<'f> {
 }
 
 impl<'f> FileRecords<'f> {
-    pub(super) fn new(file: &'f std::fs::File, pos: u64) -> Result<Self> {
+    pub(crate) fn new(file: &'f std::fs::File, pos: u64) -> Result<Self> {
         let len = file.metadata().map_err(Error::ReadInput)?.len();
         Ok(FileRecords {
             file,
@@ -91,12 +92,12 @@ impl<'f> FileRecords<'f> {
     }
 
     /// The file offset of the next byte the walk reads.
-    pub(super) fn position(&self) -> u64 {
+    pub(crate) fn position(&self) -> u64 {
         self.pos - (self.held - self.at) as u64
     }
 
     /// [`Skip`] by moving the offset: the file's length says how many bytes are there.
-    pub(super) fn skip(&mut self, n: u64) -> Result<u64> {
+    pub(crate) fn skip(&mut self, n: u64) -> Result<u64> {
         let held = (self.held - self.at) as u64;
         if n <= held {
             self.at += n as usize;
@@ -116,14 +117,25 @@ impl<'f> FileRecords<'f> {
 
 impl Read for FileRecords<'_> {
     fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+        let held = self.fill_buf()?;
+        let n = out.len().min(held.len());
+        out[..n].copy_from_slice(&held[..n]);
+        self.consume(n);
+        Ok(n)
+    }
+}
+
+impl BufRead for FileRecords<'_> {
+    fn fill_buf(&mut self) -> std::io::Result<&[u8]> {
         if self.at == self.held {
             self.held = crate::huffman::pipeline::read_at(self.file, &mut self.buf, self.pos)?;
             self.at = 0;
             self.pos += self.held as u64;
         }
-        let n = out.len().min(self.held - self.at);
-        out[..n].copy_from_slice(&self.buf[self.at..self.at + n]);
-        self.at += n;
-        Ok(n)
+        Ok(&self.buf[self.at..self.held])
+    }
+
+    fn consume(&mut self, n: usize) {
+        self.at = (self.at + n).min(self.held);
     }
 }
