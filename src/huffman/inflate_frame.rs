@@ -59,7 +59,7 @@ impl<'a> Bits<'a> {
             n: 0,
         };
         b.refill();
-        if bit % 8 != 0 {
+        if !bit.is_multiple_of(8) {
             b.skip((bit % 8) as u32);
         }
         b
@@ -237,8 +237,8 @@ pub(crate) fn check_frame_end(code: &LiteralCode, data: &[u8], end: u64) -> Resu
     // literals of its own length.
     let len = code.lengths[256] as u32;
     let mut first = 0u32;
-    for l in 1..len as usize {
-        first = (first + count[l]) << 1;
+    for c in &count[1..len as usize] {
+        first = (first + c) << 1;
     }
     let before = code.lengths[..256]
         .iter()
