@@ -65,6 +65,7 @@ pub(crate) async fn decode_frames(
             e => e,
         }
     };
+    let t0 = crate::gpu::clock();
     let prepared = frames
         .par_iter()
         .enumerate()
@@ -75,10 +76,19 @@ pub(crate) async fn decode_frames(
     out.clear();
     out.reserve(total);
     let dec = Decoder::of(gpu);
+    let t1 = crate::gpu::clock();
+    let (mut gpu_ms, mut check_ms) = (0.0, 0.0);
+    let ms = |a: Option<std::time::Instant>, b: Option<std::time::Instant>| match (a, b) {
+        (Some(a), Some(b)) => (b - a).as_secs_f64() * 1e3,
+        _ => 0.0,
+    };
     for run in dec.runs(&views) {
         match run {
             Run::Gpu(r) => {
+                let t = crate::gpu::clock();
                 let decoded = dec.decode(&views[r.clone()]).await?;
+                let t_gpu = crate::gpu::clock();
+                gpu_ms += ms(t, t_gpu);
                 if let Some(e) = decoded.errors.first() {
                     return Err(name(
                         r.start + e.frame,
@@ -108,6 +118,7 @@ pub(crate) async fn decode_frames(
                     DecodeGpu::Cuda(c) => c.recycle_host_vec(bytes),
                 }
                 check_crcs(&frames[r.clone()], &out[at..], r.start, name)?;
+                check_ms += ms(t_gpu, crate::gpu::clock());
             }
             Run::Cpu(r) => {
                 for (i, &(entry, data)) in frames[r.clone()].iter().enumerate() {
@@ -121,6 +132,15 @@ pub(crate) async fn decode_frames(
             }
         }
     }
+    log::debug!(
+        "gzip run of {} frames, {} bytes: codes read {:.1} ms, GPU round trip {:.1} ms, \
+         output and CRCs {:.1} ms",
+        frames.len(),
+        out.len(),
+        ms(t0, t1),
+        gpu_ms,
+        check_ms
+    );
     Ok(())
 }
 

@@ -314,7 +314,15 @@ fn gzip_members<R: BufRead>(
     let decode = |job: Job| match job {
         Job::Frames(mut batch) => {
             if let Some(file) = file_of_frames {
+                let t = crate::gpu::clock();
                 batch.read_frames(file)?;
+                if let (Some(t), Some(now)) = (t, crate::gpu::clock()) {
+                    log::debug!(
+                        "gzip batch of {} bytes read at its offsets in {:.1} ms",
+                        batch.used,
+                        (now - t).as_secs_f64() * 1e3
+                    );
+                }
             }
             let mut out = spare_out
                 .lock()

@@ -46,16 +46,18 @@ pub struct DecompressArgs {
     /// The output file, or `-` for standard output.
     #[arg(short, long)]
     output: Option<PathBuf>,
-    /// Output bytes decoded per batch of native frames (K and M suffixes).
+    /// Output bytes decoded per batch of native frames or of our gzip's indexed frames
+    /// (K and M suffixes).
     #[arg(long, default_value = "32M", value_parser = parse_size)]
     chunk_size: usize,
     /// Overwrite an existing output file.
     #[arg(long)]
     force: bool,
-    /// Where native framed files decode: cpu (all cores), wgpu (any GPU; the CPU, with a
-    /// warning, when there is no adapter) or cuda (NVIDIA; builds with the `cuda`
-    /// feature). The CPU by default: it is the faster today (docs/results.md). gzip and
-    /// native v1 files decode on the CPU.
+    /// Where native framed files and parvlc's gzip (members whose frame index lists
+    /// blocks) decode: cpu (all cores), wgpu (any GPU; the CPU, with a warning, when there
+    /// is no adapter) or cuda (NVIDIA; builds with the `cuda` feature). The CPU by
+    /// default: it is the faster today (docs/results.md). Other gzip members and native
+    /// v1 files decode on the CPU.
     #[arg(long, default_value = "cpu")]
     backend: Backend,
 }
