@@ -123,6 +123,7 @@ fn huffman_suite_runs_every_row_checked() {
             ("stream".to_string(), "end-to-end (stream)"),
             ("stream".to_string(), "end-to-end (stream, output reused)"),
             ("vld".to_string(), "decode"),
+            ("vld-global".to_string(), "decode"),
             ("vld".to_string(), "end-to-end (stream decode)"),
         ]);
         for (v, scope) in &expected {

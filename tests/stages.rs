@@ -17,7 +17,7 @@ use parvlc::huffman::cuvle::{CuvleConfig, CuvleInput, VleEncoder};
 use parvlc::huffman::framed::{FrameSpec, FramedInput, FramedStage, Framing};
 use parvlc::huffman::histogram::HistogramStage;
 use parvlc::huffman::pavle::{PavleConfig, PavleEncoder};
-use parvlc::huffman::vld::{VldDecoder, VldFrame};
+use parvlc::huffman::vld::{VldDecoder, VldFrame, VldTables};
 use parvlc::huffman::BitOrder;
 use parvlc::j2k::dwt_gpu::{DwtGpu, DwtStage};
 use parvlc::j2k::ht::gpu::HtGpu;
@@ -273,17 +273,20 @@ fn vld_frames(cases: &[VldCase]) -> Vec<VldFrame<'_>> {
         .collect()
 }
 
+/// Both entry points (tables in workgroup memory, tables read from storage).
 #[test]
 fn vld_equals_its_twin() {
     let _s = serial();
-    let decoder = VldDecoder::new(gpu());
-    let mut faulty = 0;
-    for (what, cases) in vld_rounds() {
-        let frames = vld_frames(&cases);
-        check(&what, &decoder, &frames[..]);
-        faulty += usize::from(!decoder.cpu(&frames[..]).unwrap().errors.is_empty());
+    for tables in [VldTables::Workgroup, VldTables::Global] {
+        let decoder = VldDecoder::new(gpu()).with_tables(tables);
+        let mut faulty = 0;
+        for (what, cases) in vld_rounds() {
+            let frames = vld_frames(&cases);
+            check(&format!("{what}, {tables:?}"), &decoder, &frames[..]);
+            faulty += usize::from(!decoder.cpu(&frames[..]).unwrap().errors.is_empty());
+        }
+        assert!(faulty > 0, "no damaged case reached the kernel's checks");
     }
-    assert!(faulty > 0, "no damaged case reached the kernel's checks");
 }
 
 /// The CUDA twin (shaders/cuda/vld.cu) on the same cases: the CPU twin's output and

@@ -1,7 +1,13 @@
-// VLD: variable-length decoding of native v2 frames (src/huffman/framing.rs). Every block
-// of a frame starts at a bit offset its header stores, so blocks decode independently:
-// one invocation decodes one block, a workgroup the blocks of one frame (up to WG_SIZE of
-// them) with that frame's decode table cached in workgroup memory.
+// VLD: variable-length decoding of native v2 frames (src/huffman/framing.rs) and of our
+// gzip frames' literals. Every block of a frame starts at a bit offset its header (or
+// index) stores, so blocks decode independently: one invocation decodes one block.
+// Two entry points, the same decode:
+// - `main`: a workgroup takes the blocks of one frame (up to WG_SIZE of them), with that
+//   frame's decode table cached in workgroup memory (SHARED_TABLE = true);
+// - `main_global`: a workgroup takes WG_SIZE consecutive blocks of any frames, each
+//   invocation reading its frame's table from `tables` (SHARED_TABLE = false). Real
+//   files have frames of a few blocks (system files: 5-8 of 4 KiB), which leave most of
+//   a `main` workgroup idle.
 // CPU twin: src/huffman/vld.rs `decode_cpu`.
 //
 // Why one invocation per block (and not a workgroup per block in sub-streams): the format
@@ -18,7 +24,7 @@
 struct VldParams {
     n_groups: u32,      // groups (runs of blocks of one frame) in this dispatch
     payload_words: u32, // words of `payload`, READ_AHEAD_WORDS zeros at the end
-    _pad0: u32,
+    n_blocks: u32,      // blocks in this dispatch
     _pad1: u32,
 }
 // keep in sync with src/huffman/vld.rs `VldParams`
@@ -54,7 +60,18 @@ const STATUS_INVALID_CODE: u32 = 1u; // detail: the code's bit in its frame's pa
 const STATUS_OVERRUN: u32 = 2u;      // detail: symbols decoded when it passed its end bit
 const STATUS_WRONG_END: u32 = 3u;    // detail: the bit it ended at
 
+// Where decode tables are read: the workgroup's copy (`main`) or `tables` (`main_global`).
+override SHARED_TABLE: bool = true;
+
 var<workgroup> table: array<u32, TABLE_WORDS>;
+
+// Word `i` of the table that starts at word `base` of `tables`.
+fn table_word(base: u32, i: u32) -> u32 {
+    if SHARED_TABLE {
+        return table[i];
+    }
+    return tables[base + i];
+}
 
 // An output word: stored where this block owns it whole, OR-ed where it shares it.
 fn put_word(index: u32, word: u32, or_into: bool) {
@@ -83,13 +100,13 @@ fn window_at(hi: u32, lo: u32, pos: u32) -> u32 {
 
 // A code longer than the primary table's bits: canonical search by length. Returns
 // (length, symbol), length 0 where no code matches.
-fn long_code(window: u32, max_len: u32) -> vec2<u32> {
+fn long_code(base: u32, window: u32, max_len: u32) -> vec2<u32> {
     var found = vec2<u32>(0u, 0u);
     for (var l = PRIMARY_BITS + 1u; l <= max_len; l++) {
         let at = LONG_AT + 3u * (l - PRIMARY_BITS - 1u);
-        let d = (window >> (32u - l)) - table[at];
-        if d < table[at + 1u] {
-            found = vec2<u32>(l, table[SORTED_AT + table[at + 2u] + d]);
+        let d = (window >> (32u - l)) - table_word(base, at);
+        if d < table_word(base, at + 1u) {
+            found = vec2<u32>(l, table_word(base, SORTED_AT + table_word(base, at + 2u) + d));
             break;
         }
     }
@@ -108,12 +125,12 @@ fn long_code(window: u32, max_len: u32) -> vec2<u32> {
 // load under a branch the kernel measured 29.0 GB/s against 31.3 at 4.5 bits per byte on
 // the H200 (the same at 7 bits).
 
-// Block `b` of a frame whose payload starts at word `frame_word`, its words written by
-// this invocation, OR-ed where shared.
-fn decode_block(b: u32, frame_word: u32) {
+// Block `b` of a frame whose payload starts at word `frame_word` and whose table at word
+// `base` of `tables`, its words written by this invocation, OR-ed where shared.
+fn decode_block(b: u32, frame_word: u32, base: u32) {
     let task = blocks[b];
     let n = task.w & ~LAST_BLOCK;
-    let max_len = table[MAX_LEN_AT];
+    let max_len = table_word(base, MAX_LEN_AT);
     let first = frame_word + (task.x >> 5u);
     var hi = payload[first];
     var lo = payload[first + 1u];
@@ -129,7 +146,7 @@ fn decode_block(b: u32, frame_word: u32) {
     var fault = vec2<u32>(0u, 0u);
     while produced < n {
         let window = window_at(hi, lo, pos);
-        let e = table[window >> (32u - PRIMARY_BITS)];
+        let e = table_word(base, window >> (32u - PRIMARY_BITS));
         // Two symbols where the block has room for them; the primary cases by `select`,
         // without branches, so that a warp's lanes stay together.
         let two = produced + 1u < n;
@@ -137,7 +154,7 @@ fn decode_block(b: u32, frame_word: u32) {
         var count = select(1u, e >> COUNT_AT, two);
         var symbols = select((e >> 8u) & 0xffu, (e >> 8u) & 0xffffu, two);
         if len == 0u {
-            let found = long_code(window, max_len);
+            let found = long_code(base, window, max_len);
             if found.x == 0u {
                 fault = vec2<u32>(STATUS_INVALID_CODE, bit);
                 break;
@@ -189,7 +206,36 @@ fn main(inv: Invocation) {
         let group = groups[g];
         begin_group(inv, group);
         if inv.lid < group.y {
-            decode_block(group.x + inv.lid, group.w);
+            decode_block(group.x + inv.lid, group.w, 0u);
+        }
+    }
+}
+
+// The group holding block `b`: groups cover the blocks in order, so a binary search over
+// their first blocks (a dozen loads, once per block of thousands of steps).
+fn group_of(b: u32) -> vec4<u32> {
+    var lo = 0u;
+    var hi = params.n_groups;
+    while hi - lo > 1u {
+        let mid = (lo + hi) / 2u;
+        if groups[mid].x <= b {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    return groups[lo];
+}
+
+// Needs SHARED_TABLE = false (the workgroup's table is never filled here).
+@compute @workgroup_size(WG_SIZE)
+fn main_global(inv: Invocation) {
+    let grid = workgroup_grid(inv);
+    for (var first = grid.x * WG_SIZE; first < params.n_blocks; first += grid.y * WG_SIZE) {
+        let b = first + inv.lid;
+        if b < params.n_blocks {
+            let group = group_of(b);
+            decode_block(b, group.w, group.z * TABLE_WORDS);
         }
     }
 }

@@ -56,6 +56,8 @@ const READ_AHEAD_WORDS: u64 = 4;
 const MAX_FRAME_BITS: u64 = u32::MAX as u64 - 96;
 /// Bytes of the payload upload one task writes ([`VldPlan::write_payload`]).
 const PAYLOAD_PART: usize = 256 << 10;
+/// Where [`VldDecoder`] reads its tables unless told.
+const DEFAULT_TABLES: VldTables = VldTables::Workgroup;
 /// Largest block [`VldDecoder::takes_blocks_of`] takes to the GPU.
 pub(crate) const MAX_GPU_BLOCK_SYMBOLS: u64 = 1 << 20;
 
@@ -65,7 +67,7 @@ pub(crate) const MAX_GPU_BLOCK_SYMBOLS: u64 = 1 << 20;
 struct VldParams {
     n_groups: u32,
     payload_words: u32,
-    _pad0: u32,
+    n_blocks: u32,
     _pad1: u32,
 }
 
@@ -479,11 +481,24 @@ fn decode_block_cpu(table: &[u32], words: &[u32], task: &[u32; 4]) -> (Vec<u8>, 
     (out, status)
 }
 
+/// Where the kernel reads a frame's decode table (shaders/huffman/vld.wgsl's entry
+/// points).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum VldTables {
+    /// A workgroup per run of one frame's blocks, its table copied into workgroup memory
+    /// (`main`).
+    Workgroup,
+    /// A workgroup per run of consecutive blocks of any frames, each invocation reading
+    /// its frame's table from the storage buffer (`main_global`).
+    Global,
+}
+
 /// The VLD decoder on one GPU.
 pub struct VldDecoder<'g> {
     gpu: &'g Gpu,
-    /// Invocations per workgroup: blocks of one frame decoded together.
+    /// Invocations per workgroup.
     workgroup_size: u32,
+    tables: VldTables,
     profile: bool,
 }
 
@@ -515,8 +530,15 @@ impl<'g> VldDecoder<'g> {
         VldDecoder {
             gpu,
             workgroup_size: 64,
+            tables: DEFAULT_TABLES,
             profile: false,
         }
+    }
+
+    /// Decode with the tables read from `tables`.
+    pub fn with_tables(mut self, tables: VldTables) -> Self {
+        self.tables = tables;
+        self
     }
 
     /// Time the kernel with timestamp queries ([`VldReport::timings`]).
@@ -620,7 +642,7 @@ impl GpuStage for VldDecoder<'_> {
         let params = VldParams {
             n_groups: plan.groups.len() as u32,
             payload_words: plan.payload_words as u32,
-            _pad0: 0,
+            n_blocks: plan.blocks.len() as u32,
             _pad1: 0,
         };
         let params = wgpu::util::DeviceExt::create_buffer_init(
@@ -672,7 +694,15 @@ impl GpuStage for VldDecoder<'_> {
         }
         if !plan.groups.is_empty() {
             let wg = ("WG_SIZE", self.workgroup_size as f64);
-            let built = gpu.pipeline(&VLD, "main", &[wg])?;
+            let (entry, shared, workgroups) = match self.tables {
+                VldTables::Workgroup => ("main", 1.0, plan.groups.len()),
+                VldTables::Global => (
+                    "main_global",
+                    0.0,
+                    plan.blocks.len().div_ceil(self.workgroup_size as usize),
+                ),
+            };
+            let built = gpu.pipeline(&VLD, entry, &[wg, ("SHARED_TABLE", shared)])?;
             let bind = gpu.bind(
                 &built,
                 &[
@@ -685,7 +715,7 @@ impl GpuStage for VldDecoder<'_> {
                     (6, bytes_of(&status, plan.blocks.len() as u64 * 8)),
                 ],
             );
-            let groups = (plan.groups.len() as u32)
+            let groups = (workgroups as u32)
                 .min(gpu.limits.max_compute_workgroups_per_dimension)
                 .min(65535);
             let timestamp_writes = profiler.pass("vld");

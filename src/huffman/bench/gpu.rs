@@ -277,7 +277,7 @@ pub(super) fn bench_vld(
     push: Push,
 ) -> Result<()> {
     use crate::gpu::GpuStage;
-    use crate::huffman::vld::VldDecoder;
+    use crate::huffman::vld::{VldDecoder, VldTables};
     let file = native_file(case, cuvle)?;
     let frames = crate::huffman::framed_decode::read_all_frames(&file)?;
     let views: Vec<_> = frames.iter().map(|f| f.view()).collect();
@@ -292,9 +292,11 @@ pub(super) fn bench_vld(
             case.data.len()
         )));
     }
-    {
-        let variant = "vld";
-        let dec = VldDecoder::new(gpu).profiled();
+    for (variant, tables) in [
+        ("vld", VldTables::Workgroup),
+        ("vld-global", VldTables::Global),
+    ] {
+        let dec = VldDecoder::new(gpu).with_tables(tables).profiled();
         let uploaded = block_on(dec.upload(&views[..]))?;
         let b = best_checked(
             case.runs,
