@@ -398,7 +398,7 @@ impl<'r, R: Read> Walk<'r, R> {
 const GPU_DECODERS: usize = 2;
 
 /// Output bytes of a GPU batch at most (see [`GPU_DECODERS`]).
-pub(crate) const GPU_BATCH_BYTES: usize = 32 << 20;
+const GPU_BATCH_BYTES: usize = 32 << 20;
 
 /// Decodes a native v2 stream from `r`, positioned after the first frame's magic and
 /// version, into `w`, about `batch_bytes` of output at a time, on `gpu` (the VLD kernel)

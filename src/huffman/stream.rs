@@ -284,6 +284,12 @@ fn gzip_members<R: BufRead>(
     Ok(done)
 }
 
+/// Output bytes of a gzip batch on a GPU at most. On the H200 (4 GiB of system files,
+/// docs/results.md, "Ninth pass"), 16 MiB decoded in 1.15-1.23 s at 328-344 MiB of peak
+/// memory (wgpu) against 1.21-1.24 s at 605 MiB with 32 MiB, and 1.28-1.29 s with 8 MiB.
+#[cfg(not(target_arch = "wasm32"))]
+const GZIP_GPU_BATCH_BYTES: usize = 16 << 20;
+
 /// The member loop, with decoder threads (indexed frames on all cores, or on `gpu`) and
 /// a writer thread behind them. `head` holds the first bytes of the first member, already
 /// read.
@@ -297,7 +303,7 @@ fn gzip_members<R: BufRead>(
     file: Option<FileFrames<'_, R>>,
 ) -> Result<Decompressed> {
     let batch_bytes = match gpu {
-        Some(_) => batch_bytes.min(super::framed_decode::GPU_BATCH_BYTES),
+        Some(_) => batch_bytes.min(GZIP_GPU_BATCH_BYTES),
         None => batch_bytes,
     };
     // Two decoders take the jobs in turn (a member is one batch, and one decoder alone
