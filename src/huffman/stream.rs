@@ -285,8 +285,9 @@ fn gzip_members<R: BufRead>(
 }
 
 /// Output bytes of a gzip batch on a GPU at most. On the H200 (4 GiB of system files,
-/// docs/results.md, "Ninth pass"), 16 MiB decoded in 1.15-1.23 s at 328-344 MiB of peak
-/// memory (wgpu) against 1.21-1.24 s at 605 MiB with 32 MiB, and 1.28-1.29 s with 8 MiB.
+/// docs/results.md, "Ninth pass"), 16 MiB decoded in 1.15-1.23 s at 321-336 MiB of peak
+/// memory (wgpu) against 1.21-1.24 s at 590-591 MiB with 32 MiB, and 1.28-1.29 s with 8
+/// MiB.
 #[cfg(not(target_arch = "wasm32"))]
 const GZIP_GPU_BATCH_BYTES: usize = 16 << 20;
 
