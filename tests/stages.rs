@@ -283,7 +283,15 @@ fn vld_equals_its_twin() {
         for (what, cases) in vld_rounds() {
             let frames = vld_frames(&cases);
             check(&format!("{what}, {tables:?}"), &decoder, &frames[..]);
-            faulty += usize::from(!decoder.cpu(&frames[..]).unwrap().errors.is_empty());
+            let twin = decoder.cpu(&frames[..]).unwrap();
+            faulty += usize::from(!twin.errors.is_empty());
+            // The frames' CRC32s (folded from the blocks') are the frames' own.
+            if twin.errors.is_empty() {
+                let crcs = twin.frame_crcs.expect("frame CRC32s");
+                for (r, crc) in twin.frames.iter().zip(crcs) {
+                    assert_eq!(crc32fast::hash(&twin.bytes[r.clone()]), crc, "{what}");
+                }
+            }
         }
         assert!(faulty > 0, "no damaged case reached the kernel's checks");
     }
@@ -304,6 +312,11 @@ fn vld_cuda_equals_its_twin() {
     for (what, cases) in vld_rounds() {
         let frames = vld_frames(&cases);
         let want = parvlc::huffman::vld::decode_cpu(&frames).unwrap();
+        // The CUDA twin takes no block CRC32s: its caller checksums on the CPU.
+        let want = parvlc::huffman::vld::VldOutput {
+            frame_crcs: None,
+            ..want
+        };
         let got = decoder.decode(&frames).unwrap();
         assert!(
             got == want,

@@ -45,6 +45,9 @@ struct VldParams {
 @group(0) @binding(5) var<storage, read_write> output: array<atomic<u32>>;
 // Per block: (status, detail); (0, 0) when the block decoded to exactly its end bit.
 @group(0) @binding(6) var<storage, read_write> status: array<vec2<u32>>;
+// Per block: the CRC32 of its output bytes (`block_crcs`), which the host folds into each
+// frame's (src/crc.rs).
+@group(0) @binding(7) var<storage, read_write> crcs: array<u32>;
 
 // keep in sync with src/huffman/vld.rs
 const PRIMARY_BITS: u32 = 11u;
@@ -236,6 +239,69 @@ fn main_global(inv: Invocation) {
         if b < params.n_blocks {
             let group = group_of(b);
             decode_block(b, group.w, group.z * TABLE_WORDS);
+        }
+    }
+}
+
+// CRC32 (IEEE, reflected, as gzip) by four tables of 256 (slicing by 4), built by the
+// workgroup: table k is the register's image of a byte k bytes ahead.
+var<workgroup> crc_table: array<u32, 1024>;
+
+fn build_crc_tables(inv: Invocation) {
+    for (var i = inv.lid; i < 256u; i += WG_SIZE) {
+        var c = i;
+        for (var k = 0u; k < 8u; k++) {
+            c = (c >> 1u) ^ select(0u, 0xedb88320u, (c & 1u) != 0u);
+        }
+        crc_table[i] = c;
+    }
+    for (var t = 1u; t < 4u; t++) {
+        workgroupBarrier();
+        for (var i = inv.lid; i < 256u; i += WG_SIZE) {
+            let prev = crc_table[(t - 1u) * 256u + i];
+            crc_table[t * 256u + i] = (prev >> 8u) ^ crc_table[prev & 0xffu];
+        }
+    }
+    workgroupBarrier();
+}
+
+// Byte `i` of the output.
+fn output_byte(i: u32) -> u32 {
+    return (atomicLoad(&output[i >> 2u]) >> (8u * (i & 3u))) & 0xffu;
+}
+
+fn crc_byte(c: u32, byte: u32) -> u32 {
+    return (c >> 8u) ^ crc_table[(c ^ byte) & 0xffu];
+}
+
+// After `main` (or `main_global`), in a dispatch of its own: each invocation the CRC32 of
+// one block's output bytes, by bytes up to a word boundary, then by words.
+@compute @workgroup_size(WG_SIZE)
+fn block_crcs(inv: Invocation) {
+    build_crc_tables(inv);
+    let grid = workgroup_grid(inv);
+    for (var first = grid.x * WG_SIZE; first < params.n_blocks; first += grid.y * WG_SIZE) {
+        let b = first + inv.lid;
+        if b < params.n_blocks {
+            let task = blocks[b];
+            var at = task.z;
+            let end = task.z + (task.w & ~LAST_BLOCK);
+            var c = 0xffffffffu;
+            while at < end && (at & 3u) != 0u {
+                c = crc_byte(c, output_byte(at));
+                at++;
+            }
+            while at + 4u <= end {
+                let x = c ^ atomicLoad(&output[at >> 2u]);
+                c = crc_table[768u + (x & 0xffu)] ^ crc_table[512u + ((x >> 8u) & 0xffu)]
+                    ^ crc_table[256u + ((x >> 16u) & 0xffu)] ^ crc_table[x >> 24u];
+                at += 4u;
+            }
+            while at < end {
+                c = crc_byte(c, output_byte(at));
+                at++;
+            }
+            crcs[b] = ~c;
         }
     }
 }

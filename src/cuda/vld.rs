@@ -233,7 +233,7 @@ impl<'c> CudaVldDecoder<'c> {
         } else {
             Vec::new()
         };
-        Ok((plan.output(bytes, &status), seconds))
+        Ok((plan.output(bytes, &status, None), seconds))
     }
 
     /// Upload, decode and read back one batch.

@@ -1,8 +1,8 @@
 //! Our gzip frames on a GPU, wgpu's or CUDA's ([`super::vld`]): each frame's code read on
 //! the CPU cores, its literals decoded by the VLD kernel a block per invocation, from the
 //! offsets its index entry (version 2, [`super::gzip_index`]) lists, then what follows
-//! its literals (the end-of-block code, the empty stored block) and its CRC32 checked on
-//! the CPU cores. The kernel takes DEFLATE's codes as they are: the payload's bytes go up
+//! its literals (the end-of-block code, the empty stored block) checked on the CPU cores,
+//! and its CRC32 (folded from its blocks' on wgpu, on the CPU cores after CUDA). The kernel takes DEFLATE's codes as they are: the payload's bytes go up
 //! bit-reversed, and the end-of-block code keeps its place in the canonical order as a
 //! code that no block may decode. What the GPU accepts, [`super::inflate_frame`] accepts
 //! too: the same header checks, every block must end exactly at the next one's offset,
@@ -95,6 +95,13 @@ pub(crate) async fn decode_frames(
                         format!("block {} {}", e.block, e.fault),
                     ));
                 }
+                // Taken on the GPU where the decoder does (wgpu); else after the copy.
+                if let Some(crcs) = &decoded.frame_crcs {
+                    for (i, (&crc, (e, _))) in crcs.iter().zip(&frames[r.clone()]).enumerate() {
+                        check_crc(e, crc, r.start + i, name)?;
+                    }
+                }
+                let crcs_done = decoded.frame_crcs.is_some();
                 let at = out.len();
                 // Frames lie from word boundaries; one batch of whole words (all but
                 // the input's last frame) is the output as it came back.
@@ -117,7 +124,9 @@ pub(crate) async fn decode_frames(
                     #[cfg(feature = "cuda")]
                     DecodeGpu::Cuda(c) => c.recycle_host_vec(bytes),
                 }
-                check_crcs(&frames[r.clone()], &out[at..], r.start, name)?;
+                if !crcs_done {
+                    check_crcs(&frames[r.clone()], &out[at..], r.start, name)?;
+                }
                 check_ms += ms(t_gpu, crate::gpu::clock());
             }
             Run::Cpu(r) => {
@@ -184,6 +193,25 @@ fn prepare<'a>(entry: &IndexEntry, data: &'a [u8]) -> Result<Prepared<'a>> {
     })
 }
 
+/// A frame's checksum, `computed`, against its entry's.
+fn check_crc(
+    e: &IndexEntry,
+    computed: u32,
+    i: usize,
+    name: &(dyn Fn(usize, String) -> Error + Sync),
+) -> Result<()> {
+    if computed != e.crc32 {
+        return Err(name(
+            i,
+            format!(
+                "checksum mismatch (index {:08x}, computed {computed:08x})",
+                e.crc32
+            ),
+        ));
+    }
+    Ok(())
+}
+
 /// Each frame's checksum against its entry, `out` their output one after the other.
 fn check_crcs(
     frames: &[(&IndexEntry, &[u8])],
@@ -205,16 +233,6 @@ fn check_crcs(
         .zip(frames.par_iter())
         .enumerate()
         .try_for_each(|(i, (&(at, len), (e, _)))| {
-            let computed = crc32fast::hash(&out[at..at + len]);
-            if computed != e.crc32 {
-                return Err(name(
-                    first + i,
-                    format!(
-                        "checksum mismatch (index {:08x}, computed {computed:08x})",
-                        e.crc32
-                    ),
-                ));
-            }
-            Ok(())
+            check_crc(e, crc32fast::hash(&out[at..at + len]), first + i, name)
         })
 }

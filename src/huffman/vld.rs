@@ -135,6 +135,9 @@ pub struct VldOutput {
     pub bytes: Vec<u8>,
     pub frames: Vec<Range<usize>>,
     pub errors: Vec<BlockError>,
+    /// Each frame's CRC32, folded from the CRC32s the decoder took of its blocks (None
+    /// from a decoder that takes none: the CUDA twin's, whose caller checksums on the CPU).
+    pub frame_crcs: Option<Vec<u32>>,
 }
 
 /// A batch laid out for the kernel, its codes checked: one task per block, groups of
@@ -365,8 +368,14 @@ impl VldPlan {
         }
     }
 
-    /// The errors in the per-block statuses, and the output unless there are any.
-    pub(crate) fn output(&self, bytes: Vec<u8>, status: &[[u32; 2]]) -> VldOutput {
+    /// The errors in the per-block statuses, and the output unless there are any, with
+    /// each frame's CRC32 where `block_crcs` gives every block's.
+    pub(crate) fn output(
+        &self,
+        bytes: Vec<u8>,
+        status: &[[u32; 2]],
+        block_crcs: Option<&[u32]>,
+    ) -> VldOutput {
         let mut errors = Vec::new();
         for (frame, w) in self.first_block.windows(2).enumerate() {
             let blocks = self.blocks[w[0]..w[1]].iter().zip(&status[w[0]..w[1]]);
@@ -391,11 +400,27 @@ impl VldPlan {
                 });
             }
         }
+        let frame_crcs = block_crcs
+            .filter(|c| errors.is_empty() && c.len() == self.blocks.len())
+            .map(|crcs| self.frame_crcs(crcs));
         VldOutput {
             bytes: if errors.is_empty() { bytes } else { Vec::new() },
             frames: self.frame_out.clone(),
             errors,
+            frame_crcs,
         }
+    }
+
+    /// Each frame's CRC32 from its blocks' (src/crc.rs), the frames on all cores.
+    fn frame_crcs(&self, block_crcs: &[u32]) -> Vec<u32> {
+        use rayon::prelude::*;
+        self.first_block
+            .par_windows(2)
+            .map(|w| {
+                let blocks = self.blocks[w[0]..w[1]].iter().zip(&block_crcs[w[0]..w[1]]);
+                crate::crc::concat(blocks.map(|(task, &crc)| (crc, (task[3] & !LAST_BLOCK) as u64)))
+            })
+            .collect()
     }
 }
 
@@ -418,12 +443,16 @@ pub fn decode_cpu(frames: &[VldFrame<'_>]) -> Result<VldOutput> {
         .collect();
     let mut bytes = vec![0u8; plan.out_bytes as usize];
     let mut status = Vec::with_capacity(results.len());
+    let mut crcs = Vec::with_capacity(results.len());
     for (task, (out, s)) in plan.blocks.iter().zip(results) {
         let at = task[2] as usize;
         bytes[at..at + out.len()].copy_from_slice(&out);
         status.push(s);
+        // As `block_crcs`: the block's bytes in the output (whole where it decoded).
+        let n = (task[3] & !LAST_BLOCK) as usize;
+        crcs.push(crc32fast::hash(&bytes[at..at + n]));
     }
-    Ok(plan.output(bytes, &status))
+    Ok(plan.output(bytes, &status, Some(&crcs)))
 }
 
 /// One block as vld.wgsl `decode_block` walks it, `words` from its frame's first payload
@@ -516,6 +545,7 @@ pub struct VldUploaded {
 pub struct VldPending {
     output: PooledBuffer,
     status: PooledBuffer,
+    crcs: PooledBuffer,
     profiler: Profiler,
 }
 
@@ -688,7 +718,8 @@ impl GpuStage for VldDecoder<'_> {
             | wgpu::BufferUsages::COPY_DST;
         let output = gpu.pooled_buffer(plan.out_bytes.max(16), usage);
         let status = gpu.pooled_buffer((plan.blocks.len() as u64 * 8).max(16), usage);
-        let mut profiler = Profiler::new(gpu, if self.profile { 1 } else { 0 });
+        let crcs = gpu.pooled_buffer((plan.blocks.len() as u64 * 4).max(16), usage);
+        let mut profiler = Profiler::new(gpu, if self.profile { 2 } else { 0 });
         if plan.clear {
             encoder.clear_buffer(&output, 0, None);
         }
@@ -713,6 +744,7 @@ impl GpuStage for VldDecoder<'_> {
                     (4, bytes_of(&up.groups, plan.groups.len() as u64 * 16)),
                     (5, bytes_of(&output, plan.out_bytes)),
                     (6, bytes_of(&status, plan.blocks.len() as u64 * 8)),
+                    (7, bytes_of(&crcs, plan.blocks.len() as u64 * 4)),
                 ],
             );
             let groups = (workgroups as u32)
@@ -726,11 +758,26 @@ impl GpuStage for VldDecoder<'_> {
             pass.set_pipeline(&built.pipeline);
             pass.set_bind_group(0, &bind, &[]);
             pass.dispatch_workgroups(groups, 1, 1);
+            drop(pass);
+            // Then each block's CRC32, in a pass of its own (timed apart).
+            let checksums = gpu.pipeline(&VLD, "block_crcs", &[wg])?;
+            let workgroups = (plan.blocks.len().div_ceil(self.workgroup_size as usize) as u32)
+                .min(gpu.limits.max_compute_workgroups_per_dimension)
+                .min(65535);
+            let timestamp_writes = profiler.pass("crc");
+            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some(VLD.label),
+                timestamp_writes,
+            });
+            pass.set_pipeline(&checksums.pipeline);
+            pass.set_bind_group(0, &bind, &[]);
+            pass.dispatch_workgroups(workgroups, 1, 1);
         }
         profiler.resolve(encoder);
         Ok(VldPending {
             output,
             status,
+            crcs,
             profiler,
         })
     }
@@ -745,15 +792,17 @@ impl GpuStage for VldDecoder<'_> {
         let mut back = self
             .gpu
             .read_buffers(&[
+                (&pending.crcs, 0, plan.blocks.len() as u64 * 4),
                 (&pending.status, 0, plan.blocks.len() as u64 * 8),
                 (&pending.output, 0, plan.out_bytes),
             ])
             .await?;
         let bytes = back.pop().unwrap_or_default();
         let status: Vec<[u32; 2]> = bytemuck::pod_collect_to_vec(&back.pop().unwrap_or_default());
+        let crcs: Vec<u32> = bytemuck::pod_collect_to_vec(&back.pop().unwrap_or_default());
         let timings = pending.profiler.timings(self.gpu).await?;
         Ok(VldReport {
-            output: plan.output(bytes, &status),
+            output: plan.output(bytes, &status, Some(&crcs)),
             timings,
         })
     }

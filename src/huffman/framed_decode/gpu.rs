@@ -110,7 +110,8 @@ pub(super) async fn decode_batch_gpu(gpu: DecodeGpu<'_>, frames: &[Frame]) -> Re
 }
 
 /// Frames decoded in one dispatch, then checked: every block's end (on the GPU), the
-/// padding and each frame's CRC32 (on the CPU cores, for now).
+/// padding (on the CPU cores) and each frame's CRC32 (folded from the blocks' that wgpu's
+/// decoder takes; on the CPU cores after CUDA's).
 async fn decode_run_gpu(
     dec: &Decoder<'_>,
     frames: &[Frame],
@@ -129,11 +130,19 @@ async fn decode_run_gpu(
     if let Some(e) = out.errors.first() {
         return Err(frames[e.frame].corrupt(format!("block {} {}", e.block, e.fault)));
     }
-    let crcs = frames
-        .par_iter()
-        .zip(out.frames.par_iter())
-        .map(|(f, range)| f.check_crc(&out.bytes[range.clone()]))
-        .collect::<Result<Vec<_>>>()?;
+    let crcs = match &out.frame_crcs {
+        // Taken on the GPU.
+        Some(crcs) => frames
+            .iter()
+            .zip(crcs)
+            .map(|(f, &crc)| f.check_crc_of(crc32fast::Hasher::new_with_initial_len(crc, f.len)))
+            .collect::<Result<Vec<_>>>()?,
+        None => frames
+            .par_iter()
+            .zip(out.frames.par_iter())
+            .map(|(f, range)| f.check_crc(&out.bytes[range.clone()]))
+            .collect::<Result<Vec<_>>>()?,
+    };
     if let (Some(t0), Some(t1), Some(t2), Some(t3)) = (t0, t1, t2, crate::gpu::clock()) {
         let ms = |a: std::time::Instant, b: std::time::Instant| (b - a).as_secs_f64() * 1e3;
         log::debug!(
