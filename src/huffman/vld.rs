@@ -10,8 +10,9 @@
 //! `vld/table.rs`), and one task per block. The kernel decodes a block per invocation
 //! (a workgroup: up to 64 blocks of one frame), writing its own output words, and
 //! reports per block whether it ended exactly at its end bit; the host turns any report
-//! into an error naming the frame and the block, never into output. Frame CRC32s are the
-//! caller's, on the CPU cores ([`super::framed_decode`]).
+//! into an error naming the frame and the block, never into output. A second pass
+//! (`block_crcs`) takes each block's CRC32, which the host folds into each frame's
+//! ([`crate::crc`]) for the caller to check.
 //!
 //! The table (`TABLE_WORDS` words, workgroup memory on the GPU): an 11-bit primary table
 //! whose entries give one symbol, or two where both codes fit the 11 bits, with the step
