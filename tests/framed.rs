@@ -7,7 +7,7 @@ mod common;
 
 use std::io::{Read, Write};
 
-use common::gzip_members::{members, with_index_v1, without_index};
+use common::gzip_members::{members, with_index_v1, without_index, ENTRY_FIELDS};
 use common::judges::{flate2_decode, gzip_tool_decode, gzip_tool_encode, gzip_tool_test};
 use common::rng::Rng;
 use parvlc::huffman::compress::{compress_cpu, decompress, Format};
@@ -603,13 +603,7 @@ fn a_wrong_index_a_truncated_member_or_a_wrong_crc_is_an_error() {
             if out == data { "right" } else { "WRONG" }
         ),
     };
-    for (field, name) in [
-        (0usize, "length"),
-        (4, "compressed bytes"),
-        (8, "crc32"),
-        (12, "first literal's bit"),
-        (16, "literals' bits"),
-    ] {
+    for (field, name) in ENTRY_FIELDS {
         for delta in [1u32, 0xffff_ffff, 0x100] {
             let mut bad = bytes.clone();
             let at = entry(1) + field;

@@ -22,9 +22,6 @@ use crate::{Error, Result};
 const MAX_IDLE: usize = 8;
 /// Idle pinned bytes kept at most: page-locked memory is taken from the whole machine.
 const MAX_IDLE_PINNED: usize = 512 << 20;
-/// Host vectors kept for reuse at most (as the wgpu pool's).
-const HOST_POOL_MAX: usize = 4;
-
 /// A buffer's size in bytes, for the free lists.
 pub(crate) trait Bytes {
     fn bytes(&self) -> usize;
@@ -105,7 +102,7 @@ impl Drop for Pinned {
 pub(crate) struct CudaPool {
     device: Mutex<FreeList<CudaSlice<u8>>>,
     pinned: Mutex<FreeList<Pinned>>,
-    host: Mutex<Vec<Vec<u8>>>,
+    host: crate::gpu::HostVecs,
 }
 
 impl CudaPool {
@@ -113,7 +110,7 @@ impl CudaPool {
         Arc::new(CudaPool {
             device: Mutex::new(FreeList::new((total_memory / 8) as usize)),
             pinned: Mutex::new(FreeList::new(MAX_IDLE_PINNED)),
-            host: Mutex::new(Vec::new()),
+            host: Default::default(),
         })
     }
 }
@@ -264,24 +261,13 @@ impl CudaGpu {
     /// A host vector of `len` bytes for the caller to overwrite whole, reusing one given
     /// back ([`CudaGpu::recycle_host_vec`]) where one is large enough.
     pub(crate) fn host_vec(&self, len: usize) -> Vec<u8> {
-        let reused = self.pool.host.lock().ok().and_then(|mut h| {
-            let i = h.iter().position(|v| v.capacity() >= len)?;
-            Some(h.swap_remove(i))
-        });
-        let mut v = reused.unwrap_or_default();
-        v.truncate(len);
-        v.resize(len, 0);
-        v
+        self.pool.host.take(len)
     }
 
     /// Give back a vector that a decode returned (a batch's output once written), so that
     /// the next readback reuses its pages instead of faulting in fresh ones.
     pub fn recycle_host_vec(&self, v: Vec<u8>) {
-        if let Ok(mut h) = self.pool.host.lock() {
-            if h.len() < HOST_POOL_MAX {
-                h.push(v);
-            }
-        }
+        self.pool.host.give(v);
     }
 
     /// Drop every idle pooled buffer.
@@ -289,9 +275,7 @@ impl CudaGpu {
         let device = self.pool.device.lock().map(|mut f| f.clear());
         let pinned = self.pool.pinned.lock().map(|mut f| f.clear());
         drop((device, pinned));
-        if let Ok(mut h) = self.pool.host.lock() {
-            h.clear();
-        }
+        self.pool.host.clear();
     }
 }
 

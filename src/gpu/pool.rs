@@ -11,14 +11,50 @@ type FreeLists = Arc<Mutex<HashMap<(u64, wgpu::BufferUsages), Vec<wgpu::Buffer>>
 #[derive(Default)]
 pub(crate) struct BufferPool {
     free: FreeLists,
-    /// Host vectors that readbacks copy into, given back by their consumers: a stream
-    /// reads back a chunk's output every few milliseconds, and fresh pages for each cost
-    /// more (page faults, zeroing) than the copy itself.
-    host: Mutex<Vec<Vec<u8>>>,
+    /// Host vectors that readbacks copy into, given back by their consumers.
+    pub(crate) host: HostVecs,
 }
 
 /// Host vectors kept for reuse at most.
 const HOST_POOL_MAX: usize = 4;
+
+/// Host vectors given back for reuse (wgpu's and CUDA's readbacks): a stream reads back a
+/// chunk's output every few milliseconds, and fresh pages for each cost more (page
+/// faults, zeroing) than the copy itself.
+#[derive(Default)]
+pub(crate) struct HostVecs(Mutex<Vec<Vec<u8>>>);
+
+impl HostVecs {
+    /// A vector of `len` bytes for the caller to overwrite whole, reusing one given back
+    /// if one is large enough: its old bytes are kept where they reach (zeroing a 16 MiB
+    /// readback first cost a serial pass over it), zeros past them.
+    #[cfg_attr(target_arch = "wasm32", allow(dead_code))]
+    pub(crate) fn take(&self, len: usize) -> Vec<u8> {
+        let reused = self.0.lock().ok().and_then(|mut h| {
+            let i = h.iter().position(|v| v.capacity() >= len)?;
+            Some(h.swap_remove(i))
+        });
+        let mut v = reused.unwrap_or_default();
+        v.truncate(len);
+        v.resize(len, 0);
+        v
+    }
+
+    /// Keep `v` for a later [`HostVecs::take`] (up to a few).
+    pub(crate) fn give(&self, v: Vec<u8>) {
+        if let Ok(mut h) = self.0.lock() {
+            if h.len() < HOST_POOL_MAX {
+                h.push(v);
+            }
+        }
+    }
+
+    pub(crate) fn clear(&self) {
+        if let Ok(mut h) = self.0.lock() {
+            h.clear();
+        }
+    }
+}
 
 /// A buffer on loan from the pool; it goes back when dropped.
 pub struct PooledBuffer {
@@ -91,34 +127,19 @@ impl Gpu {
         if let Ok(mut f) = self.pool.free.lock() {
             f.clear();
         }
-        if let Ok(mut h) = self.pool.host.lock() {
-            h.clear();
-        }
+        self.pool.host.clear();
     }
 
-    /// A host vector of `len` bytes for the caller to overwrite whole, reusing one given
-    /// back if one is large enough: its old bytes are kept where they reach (zeroing a
-    /// 16 MiB readback first cost a serial pass over it), zeros past them.
+    /// A host vector of `len` bytes for the caller to overwrite whole ([`HostVecs::take`]).
     #[cfg(not(target_arch = "wasm32"))]
     pub(crate) fn host_vec(&self, len: usize) -> Vec<u8> {
-        let reused = self.pool.host.lock().ok().and_then(|mut h| {
-            let i = h.iter().position(|v| v.capacity() >= len)?;
-            Some(h.swap_remove(i))
-        });
-        let mut v = reused.unwrap_or_default();
-        v.truncate(len);
-        v.resize(len, 0);
-        v
+        self.pool.host.take(len)
     }
 
     /// Give back a vector that a readback returned (a chunk's output once written), so
     /// that the next readback reuses its pages.
     pub fn recycle_host_vec(&self, v: Vec<u8>) {
-        if let Ok(mut h) = self.pool.host.lock() {
-            if h.len() < HOST_POOL_MAX {
-                h.push(v);
-            }
-        }
+        self.pool.host.give(v);
     }
 }
 

@@ -748,31 +748,25 @@ impl GpuStage for VldDecoder<'_> {
                     (7, bytes_of(&crcs, plan.blocks.len() as u64 * 4)),
                 ],
             );
-            let groups = (workgroups as u32)
-                .min(gpu.limits.max_compute_workgroups_per_dimension)
-                .min(65535);
-            let timestamp_writes = profiler.pass("vld");
-            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                label: Some(VLD.label),
-                timestamp_writes,
-            });
-            pass.set_pipeline(&built.pipeline);
-            pass.set_bind_group(0, &bind, &[]);
-            pass.dispatch_workgroups(groups, 1, 1);
-            drop(pass);
-            // Then each block's CRC32, in a pass of its own (timed apart).
+            // A pass each, timed apart: the decode, then each block's CRC32. The entry
+            // points stride over their work, so the grid is capped.
+            let mut dispatch = |name: &'static str, pipeline: &wgpu::ComputePipeline, n: usize| {
+                let timestamp_writes = profiler.pass(name);
+                let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                    label: Some(VLD.label),
+                    timestamp_writes,
+                });
+                pass.set_pipeline(pipeline);
+                pass.set_bind_group(0, &bind, &[]);
+                let grid = (n as u32)
+                    .min(gpu.limits.max_compute_workgroups_per_dimension)
+                    .min(65535);
+                pass.dispatch_workgroups(grid, 1, 1);
+            };
+            dispatch("vld", &built.pipeline, workgroups);
             let checksums = gpu.pipeline(&VLD, "block_crcs", &[wg])?;
-            let workgroups = (plan.blocks.len().div_ceil(self.workgroup_size as usize) as u32)
-                .min(gpu.limits.max_compute_workgroups_per_dimension)
-                .min(65535);
-            let timestamp_writes = profiler.pass("crc");
-            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                label: Some(VLD.label),
-                timestamp_writes,
-            });
-            pass.set_pipeline(&checksums.pipeline);
-            pass.set_bind_group(0, &bind, &[]);
-            pass.dispatch_workgroups(workgroups, 1, 1);
+            let per_block = plan.blocks.len().div_ceil(self.workgroup_size as usize);
+            dispatch("crc", &checksums.pipeline, per_block);
         }
         profiler.resolve(encoder);
         Ok(VldPending {

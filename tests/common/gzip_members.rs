@@ -4,6 +4,25 @@
 
 use parvlc::huffman::gzip_index::{member_header, read_member_header, IndexEntry};
 
+/// The fields of a version-2 index entry before its block offsets: offset, name.
+pub const ENTRY_FIELDS: [(usize, &str); 5] = [
+    (0, "length"),
+    (4, "compressed bytes"),
+    (8, "crc32"),
+    (12, "first literal's bit"),
+    (16, "literals' bits"),
+];
+
+/// `gz`, then the same members without their index, then gzip's own member of `data` (the
+/// input of `gz`), then `gz` again: ours among foreign members, and the input it gives.
+pub fn ours_among_foreign(gz: &[u8], data: &[u8]) -> (Vec<u8>, Vec<u8>) {
+    let mut all = gz.to_vec();
+    all.extend(without_index(gz));
+    all.extend(super::judges::gzip_tool_encode(data));
+    all.extend(gz);
+    (all, data.repeat(4))
+}
+
 /// A gzip member of ours, as its header says: where it starts, its header's length and
 /// its frame index.
 pub struct Member {
