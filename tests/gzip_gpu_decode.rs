@@ -7,7 +7,7 @@
 mod common;
 
 use common::cli::{parvlc, scratch, stderr};
-use common::gzip_members::{members, ours_among_foreign, with_index_v1, ENTRY_FIELDS};
+use common::gzip_members::{members, ours_among_foreign, with_index_v1, Member, ENTRY_FIELDS};
 use common::judges::gzip_tool_decode;
 use parvlc::huffman::compress::Format;
 use parvlc::huffman::cuvle::CuvleConfig;
@@ -186,6 +186,20 @@ fn ms(all: &[u8]) -> u64 {
         .members
 }
 
+/// 40,000 bytes as our gzip in small members, its second member, and in that member a
+/// frame of four blocks or more: the corruption cases' input.
+fn with_a_four_block_frame() -> (Vec<u8>, Vec<u8>, Member, usize) {
+    let data = testdata::generate(40_000, 4.5, 13);
+    let gz = gzip_of(&data, &config(32, 8192, 20_480));
+    let m = members(&gz).swap_remove(1);
+    let i = m
+        .index
+        .iter()
+        .position(|e| e.code.as_ref().unwrap().block_offsets.len() >= 3)
+        .expect("a frame of four blocks or more");
+    (data, gz, m, i)
+}
+
 /// Every field of a version-2 entry, the member's block size, a flipped payload bit and
 /// a moved end-of-block: errors on the GPU path that name the member and frame. A moved
 /// block offset is an error on the GPU (which reads it) and not on the CPU (which does
@@ -193,16 +207,8 @@ fn ms(all: &[u8]) -> u64 {
 #[test]
 fn gpu_gzip_of_corrupt_members_is_an_error() {
     let _s = common::serial();
-    let data = testdata::generate(40_000, 4.5, 13);
-    let gz = gzip_of(&data, &config(32, 8192, 20_480));
+    let (data, gz, m, i) = with_a_four_block_frame();
     assert!(decode_gpu(&gz, 1 << 20).unwrap() == data);
-    let ms = members(&gz);
-    let m = &ms[1];
-    let i = m
-        .index
-        .iter()
-        .position(|e| e.code.as_ref().unwrap().block_offsets.len() >= 3)
-        .expect("a frame of four blocks or more");
     let frame_at = m.at + m.header + m.index[..i].iter().map(|e| e.bytes as usize).sum::<usize>();
     let said = format!("member 2 frame {i}");
     let expect_error = |bad: &[u8], what: &str| {
@@ -310,15 +316,7 @@ fn cuda_gzip_equals_input_and_names_a_damaged_block() {
             }
         }
     }
-    let data = testdata::generate(40_000, 4.5, 13);
-    let gz = gzip_of(&data, &config(32, 8192, 20_480));
-    let ms = members(&gz);
-    let m = &ms[1];
-    let i = m
-        .index
-        .iter()
-        .position(|e| e.code.as_ref().unwrap().block_offsets.len() >= 3)
-        .unwrap();
+    let (_, gz, m, i) = with_a_four_block_frame();
     let mut bad = gz.clone();
     let at = m.entry_at(i) + 24;
     let v = u32::from_le_bytes(bad[at..at + 4].try_into().unwrap()) + 1;
