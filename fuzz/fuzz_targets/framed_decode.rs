@@ -13,6 +13,9 @@ use parvlc::Engine;
 /// Frame header bytes before the block offsets (src/huffman/framing.rs).
 const FIXED: usize = 24 + 128;
 
+// Its decoders run on threads (see the macro).
+parvlc_fuzz::lsan_suppressions!();
+
 fuzz_target!(|data: &[u8]| {
     // The magic and version forced, and the first frame's header checksum made right, so
     // mutations reach the frame checks and the decoder. The first byte picks the batch.

@@ -11,6 +11,9 @@ use libfuzzer_sys::fuzz_target;
 use parvlc::huffman::compress::decompress;
 use parvlc::huffman::stream::{decompress_to, describe, Description, Trailing};
 
+// Its decoders run on threads (see the macro).
+parvlc_fuzz::lsan_suppressions!();
+
 fuzz_target!(|data: &[u8]| {
     // Every input is gzip (the magic forced), so no run is spent on other formats.
     let mut file = vec![0x1f, 0x8b];

@@ -12,6 +12,9 @@ use parvlc::huffman::stream::decompress_to_batched;
 const FIXED_LEN: usize = 4 + 1 + 3 + 8 + 4 + 4 + 4 + 8 + 256;
 const N_BLOCKS_AT: usize = 4 + 1 + 3 + 8 + 4 + 4;
 
+// Its decoders run on threads (see the macro).
+parvlc_fuzz::lsan_suppressions!();
+
 fuzz_target!(|data: &[u8]| {
     // Every input is a native file (the magic forced), and its header checksum is made
     // right, so mutations reach the parser's checks and the decoder instead of stopping

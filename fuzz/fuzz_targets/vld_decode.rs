@@ -14,21 +14,7 @@ use parvlc::{Backend, Engine};
 /// Frame header bytes before the block offsets (src/huffman/framing.rs).
 const FIXED: usize = 24 + 128;
 
-/// LeakSanitizer's default suppressions, none of them ours to find:
-/// - lavapipe (Mesa's software Vulkan driver) keeps a few dozen bytes per submission that
-///   it never frees;
-/// - a thread's thread-local values (std's lazily built ones, such as the channel
-///   context `mpmc::context::Context` that a blocking `recv` makes, and glibc's list of
-///   their destructors, `__cxa_thread_atexit_impl`): they are freed by the thread's TLS
-///   destructors, which run after `std::thread::scope` has seen the thread's closure
-///   finish. libFuzzer's per-input leak check can run in that window, when the exiting
-///   thread no longer roots them. Seen about once in 3-5 minutes of fuzzing, each time
-///   with the allocation inside a thread-local's first use.
-#[no_mangle]
-pub extern "C" fn __lsan_default_suppressions() -> *const std::ffi::c_char {
-    c"leak:libvulkan_lvp.so\nleak:__cxa_thread_atexit_impl\nleak:std::sys::thread_local::native::lazy::Storage\n"
-        .as_ptr()
-}
+parvlc_fuzz::lsan_suppressions!();
 
 fn engine() -> &'static Engine {
     static ENGINE: OnceLock<Engine> = OnceLock::new();

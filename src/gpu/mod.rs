@@ -20,6 +20,7 @@ pub use context::{CacheState, Gpu, GpuOptions};
 pub use disk_cache::default_dir as default_cache_dir;
 #[cfg(feature = "cuda")]
 pub(crate) use pool::size_class;
+#[cfg(feature = "cuda")]
 pub(crate) use pool::HostVecs;
 pub use pool::PooledBuffer;
 pub use profiler::{Profiler, Timings};
