@@ -34,7 +34,7 @@ struct VldArgs {
 unsafe impl DeviceRepr for VldArgs {}
 
 /// Where each part of a batch lies in its upload (payload, tables, block tasks, groups)
-/// and in its readback (block statuses, output), in bytes: each part from a multiple of
+/// and in its readback (block statuses, output, block CRC32s), in bytes: each part from a multiple of
 /// [`Layout::ALIGN`] and at least 16 bytes long, so that every kernel pointer is aligned
 /// and lies inside its buffer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -46,6 +46,7 @@ struct Layout {
     /// Statuses from 0.
     status_bytes: usize,
     output: usize,
+    crcs: usize,
     readback: usize,
 }
 
@@ -60,7 +61,8 @@ impl Layout {
         let upload = groups + (plan.groups.len() * 16).max(16);
         let status_bytes = plan.blocks.len() * 8;
         let output = next(0, status_bytes);
-        let readback = output + (plan.out_bytes as usize).max(16);
+        let crcs = next(output, plan.out_bytes as usize);
+        let readback = crcs + (plan.blocks.len() * 4).max(16);
         Layout {
             tables,
             blocks,
@@ -68,6 +70,7 @@ impl Layout {
             upload,
             status_bytes,
             output,
+            crcs,
             readback,
         }
     }
@@ -206,16 +209,36 @@ impl<'c> CudaVldDecoder<'c> {
                 })
             }
             .map_err(driver_error("launching vld_main"))?;
+            // Then each block's CRC32.
+            let crc_func =
+                self.cuda
+                    .function("vld", VLD_SOURCE, &[("WG_SIZE", WG_SIZE)], "vld_block_crcs")?;
+            let n_blocks = plan.blocks.len() as u32;
+            let crcs = statuses + at.crcs as u64;
+            let mut launch = stream.launch_builder(&crc_func);
+            launch.arg(&n_blocks).arg(&blocks).arg(&output).arg(&crcs);
+            // SAFETY: block tasks bound the output bytes each thread reads (below
+            // `out_bytes`), and `crcs` holds a word per block.
+            unsafe {
+                launch.launch(LaunchConfig {
+                    grid_dim: (n_blocks.div_ceil(WG_SIZE).clamp(1, 1 << 16), 1, 1),
+                    block_dim: (WG_SIZE, 1, 1),
+                    shared_mem_bytes: 0,
+                })
+            }
+            .map_err(driver_error("launching vld_block_crcs"))?;
         }
         end.record(stream)
             .map_err(driver_error("recording an event"))?;
-        let out_end = at.output + plan.out_bytes as usize;
-        let mut host = self.cuda.pinned_buffer(out_end)?;
+        let back_end = at.crcs + plan.blocks.len() * 4;
+        let mut host = self.cuda.pinned_buffer(back_end)?;
         stream
-            .memcpy_dtoh(&readback.slice(..out_end), &mut host.bytes()?[..out_end])
-            .map_err(driver_error("reading the block statuses and output back"))?;
+            .memcpy_dtoh(&readback.slice(..back_end), &mut host.bytes()?[..back_end])
+            .map_err(driver_error(
+                "reading the block statuses, output and CRC32s back",
+            ))?;
         host.queued(stream)?;
-        let back = &host.bytes()?[..out_end];
+        let back = &host.bytes()?[..back_end];
         let seconds = start
             .elapsed_ms(&end)
             .map_err(driver_error("reading CUDA events"))? as f64
@@ -227,13 +250,14 @@ impl<'c> CudaVldDecoder<'c> {
             // On all cores: one core's copy of 32 MiB takes milliseconds.
             bytes
                 .par_chunks_mut(COPY_PART)
-                .zip(back[at.output..].par_chunks(COPY_PART))
+                .zip(back[at.output..at.output + plan.out_bytes as usize].par_chunks(COPY_PART))
                 .for_each(|(d, s)| d.copy_from_slice(s));
             bytes
         } else {
             Vec::new()
         };
-        Ok((plan.output(bytes, &status, None), seconds))
+        let crcs: Vec<u32> = bytemuck::pod_collect_to_vec(&back[at.crcs..]);
+        Ok((plan.output(bytes, &status, Some(&crcs)), seconds))
     }
 
     /// Upload, decode and read back one batch.
@@ -287,7 +311,9 @@ mod tests {
             assert!(
                 at.status_bytes == plan.blocks.len() * 8 && at.status_bytes.max(16) <= at.output
             );
-            assert_eq!(at.readback, at.output + (plan.out_bytes as usize).max(16));
+            assert_eq!(at.crcs % Layout::ALIGN, 0);
+            assert!(at.output + (plan.out_bytes as usize).max(16) <= at.crcs);
+            assert_eq!(at.readback, at.crcs + (plan.blocks.len() * 4).max(16));
         }
     }
 }

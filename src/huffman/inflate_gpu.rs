@@ -2,7 +2,7 @@
 //! the CPU cores, its literals decoded by the VLD kernel a block per invocation, from the
 //! offsets its index entry (version 2, [`super::gzip_index`]) lists, then what follows
 //! its literals (the end-of-block code, the empty stored block) checked on the CPU cores,
-//! and its CRC32 (folded from its blocks' on wgpu, on the CPU cores after CUDA). The kernel takes DEFLATE's codes as they are: the payload's bytes go up
+//! and its CRC32 (folded from its blocks', taken on the GPU). The kernel takes DEFLATE's codes as they are: the payload's bytes go up
 //! bit-reversed, and the end-of-block code keeps its place in the canonical order as a
 //! code that no block may decode. What the GPU accepts, [`super::inflate_frame`] accepts
 //! too: the same header checks, every block must end exactly at the next one's offset,

@@ -137,7 +137,8 @@ pub struct VldOutput {
     pub frames: Vec<Range<usize>>,
     pub errors: Vec<BlockError>,
     /// Each frame's CRC32, folded from the CRC32s the decoder took of its blocks (None
-    /// from a decoder that takes none: the CUDA twin's, whose caller checksums on the CPU).
+    /// where a block failed, or from a decoder that takes none: the caller then
+    /// checksums the frames itself).
     pub frame_crcs: Option<Vec<u32>>,
 }
 

@@ -110,8 +110,8 @@ pub(super) async fn decode_batch_gpu(gpu: DecodeGpu<'_>, frames: &[Frame]) -> Re
 }
 
 /// Frames decoded in one dispatch, then checked: every block's end (on the GPU), the
-/// padding (on the CPU cores) and each frame's CRC32 (folded from the blocks' that wgpu's
-/// decoder takes; on the CPU cores after CUDA's).
+/// padding (on the CPU cores) and each frame's CRC32 (folded from the blocks' that the
+/// decoder takes on the GPU).
 async fn decode_run_gpu(
     dec: &Decoder<'_>,
     frames: &[Frame],
