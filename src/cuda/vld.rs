@@ -6,7 +6,8 @@
 //!
 //! A batch goes up as one copy from pinned host memory, into which the host writes the
 //! payload and tables on all cores (as the wgpu decoder writes its staging), and comes
-//! back as one copy of the statuses and output into pinned memory; device and pinned
+//! back as one copy of the statuses, output and block CRC32s (`vld_block_crcs`) into
+//! pinned memory; device and pinned
 //! buffers are pooled in the [`CudaGpu`] across batches ([`super::pool`]): fresh ones and
 //! copies through pageable memory made this decoder 3-4x slower end to end than wgpu's.
 
@@ -108,9 +109,9 @@ impl<'c> CudaVldDecoder<'c> {
     pub fn fits(&self, frames: u64, blocks: u64, payload_bytes: u64, out_bytes: u64) -> bool {
         let words = u32::MAX as u64;
         let table_words = frames * TABLE_WORDS as u64;
-        // Payload, tables, output, and per block its task, its group at most and status;
-        // size classes waste an eighth at most.
-        let device = payload_bytes + table_words * 4 + out_bytes + blocks * (16 + 16 + 8);
+        // Payload, tables, output, and per block its task, its group at most, status and
+        // CRC32; size classes waste an eighth at most.
+        let device = payload_bytes + table_words * 4 + out_bytes + blocks * (16 + 16 + 8 + 4);
         payload_bytes.div_ceil(4) <= words
             && out_bytes <= words
             && table_words <= words

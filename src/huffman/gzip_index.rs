@@ -294,7 +294,10 @@ fn parse_index(data: &[u8], member: u64) -> Result<Option<Vec<IndexEntry>>> {
             rest = &rest[4 * (blocks - 1)..];
             let block_offsets: Vec<u32> = offsets.chunks_exact(4).map(|o| u32_at(o, 0)).collect();
             let end = symbol_start as u64 + symbol_bits as u64;
+            // Every literal takes 1 to 15 bits.
             if symbol_start == 0
+                || (symbol_bits as u64) < entry.len as u64
+                || symbol_bits as u64 > 15 * entry.len as u64
                 || end + TAIL_BITS > entry.bytes as u64 * 8
                 || block_offsets.windows(2).any(|w| w[1] < w[0])
                 || block_offsets.last().is_some_and(|&o| o > symbol_bits)

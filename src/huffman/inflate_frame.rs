@@ -384,6 +384,26 @@ pub struct LiteralSpan {
     pub end: u64,
 }
 
+impl LiteralSpan {
+    /// Checks the span against a version-2 index entry's (where a GPU would start and end
+    /// the frame's literals); an entry without one says nothing to check.
+    pub(crate) fn check(self, code: Option<&super::gzip_index::FrameCode>) -> Result<()> {
+        let Some(c) = code else {
+            return Ok(());
+        };
+        let start = c.symbol_start as u64;
+        let end = start + c.symbol_bits as u64;
+        if (self.start, self.end) != (start, end) {
+            return Err(corrupt(format!(
+                "its literals lie at bits {}..{}, the index says {start}..{end} (a wrong \
+                 index entry?)",
+                self.start, self.end
+            )));
+        }
+        Ok(())
+    }
+}
+
 /// Decodes frames (each its bytes and its output, exactly its input length) on this
 /// core, two at a time ([`lanes`]). Returns each frame's result, in order.
 pub fn decode_frames(frames: &mut [(&[u8], &mut [u8])]) -> Vec<Result<LiteralSpan>> {

@@ -72,9 +72,9 @@ pub(crate) async fn decode_frames(
         .map(|(i, &(entry, data))| prepare(entry, data).map_err(named(i)))
         .collect::<Result<Vec<_>>>()?;
     let views: Vec<VldFrame<'_>> = prepared.iter().map(Prepared::view).collect();
-    let total: usize = frames.iter().map(|(e, _)| e.len as usize).sum();
-    out.clear();
-    out.reserve(total);
+    // The caller's buffer goes back to the readbacks whole (its pages, not zeroed again)
+    // where the first run's output takes its place.
+    let mut spare = Some(std::mem::take(out));
     let dec = Decoder::of(gpu);
     let t1 = crate::gpu::clock();
     let (mut gpu_ms, mut check_ms) = (0.0, 0.0);
@@ -95,7 +95,7 @@ pub(crate) async fn decode_frames(
                         format!("block {} {}", e.block, e.fault),
                     ));
                 }
-                // Taken on the GPU where the decoder does (wgpu); else after the copy.
+                // Taken on the GPU (both decoders do); else after the copy.
                 if let Some(crcs) = &decoded.frame_crcs {
                     for (i, (&crc, (e, _))) in crcs.iter().zip(&frames[r.clone()]).enumerate() {
                         check_crc(e, crc, r.start + i, name)?;
@@ -108,21 +108,25 @@ pub(crate) async fn decode_frames(
                 let contiguous = decoded.frames.windows(2).all(|w| w[0].end == w[1].start);
                 let end = decoded.frames.last().map_or(0, |f| f.end);
                 let bytes = if at == 0 && contiguous {
-                    let mut bytes = std::mem::replace(out, decoded.bytes);
+                    *out = decoded.bytes;
                     out.truncate(end);
-                    bytes.clear();
-                    bytes
+                    spare.take()
                 } else {
+                    if at == 0 {
+                        let total = frames.iter().map(|(e, _)| e.len as usize).sum();
+                        out.reserve(total);
+                    }
                     for range in &decoded.frames {
                         out.extend_from_slice(&decoded.bytes[range.clone()]);
                     }
-                    decoded.bytes
+                    Some(decoded.bytes)
                 };
                 // Its pages go to the next readback.
-                match gpu {
-                    DecodeGpu::Wgpu(g) => g.recycle_host_vec(bytes),
+                match (gpu, bytes) {
+                    (DecodeGpu::Wgpu(g), Some(bytes)) => g.recycle_host_vec(bytes),
                     #[cfg(feature = "cuda")]
-                    DecodeGpu::Cuda(c) => c.recycle_host_vec(bytes),
+                    (DecodeGpu::Cuda(c), Some(bytes)) => c.recycle_host_vec(bytes),
+                    _ => {}
                 }
                 if !crcs_done {
                     check_crcs(&frames[r.clone()], &out[at..], r.start, name)?;
@@ -135,6 +139,7 @@ pub(crate) async fn decode_frames(
                     out.resize(at + entry.len as usize, 0);
                     inflate_frame::decode_frames(&mut [(data, &mut out[at..])])
                         .remove(0)
+                        .and_then(|span| span.check(entry.code.as_ref()))
                         .map_err(named(r.start + i))?;
                     check_crcs(&frames[r.start + i..][..1], &out[at..], r.start + i, name)?;
                 }

@@ -608,24 +608,12 @@ impl FrameBatch {
                 let results = inflate_frame::decode_frames(&mut run);
                 for (i, (result, (_, o))) in results.into_iter().zip(&run).enumerate() {
                     let named = |reason: String| self.named(first + i, reason);
-                    let span = result.map_err(|e| match e {
-                        Error::Corrupt { reason, .. } => named(reason),
-                        e => e,
-                    })?;
-                    // Where a GPU would start and end its literals (index version 2).
-                    if let Some(c) = &self.entries[first + i].code {
-                        let (start, end) = (
-                            c.symbol_start as u64,
-                            c.symbol_start as u64 + c.symbol_bits as u64,
-                        );
-                        if (span.start, span.end) != (start, end) {
-                            return Err(named(format!(
-                                "its literals lie at bits {}..{}, the index says {start}..{end} \
-                                 (a wrong index entry?)",
-                                span.start, span.end
-                            )));
-                        }
-                    }
+                    result
+                        .and_then(|span| span.check(self.entries[first + i].code.as_ref()))
+                        .map_err(|e| match e {
+                            Error::Corrupt { reason, .. } => named(reason),
+                            e => e,
+                        })?;
                     let expected = self.entries[first + i].crc32;
                     let computed = crc32fast::hash(o);
                     if computed != expected {
@@ -706,6 +694,25 @@ impl Write for Jobs<'_> {
     }
 }
 
+/// Reads `n` bytes (fewer where the input ends first) into `buf` from `at`, growing it
+/// as they arrive (a step at a time, where it is shorter): returns how many were read.
+fn read_growing(input: &mut impl Read, buf: &mut Vec<u8>, at: usize, n: usize) -> Result<usize> {
+    const STEP: usize = 4 << 20;
+    let mut got = 0;
+    while got < n {
+        let want = (n - got).min(STEP);
+        if buf.len() < at + got + want {
+            buf.resize(at + got + want, 0);
+        }
+        let read = read_full(input, &mut buf[at + got..at + got + want])?;
+        got += read;
+        if read < want {
+            break;
+        }
+    }
+    Ok(got)
+}
+
 /// Reads an indexed member's frames (its header read) into the jobs' batches, then its
 /// trailer, checked against the index; returns its length.
 fn indexed_member<R: BufRead>(
@@ -737,21 +744,19 @@ fn indexed_member<R: BufRead>(
             end += 1;
         }
         let from = batch.used;
-        if batch.data.len() < from + in_len {
-            batch.data.resize(from + in_len, 0);
-        }
+        // The buffer grows only by bytes the input holds: an index's sizes are untrusted.
         let (got, offset) = match file {
             // Skipped here, read by the decoder at their offset.
             Some(f) => {
                 let offset = f.start + input.count;
                 let got = (f.skip)(&mut input.inner, in_len as u64)? as usize;
                 input.count += got as u64;
+                if got == in_len && batch.data.len() < from + in_len {
+                    batch.data.resize(from + in_len, 0);
+                }
                 (got, Some(offset))
             }
-            None => (
-                read_full(input, &mut batch.data[from..from + in_len])?,
-                None,
-            ),
+            None => (read_growing(input, &mut batch.data, from, in_len)?, None),
         };
         if got < in_len {
             let mut short = first;

@@ -371,7 +371,8 @@ pub fn decompress(a: DecompressArgs) -> Result<ExitCode> {
     // Written as decoded; a corrupt input is an error before the commit, and dropping
     // `out` removes what was written.
     // A regular file (standard input redirected from one included) has its native
-    // frames' payloads read at their offsets, in parallel; a pipe or a device, in order.
+    // frames' payloads and our gzip's indexed frames read at their offsets, in parallel;
+    // a pipe or a device, in order.
     let file = if is_stdio(&a.input) {
         stdin_file()
     } else {

@@ -1,6 +1,6 @@
 //! A batch of native v2 frames on a GPU, wgpu's or CUDA's ([`crate::huffman::vld`]):
-//! runs of frames that fit one dispatch, then each frame's padding and checksum on the
-//! CPU cores.
+//! runs of frames that fit one dispatch, each frame's padding checked on the CPU cores and
+//! its checksum against the one the GPU took.
 
 use std::ops::Range;
 
