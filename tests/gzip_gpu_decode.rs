@@ -13,7 +13,7 @@ use parvlc::huffman::compress::Format;
 use parvlc::huffman::cuvle::CuvleConfig;
 use parvlc::huffman::frames::FrameConfig;
 use parvlc::huffman::pipeline::{compress_framed, StreamConfig};
-use parvlc::huffman::stream::{decompress_to_batched, decompress_to_on};
+use parvlc::huffman::stream::{decompress_async, decompress_to_batched, decompress_to_on};
 use parvlc::scan::ScanConfig;
 use parvlc::testdata::{self, SplitMix64};
 use parvlc::{Engine, Error};
@@ -184,6 +184,33 @@ fn ms(all: &[u8]) -> u64 {
     decompress_to_batched(&mut &all[..], &mut out, 1 << 20)
         .unwrap()
         .members
+}
+
+/// The async call (the web's): our members decode on the GPU among foreign ones; a moved
+/// block offset (read by the GPU only) and trailing garbage are errors.
+#[test]
+fn gzip_async_decodes_on_the_gpu() {
+    let _s = common::serial();
+    let data = testdata::generate(60_000, 4.5, 23);
+    let gz = gzip_of(&data, &config(32, 8192, 16384));
+    let (all, want) = ours_among_foreign(&gz, &data);
+    let decode = |bytes: &[u8]| pollster::block_on(decompress_async(common::wgpu_engine(), bytes));
+    assert!(decode(&all).unwrap() == want);
+    let (data, gz, m, i) = with_a_four_block_frame();
+    assert!(decode(&gz).unwrap() == data);
+    let mut bad = gz.clone();
+    let at = m.entry_at(i) + 24;
+    let v = u32::from_le_bytes(bad[at..at + 4].try_into().unwrap()) + 1;
+    bad[at..at + 4].copy_from_slice(&v.to_le_bytes());
+    let e = decode(&bad).unwrap_err().to_string();
+    assert!(
+        e.contains(&format!("member 2 frame {i}")) && e.contains("block 1"),
+        "{e}"
+    );
+    let mut garbage = gz.clone();
+    garbage.extend_from_slice(b"garbage");
+    let e = decode(&garbage).unwrap_err().to_string();
+    assert!(e.contains("trailing garbage"), "{e}");
 }
 
 /// 40,000 bytes as our gzip in small members, its second member, and in that member a

@@ -256,18 +256,23 @@ pub fn decompress(data: &[u8]) -> Result<Vec<u8>> {
         Some(Format::Gzip) => {
             let mut out = Vec::new();
             let done = stream::decompress_to(&mut &data[..], &mut out)?;
-            if done.trailing == stream::Trailing::Garbage {
-                return Err(Error::corrupt(
-                    "gzip",
-                    format!(
-                        "trailing garbage at byte {} after {} member(s) (gzip decodes them \
-                         and warns)",
-                        done.data_end, done.members
-                    ),
-                ));
-            }
+            refuse_garbage(&done)?;
             Ok(out)
         }
         None => Err(stream::not_compressed(data)),
     }
+}
+
+/// The one-shot calls' answer to trailing garbage, having no way to warn: an error.
+pub(crate) fn refuse_garbage(done: &stream::Decompressed) -> Result<()> {
+    if done.trailing == stream::Trailing::Garbage {
+        return Err(Error::corrupt(
+            "gzip",
+            format!(
+                "trailing garbage at byte {} after {} member(s) (gzip decodes them and warns)",
+                done.data_end, done.members
+            ),
+        ));
+    }
+    Ok(())
 }

@@ -15,7 +15,6 @@ use file::read_payloads;
 #[cfg(not(target_arch = "wasm32"))]
 pub(crate) use file::FileRecords;
 use gpu::decode_batch_gpu;
-#[cfg(not(target_arch = "wasm32"))]
 pub(crate) use gpu::{Decoder, Run};
 use runs::decode_batch;
 

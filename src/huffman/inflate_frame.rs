@@ -48,8 +48,6 @@ impl<'a> Bits<'a> {
         b
     }
 
-    // The GPU decoder's (not on the web).
-    #[cfg(not(target_arch = "wasm32"))]
     /// Bits of `data` from bit `bit`.
     fn at(data: &'a [u8], bit: u64) -> Self {
         let mut b = Bits {
@@ -198,8 +196,6 @@ fn check_complete(lengths: &[u8]) -> Result<()> {
     Ok(())
 }
 
-// The GPU decoder's (not on the web).
-#[cfg(not(target_arch = "wasm32"))]
 /// A frame's literal/length code, for a decoder of its own (the GPU's,
 /// [`super::inflate_gpu`]): its header read and checked as [`decode_frames`] checks it.
 pub(crate) struct LiteralCode {
@@ -209,8 +205,6 @@ pub(crate) struct LiteralCode {
     pub symbol_start: u64,
 }
 
-// The GPU decoder's (not on the web).
-#[cfg(not(target_arch = "wasm32"))]
 /// Reads the code at the start of a frame's bytes, `data`.
 pub(crate) fn read_code(data: &[u8]) -> Result<LiteralCode> {
     let mut bits = Bits::new(data);
@@ -224,8 +218,6 @@ pub(crate) fn read_code(data: &[u8]) -> Result<LiteralCode> {
     })
 }
 
-// The GPU decoder's (not on the web).
-#[cfg(not(target_arch = "wasm32"))]
 /// Checks what follows a frame's literals, which end at bit `end` of its bytes `data`:
 /// the end-of-block code of `code`, then the empty stored block that ends the bytes.
 pub(crate) fn check_frame_end(code: &LiteralCode, data: &[u8], end: u64) -> Result<()> {

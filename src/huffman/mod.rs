@@ -20,8 +20,6 @@ pub mod gzip;
 pub mod gzip_index;
 pub mod histogram;
 pub(crate) mod inflate_frame;
-// The web decodes gzip on the CPU: its GPU path needs threads to block on.
-#[cfg(not(target_arch = "wasm32"))]
 pub(crate) mod inflate_gpu;
 pub(crate) mod lanes;
 pub mod native;

@@ -18,7 +18,6 @@ use rayon::prelude::*;
 
 use super::compress::{detect_format, Format};
 use super::framed_decode::DecodeGpu;
-#[cfg(not(target_arch = "wasm32"))]
 use super::inflate_gpu;
 use super::native::{self, read_full};
 use super::{gzip_index, inflate_frame};
@@ -103,12 +102,14 @@ pub fn decompress_to_on(
 }
 
 /// Decompresses `data` (native or gzip, in memory) on `engine` without blocking: a
-/// native framed (v2) file decodes on its GPU a batch at a time, each batch's GPU work
-/// awaited (in a browser, readbacks await its buffer mapping); anything else, or any
-/// file on the CPU engine, as [`super::compress::decompress`] decodes it. The web's GPU
+/// native framed (v2) file, and our gzip's members whose index lists blocks, decode on
+/// its GPU a batch at a time, each batch's GPU work awaited (in a browser, readbacks
+/// await its buffer mapping); anything else, or any file on the CPU engine, as
+/// [`super::compress::decompress`] decodes it. The web's GPU
 /// decode; natively, [`decompress_to_on`] overlaps batches on threads.
 pub async fn decompress_async(engine: &crate::Engine, data: &[u8]) -> Result<Vec<u8>> {
     match DecodeGpu::of(engine) {
+        Some(gpu) if detect_format(data) == Some(Format::Gzip) => gzip_async(gpu, data).await,
         Some(gpu) if native::is_framed(data) => {
             let mut out = Vec::with_capacity(data.len().saturating_mul(2));
             super::framed_decode::decode_frames_async(
@@ -122,6 +123,42 @@ pub async fn decompress_async(engine: &crate::Engine, data: &[u8]) -> Result<Vec
         }
         _ => super::compress::decompress(data),
     }
+}
+
+/// [`decompress_async`] of gzip: the members read into batches as the threaded decoder
+/// reads them, then each batch decoded in turn, indexed frames on the GPU.
+async fn gzip_async(gpu: DecodeGpu<'_>, data: &[u8]) -> Result<Vec<u8>> {
+    let (mut input, head, got) = sniff(data)?;
+    let mut batches = Vec::new();
+    let (_spare_tx, spares) = std::sync::mpsc::sync_channel(1);
+    let mut jobs = Jobs {
+        sink: Box::new(|job| {
+            batches.push(job);
+            Ok(())
+        }),
+        buf: Vec::new(),
+        spares,
+        frames: None,
+        batch_bytes: GZIP_GPU_BATCH_BYTES,
+    };
+    let read = read_members(&head[..got], &mut input, &mut jobs, None);
+    let flushed = jobs.flush();
+    drop(jobs);
+    let done = read?;
+    flushed?;
+    super::compress::refuse_garbage(&done)?;
+    let mut out = Vec::with_capacity(done.bytes_out as usize);
+    let mut part = Vec::new();
+    for job in batches {
+        match job {
+            Job::Bytes(b) => out.extend_from_slice(&b),
+            Job::Frames(batch) => {
+                batch.decode_gpu(gpu, &mut part).await?;
+                out.extend_from_slice(&part);
+            }
+        }
+    }
+    Ok(out)
 }
 
 /// [`decompress_to_on`] of a regular file, from its position: a native framed (v2) file
@@ -288,7 +325,6 @@ fn gzip_members<R: BufRead>(
 /// docs/results.md, "Ninth pass"), 16 MiB decoded in 1.15-1.23 s at 321-336 MiB of peak
 /// memory (wgpu) against 1.21-1.24 s at 590-591 MiB with 32 MiB, and 1.28-1.29 s with 8
 /// MiB.
-#[cfg(not(target_arch = "wasm32"))]
 const GZIP_GPU_BATCH_BYTES: usize = 16 << 20;
 
 /// The member loop, with decoder threads (indexed frames on all cores, or on `gpu`) and
@@ -494,18 +530,24 @@ impl FrameBatch {
     /// runs (fewer bytes where the batch is small).
     const RUN_BYTES: usize = 1 << 20;
 
-    /// [`FrameBatch::decode`] on `gpu` where there is one and every frame lists its
-    /// blocks (index version 2).
+    /// [`FrameBatch::decode`] on `gpu` where there is one ([`FrameBatch::decode_gpu`]).
     #[cfg(not(target_arch = "wasm32"))]
     fn decode_on(&self, gpu: Option<DecodeGpu<'_>>, out: &mut Vec<u8>) -> Result<()> {
         match gpu {
-            Some(gpu) if inflate_gpu::takes(&self.entries) => {
-                let frames = self.frames()?;
-                let name = |i: usize, reason: String| self.named(i, reason);
-                pollster::block_on(inflate_gpu::decode_frames(gpu, &frames, out, &name))
-            }
-            _ => self.decode(out),
+            Some(gpu) => pollster::block_on(self.decode_gpu(gpu, out)),
+            None => self.decode(out),
         }
+    }
+
+    /// [`FrameBatch::decode`] on `gpu` where every frame lists its blocks (index version
+    /// 2), else on the CPU.
+    async fn decode_gpu(&self, gpu: DecodeGpu<'_>, out: &mut Vec<u8>) -> Result<()> {
+        if !inflate_gpu::takes(&self.entries) {
+            return self.decode(out);
+        }
+        let frames = self.frames()?;
+        let name = |i: usize, reason: String| self.named(i, reason);
+        inflate_gpu::decode_frames(gpu, &frames, out, &name).await
     }
 
     /// Reads the frames' bytes that the reader skipped from `file`, in parts on all
@@ -545,7 +587,6 @@ impl FrameBatch {
     }
 
     /// Each frame's entry and bytes.
-    #[cfg(not(target_arch = "wasm32"))]
     fn frames(&self) -> Result<Vec<(&gzip_index::IndexEntry, &[u8])>> {
         let mut data = &self.data[..self.used];
         self.entries

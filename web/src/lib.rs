@@ -214,9 +214,10 @@ pub async fn compress(data: Vec<u8>) -> Result<Object, JsError> {
 }
 
 /// The GPU both ways on `data`: compressed on the GPU into parvlc's native framed format
-/// (a code per frame, blocks of 4 KiB), then decoded on the GPU (vld, each batch
-/// awaited) and compared with `data`. Resolves to `{ ok, nativeBytes, encodeMs,
-/// decodeMs }` (wall, call to result); rejects without a GPU.
+/// and into its framed gzip (a code per frame, blocks of 4 KiB), each then decoded on the
+/// GPU (vld, each batch awaited) and compared with `data`. Resolves to `{ ok,
+/// nativeBytes, encodeMs, decodeMs, gzipOk, gzipBytes, gzipEncodeMs, gzipDecodeMs }`
+/// (wall, call to result); rejects without a GPU.
 #[wasm_bindgen(js_name = gpuRoundTrip)]
 pub async fn gpu_round_trip(data: Vec<u8>) -> Result<Object, JsError> {
     let gpu = GPU
@@ -231,11 +232,21 @@ pub async fn gpu_round_trip(data: Vec<u8>) -> Result<Object, JsError> {
     let t1 = now_ms();
     let back = decompress_async(&engine, &native).await.map_err(fail)?;
     let t2 = now_ms();
+    let (gz, _) = compress_framed(&engine, &data, Format::Gzip, &StreamConfig::default())
+        .await
+        .map_err(fail)?;
+    let t3 = now_ms();
+    let gz_back = decompress_async(&engine, &gz).await.map_err(fail)?;
+    let t4 = now_ms();
     let result = Object::new();
     set(&result, "ok", back == data);
     set(&result, "nativeBytes", native.len() as f64);
     set(&result, "encodeMs", t1 - t0);
     set(&result, "decodeMs", t2 - t1);
+    set(&result, "gzipOk", gz_back == data);
+    set(&result, "gzipBytes", gz.len() as f64);
+    set(&result, "gzipEncodeMs", t3 - t2);
+    set(&result, "gzipDecodeMs", t4 - t3);
     Ok(result)
 }
 

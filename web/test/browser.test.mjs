@@ -149,8 +149,10 @@ async function compressAndCheck(page, expected, wantPath) {
   assert.equal(report.path, wantPath);
   assert.equal(report.originalBytes, expected.length);
   if (wantPath === 'GPU') {
-    // Encoded into the native framed format and decoded by vld, both on the GPU.
+    // Encoded into the native framed format and into framed gzip, each decoded by vld,
+    // all on the GPU.
     assert.equal(report.gpuDecode?.ok, true, `GPU decode: ${report.gpuDecode?.detail}`);
+    assert.equal(report.gpuDecode?.gzipOk, true, `GPU gzip decode: ${report.gpuDecode?.detail}`);
     assert.match(await page.textContent('#r-gpu-decode'), /^OK: /, 'the page reports the GPU decode');
     assert.ok(report.gpuDecode.nativeBytes < expected.length, 'the native file is smaller than the input');
   } else {
