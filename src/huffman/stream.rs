@@ -223,6 +223,8 @@ pub fn decompress_file_on(
 /// skips them (`skip`), and the decoders read each batch's at their offsets in `file`
 /// (the stream from byte `start`), on all cores.
 struct FileFrames<'f, R> {
+    // Read by the decoder threads (none on the web).
+    #[cfg_attr(target_arch = "wasm32", allow(dead_code))]
     file: &'f std::fs::File,
     start: u64,
     skip: fn(&mut R, u64) -> Result<u64>,
