@@ -618,16 +618,13 @@ impl FrameBatch {
     fn decode(&self, out: &mut Vec<u8>) -> Result<()> {
         let total = self.entries.iter().map(|e| e.len as usize).sum();
         size_for_overwrite(out, total);
+        let frames = self.frames()?;
         let mut runs: Vec<Vec<(&[u8], &mut [u8])>> = Vec::new();
-        let (mut rest, mut data) = (&mut out[..], &self.data[..self.used]);
+        let mut rest = &mut out[..];
         let (mut run_bytes, target) = (0, run_target(Self::RUN_BYTES, total));
-        for e in &self.entries {
+        for (e, d) in frames {
             let (o, r) = std::mem::take(&mut rest).split_at_mut(e.len as usize);
             rest = r;
-            let (d, r) = data
-                .split_at_checked(e.bytes as usize)
-                .ok_or_else(|| corrupt("a frame batch is shorter than its index".into()))?;
-            data = r;
             match runs.last_mut() {
                 Some(run) if run.len() < 2 || run_bytes < target => run.push((d, o)),
                 _ => {
