@@ -152,6 +152,24 @@ pub struct GpuFrame {
 }
 
 impl GpuFrame {
+    /// A frame whose headers and levels a GPU stage wrote (`n_mbs` of each, the layouts
+    /// [`CavlcGpu::upload`] writes), slices starting at `slice_starts`.
+    pub(crate) fn from_buffers(
+        width_mbs: u32,
+        n_mbs: u32,
+        headers: PooledBuffer,
+        levels: PooledBuffer,
+        slice_starts: Vec<usize>,
+    ) -> GpuFrame {
+        GpuFrame {
+            width_mbs,
+            n_mbs,
+            headers,
+            levels,
+            slice_starts,
+        }
+    }
+
     pub fn mb_count(&self) -> usize {
         self.n_mbs as usize
     }

@@ -22,4 +22,4 @@ pub use cpu::{
     decode_residual_block, encode_residual_block, nc_from_neighbours, residual_block_bits,
     BitReader, BlockKind,
 };
-pub use gpu::{CavlcConfig, CavlcGpu, GpuVariant};
+pub use gpu::{CavlcConfig, CavlcGpu, GpuFrame, GpuVariant};

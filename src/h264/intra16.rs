@@ -1,0 +1,390 @@
+//! The H.264 front end for I_16x16 pictures on the GPU (shaders/h264/intra16.wgsl):
+//! prediction and mode choice, transform, quantization, reconstruction, and the
+//! macroblock headers and levels the CAVLC stages read, for a batch of pictures at once.
+//! Nothing returns to the host but what is asked for: the CAVLC stages take the headers
+//! and levels where they lie.
+//!
+//! CPU twin: [`super::encode_picture_levels`] with [`super::LumaModes::Intra16x16`]
+//! (`macroblock::encode_mb`); the tests hold the two to the same headers, levels and
+//! reconstruction.
+//!
+//! Macroblocks depend on their left, top-left, top and top-right neighbours' samples,
+//! so a slice codes in waves: wave `w` holds the macroblocks where `x + 2 * row` (row
+//! within the slice) is `w`, one dispatch per wave for every slice of every picture of
+//! the batch. Pictures and slices are independent, so a batch's waves are as many as one
+//! slice's.
+
+use std::sync::Arc;
+
+use super::intra4x4::lambda;
+use super::{EncoderConfig, Geometry, Picture};
+use crate::cavlc::frame::{Frame, MbHeader, MB_LEVELS};
+use crate::cavlc::GpuFrame;
+use crate::gpu::registry::h264::INTRA16;
+use crate::gpu::{Built, Gpu, PooledBuffer};
+use crate::{Error, Result};
+
+/// keep in sync with shaders/h264/intra16.wgsl `Intra16Params`
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, bytemuck::Pod, bytemuck::Zeroable)]
+struct Intra16Params {
+    width: u32,
+    height: u32,
+    chroma_width: u32,
+    chroma_height: u32,
+    width_mbs: u32,
+    height_mbs: u32,
+    rows_per_slice: u32,
+    qp: u32,
+    lambda: u32,
+    src_words: u32,
+    recon_words: u32,
+    n_mbs: u32,
+    wave: u32,
+    first_row: u32,
+    pictures: u32,
+    pad: u32,
+}
+
+/// The I_16x16 front end for pictures of one size and configuration.
+pub struct Intra16Gpu {
+    geometry: Geometry,
+    params: Intra16Params,
+    wave: Arc<Built>,
+    headers: Arc<Built>,
+}
+
+/// One batch's front end in GPU memory: what [`Intra16Gpu::encode_into`] recorded.
+pub struct Intra16Batch {
+    pictures: u32,
+    params: Intra16Params,
+    geometry: Geometry,
+    _src: PooledBuffer,
+    _uniforms: PooledBuffer,
+    recon: PooledBuffer,
+    levels: PooledBuffer,
+    headers: PooledBuffer,
+    status: PooledBuffer,
+    _choices: PooledBuffer,
+}
+
+/// The waves of a slice of `rows` macroblock rows, `width_mbs` wide: for each, the
+/// lowest and highest row (within the slice) it holds.
+fn waves(width_mbs: u32, rows: u32) -> impl Iterator<Item = (u32, u32, u32)> {
+    (0..width_mbs + 2 * (rows - 1))
+        .map(move |w| {
+            let low = w.saturating_sub(width_mbs - 1).div_ceil(2);
+            let high = (w / 2).min(rows - 1);
+            (w, low, high)
+        })
+        .filter(|&(_, low, high)| low <= high)
+}
+
+impl Intra16Gpu {
+    /// The front end for `geometry` at `config`'s QP and slices (its luma modes must be
+    /// I_16x16 alone: the one the GPU front end codes). Builds both pipelines.
+    pub fn new(gpu: &Gpu, geometry: Geometry, config: &EncoderConfig) -> Result<Intra16Gpu> {
+        config.validate()?;
+        if config.luma != super::LumaModes::Intra16x16 {
+            return Err(Error::InvalidArgument(format!(
+                "the GPU front end codes I_16x16 alone, not luma modes {:?}",
+                config.luma
+            )));
+        }
+        let (chroma_width, chroma_height) =
+            (geometry.width.div_ceil(2), geometry.height.div_ceil(2));
+        let frame_bytes = Picture::frame_bytes(geometry.width, geometry.height) as u32;
+        let (wm, hm) = (geometry.width_mbs, geometry.height_mbs);
+        let params = Intra16Params {
+            width: geometry.width,
+            height: geometry.height,
+            chroma_width,
+            chroma_height,
+            width_mbs: wm,
+            height_mbs: hm,
+            rows_per_slice: config.rows_per_slice(hm),
+            qp: config.qp as u32,
+            lambda: lambda(config.qp),
+            src_words: frame_bytes.div_ceil(4),
+            recon_words: (wm * 16 * hm * 16 + 2 * wm * 8 * hm * 8) / 4,
+            n_mbs: wm * hm,
+            ..Intra16Params::default()
+        };
+        Ok(Intra16Gpu {
+            geometry,
+            params,
+            wave: gpu.pipeline(&INTRA16, "wave", &[])?,
+            headers: gpu.pipeline(&INTRA16, "write_headers", &[])?,
+        })
+    }
+
+    /// Most pictures one batch may hold on this GPU: its largest buffer (the levels)
+    /// within one storage binding.
+    pub fn max_batch(&self, gpu: &Gpu) -> usize {
+        let per_picture = self.params.n_mbs as u64 * MB_LEVELS as u64 * 2;
+        (gpu.max_binding() / per_picture.max(1)).clamp(1, 256) as usize
+    }
+
+    /// Upload `pictures` (each of this front end's size) and record their front end into
+    /// `encoder`: the batch's headers and levels are ready for CAVLC once it runs.
+    pub fn encode_into(
+        &self,
+        gpu: &Gpu,
+        encoder: &mut wgpu::CommandEncoder,
+        pictures: &[&Picture],
+    ) -> Result<Intra16Batch> {
+        let g = &self.geometry;
+        for p in pictures {
+            p.validate()?;
+            if (p.width, p.height) != (g.width, g.height) {
+                return Err(Error::InvalidArgument(format!(
+                    "picture {}x{} in a {}x{} batch",
+                    p.width, p.height, g.width, g.height
+                )));
+            }
+        }
+        let n = pictures.len() as u32;
+        if n == 0 || n as usize > self.max_batch(gpu) {
+            return Err(Error::InvalidArgument(format!(
+                "a batch of {n} pictures: 1..={} on this GPU",
+                self.max_batch(gpu)
+            )));
+        }
+        let params = Intra16Params {
+            pictures: n,
+            ..self.params
+        };
+        let storage = wgpu::BufferUsages::STORAGE
+            | wgpu::BufferUsages::COPY_SRC
+            | wgpu::BufferUsages::COPY_DST;
+        let n_mbs = params.n_mbs as u64 * n as u64;
+        let src = gpu.pooled_buffer(params.src_words as u64 * 4 * n as u64, storage);
+        let recon = gpu.pooled_buffer(params.recon_words as u64 * 4 * n as u64, storage);
+        let levels = gpu.pooled_buffer(n_mbs * MB_LEVELS as u64 * 2, storage);
+        let choices = gpu.pooled_buffer(n_mbs * 4, storage);
+        let headers = gpu.pooled_buffer(n_mbs * std::mem::size_of::<MbHeader>() as u64, storage);
+        let status = gpu.pooled_buffer(16, storage);
+        encoder.clear_buffer(&status, 0, None);
+        // Each picture's planes back to back, written straight into the upload.
+        let picture_bytes = params.src_words as usize * 4;
+        if let Some(size) = wgpu::BufferSize::new(picture_bytes as u64 * n as u64) {
+            let mut view =
+                gpu.queue
+                    .write_buffer_with(&src, 0, size)
+                    .ok_or_else(|| Error::Gpu {
+                        stage: INTRA16.name,
+                        message: "the source upload could not be mapped".into(),
+                    })?;
+            for (k, p) in pictures.iter().enumerate() {
+                let mut at = k * picture_bytes;
+                for plane in [&p.y, &p.u, &p.v] {
+                    view.slice(at..at + plane.len()).copy_from_slice(plane);
+                    at += plane.len();
+                }
+            }
+        }
+        // One uniform block per wave (the wave and its lowest row), at the offsets the
+        // device aligns uniform bindings to.
+        let rows = params.rows_per_slice;
+        let slices = params.height_mbs.div_ceil(rows);
+        let stride = (std::mem::size_of::<Intra16Params>() as u64)
+            .next_multiple_of(gpu.limits.min_uniform_buffer_offset_alignment as u64);
+        let all: Vec<_> = waves(params.width_mbs, rows).collect();
+        let uniforms = gpu.pooled_buffer(
+            stride * all.len() as u64,
+            wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+        );
+        let mut blocks = vec![0u8; (stride * all.len() as u64) as usize];
+        for (i, &(wave, low, _)) in all.iter().enumerate() {
+            let block = Intra16Params {
+                wave,
+                first_row: low,
+                ..params
+            };
+            blocks[i * stride as usize..][..std::mem::size_of::<Intra16Params>()]
+                .copy_from_slice(bytemuck::bytes_of(&block));
+        }
+        gpu.queue.write_buffer(&uniforms, 0, &blocks);
+        let bind = |built: &Built, wave: usize| {
+            gpu.bind(
+                built,
+                &[
+                    (
+                        0,
+                        wgpu::BufferBinding {
+                            buffer: &uniforms,
+                            offset: wave as u64 * stride,
+                            size: wgpu::BufferSize::new(std::mem::size_of::<Intra16Params>() as u64),
+                        },
+                    ),
+                    (1, src.as_entire_buffer_binding()),
+                    (2, recon.as_entire_buffer_binding()),
+                    (3, levels.as_entire_buffer_binding()),
+                    (4, choices.as_entire_buffer_binding()),
+                    (5, headers.as_entire_buffer_binding()),
+                    (6, status.as_entire_buffer_binding()),
+                ],
+            )
+        };
+        let groups: Vec<_> = all
+            .iter()
+            .enumerate()
+            .map(|(i, &(_, low, high))| (bind(&self.wave, i), high - low + 1))
+            .collect();
+        let header_bind = bind(&self.headers, 0);
+        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: Some(INTRA16.label),
+            timestamp_writes: None,
+        });
+        pass.set_pipeline(&self.wave.pipeline);
+        for (bind, rows) in &groups {
+            pass.set_bind_group(0, bind, &[]);
+            pass.dispatch_workgroups(*rows, slices, n);
+        }
+        pass.set_pipeline(&self.headers.pipeline);
+        pass.set_bind_group(0, &header_bind, &[]);
+        pass.dispatch_workgroups((n_mbs as u32).div_ceil(64), 1, 1);
+        drop(pass);
+        Ok(Intra16Batch {
+            pictures: n,
+            params,
+            geometry: *g,
+            _src: src,
+            _uniforms: uniforms,
+            recon,
+            levels,
+            headers,
+            status,
+            _choices: choices,
+        })
+    }
+}
+
+impl Intra16Batch {
+    pub fn len(&self) -> usize {
+        self.pictures as usize
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.pictures == 0
+    }
+
+    fn picture_range(&self, k: usize, bytes_per_mb: u64) -> (u64, u64) {
+        let per = self.params.n_mbs as u64 * bytes_per_mb;
+        (k as u64 * per, per)
+    }
+
+    /// Picture `k`'s headers and levels as a frame the CAVLC stages take (copies
+    /// recorded into `encoder`).
+    pub fn gpu_frame(
+        &self,
+        gpu: &Gpu,
+        encoder: &mut wgpu::CommandEncoder,
+        k: usize,
+        slice_starts: Vec<usize>,
+    ) -> GpuFrame {
+        let usage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST;
+        let (h_at, h_len) = self.picture_range(k, std::mem::size_of::<MbHeader>() as u64);
+        let (l_at, l_len) = self.picture_range(k, MB_LEVELS as u64 * 2);
+        let headers = gpu.pooled_buffer(h_len, usage);
+        let levels = gpu.pooled_buffer(l_len, usage);
+        encoder.copy_buffer_to_buffer(&self.headers, h_at, &headers, 0, h_len);
+        encoder.copy_buffer_to_buffer(&self.levels, l_at, &levels, 0, l_len);
+        GpuFrame::from_buffers(
+            self.geometry.width_mbs,
+            self.params.n_mbs,
+            headers,
+            levels,
+            slice_starts,
+        )
+    }
+
+    /// An error if some macroblock could not be coded even at QP 51 (after submission).
+    pub async fn check(&self, gpu: &Gpu) -> Result<()> {
+        let status = gpu.read_buffer(&self.status, 0, 4).await?;
+        if status.iter().any(|&b| b != 0) {
+            return Err(Error::InvalidArgument(
+                "a macroblock's levels cannot be coded in Baseline CAVLC even at QP 51".into(),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Picture `k`'s headers and levels (after submission).
+    pub async fn read_frame(&self, gpu: &Gpu, k: usize) -> Result<Frame> {
+        let (h_at, h_len) = self.picture_range(k, std::mem::size_of::<MbHeader>() as u64);
+        let (l_at, l_len) = self.picture_range(k, MB_LEVELS as u64 * 2);
+        let parts = gpu
+            .read_buffers(&[(&self.headers, h_at, h_len), (&self.levels, l_at, l_len)])
+            .await?;
+        let mut frame = Frame::new(self.geometry.width_mbs, self.geometry.height_mbs);
+        frame.mbs = bytemuck::pod_collect_to_vec(&parts[0]);
+        frame.levels = bytemuck::pod_collect_to_vec(&parts[1]);
+        Ok(frame)
+    }
+
+    /// Picture `k`'s reconstruction at the display size (after submission).
+    pub async fn read_recon(&self, gpu: &Gpu, k: usize) -> Result<Picture> {
+        let words = self.params.recon_words as u64 * 4;
+        let bytes = gpu
+            .read_buffer(&self.recon, k as u64 * words, words)
+            .await?;
+        let g = &self.geometry;
+        let (wm, hm) = (g.width_mbs as usize, g.height_mbs as usize);
+        let (dw, dh) = (g.display_width as usize, g.display_height as usize);
+        let crop = |plane: &[u8], stride: usize, w: usize, h: usize| -> Vec<u8> {
+            plane
+                .chunks_exact(stride)
+                .take(h)
+                .flat_map(|row| &row[..w])
+                .copied()
+                .collect()
+        };
+        let (y, c) = bytes.split_at(wm * 16 * hm * 16);
+        let (u, v) = c.split_at(wm * 8 * hm * 8);
+        Ok(Picture {
+            width: g.display_width,
+            height: g.display_height,
+            y: crop(y, wm * 16, dw, dh),
+            u: crop(u, wm * 8, dw / 2, dh / 2),
+            v: crop(v, wm * 8, dw / 2, dh / 2),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn waves_cover_every_macroblock_once_after_its_neighbours() {
+        for (wm, rows) in [(1u32, 1u32), (1, 5), (7, 1), (5, 3), (12, 9)] {
+            let mut wave_of = vec![u32::MAX; (wm * rows) as usize];
+            for (w, low, high) in waves(wm, rows) {
+                for r in low..=high {
+                    let x = w - 2 * r;
+                    assert!(x < wm, "wave {w} row {r}");
+                    assert_eq!(wave_of[(r * wm + x) as usize], u32::MAX);
+                    wave_of[(r * wm + x) as usize] = w;
+                }
+            }
+            for r in 0..rows {
+                for x in 0..wm {
+                    let w = wave_of[(r * wm + x) as usize];
+                    assert_ne!(w, u32::MAX, "({x}, {r}) in no wave");
+                    if x > 0 {
+                        assert!(wave_of[(r * wm + x - 1) as usize] < w);
+                    }
+                    if r > 0 {
+                        for dx in [-1i64, 0, 1] {
+                            let nx = x as i64 + dx;
+                            if (0..wm as i64).contains(&nx) {
+                                assert!(wave_of[((r - 1) * wm + nx as u32) as usize] < w);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,122 @@
+//! The GPU front end for I_16x16 (h264/intra16) against its CPU twin: the same headers,
+//! levels and reconstruction, picture for picture, for batches of pictures of odd and
+//! even sizes, at every QP (QP 0 and full-range noise take the coarser-QP path), one
+//! slice and several.
+
+mod common;
+
+use parvlc::h264::intra16::Intra16Gpu;
+use parvlc::h264::{encode_picture_levels, EncoderConfig, Geometry, LumaModes, Picture};
+use parvlc::testdata::SplitMix64;
+
+/// A picture with flat patches, gradients, noise and hard edges, so that every mode and
+/// both chroma shapes win somewhere.
+fn picture(w: u32, h: u32, seed: u64) -> Picture {
+    let mut rng = SplitMix64(seed);
+    let mut p = Picture::new(w, h);
+    let wide = w as usize;
+    for (i, v) in p.y.iter_mut().enumerate() {
+        let (x, y) = (i % wide, i / wide);
+        *v = match (x / 19 + y / 13 + seed as usize) % 5 {
+            0 => 90,
+            1 => (x * 7 + y * 3) as u8,
+            2 => rng.below(256) as u8,
+            3 => {
+                if (x / 4 + y / 4) % 2 == 0 {
+                    16
+                } else {
+                    240
+                }
+            }
+            _ => (y * 11) as u8 ^ (rng.below(8) as u8),
+        };
+    }
+    let cw = w.div_ceil(2) as usize;
+    for (i, v) in p.u.iter_mut().enumerate() {
+        let (x, y) = (i % cw, i / cw);
+        *v = if (x / 5 + y / 3) % 3 == 0 {
+            128
+        } else {
+            (x * 9 + y) as u8
+        };
+    }
+    rng.fill(&mut p.v);
+    for v in p.v.iter_mut().step_by(3) {
+        *v = 60;
+    }
+    p
+}
+
+fn check(w: u32, h: u32, qp: u8, slice_rows: Option<u32>, batch: usize) {
+    let gpu = common::gpu();
+    let config = EncoderConfig {
+        qp,
+        slice_rows,
+        luma: LumaModes::Intra16x16,
+        ..EncoderConfig::default()
+    };
+    let geometry = Geometry::new(w, h).unwrap();
+    let front = Intra16Gpu::new(gpu, geometry, &config).expect("front end");
+    let pictures: Vec<Picture> = (0..batch)
+        .map(|k| {
+            let mut p = picture(w, h, (qp as u64) << 8 | k as u64);
+            if qp == 0 && k == 0 {
+                p.y.fill(255); // levels beyond Baseline's reach at QP 0: a coarser QP
+            }
+            p
+        })
+        .collect();
+    let refs: Vec<&Picture> = pictures.iter().collect();
+    let mut encoder = gpu.device.create_command_encoder(&Default::default());
+    let batch_gpu = front
+        .encode_into(gpu, &mut encoder, &refs)
+        .expect("recorded");
+    gpu.queue.submit([encoder.finish()]);
+    pollster::block_on(batch_gpu.check(gpu)).expect("every macroblock codable");
+    let what = format!("{w}x{h} QP {qp} slices {slice_rows:?}");
+    let mut requant = 0;
+    for (k, p) in pictures.iter().enumerate() {
+        let (frame, recon) = encode_picture_levels(p, &config).expect("CPU twin");
+        let got = pollster::block_on(batch_gpu.read_frame(gpu, k)).unwrap();
+        for (mb, (a, b)) in frame.mbs.iter().zip(&got.mbs).enumerate() {
+            assert_eq!(a, b, "{what}, picture {k}: header of macroblock {mb}");
+        }
+        for (i, (a, b)) in frame.levels.iter().zip(&got.levels).enumerate() {
+            assert_eq!(
+                a,
+                b,
+                "{what}, picture {k}: macroblock {} block {} level {}",
+                i / 384,
+                i / 16 % 24,
+                i % 16
+            );
+        }
+        let got_recon = pollster::block_on(batch_gpu.read_recon(gpu, k)).unwrap();
+        assert!(got_recon == recon, "{what}, picture {k}: reconstruction");
+        requant += frame.mbs.iter().filter(|m| m.mb_qp_delta != 0).count();
+    }
+    if qp == 0 {
+        assert!(requant > 0, "{what}: the coarser-QP path was taken");
+    }
+}
+
+#[test]
+fn one_picture_one_macroblock() {
+    check(16, 16, 26, None, 1);
+    check(1, 1, 30, None, 1);
+}
+
+#[test]
+fn batches_of_odd_and_even_sizes_at_every_qp() {
+    for qp in 0..=51u8 {
+        let (w, h) = [(48, 32), (37, 21), (80, 48)][qp as usize % 3];
+        let slices = [None, Some(1), Some(2)][qp as usize / 3 % 3];
+        check(w, h, qp, slices, 1 + qp as usize % 3);
+    }
+}
+
+#[test]
+fn a_wide_picture_in_slices_of_several_rows() {
+    check(200, 100, 22, Some(3), 2);
+    check(200, 100, 37, None, 2);
+}
