@@ -5,7 +5,7 @@
 //!     cargo run --release --example h264_clip [OUT.264]
 
 use parvlc::cavlc::GpuVariant;
-use parvlc::h264::{Encoder, EncoderConfig, LumaModes, Picture};
+use parvlc::h264::{Encoder, EncoderConfig, FrontEnd, LumaModes, Picture};
 use parvlc::{Backend, Engine};
 
 fn main() -> parvlc::Result<()> {
@@ -24,6 +24,9 @@ fn main() -> parvlc::Result<()> {
         cavlc: GpuVariant::Cavlcu,
         // I_16x16 or I_4x4 per macroblock, whichever costs less.
         luma: LumaModes::Auto,
+        // Prediction, transform and reconstruction on the GPU where it codes the luma
+        // modes asked for (I_16x16 alone for now), on the CPU cores otherwise.
+        front_end: FrontEnd::Gpu,
     };
     let mut encoder = Encoder::new(width, height, 25.0, config, &engine)?;
     let mut stream = Vec::new();

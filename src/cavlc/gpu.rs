@@ -477,6 +477,61 @@ impl CavlcGpu {
         })
     }
 
+    /// [`Self::finish`] of several frames whose levels a GPU stage wrote and checked (so
+    /// there is no host frame to name a bad level: that is a GPU error): every frame's
+    /// status, scan state and offsets in one readback, their streams in a second.
+    pub async fn finish_many(&self, gpu: &Gpu, pendings: Vec<Pending>) -> Result<Vec<Encoded>> {
+        let packed = pendings
+            .iter()
+            .map(|p| {
+                p.packed.as_ref().ok_or_else(|| {
+                    Error::InvalidArgument("CAVLC: finish needs an encode with packing".into())
+                })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let mut heads = Vec::with_capacity(pendings.len() * 4);
+        for (p, packed) in pendings.iter().zip(&packed) {
+            heads.push((p.status.buffer(), 0, 16));
+            heads.push((p.state.buffer(), 0, 16));
+            heads.extend(pack::packed_heads(packed));
+        }
+        let heads = gpu.read_buffers(&heads).await?;
+        let mut totals = Vec::with_capacity(pendings.len());
+        for ((p, packed), h) in pendings.iter().zip(&packed).zip(heads.chunks_exact(4)) {
+            if h[0].iter().any(|&b| b != 0) {
+                return Err(Error::Gpu {
+                    stage: "cavlc",
+                    message: "a level too large to code reached CAVLC".into(),
+                });
+            }
+            let fallbacks = match p.variant {
+                GpuVariant::Cavlcu => u32::from_le_bytes([h[1][8], h[1][9], h[1][10], h[1][11]]),
+                _ => 0,
+            };
+            let (total, offsets) =
+                pack::packed_total(packed, &h[2], &h[3], &self.config.pack_scan)?;
+            totals.push((total, offsets, fallbacks));
+        }
+        let streams: Vec<_> = packed
+            .iter()
+            .zip(&totals)
+            .map(|(packed, t)| pack::packed_stream(packed, t.0))
+            .collect();
+        let streams = gpu.read_buffers(&streams).await?;
+        pendings
+            .iter()
+            .zip(totals)
+            .zip(streams)
+            .map(|((p, (total, mb_offsets, fallbacks)), stream)| {
+                Ok(Encoded {
+                    slices: pack::split_slices(&stream, total, &mb_offsets, &p.slice_starts)?,
+                    fallbacks,
+                    mb_offsets,
+                })
+            })
+            .collect()
+    }
+
     /// Code a frame: per slice, the bytes and bit count of its slice_data(), exactly as
     /// [`encode_slice_data`] writes them into a fresh [`MsbWriter`].
     pub async fn encode_frame(

@@ -148,27 +148,47 @@ pub(crate) async fn read_packed(
     slice_starts: &[usize],
     scan: &ScanConfig,
 ) -> Result<(Vec<(Vec<u8>, u64)>, Vec<u32>)> {
+    let heads = gpu.read_buffers(&packed_heads(packed)).await?;
+    let (total, offsets) = packed_total(packed, &heads[0], &heads[1], scan)?;
+    let (buffer, at, len) = packed_stream(packed, total);
+    let stream = gpu.read_buffer(buffer, at, len).await?;
+    Ok((
+        split_slices(&stream, total, &offsets, slice_starts)?,
+        offsets,
+    ))
+}
+
+/// The ranges [`read_packed`] reads first (scan state, then macroblock offsets), for
+/// reading several frames' in one readback.
+pub(crate) fn packed_heads(packed: &Packed) -> [(&wgpu::Buffer, u64, u64); 2] {
+    let n = packed.n_blocks as u64;
+    [
+        (&packed.state, 0, (STATE_HEADER as u64 + n) * 4),
+        (&packed.mb_offsets, 0, packed.n_mbs as u64 * 4),
+    ]
+}
+
+/// From the bytes of [`packed_heads`]: the frame's stream length in bits (checked
+/// against the scan's state) and every macroblock's offset.
+pub(crate) fn packed_total(
+    packed: &Packed,
+    state: &[u8],
+    offsets: &[u8],
+    scan: &ScanConfig,
+) -> Result<(u64, Vec<u32>)> {
     let n = packed.n_blocks as usize;
-    let words: Vec<u32> = bytemuck::pod_collect_to_vec(
-        &gpu.read_buffer(&packed.state, 0, (STATE_HEADER + n) as u64 * 4)
-            .await?,
-    );
+    let words: Vec<u32> = bytemuck::pod_collect_to_vec(state);
     let total = match scan.strategy {
         ScanStrategy::ReduceThenScan => words[3],
         _ => words[STATE_HEADER + n - 1] & VALUE_MASK,
     } as u64;
     read_state(PACK.name, scan.strategy, &words, n, total)?;
-    let offsets: Vec<u32> = bytemuck::pod_collect_to_vec(
-        &gpu.read_buffer(&packed.mb_offsets, 0, packed.n_mbs as u64 * 4)
-            .await?,
-    );
-    let stream = gpu
-        .read_buffer(&packed.output, 0, total.div_ceil(32) * 4)
-        .await?;
-    Ok((
-        split_slices(&stream, total, &offsets, slice_starts)?,
-        offsets,
-    ))
+    Ok((total, bytemuck::pod_collect_to_vec(offsets)))
+}
+
+/// The range of the packed stream `total` bits long.
+pub(crate) fn packed_stream(packed: &Packed, total: u64) -> (&wgpu::Buffer, u64, u64) {
+    (&packed.output, 0, total.div_ceil(32) * 4)
 }
 
 /// Cut the frame's stream (`bits` bits, slices back to back) at every slice's first

@@ -27,7 +27,7 @@ pub mod y4m;
 
 pub use macroblock::LumaModes;
 pub use slices::encode_picture_levels;
-pub use stream::{cpu_slice_data, write_picture, Encoded, Encoder, EncoderConfig};
+pub use stream::{cpu_slice_data, write_picture, Encoded, Encoder, EncoderConfig, FrontEnd};
 
 use crate::{Error, Result};
 

@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 
+use super::intra16::Intra16Gpu;
 use super::nal::{trailing_bits, write_nal, NAL_PPS, NAL_SLICE_IDR, NAL_SPS};
 use super::slices::encode_picture_levels_with;
 use super::syntax::{level_idc, pps, slice_header, sps};
@@ -30,6 +31,33 @@ pub struct EncoderConfig {
     /// The luma predictions macroblocks may use (default: I_16x16 or I_4x4, whichever
     /// costs less).
     pub luma: LumaModes,
+    /// Where prediction, transform, quantization and reconstruction run (the same
+    /// bytes either way).
+    pub front_end: FrontEnd,
+}
+
+/// Where the front end runs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum FrontEnd {
+    /// On the engine's GPU where it can code the luma modes asked for (I_16x16 alone,
+    /// `h264/intra16`), pictures in batches; on the CPU cores otherwise.
+    #[default]
+    Gpu,
+    /// On the CPU cores.
+    Cpu,
+}
+
+impl std::str::FromStr for FrontEnd {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self> {
+        match s {
+            "gpu" => Ok(FrontEnd::Gpu),
+            "cpu" => Ok(FrontEnd::Cpu),
+            _ => Err(Error::InvalidArgument(format!(
+                "front end `{s}`: gpu or cpu"
+            ))),
+        }
+    }
 }
 
 impl Default for EncoderConfig {
@@ -39,6 +67,7 @@ impl Default for EncoderConfig {
             slice_rows: None,
             cavlc: GpuVariant::Cavlcu,
             luma: LumaModes::Auto,
+            front_end: FrontEnd::Gpu,
         }
     }
 }
@@ -65,16 +94,25 @@ impl EncoderConfig {
             .unwrap_or(height_mbs)
             .clamp(1, height_mbs.max(1))
     }
+    /// The first macroblock of every slice of a picture of `geometry`.
+    pub fn slice_starts(&self, geometry: &Geometry) -> Vec<usize> {
+        let rows = self.rows_per_slice(geometry.height_mbs);
+        (0..geometry.height_mbs)
+            .step_by(rows as usize)
+            .map(|r| (r * geometry.width_mbs) as usize)
+            .collect()
+    }
 }
 
 /// One coded picture.
 pub struct Encoded {
     /// Annex B bytes: SPS and PPS before the first picture, then one NAL unit per slice.
     pub bytes: Vec<u8>,
-    /// What a decoder outputs for it (display size).
-    pub recon: Picture,
-    /// Its macroblock headers and levels, as CAVLC coded them.
-    pub frame: Frame,
+    /// What a decoder outputs for it (display size), unless [`Encoder::keep`] declined it.
+    pub recon: Option<Picture>,
+    /// Its macroblock headers and levels, as CAVLC coded them, unless [`Encoder::keep`]
+    /// declined them.
+    pub frame: Option<Frame>,
 }
 
 /// One IDR picture in Annex B form: SPS and PPS first when `parameter_sets` gives
@@ -87,13 +125,24 @@ pub fn write_picture(
     parameter_sets: Option<(&Geometry, u8, u8)>,
     idr_pic_id: u32,
 ) -> Vec<u8> {
+    let starts: Vec<usize> = frame.slices().iter().map(|r| r.start).collect();
+    write_slices(&starts, slices, parameter_sets, idr_pic_id)
+}
+
+/// [`write_picture`] from the slices' first macroblocks.
+fn write_slices(
+    slice_starts: &[usize],
+    slices: &[(Vec<u8>, u64)],
+    parameter_sets: Option<(&Geometry, u8, u8)>,
+    idr_pic_id: u32,
+) -> Vec<u8> {
     let mut bytes = Vec::with_capacity(slices.iter().map(|s| s.0.len() + 16).sum::<usize>() + 64);
     if let Some((geometry, level_idc, qp)) = parameter_sets {
         write_nal(&mut bytes, 3, NAL_SPS, &sps(geometry, level_idc));
         write_nal(&mut bytes, 3, NAL_PPS, &pps(qp));
     }
-    for (range, (data, bits)) in frame.slices().into_iter().zip(slices) {
-        let mut w = slice_header(range.start as u32, idr_pic_id);
+    for (&start, (data, bits)) in slice_starts.iter().zip(slices) {
+        let mut w = slice_header(start as u32, idr_pic_id);
         w.append_bytes(data, *bits);
         trailing_bits(&mut w);
         write_nal(&mut bytes, 3, NAL_SLICE_IDR, w.as_bytes());
@@ -108,6 +157,10 @@ pub struct Encoder {
     level_idc: u8,
     /// The GPU and its CAVLC stages on a wgpu engine; `None`: the CPU reference.
     gpu: Option<(Arc<Gpu>, CavlcGpu)>,
+    /// The GPU front end, where the configuration lets it code the pictures.
+    front: Option<Intra16Gpu>,
+    keep_recon: bool,
+    keep_frame: bool,
     pictures: u64,
 }
 
@@ -128,13 +181,39 @@ impl Encoder {
             Some(g) => Some((g.clone(), CavlcGpu::new(g)?)),
             None => None,
         };
+        let front = match &gpu {
+            Some((g, _))
+                if config.front_end == FrontEnd::Gpu && config.luma == LumaModes::Intra16x16 =>
+            {
+                Some(Intra16Gpu::new(g, geometry, &config)?)
+            }
+            _ => None,
+        };
         Ok(Encoder {
             config,
             geometry,
             level_idc: level_idc(geometry.width_mbs, geometry.height_mbs, fps),
             gpu,
+            front,
+            keep_recon: true,
+            keep_frame: true,
             pictures: 0,
         })
+    }
+
+    /// Whether each [`Encoded`] carries the reconstruction and the CAVLC input (both by
+    /// default). The GPU front end reads back only what is kept.
+    pub fn keep(&mut self, recon: bool, frame: bool) {
+        self.keep_recon = recon;
+        self.keep_frame = frame;
+    }
+
+    /// Where the front end runs: `gpu` or `cpu`.
+    pub fn front_end_name(&self) -> &'static str {
+        match self.front {
+            Some(_) => "gpu",
+            None => "cpu",
+        }
     }
 
     /// Who writes slice_data(): the GPU variant's name, or `cpu` for the CPU reference.
@@ -156,27 +235,118 @@ impl Encoder {
     /// Code one picture (the size given to [`Encoder::new`]).
     pub async fn encode(&mut self, picture: &Picture) -> Result<Encoded> {
         // One picture at a time: its macroblocks in parallel waves.
-        let coded = self.encode_with(picture, self.pictures, true).await?;
+        let coded = match self.front {
+            Some(_) => self
+                .encode_batch_at(std::slice::from_ref(picture), self.pictures)
+                .await?
+                .pop(),
+            None => Some(self.encode_with(picture, self.pictures, true).await?),
+        };
         self.pictures += 1;
-        Ok(coded)
+        coded.ok_or_else(|| Error::InvalidArgument("the batch lost its picture".into()))
     }
 
-    /// Code `picture` as picture `index` of the stream (the parameter sets come with
-    /// picture 0; consecutive IDR pictures differ in idr_pic_id). Pictures are intra
-    /// coded and independent, so several may be coded at once.
-    pub async fn encode_at(&self, picture: &Picture, index: u64) -> Result<Encoded> {
-        self.encode_with(picture, index, false).await
+    /// Code `pictures` as pictures `first..` of the stream: on the GPU front end in
+    /// batches of as many as fit one binding, else one after the other.
+    pub async fn encode_batch_at(&self, pictures: &[Picture], first: u64) -> Result<Vec<Encoded>> {
+        let (Some(front), Some((gpu, stages))) = (&self.front, &self.gpu) else {
+            let mut out = Vec::with_capacity(pictures.len());
+            for (k, p) in pictures.iter().enumerate() {
+                out.push(self.encode_with(p, first + k as u64, false).await?);
+            }
+            return Ok(out);
+        };
+        let mut out = Vec::with_capacity(pictures.len());
+        for (i, part) in pictures.chunks(front.max_batch(gpu)).enumerate() {
+            let at = first + (i * front.max_batch(gpu)) as u64;
+            out.extend(self.encode_on_gpu(gpu, stages, front, part, at).await?);
+        }
+        Ok(out)
     }
 
-    /// [`Encoder::encode_at`], each slice's macroblocks in parallel waves where
-    /// `wavefront` (see [`encode_picture_levels_with`]).
-    async fn encode_with(&self, picture: &Picture, index: u64, wavefront: bool) -> Result<Encoded> {
+    /// One batch through the GPU front end and CAVLC, in one submission.
+    async fn encode_on_gpu(
+        &self,
+        gpu: &Gpu,
+        stages: &CavlcGpu,
+        front: &Intra16Gpu,
+        pictures: &[Picture],
+        first: u64,
+    ) -> Result<Vec<Encoded>> {
+        for p in pictures {
+            self.check_size(p)?;
+        }
+        let refs: Vec<&Picture> = pictures.iter().collect();
+        let starts = self.config.slice_starts(&self.geometry);
+        let mut encoder = gpu.device.create_command_encoder(&Default::default());
+        let batch = front.encode_into(gpu, &mut encoder, &refs)?;
+        let frames: Vec<_> = (0..pictures.len())
+            .map(|k| batch.gpu_frame(gpu, &mut encoder, k, starts.clone()))
+            .collect();
+        let pending = frames
+            .iter()
+            .map(|f| stages.encode_into(gpu, &mut encoder, f, self.config.cavlc, true, false))
+            .collect::<Result<Vec<_>>>()?;
+        gpu.queue.submit([encoder.finish()]);
+        batch.check(gpu).await?;
+        let coded = stages.finish_many(gpu, pending).await?;
+        drop(frames);
+        let mut out = Vec::with_capacity(pictures.len());
+        for (k, c) in coded.into_iter().enumerate() {
+            let index = first + k as u64;
+            let bytes = write_slices(
+                &starts,
+                &c.slices,
+                (index == 0).then_some((&self.geometry, self.level_idc, self.config.qp)),
+                (index % 2) as u32,
+            );
+            let recon = match self.keep_recon {
+                true => Some(batch.read_recon(gpu, k).await?),
+                false => None,
+            };
+            let frame = match self.keep_frame {
+                true => Some(batch.read_frame(gpu, k).await?),
+                false => None,
+            };
+            out.push(Encoded {
+                bytes,
+                recon,
+                frame,
+            });
+        }
+        Ok(out)
+    }
+
+    fn check_size(&self, picture: &Picture) -> Result<()> {
         if (picture.width, picture.height) != (self.geometry.width, self.geometry.height) {
             return Err(Error::InvalidArgument(format!(
                 "picture {}x{} in a {}x{} stream",
                 picture.width, picture.height, self.geometry.width, self.geometry.height
             )));
         }
+        Ok(())
+    }
+
+    /// Code `picture` as picture `index` of the stream (the parameter sets come with
+    /// picture 0; consecutive IDR pictures differ in idr_pic_id). Pictures are intra
+    /// coded and independent, so several may be coded at once.
+    pub async fn encode_at(&self, picture: &Picture, index: u64) -> Result<Encoded> {
+        match self.front {
+            Some(_) => {
+                let mut one = self
+                    .encode_batch_at(std::slice::from_ref(picture), index)
+                    .await?;
+                one.pop()
+                    .ok_or_else(|| Error::InvalidArgument("the batch lost its picture".into()))
+            }
+            None => self.encode_with(picture, index, false).await,
+        }
+    }
+
+    /// [`Encoder::encode_at`], each slice's macroblocks in parallel waves where
+    /// `wavefront` (see [`encode_picture_levels_with`]).
+    async fn encode_with(&self, picture: &Picture, index: u64, wavefront: bool) -> Result<Encoded> {
+        self.check_size(picture)?;
         let (frame, recon) = encode_picture_levels_with(picture, &self.config, wavefront)?;
         let slices = self.slice_data(&frame).await?;
         let bytes = write_picture(
@@ -187,8 +357,8 @@ impl Encoder {
         );
         Ok(Encoded {
             bytes,
-            recon,
-            frame,
+            recon: self.keep_recon.then_some(recon),
+            frame: self.keep_frame.then_some(frame),
         })
     }
 
@@ -213,6 +383,13 @@ impl Encoder {
         }
         let first = self.pictures;
         let this = &*self;
+        // The GPU front end codes `depth` pictures a batch, two batches in flight (one
+        // uploading or reading back while the other computes); the CPU front end codes a
+        // picture per coder, `depth` coders.
+        let (coders, batch) = match self.front {
+            Some(_) => (2, depth),
+            None => (depth, 1),
+        };
         // Fewer pictures at once than cores: each picture's macroblocks in parallel waves
         // too (the same output; at a depth that fills the cores, waves only cost).
         let wavefront = depth < rayon::current_num_threads();
@@ -220,8 +397,12 @@ impl Encoder {
         let (to_coders, from_reader) = sync_channel::<Result<(u64, Picture)>>(1);
         let from_reader = Mutex::new(from_reader);
         let (to_sink, from_coders) = sync_channel::<Result<(u64, Encoded)>>(depth);
-        // At most 2 * depth pictures from the oldest one not yet handed to the sink.
-        let window = crate::ordered::Window::new(first, 2 * depth);
+        // At most this many pictures from the oldest one not yet handed to the sink.
+        let window = match batch {
+            1 => 2 * depth,
+            _ => (coders + 1) * batch,
+        };
+        let window = crate::ordered::Window::new(first, window);
         let coded = std::thread::scope(|s| {
             let (stop, window) = (&stop, &window);
             s.spawn(move || {
@@ -240,21 +421,40 @@ impl Encoder {
                 }
             });
             let from_reader = &from_reader;
-            for _ in 0..depth {
+            for _ in 0..coders {
                 let to_sink = to_sink.clone();
                 s.spawn(move || loop {
-                    let job = match from_reader.lock() {
-                        Ok(rx) => rx.recv(),
+                    // Up to `batch` consecutive pictures (fewer at the end of the input).
+                    let jobs: Result<Vec<(u64, Picture)>> = match from_reader.lock() {
+                        Ok(rx) => rx.iter().take(batch).collect(),
                         Err(_) => return,
                     };
-                    let Ok(job) = job else { return };
-                    let coded = job.and_then(|(index, picture)| {
-                        let coded = this.encode_with(&picture, index, wavefront);
-                        pollster::block_on(coded).map(|c| (index, c))
+                    let coded = jobs.and_then(|jobs| {
+                        let Some(&(index, _)) = jobs.first() else {
+                            return Ok(Vec::new());
+                        };
+                        if batch == 1 {
+                            let (_, picture) = &jobs[0];
+                            let coded = this.encode_with(picture, index, wavefront);
+                            return pollster::block_on(coded).map(|c| vec![(index, c)]);
+                        }
+                        let pictures: Vec<Picture> = jobs.into_iter().map(|(_, p)| p).collect();
+                        let coded = pollster::block_on(this.encode_batch_at(&pictures, index))?;
+                        Ok((index..).zip(coded).collect())
                     });
-                    let failed = coded.is_err();
-                    if to_sink.send(coded).is_err() || failed {
-                        return;
+                    match coded {
+                        Ok(done) if done.is_empty() => return,
+                        Ok(done) => {
+                            for item in done {
+                                if to_sink.send(Ok(item)).is_err() {
+                                    return;
+                                }
+                            }
+                        }
+                        Err(e) => {
+                            let _ = to_sink.send(Err(e));
+                            return;
+                        }
                     }
                 });
             }

@@ -90,8 +90,10 @@ pub fn encode_file(
     while let Some(p) = reader.read_frame().unwrap() {
         let e = pollster::block_on(enc.encode(&p)).unwrap();
         stream.extend_from_slice(&e.bytes);
-        recon.extend_from_slice(&e.recon.to_yuv420p());
-        requant += e.frame.mbs.iter().filter(|m| m.mb_qp_delta != 0).count();
+        // Kept by default.
+        let (r, f) = (e.recon.unwrap(), e.frame.unwrap());
+        recon.extend_from_slice(&r.to_yuv420p());
+        requant += f.mbs.iter().filter(|m| m.mb_qp_delta != 0).count();
     }
     (stream, recon, requant)
 }
@@ -104,8 +106,9 @@ pub fn mb_kinds(y4m: &Path, config: EncoderConfig) -> (usize, usize) {
     let (mut nxn, mut i16) = (0, 0);
     while let Some(p) = reader.read_frame().unwrap() {
         let e = pollster::block_on(enc.encode(&p)).unwrap();
-        let n = e.frame.mbs.iter().filter(|m| !m.is_intra16x16()).count();
-        (nxn, i16) = (nxn + n, i16 + e.frame.mbs.len() - n);
+        let mbs = e.frame.unwrap().mbs;
+        let n = mbs.iter().filter(|m| !m.is_intra16x16()).count();
+        (nxn, i16) = (nxn + n, i16 + mbs.len() - n);
     }
     (nxn, i16)
 }

@@ -27,6 +27,11 @@ pub struct H264Args {
     /// neighbours allow it; for testing).
     #[arg(long, default_value = "auto")]
     luma: h264::LumaModes,
+    /// Where prediction, transform, quantization and reconstruction run: gpu (on a wgpu
+    /// GPU with `--luma 16x16`, pictures in batches of `--depth`; the CPU otherwise) or
+    /// cpu. The same bytes either way.
+    #[arg(long, default_value = "gpu")]
+    front_end: h264::FrontEnd,
     /// Macroblock rows per slice (default: one slice per picture).
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
     slice_rows: Option<u32>,
@@ -51,6 +56,7 @@ pub fn encode(a: H264Args) -> Result<()> {
         slice_rows: a.slice_rows,
         cavlc: a.cavlc,
         luma: a.luma,
+        front_end: a.front_end,
     };
     if a.recon.as_deref() == Some(output.as_path()) {
         return Err(Error::InvalidArgument(
@@ -75,6 +81,7 @@ pub fn encode(a: H264Args) -> Result<()> {
         config,
         &engine,
     )?;
+    encoder.keep(a.recon.is_some(), false);
 
     let total = std::fs::metadata(input).map(|m| m.len()).unwrap_or(0);
     let frames_estimate = total / (header.frame_bytes() as u64 + 6).max(1);
@@ -93,8 +100,8 @@ pub fn encode(a: H264Args) -> Result<()> {
     let coded = encoder.encode_stream(a.depth as usize, &mut next, &mut |coded| {
         out.write_all(&coded.bytes)?;
         bytes += coded.bytes.len() as u64;
-        if let Some(r) = recon_out.as_mut() {
-            r.write_all(&coded.recon.to_yuv420p())?;
+        if let (Some(r), Some(recon)) = (recon_out.as_mut(), &coded.recon) {
+            r.write_all(&recon.to_yuv420p())?;
         }
         if let Some(b) = &bar {
             b.inc(1);
@@ -117,12 +124,13 @@ pub fn encode(a: H264Args) -> Result<()> {
         r.commit()?;
     }
     eprintln!(
-        "{} -> {}: {frames} frames {}x{}, QP {}, CAVLC {}: {bytes} bytes in {:.3} s",
+        "{} -> {}: {frames} frames {}x{}, QP {}, front end {}, CAVLC {}: {bytes} bytes in {:.3} s",
         input.display(),
         output.display(),
         header.width,
         header.height,
         config.qp,
+        encoder.front_end_name(),
         encoder.cavlc_name(),
         t.elapsed().as_secs_f64()
     );
