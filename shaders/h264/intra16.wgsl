@@ -328,6 +328,15 @@ fn codable(scan_in: array<i32, 16>, n: u32) -> bool {
     return true;
 }
 
+fn beyond_escape(block: array<i32, 16>) -> bool {
+    var b = block;
+    var large = false;
+    for (var i = 0u; i < 16u; i++) {
+        large = large || abs(b[i]) > 2063;
+    }
+    return large;
+}
+
 fn zigzag(block: array<i32, 16>) -> array<i32, 16> {
     var b = block;
     var s: array<i32, 16>;
@@ -629,33 +638,41 @@ fn wave(@builtin(local_invocation_index) lane: u32, @builtin(workgroup_id) group
             ac_c = quant_ac(w_c, qpc);
         }
         workgroupBarrier();
-        var bad = !codable(ac_scan(ac_y), 15u);
+        // Only a level beyond 2063 can be out of Baseline's reach: the scans are built
+        // for the rare block that holds one.
+        var bad = beyond_escape(ac_y) && !codable(ac_scan(ac_y), 15u);
         var any_ac = false;
         for (var i = 1u; i < 16u; i++) {
             any_ac = any_ac || ac_y[i] != 0;
         }
         var mine = select(0u, 2u, any_ac);
         if is_chroma {
-            bad = bad || !codable(ac_scan(ac_c), 15u);
+            bad = bad || (beyond_escape(ac_c) && !codable(ac_scan(ac_c), 15u));
             var any_c = false;
             for (var i = 1u; i < 16u; i++) {
                 any_c = any_c || ac_c[i] != 0;
             }
             mine |= select(0u, 4u, any_c) | select(0u, 8u, chroma_dc_levels[lane] != 0);
         }
+        // Each DC block is checked by one invocation, and only where its own level (one
+        // per invocation) is large somewhere in the block.
         if lane == 0u {
             var dc: array<i32, 16>;
+            var large = false;
             for (var i = 0u; i < 16u; i++) {
                 dc[i] = luma_dc_levels[i];
+                large = large || abs(dc[i]) > 2063;
             }
-            bad = bad || !codable(zigzag(dc), 16u);
+            bad = bad || (large && !codable(zigzag(dc), 16u));
         }
         if lane == 1u || lane == 2u {
             var dc: array<i32, 16>;
+            var large = false;
             for (var i = 0u; i < 4u; i++) {
                 dc[i] = chroma_dc_levels[(lane - 1u) * 4u + i];
+                large = large || abs(dc[i]) > 2063;
             }
-            bad = bad || !codable(dc, 4u);
+            bad = bad || (large && !codable(dc, 4u));
         }
         atomicOr(&flags, mine | select(0u, 1u, bad));
         workgroupBarrier();

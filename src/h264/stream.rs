@@ -278,8 +278,10 @@ impl Encoder {
         }
         let refs: Vec<&Picture> = pictures.iter().collect();
         let starts = self.config.slice_starts(&self.geometry);
+        let t0 = crate::gpu::clock();
         let mut encoder = gpu.device.create_command_encoder(&Default::default());
         let batch = front.encode_into(gpu, &mut encoder, &refs)?;
+        let t1 = crate::gpu::clock();
         let frames: Vec<_> = (0..pictures.len())
             .map(|k| batch.gpu_frame(gpu, &mut encoder, k, starts.clone()))
             .collect();
@@ -288,9 +290,22 @@ impl Encoder {
             .map(|f| stages.encode_into(gpu, &mut encoder, f, self.config.cavlc, true, false))
             .collect::<Result<Vec<_>>>()?;
         gpu.queue.submit([encoder.finish()]);
+        let t2 = crate::gpu::clock();
         batch.check(gpu).await?;
+        let t3 = crate::gpu::clock();
         let coded = stages.finish_many(gpu, pending).await?;
         drop(frames);
+        if let (Some(t0), Some(t1), Some(t2), Some(t3)) = (t0, t1, t2, t3) {
+            let ms = |a: std::time::Instant, b: std::time::Instant| (b - a).as_secs_f64() * 1e3;
+            log::debug!(
+                "h264 batch of {} at {first}: front end upload and record {:.1} ms, CAVLC record {:.1} ms, until the GPU is done {:.1} ms, CAVLC readback {:.1} ms",
+                pictures.len(),
+                ms(t0, t1),
+                ms(t1, t2),
+                ms(t2, t3),
+                ms(t3, std::time::Instant::now())
+            );
+        }
         let mut out = Vec::with_capacity(pictures.len());
         for (k, c) in coded.into_iter().enumerate() {
             let index = first + k as u64;
