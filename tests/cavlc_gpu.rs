@@ -550,3 +550,36 @@ fn su_forward_equals_twin() {
         assert!(pollster::block_on(enc.read_su_forward(gpu, &other)).is_err());
     }
 }
+
+#[test]
+fn frames_read_back_with_their_work_at_any_stream_quota() {
+    // finish_recorded reads each stream's first `quota` bytes with the frames' work and
+    // the rest of a longer one in a second readback: every quota gives the reference
+    // slices, for several frames at once (all streams longer than the quota, some, none).
+    let gpu = common::gpu();
+    let enc = encoder(gpu, CavlcConfig::default());
+    let frames: Vec<&Case> = cases().iter().take(3).collect();
+    for quota in [0u64, 4, 1000, 40_000, 1 << 30] {
+        let inputs: Vec<_> = frames
+            .iter()
+            .map(|c| enc.upload(gpu, &c.frame).expect("uploads"))
+            .collect();
+        let mut ce = gpu.device.create_command_encoder(&Default::default());
+        let pending = inputs
+            .iter()
+            .map(|i| {
+                enc.encode_into(gpu, &mut ce, i, GpuVariant::Cavlcu, true, false)
+                    .expect("records")
+            })
+            .collect::<Vec<_>>();
+        let recorded = enc
+            .record_finish(gpu, &mut ce, &pending, quota)
+            .expect("records the readback");
+        gpu.queue.submit([ce.finish()]);
+        let got = pollster::block_on(enc.finish_recorded(gpu, pending, recorded)).expect("reads");
+        assert_eq!(got.len(), frames.len());
+        for (k, (g, c)) in got.iter().zip(&frames).enumerate() {
+            check_slices(&g.slices, &c.slices, &format!("quota {quota}, frame {k}"));
+        }
+    }
+}

@@ -69,7 +69,7 @@ fn check(w: u32, h: u32, qp: u8, slice_rows: Option<u32>, batch: usize) {
     let refs: Vec<&Picture> = pictures.iter().collect();
     let mut encoder = gpu.device.create_command_encoder(&Default::default());
     let batch_gpu = front
-        .encode_into(gpu, &mut encoder, &refs)
+        .encode_into(gpu, &mut encoder, None, &refs)
         .expect("recorded");
     gpu.queue.submit([encoder.finish()]);
     pollster::block_on(batch_gpu.check(gpu)).expect("every macroblock codable");

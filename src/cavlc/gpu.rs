@@ -25,7 +25,7 @@ use super::pack;
 use super::su;
 use super::tables::{self, CoeffTokenTable};
 use crate::bits::MsbWriter;
-use crate::gpu::{Gpu, GpuStage, PooledBuffer, Profiler, Timings};
+use crate::gpu::{Gpu, GpuStage, PooledBuffer, Profiler, RecordedReads, Timings};
 use crate::scan::{ScanConfig, STATE_HEADER};
 use crate::{Error, Result};
 
@@ -206,6 +206,12 @@ pub struct Encoded {
     pub fallbacks: u32,
     /// Bit offset of every macroblock in the frame's one stream (slices back to back).
     pub mb_offsets: Vec<u32>,
+}
+
+/// Readbacks of several frames' results, recorded with their work
+/// ([`CavlcGpu::record_finish`]).
+pub struct RecordedFinish {
+    reads: RecordedReads,
 }
 
 /// The GPU CAVLC encoder: tables uploaded and pipelines built once.
@@ -478,26 +484,49 @@ impl CavlcGpu {
     }
 
     /// [`Self::finish`] of several frames whose levels a GPU stage wrote and checked (so
-    /// there is no host frame to name a bad level: that is a GPU error): every frame's
-    /// status, scan state and offsets in one readback, their streams in a second.
-    pub async fn finish_many(&self, gpu: &Gpu, pendings: Vec<Pending>) -> Result<Vec<Encoded>> {
-        let packed = pendings
-            .iter()
-            .map(|p| {
-                p.packed.as_ref().ok_or_else(|| {
-                    Error::InvalidArgument("CAVLC: finish needs an encode with packing".into())
-                })
-            })
-            .collect::<Result<Vec<_>>>()?;
-        let mut heads = Vec::with_capacity(pendings.len() * 4);
-        for (p, packed) in pendings.iter().zip(&packed) {
-            heads.push((p.status.buffer(), 0, 16));
-            heads.push((p.state.buffer(), 0, 16));
-            heads.extend(pack::packed_heads(packed));
+    /// there is no host frame to name a bad level: that is a GPU error), part 1: record
+    /// the copies [`Self::finish_recorded`] reads into `encoder` (the one that holds the
+    /// frames' work, so that the readback waits for that work alone): every frame's
+    /// status, scan state and macroblock offsets, and the first `quota` bytes of its
+    /// stream.
+    pub fn record_finish(
+        &self,
+        gpu: &Gpu,
+        encoder: &mut wgpu::CommandEncoder,
+        pendings: &[Pending],
+        quota: u64,
+    ) -> Result<RecordedFinish> {
+        let mut ranges = Vec::with_capacity(pendings.len() * 5);
+        for p in pendings {
+            let packed = p.packed.as_ref().ok_or_else(|| {
+                Error::InvalidArgument("CAVLC: finish needs an encode with packing".into())
+            })?;
+            ranges.push((p.status.buffer(), 0, 16));
+            ranges.push((p.state.buffer(), 0, 16));
+            ranges.extend(pack::packed_heads(packed));
+            ranges.push(pack::packed_prefix(packed, quota));
         }
-        let heads = gpu.read_buffers(&heads).await?;
-        let mut totals = Vec::with_capacity(pendings.len());
-        for ((p, packed), h) in pendings.iter().zip(&packed).zip(heads.chunks_exact(4)) {
+        Ok(RecordedFinish {
+            reads: gpu.record_reads(encoder, &ranges),
+        })
+    }
+
+    /// Part 2: the frames' coded slices from what [`Self::record_finish`] recorded, once
+    /// its encoder is submitted; the streams longer than their recorded part are read
+    /// again (all of them in one readback).
+    pub async fn finish_recorded(
+        &self,
+        gpu: &Gpu,
+        pendings: Vec<Pending>,
+        recorded: RecordedFinish,
+    ) -> Result<Vec<Encoded>> {
+        let parts = gpu.read_recorded(recorded.reads).await?;
+        let mut frames = Vec::with_capacity(pendings.len());
+        let mut again = Vec::new();
+        for (i, (p, h)) in pendings.iter().zip(parts.chunks_exact(5)).enumerate() {
+            let packed = p.packed.as_ref().ok_or_else(|| {
+                Error::InvalidArgument("CAVLC: finish needs an encode with packing".into())
+            })?;
             if h[0].iter().any(|&b| b != 0) {
                 return Err(Error::Gpu {
                     stage: "cavlc",
@@ -510,26 +539,42 @@ impl CavlcGpu {
             };
             let (total, offsets) =
                 pack::packed_total(packed, &h[2], &h[3], &self.config.pack_scan)?;
-            totals.push((total, offsets, fallbacks));
+            let stream = pack::packed_stream(packed, total);
+            if stream.2 > h[4].len() as u64 {
+                again.push((i, stream));
+            }
+            frames.push((total, offsets, fallbacks));
         }
-        let streams: Vec<_> = packed
+        if !again.is_empty() {
+            log::debug!(
+                "cavlc: {} of {} streams longer than the {} bytes read with them, read again",
+                again.len(),
+                pendings.len(),
+                parts[4].len()
+            );
+        }
+        let ranges: Vec<_> = again.iter().map(|a| a.1).collect();
+        let mut longer = gpu.read_buffers(&ranges).await?.into_iter();
+        let mut again = again.iter().map(|a| a.0).peekable();
+        let mut out = Vec::with_capacity(pendings.len());
+        for (i, ((p, (total, mb_offsets, fallbacks)), h)) in pendings
             .iter()
-            .zip(&totals)
-            .map(|(packed, t)| pack::packed_stream(packed, t.0))
-            .collect();
-        let streams = gpu.read_buffers(&streams).await?;
-        pendings
-            .iter()
-            .zip(totals)
-            .zip(streams)
-            .map(|((p, (total, mb_offsets, fallbacks)), stream)| {
-                Ok(Encoded {
-                    slices: pack::split_slices(&stream, total, &mb_offsets, &p.slice_starts)?,
-                    fallbacks,
-                    mb_offsets,
-                })
-            })
-            .collect()
+            .zip(frames)
+            .zip(parts.chunks_exact(5))
+            .enumerate()
+        {
+            let reread = match again.next_if_eq(&i) {
+                Some(_) => longer.next(),
+                None => None,
+            };
+            let stream = reread.as_deref().unwrap_or(&h[4]);
+            out.push(Encoded {
+                slices: pack::split_slices(stream, total, &mb_offsets, &p.slice_starts)?,
+                fallbacks,
+                mb_offsets,
+            });
+        }
+        Ok(out)
     }
 
     /// Code a frame: per slice, the bytes and bit count of its slice_data(), exactly as

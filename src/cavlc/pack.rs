@@ -18,6 +18,7 @@ use crate::{Error, Result};
 /// A packed frame on the GPU.
 pub(crate) struct Packed {
     output: PooledBuffer,
+    output_bytes: u64,
     mb_offsets: PooledBuffer,
     state: PooledBuffer,
     n_blocks: u32,
@@ -79,6 +80,7 @@ pub(crate) fn encode_pack(
     )?;
     Ok(Packed {
         output,
+        output_bytes: out_bytes,
         mb_offsets,
         state,
         n_blocks: bufs.n_groups,
@@ -184,6 +186,11 @@ pub(crate) fn packed_total(
     } as u64;
     read_state(PACK.name, scan.strategy, &words, n, total)?;
     Ok((total, bytemuck::pod_collect_to_vec(offsets)))
+}
+
+/// The first `quota` bytes of the packed output (all of it where it is shorter).
+pub(crate) fn packed_prefix(packed: &Packed, quota: u64) -> (&wgpu::Buffer, u64, u64) {
+    (&packed.output, 0, quota.min(packed.output_bytes) & !3)
 }
 
 /// The range of the packed stream `total` bits long.

@@ -25,6 +25,7 @@ pub(crate) use pool::size_class;
 pub(crate) use pool::HostVecs;
 pub use pool::PooledBuffer;
 pub use profiler::{Profiler, Timings};
+pub(crate) use readback::RecordedReads;
 pub use registry::Stage;
 pub use stage::GpuStage;
 pub(crate) use upload::Window;

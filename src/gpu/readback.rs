@@ -1,5 +1,12 @@
-use super::Gpu;
+use super::{Gpu, PooledBuffer};
 use crate::{Error, Result};
+
+/// Reads recorded by [`Gpu::record_reads`], not yet mapped.
+pub(crate) struct RecordedReads {
+    staging: Option<PooledBuffer>,
+    lens: Vec<u64>,
+    total: u64,
+}
 
 /// Copies at least this long are split across the host's cores: one core's copy out of
 /// mapped memory is a visible share of a chunk's time.
@@ -22,27 +29,58 @@ impl Gpu {
     /// Several ranges back in one submission and one wait: `(buffer, offset, len)` each,
     /// as [`Self::read_buffer`] takes them; the bytes in the same order.
     pub async fn read_buffers(&self, ranges: &[(&wgpu::Buffer, u64, u64)]) -> Result<Vec<Vec<u8>>> {
-        let total: u64 = ranges.iter().map(|r| r.2).sum();
-        if total == 0 {
-            return Ok(vec![Vec::new(); ranges.len()]);
-        }
-        let staging = self.pooled_buffer(
-            total,
-            wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-        );
         let mut encoder = self
             .device
             .create_command_encoder(&wgpu::CommandEncoderDescriptor {
                 label: Some("parvlc.readback"),
             });
-        let mut at = 0u64;
-        for &(source, offset, len) in ranges {
-            if len > 0 {
-                encoder.copy_buffer_to_buffer(source, offset, &staging, at, len);
-            }
-            at += len;
-        }
+        let reads = self.record_reads(&mut encoder, ranges);
         self.queue.submit([encoder.finish()]);
+        self.read_recorded(reads).await
+    }
+
+    /// Copies of `ranges` (as [`Self::read_buffers`] takes them) into one mappable
+    /// buffer, recorded into `encoder`: read them with [`Self::read_recorded`] once it is
+    /// submitted. In the same submission as the work that writes them, the readback waits
+    /// for that work alone, not for what other threads submit after it.
+    pub(crate) fn record_reads(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        ranges: &[(&wgpu::Buffer, u64, u64)],
+    ) -> RecordedReads {
+        let lens: Vec<u64> = ranges.iter().map(|r| r.2).collect();
+        let total: u64 = lens.iter().sum();
+        let staging = (total > 0).then(|| {
+            let staging = self.pooled_buffer(
+                total,
+                wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            );
+            let mut at = 0u64;
+            for &(source, offset, len) in ranges {
+                if len > 0 {
+                    encoder.copy_buffer_to_buffer(source, offset, &staging, at, len);
+                }
+                at += len;
+            }
+            staging
+        });
+        RecordedReads {
+            staging,
+            lens,
+            total,
+        }
+    }
+
+    /// The bytes of recorded reads, once their submission is done (after submitting it).
+    pub(crate) async fn read_recorded(&self, reads: RecordedReads) -> Result<Vec<Vec<u8>>> {
+        let RecordedReads {
+            staging,
+            lens,
+            total,
+        } = reads;
+        let Some(staging) = staging else {
+            return Ok(vec![Vec::new(); lens.len()]);
+        };
         let t0 = super::clock();
         self.map_read(&staging, total).await?;
         let t1 = super::clock();
@@ -52,11 +90,10 @@ impl Gpu {
                 .get_mapped_range()
                 .map_err(|e| Error::Readback(e.to_string()))?;
             let mut at = 0usize;
-            ranges
-                .iter()
-                .map(|r| {
-                    let part = self.copy_out(&mapped[at..at + r.2 as usize]);
-                    at += r.2 as usize;
+            lens.iter()
+                .map(|&len| {
+                    let part = self.copy_out(&mapped[at..at + len as usize]);
+                    at += len as usize;
                     part
                 })
                 .collect()

@@ -21,7 +21,7 @@ use super::{EncoderConfig, Geometry, Picture};
 use crate::cavlc::frame::{Frame, MbHeader, MB_LEVELS};
 use crate::cavlc::GpuFrame;
 use crate::gpu::registry::h264::INTRA16;
-use crate::gpu::{Built, Gpu, PooledBuffer};
+use crate::gpu::{Built, Gpu, PooledBuffer, Profiler};
 use crate::{Error, Result};
 
 /// keep in sync with shaders/h264/intra16.wgsl `Intra16Params`
@@ -127,10 +127,12 @@ impl Intra16Gpu {
 
     /// Upload `pictures` (each of this front end's size) and record their front end into
     /// `encoder`: the batch's headers and levels are ready for CAVLC once it runs.
+    /// With `profiler`, the pass is timed as `intra16`.
     pub fn encode_into(
         &self,
         gpu: &Gpu,
         encoder: &mut wgpu::CommandEncoder,
+        profiler: Option<&mut Profiler>,
         pictures: &[&Picture],
     ) -> Result<Intra16Batch> {
         let g = &self.geometry;
@@ -232,9 +234,10 @@ impl Intra16Gpu {
             .map(|(i, &(_, low, high))| (bind(&self.wave, i), high - low + 1))
             .collect();
         let header_bind = bind(&self.headers, 0);
+        let timestamp_writes = profiler.and_then(|p| p.pass("intra16"));
         let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
             label: Some(INTRA16.label),
-            timestamp_writes: None,
+            timestamp_writes,
         });
         pass.set_pipeline(&self.wave.pipeline);
         for (bind, rows) in &groups {
@@ -301,7 +304,16 @@ impl Intra16Batch {
 
     /// An error if some macroblock could not be coded even at QP 51 (after submission).
     pub async fn check(&self, gpu: &Gpu) -> Result<()> {
-        let status = gpu.read_buffer(&self.status, 0, 4).await?;
+        Self::check_status(&gpu.read_buffer(&self.status, 0, 4).await?)
+    }
+
+    /// The status word [`Self::check_status`] reads, for reading it back with other work.
+    pub fn status_range(&self) -> (&wgpu::Buffer, u64, u64) {
+        (&self.status, 0, 4)
+    }
+
+    /// An error if the status word says some macroblock could not be coded even at QP 51.
+    pub fn check_status(status: &[u8]) -> Result<()> {
         if status.iter().any(|&b| b != 0) {
             return Err(Error::InvalidArgument(
                 "a macroblock's levels cannot be coded in Baseline CAVLC even at QP 51".into(),

@@ -1,11 +1,12 @@
 //! The streaming encoder: pictures in, Annex B bytes (and reconstructions) out; the
 //! slice data's CAVLC on the engine's GPU (one of the GPU variants) or the CPU reference.
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use rayon::prelude::*;
 
-use super::intra16::Intra16Gpu;
+use super::intra16::{Intra16Batch, Intra16Gpu};
 use super::nal::{trailing_bits, write_nal, NAL_PPS, NAL_SLICE_IDR, NAL_SPS};
 use super::slices::encode_picture_levels_with;
 use super::syntax::{level_idc, pps, slice_header, sps};
@@ -159,6 +160,9 @@ pub struct Encoder {
     gpu: Option<(Arc<Gpu>, CavlcGpu)>,
     /// The GPU front end, where the configuration lets it code the pictures.
     front: Option<Intra16Gpu>,
+    /// Bytes of each picture's stream read back with the GPU front end's batch (a longer
+    /// one is read again); grows with the longest seen.
+    stream_quota: AtomicU64,
     keep_recon: bool,
     keep_frame: bool,
     pictures: u64,
@@ -194,6 +198,9 @@ impl Encoder {
             geometry,
             level_idc: level_idc(geometry.width_mbs, geometry.height_mbs, fps),
             gpu,
+            stream_quota: AtomicU64::new(
+                geometry.width_mbs as u64 * geometry.height_mbs as u64 * 64,
+            ),
             front,
             keep_recon: true,
             keep_frame: true,
@@ -280,7 +287,7 @@ impl Encoder {
         let starts = self.config.slice_starts(&self.geometry);
         let t0 = crate::gpu::clock();
         let mut encoder = gpu.device.create_command_encoder(&Default::default());
-        let batch = front.encode_into(gpu, &mut encoder, &refs)?;
+        let batch = front.encode_into(gpu, &mut encoder, None, &refs)?;
         let t1 = crate::gpu::clock();
         let frames: Vec<_> = (0..pictures.len())
             .map(|k| batch.gpu_frame(gpu, &mut encoder, k, starts.clone()))
@@ -289,16 +296,33 @@ impl Encoder {
             .iter()
             .map(|f| stages.encode_into(gpu, &mut encoder, f, self.config.cavlc, true, false))
             .collect::<Result<Vec<_>>>()?;
+        // The results' readback goes in the same submission, so that it waits for this
+        // batch alone and not for the next one, which another coder may submit meanwhile.
+        let quota = self.stream_quota.load(Ordering::Relaxed);
+        let recorded = stages.record_finish(gpu, &mut encoder, &pending, quota)?;
+        let status = gpu.record_reads(&mut encoder, &[batch.status_range()]);
         gpu.queue.submit([encoder.finish()]);
         let t2 = crate::gpu::clock();
-        batch.check(gpu).await?;
+        let coded = stages.finish_recorded(gpu, pending, recorded).await;
         let t3 = crate::gpu::clock();
-        let coded = stages.finish_many(gpu, pending).await?;
+        Intra16Batch::check_status(&gpu.read_recorded(status).await?.concat())?;
+        let coded = coded?;
         drop(frames);
+        // The next batches read as much of each stream as this one's longest needed, and
+        // a quarter more.
+        let longest = coded
+            .iter()
+            .map(|c| c.slices.iter().map(|s| s.0.len() as u64 + 8).sum::<u64>())
+            .max()
+            .unwrap_or(0);
+        self.stream_quota.fetch_max(
+            (longest + longest / 4).next_multiple_of(64 << 10),
+            Ordering::Relaxed,
+        );
         if let (Some(t0), Some(t1), Some(t2), Some(t3)) = (t0, t1, t2, t3) {
             let ms = |a: std::time::Instant, b: std::time::Instant| (b - a).as_secs_f64() * 1e3;
             log::debug!(
-                "h264 batch of {} at {first}: front end upload and record {:.1} ms, CAVLC record {:.1} ms, until the GPU is done {:.1} ms, CAVLC readback {:.1} ms",
+                "h264 batch of {} at {first}: front end upload and record {:.1} ms, CAVLC record {:.1} ms, until the results are read {:.1} ms, then {:.1} ms",
                 pictures.len(),
                 ms(t0, t1),
                 ms(t1, t2),
@@ -388,7 +412,7 @@ impl Encoder {
         next: &mut (dyn FnMut() -> Result<Option<Picture>> + Send),
         sink: &mut dyn FnMut(Encoded) -> Result<()>,
     ) -> Result<u64> {
-        use std::sync::atomic::{AtomicBool, Ordering};
+        use std::sync::atomic::AtomicBool;
         use std::sync::mpsc::sync_channel;
         use std::sync::Mutex;
         if depth == 0 {
