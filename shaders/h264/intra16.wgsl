@@ -11,6 +11,10 @@
 // and top neighbours were coded by earlier waves (earlier dispatches).
 // Entry `write_headers`: one invocation per macroblock, after the last wave: mb_qp_delta
 // against the previous macroblock's QP (every I_16x16 macroblock codes one).
+//
+// A 4x4 block is a `Block` of four row vectors, and every transform works on whole rows
+// and columns of them: the blocks stay in registers (arrays indexed at run time would go
+// to local memory, whose latency every step of a macroblock then waits on).
 
 // keep in sync with src/h264/intra16.rs `Intra16Params`
 struct Intra16Params {
@@ -82,15 +86,35 @@ var<workgroup> chroma_dc_levels: array<i32, 8>;
 var<workgroup> flags: atomic<u32>;
 var<workgroup> flags_seen: u32;
 
-fn class_of(pos: u32) -> u32 {
-    let odd = vec2<u32>(pos & 1u, (pos >> 2u) & 1u);
-    if odd.x == 0u && odd.y == 0u {
-        return 0u;
-    }
-    if odd.x == 1u && odd.y == 1u {
-        return 1u;
-    }
-    return 2u;
+// A 4x4 block as four named rows (raster: row y is `ry`, x in .x .y .z .w).
+struct Block {
+    r0: vec4<i32>,
+    r1: vec4<i32>,
+    r2: vec4<i32>,
+    r3: vec4<i32>,
+}
+
+fn block_sub(a: Block, b: Block) -> Block {
+    return Block(a.r0 - b.r0, a.r1 - b.r1, a.r2 - b.r2, a.r3 - b.r3);
+}
+
+fn block_add_clamped(a: Block, b: Block) -> Block {
+    let lo = vec4<i32>(0);
+    let hi = vec4<i32>(255);
+    return Block(clamp(a.r0 + b.r0, lo, hi), clamp(a.r1 + b.r1, lo, hi), clamp(a.r2 + b.r2, lo, hi), clamp(a.r3 + b.r3, lo, hi));
+}
+
+fn any_ac_nonzero(b: Block) -> bool {
+    return any(vec4<i32>(0, b.r0.y, b.r0.z, b.r0.w) != vec4<i32>(0)) || any((b.r1 | b.r2 | b.r3) != vec4<i32>(0));
+}
+
+fn beyond_escape(b: Block) -> bool {
+    let m = max(max(abs(b.r0), abs(b.r1)), max(abs(b.r2), abs(b.r3)));
+    return any(m > vec4<i32>(2063));
+}
+
+fn with_dc(b: Block, dc: i32) -> Block {
+    return Block(vec4<i32>(dc, b.r0.yzw), b.r1, b.r2, b.r3);
 }
 
 fn chroma_qp(qp: u32) -> u32 {
@@ -112,127 +136,124 @@ fn recon_byte(at: u32) -> i32 {
     return i32((recon[at >> 2u] >> ((at & 3u) * 8u)) & 0xffu);
 }
 
-// A source sample of a plane of `w` x `h` from byte `base`, edges repeated (the padding of
-// src/h264/slices.rs `Plane::padded`).
-fn source(base: u32, w: u32, h: u32, x: u32, y: u32) -> i32 {
-    return src_byte(base + min(y, h - 1u) * w + min(x, w - 1u));
+// Four source samples of a row of a plane of `w` x `h` from byte `base`, edges repeated
+// (the padding of src/h264/slices.rs `Plane::padded`).
+fn source_row(base: u32, w: u32, h: u32, x: u32, y: u32) -> vec4<i32> {
+    let row = base + min(y, h - 1u) * w;
+    return vec4<i32>(
+        src_byte(row + min(x, w - 1u)),
+        src_byte(row + min(x + 1u, w - 1u)),
+        src_byte(row + min(x + 2u, w - 1u)),
+        src_byte(row + min(x + 3u, w - 1u)),
+    );
 }
 
-// Sum of absolute 4x4 Hadamard coefficients of a - b (src/h264/intra4x4.rs
-// `hadamard_abs_sum`).
-fn hadamard_abs_sum(d: array<i32, 16>) -> u32 {
-    var t: array<i32, 16>;
-    for (var r = 0u; r < 4u; r++) {
-        let s01 = d[r * 4u] + d[r * 4u + 1u];
-        let d01 = d[r * 4u] - d[r * 4u + 1u];
-        let s23 = d[r * 4u + 2u] + d[r * 4u + 3u];
-        let d23 = d[r * 4u + 2u] - d[r * 4u + 3u];
-        t[r * 4u] = s01 + s23;
-        t[r * 4u + 1u] = s01 - s23;
-        t[r * 4u + 2u] = d01 - d23;
-        t[r * 4u + 3u] = d01 + d23;
-    }
-    var sum = 0u;
-    for (var c = 0u; c < 4u; c++) {
-        let s01 = t[c] + t[4u + c];
-        let d01 = t[c] - t[4u + c];
-        let s23 = t[8u + c] + t[12u + c];
-        let d23 = t[8u + c] - t[12u + c];
-        sum += u32(abs(s01 + s23)) + u32(abs(s01 - s23)) + u32(abs(d01 - d23)) + u32(abs(d01 + d23));
-    }
-    return sum;
+fn source_block(base: u32, w: u32, h: u32, x: u32, y: u32) -> Block {
+    return Block(source_row(base, w, h, x, y), source_row(base, w, h, x, y + 1u), source_row(base, w, h, x, y + 2u), source_row(base, w, h, x, y + 3u));
 }
 
-// The forward 4x4 core transform (src/h264/transform.rs `forward4x4`).
-fn forward4x4(x: array<i32, 16>) -> array<i32, 16> {
-    var t: array<i32, 16>;
-    for (var r = 0u; r < 4u; r++) {
-        let s03 = x[r * 4u] + x[r * 4u + 3u];
-        let d03 = x[r * 4u] - x[r * 4u + 3u];
-        let s12 = x[r * 4u + 1u] + x[r * 4u + 2u];
-        let d12 = x[r * 4u + 1u] - x[r * 4u + 2u];
-        t[r * 4u] = s03 + s12;
-        t[r * 4u + 1u] = 2 * d03 + d12;
-        t[r * 4u + 2u] = s03 - s12;
-        t[r * 4u + 3u] = d03 - 2 * d12;
-    }
-    var w: array<i32, 16>;
-    for (var c = 0u; c < 4u; c++) {
-        let s03 = t[c] + t[12u + c];
-        let d03 = t[c] - t[12u + c];
-        let s12 = t[4u + c] + t[8u + c];
-        let d12 = t[4u + c] - t[8u + c];
-        w[c] = s03 + s12;
-        w[4u + c] = 2 * d03 + d12;
-        w[8u + c] = s03 - s12;
-        w[12u + c] = d03 - 2 * d12;
-    }
-    return w;
+// Row transforms of a block's rows, then the same across rows (columns): `forward4x4`.
+fn forward_row(v: vec4<i32>) -> vec4<i32> {
+    let s03 = v.x + v.w;
+    let d03 = v.x - v.w;
+    let s12 = v.y + v.z;
+    let d12 = v.y - v.z;
+    return vec4<i32>(s03 + s12, 2 * d03 + d12, s03 - s12, d03 - 2 * d12);
+}
+
+fn forward4x4(x: Block) -> Block {
+    let t0 = forward_row(x.r0);
+    let t1 = forward_row(x.r1);
+    let t2 = forward_row(x.r2);
+    let t3 = forward_row(x.r3);
+    let s03 = t0 + t3;
+    let d03 = t0 - t3;
+    let s12 = t1 + t2;
+    let d12 = t1 - t2;
+    return Block(s03 + s12, 2 * d03 + d12, s03 - s12, d03 - 2 * d12);
 }
 
 // The inverse 4x4 transform of clause 8.5.12.2 (`inverse4x4`).
-fn inverse4x4(d: array<i32, 16>) -> array<i32, 16> {
-    var f: array<i32, 16>;
-    for (var i = 0u; i < 4u; i++) {
-        let e0 = d[i * 4u] + d[i * 4u + 2u];
-        let e1 = d[i * 4u] - d[i * 4u + 2u];
-        let e2 = (d[i * 4u + 1u] >> 1u) - d[i * 4u + 3u];
-        let e3 = d[i * 4u + 1u] + (d[i * 4u + 3u] >> 1u);
-        f[i * 4u] = e0 + e3;
-        f[i * 4u + 1u] = e1 + e2;
-        f[i * 4u + 2u] = e1 - e2;
-        f[i * 4u + 3u] = e0 - e3;
-    }
-    var out: array<i32, 16>;
-    for (var j = 0u; j < 4u; j++) {
-        let g0 = f[j] + f[8u + j];
-        let g1 = f[j] - f[8u + j];
-        let g2 = (f[4u + j] >> 1u) - f[12u + j];
-        let g3 = f[4u + j] + (f[12u + j] >> 1u);
-        out[j] = (g0 + g3 + 32) >> 6u;
-        out[4u + j] = (g1 + g2 + 32) >> 6u;
-        out[8u + j] = (g1 - g2 + 32) >> 6u;
-        out[12u + j] = (g0 - g3 + 32) >> 6u;
-    }
-    return out;
+fn inverse_row(d: vec4<i32>) -> vec4<i32> {
+    let e0 = d.x + d.z;
+    let e1 = d.x - d.z;
+    let e2 = (d.y >> 1u) - d.w;
+    let e3 = d.y + (d.w >> 1u);
+    return vec4<i32>(e0 + e3, e1 + e2, e1 - e2, e0 - e3);
 }
 
-// Element `e` (raster) of the unscaled 4x4 Hadamard H c H of 16 values in workgroup
-// memory (`hadamard4`); H's rows are ++++, ++--, +--+, +-+-.
-// The columns where each row of H is negative: ++++, ++--, +--+, +-+-.
-const HADAMARD_MINUS = array<u32, 4>(0u, 12u, 6u, 10u);
-
-fn hadamard_sign(row: u32, col: u32) -> i32 {
-    return 1 - 2 * i32((HADAMARD_MINUS[row] >> col) & 1u);
+fn inverse4x4(d: Block) -> Block {
+    let f0 = inverse_row(d.r0);
+    let f1 = inverse_row(d.r1);
+    let f2 = inverse_row(d.r2);
+    let f3 = inverse_row(d.r3);
+    let g0 = f0 + f2;
+    let g1 = f0 - f2;
+    let g2 = (f1 >> vec4<u32>(1u)) - f3;
+    let g3 = f1 + (f3 >> vec4<u32>(1u));
+    let r = vec4<i32>(32);
+    let s = vec4<u32>(6u);
+    return Block((g0 + g3 + r) >> s, (g1 + g2 + r) >> s, (g1 - g2 + r) >> s, (g0 - g3 + r) >> s);
 }
 
-fn hadamard_luma_dc(values_in: array<i32, 16>, e: u32) -> i32 {
-    var values = values_in;
-    let i = e / 4u;
-    let j = e % 4u;
-    var sum = 0;
-    for (var r = 0u; r < 4u; r++) {
-        for (var c = 0u; c < 4u; c++) {
-            sum += hadamard_sign(i, r) * hadamard_sign(j, c) * values[r * 4u + c];
-        }
+// Sum of absolute 4x4 Hadamard coefficients of a residual (src/h264/intra4x4.rs
+// `hadamard_abs_sum`).
+fn hadamard_row_abs(v: vec4<i32>) -> vec4<i32> {
+    let s01 = v.x + v.y;
+    let d01 = v.x - v.y;
+    let s23 = v.z + v.w;
+    let d23 = v.z - v.w;
+    return vec4<i32>(s01 + s23, s01 - s23, d01 - d23, d01 + d23);
+}
+
+fn hadamard_abs_sum(d: Block) -> u32 {
+    let t0 = hadamard_row_abs(d.r0);
+    let t1 = hadamard_row_abs(d.r1);
+    let t2 = hadamard_row_abs(d.r2);
+    let t3 = hadamard_row_abs(d.r3);
+    let s01 = t0 + t1;
+    let d01 = t0 - t1;
+    let s23 = t2 + t3;
+    let d23 = t2 - t3;
+    let sum = abs(s01 + s23) + abs(s01 - s23) + abs(d01 - d23) + abs(d01 + d23);
+    return u32(sum.x + sum.y + sum.z + sum.w);
+}
+
+// Row `i` of the 4x4 Hadamard matrix H: ++++, ++--, +--+, +-+-.
+fn hadamard_row(i: u32) -> vec4<i32> {
+    switch i {
+        case 0u: { return vec4<i32>(1, 1, 1, 1); }
+        case 1u: { return vec4<i32>(1, 1, -1, -1); }
+        case 2u: { return vec4<i32>(1, -1, -1, 1); }
+        default: { return vec4<i32>(1, -1, 1, -1); }
     }
-    return sum;
+}
+
+// Element `e` (raster) of the unscaled 4x4 Hadamard H c H of 16 values (`hadamard4`):
+// row i of H times c times column j of H, as four dot products and one.
+fn hadamard_luma_dc(v: array<i32, 16>, e: u32) -> i32 {
+    let hj = hadamard_row(e % 4u);
+    let t = vec4<i32>(
+        dot(vec4<i32>(v[0], v[1], v[2], v[3]), hj),
+        dot(vec4<i32>(v[4], v[5], v[6], v[7]), hj),
+        dot(vec4<i32>(v[8], v[9], v[10], v[11]), hj),
+        dot(vec4<i32>(v[12], v[13], v[14], v[15]), hj),
+    );
+    return dot(t, hadamard_row(e / 4u));
 }
 
 // Element `e` of the 2x2 chroma DC transform of component `comp`'s four values
 // (`forward_chroma_dc`: a+b+c+d, a-b+c-d, a+b-c-d, a-b-c+d).
-fn chroma_dc_transform(values_in: array<i32, 8>, comp: u32, e: u32) -> i32 {
-    var values = values_in;
-    let a = values[comp * 4u];
-    let b = values[comp * 4u + 1u];
-    let c = values[comp * 4u + 2u];
-    let d = values[comp * 4u + 3u];
+fn chroma_dc_transform(v: array<i32, 8>, comp: u32, e: u32) -> i32 {
+    var signs = vec4<i32>(1, 1, -1, -1);
     switch e {
-        case 0u: { return a + b + c + d; }
-        case 1u: { return a - b + c - d; }
-        case 2u: { return a + b - c - d; }
-        default: { return a - b - c + d; }
+        case 0u: { signs = vec4<i32>(1, 1, 1, 1); }
+        case 1u: { signs = vec4<i32>(1, -1, 1, -1); }
+        case 2u: { signs = vec4<i32>(1, 1, -1, -1); }
+        default: { signs = vec4<i32>(1, -1, -1, 1); }
     }
+    let values = select(vec4<i32>(v[4], v[5], v[6], v[7]), vec4<i32>(v[0], v[1], v[2], v[3]), comp == 0u);
+    return dot(values, signs);
 }
 
 // Dead-zone quantizer with rounding offset 2/5 (`quant`): every product here stays
@@ -243,46 +264,51 @@ fn quant(w: i32, mf: i32, qbits: u32) -> i32 {
     return select(q, -q, w < 0);
 }
 
-// A 4x4 block's AC levels at `qp` (`Quant4x4::quant_ac`): position 0 left at 0.
-fn quant_ac(w: array<i32, 16>, qp: u32) -> array<i32, 16> {
-    var z: array<i32, 16>;
+fn quant_row(w: vec4<i32>, mf: vec4<i32>, qbits: u32) -> vec4<i32> {
+    let f = vec4<u32>((2u << qbits) / 5u);
+    let q = vec4<i32>((vec4<u32>(abs(w)) * vec4<u32>(mf) + f) >> vec4<u32>(qbits));
+    return select(q, -q, w < vec4<i32>(0));
+}
+
+// A 4x4 block's AC levels at `qp` (`Quant4x4::quant_ac`): position 0 left at 0. Even rows
+// hold position classes 0, 2, 0, 2; odd rows 2, 1, 2, 1.
+fn quant_ac(w: Block, qp: u32) -> Block {
     let qbits = 15u + qp / 6u;
-    for (var pos = 1u; pos < 16u; pos++) {
-        z[pos] = quant(w[pos], MF[qp % 6u][class_of(pos)], qbits);
-    }
-    return z;
+    let mf = MF[qp % 6u];
+    let even = vec4<i32>(mf.x, mf.z, mf.x, mf.z);
+    let odd = vec4<i32>(mf.z, mf.y, mf.z, mf.y);
+    let z = Block(quant_row(w.r0, even, qbits), quant_row(w.r1, odd, qbits), quant_row(w.r2, even, qbits), quant_row(w.r3, odd, qbits));
+    return with_dc(z, 0);
 }
 
 // Scaled coefficients of a block whose position 0 holds its already scaled DC
 // (`Quant4x4::dequant_ac`).
-fn dequant_ac(c: array<i32, 16>, qp: u32) -> array<i32, 16> {
-    var d: array<i32, 16>;
-    d[0] = c[0];
+fn dequant_row(c: vec4<i32>, scale: vec4<i32>, qp: u32) -> vec4<i32> {
     let shift = qp / 6u;
-    for (var pos = 1u; pos < 16u; pos++) {
-        let scaled = c[pos] * 16 * NORM[qp % 6u][class_of(pos)];
-        if qp >= 24u {
-            d[pos] = scaled << (shift - 4u);
-        } else {
-            d[pos] = (scaled + (1 << (3u - shift))) >> (4u - shift);
-        }
+    let scaled = c * scale;
+    if qp >= 24u {
+        return scaled << vec4<u32>(shift - 4u);
     }
-    return d;
+    return (scaled + vec4<i32>(1 << (3u - shift))) >> vec4<u32>(4u - shift);
+}
+
+fn dequant_ac(c: Block, qp: u32) -> Block {
+    let norm = NORM[qp % 6u] * 16;
+    let even = vec4<i32>(norm.x, norm.z, norm.x, norm.z);
+    let odd = vec4<i32>(norm.z, norm.y, norm.z, norm.y);
+    let d = Block(dequant_row(c.r0, even, qp), dequant_row(c.r1, odd, qp), dequant_row(c.r2, even, qp), dequant_row(c.r3, odd, qp));
+    return with_dc(d, c.r0.x);
 }
 
 // Whether Baseline CAVLC codes these `n` levels (scan order): a level needs level_prefix
 // above 15 only past a magnitude of 2063, and then it depends on suffixLength as the
-// block's levels raise it (src/cavlc/cpu.rs `code_residual_block`).
+// block's levels raise it (src/cavlc/cpu.rs `code_residual_block`). Only for blocks that
+// hold such a level.
 fn codable(scan_in: array<i32, 16>, n: u32) -> bool {
     var scan = scan_in;
-    var large = false;
     var total = 0u;
     for (var i = 0u; i < n; i++) {
-        large = large || abs(scan[i]) > 2063;
         total += u32(scan[i] != 0);
-    }
-    if !large {
-        return true;
     }
     var trailing = 0u;
     var k = 0u;
@@ -328,13 +354,9 @@ fn codable(scan_in: array<i32, 16>, n: u32) -> bool {
     return true;
 }
 
-fn beyond_escape(block: array<i32, 16>) -> bool {
-    var b = block;
-    var large = false;
-    for (var i = 0u; i < 16u; i++) {
-        large = large || abs(b[i]) > 2063;
-    }
-    return large;
+fn block_array(b: Block) -> array<i32, 16> {
+    return array<i32, 16>(b.r0.x, b.r0.y, b.r0.z, b.r0.w, b.r1.x, b.r1.y, b.r1.z, b.r1.w,
+        b.r2.x, b.r2.y, b.r2.z, b.r2.w, b.r3.x, b.r3.y, b.r3.z, b.r3.w);
 }
 
 fn zigzag(block: array<i32, 16>) -> array<i32, 16> {
@@ -346,18 +368,21 @@ fn zigzag(block: array<i32, 16>) -> array<i32, 16> {
     return s;
 }
 
-// The AC part of a zigzagged block, as a 15-level scan.
-fn ac_scan(block: array<i32, 16>) -> array<i32, 16> {
-    let z = zigzag(block);
+// Whether an I_16x16 AC or chroma AC block (15 levels from scan position 1) is codable.
+fn ac_codable(b: Block) -> bool {
+    if !beyond_escape(b) {
+        return true;
+    }
+    let z = zigzag(block_array(b));
     var s: array<i32, 16>;
     for (var i = 0u; i < 15u; i++) {
         s[i] = z[i + 1u];
     }
-    return s;
+    return codable(s, 15u);
 }
 
-// Plane prediction parameters (a, b, c) of an N x N block (clause 8.3.3.4 / 8.3.4.4)
-// from neighbours at `top`/`left` offsets `at` in top_y/left_y or top_c/left_c.
+// Plane prediction parameters (a, b, c) of the 16x16 luma and of an 8x8 chroma component
+// (clause 8.3.3.4 / 8.3.4.4).
 fn plane_luma() -> vec3<i32> {
     var h = 0;
     var v = 0;
@@ -389,17 +414,39 @@ fn plane_chroma(comp: u32) -> vec3<i32> {
     return vec3<i32>(a, (34 * h + 32) >> 6u, (34 * v + 32) >> 6u);
 }
 
-fn plane_sample(p: vec3<i32>, x: i32, y: i32, centre: i32) -> i32 {
-    return clamp((p.x + p.y * (x - centre) + p.z * (y - centre) + 16) >> 5u, 0, 255);
+// The plane prediction of the 4x4 block at (x, y) of the block (`centre`: 7 luma, 3 chroma).
+fn plane_block(p: vec3<i32>, x: u32, y: u32, centre: i32) -> Block {
+    let xs = vec4<i32>(i32(x)) + vec4<i32>(0, 1, 2, 3) - vec4<i32>(centre);
+    let base = vec4<i32>(p.x + 16) + p.y * xs;
+    let y0 = i32(y) - centre;
+    let lo = vec4<i32>(0);
+    let hi = vec4<i32>(255);
+    let s = vec4<u32>(5u);
+    return Block(
+        clamp((base + vec4<i32>(p.z * y0)) >> s, lo, hi),
+        clamp((base + vec4<i32>(p.z * (y0 + 1))) >> s, lo, hi),
+        clamp((base + vec4<i32>(p.z * (y0 + 2))) >> s, lo, hi),
+        clamp((base + vec4<i32>(p.z * (y0 + 3))) >> s, lo, hi),
+    );
 }
 
-// Intra_16x16 prediction of sample (x, y) in `mode` (`predict::luma16`).
-fn luma_pred(mode: u32, x: u32, y: u32, dc: i32, plane: vec3<i32>) -> i32 {
+fn splat_block(v: i32) -> Block {
+    return Block(vec4<i32>(v), vec4<i32>(v), vec4<i32>(v), vec4<i32>(v));
+}
+
+// Intra_16x16 prediction of the lane's 4x4 block (bx, by) in `mode` (`predict::luma16`):
+// vertical 0, horizontal 1, DC 2, plane 3.
+fn luma_pred(mode: u32, bx: u32, by: u32, dc: i32, plane: vec3<i32>) -> Block {
     switch mode {
-        case 0u: { return top_y[x]; }
-        case 1u: { return left_y[y]; }
-        case 2u: { return dc; }
-        default: { return plane_sample(plane, i32(x), i32(y), 7); }
+        case 0u: {
+            let t = vec4<i32>(top_y[bx * 4u], top_y[bx * 4u + 1u], top_y[bx * 4u + 2u], top_y[bx * 4u + 3u]);
+            return Block(t, t, t, t);
+        }
+        case 1u: {
+            return Block(vec4<i32>(left_y[by * 4u]), vec4<i32>(left_y[by * 4u + 1u]), vec4<i32>(left_y[by * 4u + 2u]), vec4<i32>(left_y[by * 4u + 3u]));
+        }
+        case 2u: { return splat_block(dc); }
+        default: { return plane_block(plane, bx * 4u, by * 4u, 7); }
     }
 }
 
@@ -430,14 +477,20 @@ fn chroma_dc_pred(comp: u32, bx: u32, by: u32, has_top: bool, has_left: bool) ->
     return 128;
 }
 
-// Chroma prediction of sample (x, y) of component `comp` in `mode` (`predict::chroma8`):
+// Chroma prediction of block (bx, by) of component `comp` in `mode` (`predict::chroma8`):
 // DC 0, horizontal 1, vertical 2, plane 3.
-fn chroma_pred(mode: u32, comp: u32, x: u32, y: u32, dc: i32, plane: vec3<i32>) -> i32 {
+fn chroma_pred(mode: u32, comp: u32, bx: u32, by: u32, dc: i32, plane: vec3<i32>) -> Block {
+    let o = comp * 8u;
     switch mode {
-        case 0u: { return dc; }
-        case 1u: { return left_c[comp * 8u + y]; }
-        case 2u: { return top_c[comp * 8u + x]; }
-        default: { return plane_sample(plane, i32(x), i32(y), 3); }
+        case 0u: { return splat_block(dc); }
+        case 1u: {
+            return Block(vec4<i32>(left_c[o + by * 4u]), vec4<i32>(left_c[o + by * 4u + 1u]), vec4<i32>(left_c[o + by * 4u + 2u]), vec4<i32>(left_c[o + by * 4u + 3u]));
+        }
+        case 2u: {
+            let t = vec4<i32>(top_c[o + bx * 4u], top_c[o + bx * 4u + 1u], top_c[o + bx * 4u + 2u], top_c[o + bx * 4u + 3u]);
+            return Block(t, t, t, t);
+        }
+        default: { return plane_block(plane, bx * 4u, by * 4u, 3); }
     }
 }
 
@@ -451,11 +504,35 @@ fn chroma_mode_available(mode: u32, has_top: bool, has_left: bool) -> bool {
     return mode == 0u || (mode == 1u && has_left) || (mode == 2u && has_top) || (mode == 3u && has_top && has_left);
 }
 
+fn pack_levels(a: i32, b: i32) -> u32 {
+    return (u32(a) & 0xffffu) | (u32(b) << 16u);
+}
+
 // Write a 4x4 block's 16 levels (raster) as 8 words of i16 pairs.
-fn store_levels(first_word: u32, block: array<i32, 16>) {
-    for (var k = 0u; k < 8u; k++) {
-        levels[first_word + k] = (u32(block[2u * k]) & 0xffffu) | (u32(block[2u * k + 1u]) << 16u);
-    }
+fn store_levels(first_word: u32, b: Block) {
+    levels[first_word] = pack_levels(b.r0.x, b.r0.y);
+    levels[first_word + 1u] = pack_levels(b.r0.z, b.r0.w);
+    levels[first_word + 2u] = pack_levels(b.r1.x, b.r1.y);
+    levels[first_word + 3u] = pack_levels(b.r1.z, b.r1.w);
+    levels[first_word + 4u] = pack_levels(b.r2.x, b.r2.y);
+    levels[first_word + 5u] = pack_levels(b.r2.z, b.r2.w);
+    levels[first_word + 6u] = pack_levels(b.r3.x, b.r3.y);
+    levels[first_word + 7u] = pack_levels(b.r3.z, b.r3.w);
+}
+
+fn pack_samples(v: vec4<i32>) -> u32 {
+    let u = vec4<u32>(v);
+    return u.x | (u.y << 8u) | (u.z << 16u) | (u.w << 24u);
+}
+
+// Write a reconstructed 4x4 block at byte `at` of a plane `stride` bytes wide (4-aligned).
+fn store_samples(at: u32, stride: u32, b: Block) {
+    let w = at / 4u;
+    let s = stride / 4u;
+    recon[w] = pack_samples(b.r0);
+    recon[w + s] = pack_samples(b.r1);
+    recon[w + 2u * s] = pack_samples(b.r2);
+    recon[w + 3u * s] = pack_samples(b.r3);
 }
 
 @compute @workgroup_size(16)
@@ -501,8 +578,11 @@ fn wave(@builtin(local_invocation_index) lane: u32, @builtin(workgroup_id) group
         left_c[lane] = recon_byte(c_base + (cy0 + lane % 8u) * cs + cx0 - 1u);
     }
     if has_top && has_left && lane < 3u {
-        let bases = array<u32, 3>(rec_y + (y0 - 1u) * ys + x0 - 1u, rec_cb + (cy0 - 1u) * cs + cx0 - 1u, rec_cr + (cy0 - 1u) * cs + cx0 - 1u);
-        corner[lane] = recon_byte(bases[lane]);
+        var at = rec_y + (y0 - 1u) * ys + x0 - 1u;
+        if lane > 0u {
+            at = select(rec_cb, rec_cr, lane == 2u) + (cy0 - 1u) * cs + cx0 - 1u;
+        }
+        corner[lane] = recon_byte(at);
     }
     if lane < 12u {
         atomicStore(&satd_sums[lane], 0u);
@@ -512,20 +592,15 @@ fn wave(@builtin(local_invocation_index) lane: u32, @builtin(workgroup_id) group
     // This invocation's luma block and (invocations 0..7) chroma block.
     let bx = lane % 4u;
     let by = lane / 4u;
-    var src_y: array<i32, 16>;
-    for (var i = 0u; i < 16u; i++) {
-        src_y[i] = source(src_base, p.width, p.height, x0 + bx * 4u + i % 4u, y0 + by * 4u + i / 4u);
-    }
+    let src_y = source_block(src_base, p.width, p.height, x0 + bx * 4u, y0 + by * 4u);
     let is_chroma = lane < 8u;
     let comp = lane / 4u; // chroma component (0 Cb, 1 Cr) of invocations 0..7
     let cbx = lane % 2u;
     let cby = (lane / 2u) % 2u;
-    var src_c: array<i32, 16>;
+    var src_c = splat_block(0);
     if is_chroma {
         let base = select(src_cb, src_cr, comp == 1u);
-        for (var i = 0u; i < 16u; i++) {
-            src_c[i] = source(base, p.chroma_width, p.chroma_height, cx0 + cbx * 4u + i % 4u, cy0 + cby * 4u + i / 4u);
-        }
+        src_c = source_block(base, p.chroma_width, p.chroma_height, cx0 + cbx * 4u, cy0 + cby * 4u);
     }
 
     // Mode decisions: SATD of each available prediction, summed over the blocks.
@@ -557,17 +632,11 @@ fn wave(@builtin(local_invocation_index) lane: u32, @builtin(workgroup_id) group
     }
     for (var m = 0u; m < 4u; m++) {
         if luma_mode_available(m, has_top, has_left) {
-            var d: array<i32, 16>;
-            for (var i = 0u; i < 16u; i++) {
-                d[i] = src_y[i] - luma_pred(m, bx * 4u + i % 4u, by * 4u + i / 4u, dc16, plane16);
-            }
+            let d = block_sub(src_y, luma_pred(m, bx, by, dc16, plane16));
             atomicAdd(&satd_sums[m], hadamard_abs_sum(d));
         }
         if is_chroma && chroma_mode_available(m, has_top, has_left) {
-            var d: array<i32, 16>;
-            for (var i = 0u; i < 16u; i++) {
-                d[i] = src_c[i] - chroma_pred(m, comp, cbx * 4u + i % 4u, cby * 4u + i / 4u, dc_c, plane_c);
-            }
+            let d = block_sub(src_c, chroma_pred(m, comp, cbx, cby, dc_c, plane_c));
             atomicAdd(&satd_sums[4u + comp * 4u + m], hadamard_abs_sum(d));
         }
     }
@@ -596,23 +665,15 @@ fn wave(@builtin(local_invocation_index) lane: u32, @builtin(workgroup_id) group
     }
 
     // Forward transforms of the chosen predictions' residuals.
-    var pred_y: array<i32, 16>;
-    var x: array<i32, 16>;
-    for (var i = 0u; i < 16u; i++) {
-        pred_y[i] = luma_pred(luma_mode, bx * 4u + i % 4u, by * 4u + i / 4u, dc16, plane16);
-        x[i] = src_y[i] - pred_y[i];
-    }
-    let w_y = forward4x4(x);
-    luma_dc_coeffs[lane] = w_y[0];
-    var pred_c: array<i32, 16>;
-    var w_c: array<i32, 16>;
+    let pred_y = luma_pred(luma_mode, bx, by, dc16, plane16);
+    let w_y = forward4x4(block_sub(src_y, pred_y));
+    luma_dc_coeffs[lane] = w_y.r0.x;
+    var pred_c = splat_block(0);
+    var w_c = splat_block(0);
     if is_chroma {
-        for (var i = 0u; i < 16u; i++) {
-            pred_c[i] = chroma_pred(chroma_mode, comp, cbx * 4u + i % 4u, cby * 4u + i / 4u, dc_c, plane_c);
-            x[i] = src_c[i] - pred_c[i];
-        }
-        w_c = forward4x4(x);
-        chroma_dc_coeffs[lane] = w_c[0];
+        pred_c = chroma_pred(chroma_mode, comp, cbx, cby, dc_c, plane_c);
+        w_c = forward4x4(block_sub(src_c, pred_c));
+        chroma_dc_coeffs[lane] = w_c.r0.x;
     }
     workgroupBarrier();
     let luma_dc = (hadamard_luma_dc(luma_dc_coeffs, lane) + 1) >> 1u;
@@ -623,8 +684,8 @@ fn wave(@builtin(local_invocation_index) lane: u32, @builtin(workgroup_id) group
 
     // The configured QP, or the lowest coarser one at which every block is codable.
     var qp = p.qp;
-    var ac_y: array<i32, 16>;
-    var ac_c: array<i32, 16>;
+    var ac_y = splat_block(0);
+    var ac_c = splat_block(0);
     var seen = 0u;
     loop {
         let qpc = chroma_qp(qp);
@@ -640,22 +701,13 @@ fn wave(@builtin(local_invocation_index) lane: u32, @builtin(workgroup_id) group
         workgroupBarrier();
         // Only a level beyond 2063 can be out of Baseline's reach: the scans are built
         // for the rare block that holds one.
-        var bad = beyond_escape(ac_y) && !codable(ac_scan(ac_y), 15u);
-        var any_ac = false;
-        for (var i = 1u; i < 16u; i++) {
-            any_ac = any_ac || ac_y[i] != 0;
-        }
-        var mine = select(0u, 2u, any_ac);
+        var bad = !ac_codable(ac_y);
+        var mine = select(0u, 2u, any_ac_nonzero(ac_y));
         if is_chroma {
-            bad = bad || (beyond_escape(ac_c) && !codable(ac_scan(ac_c), 15u));
-            var any_c = false;
-            for (var i = 1u; i < 16u; i++) {
-                any_c = any_c || ac_c[i] != 0;
-            }
-            mine |= select(0u, 4u, any_c) | select(0u, 8u, chroma_dc_levels[lane] != 0);
+            bad = bad || !ac_codable(ac_c);
+            mine |= select(0u, 4u, any_ac_nonzero(ac_c)) | select(0u, 8u, chroma_dc_levels[lane] != 0);
         }
-        // Each DC block is checked by one invocation, and only where its own level (one
-        // per invocation) is large somewhere in the block.
+        // Each DC block is checked by one invocation.
         if lane == 0u {
             var dc: array<i32, 16>;
             var large = false;
@@ -690,43 +742,24 @@ fn wave(@builtin(local_invocation_index) lane: u32, @builtin(workgroup_id) group
     let shift = qp / 6u;
     let dc_scale = 16 * NORM[qp % 6u].x;
     let f = hadamard_luma_dc(luma_dc_levels, lane);
-    var c = ac_y;
+    var dcy = 0;
     if qp >= 36u {
-        c[0] = (f * dc_scale) << (shift - 6u);
+        dcy = (f * dc_scale) << (shift - 6u);
     } else {
-        c[0] = (f * dc_scale + (1 << (5u - shift))) >> (6u - shift);
+        dcy = (f * dc_scale + (1 << (5u - shift))) >> (6u - shift);
     }
-    let res_y = inverse4x4(dequant_ac(c, qp));
-    for (var row4 = 0u; row4 < 4u; row4++) {
-        var word = 0u;
-        for (var i = 0u; i < 4u; i++) {
-            let v = clamp(pred_y[row4 * 4u + i] + res_y[row4 * 4u + i], 0, 255);
-            word |= u32(v) << (8u * i);
-        }
-        recon[(rec_y + (y0 + by * 4u + row4) * ys + x0 + bx * 4u) / 4u] = word;
-    }
-    var block_y = ac_y;
-    block_y[0] = luma_dc_levels[lane];
+    let res_y = inverse4x4(dequant_ac(with_dc(ac_y, dcy), qp));
+    store_samples(rec_y + (y0 + by * 4u) * ys + x0 + bx * 4u, ys, block_add_clamped(pred_y, res_y));
     let mb_word = (pic * p.n_mbs + mb) * 192u;
-    store_levels(mb_word + lane * 8u, block_y);
+    store_levels(mb_word + lane * 8u, with_dc(ac_y, luma_dc_levels[lane]));
     if is_chroma {
         let qpc = chroma_qp(qp);
         let fc = chroma_dc_transform(chroma_dc_levels, comp, lane % 4u);
-        var cc = ac_c;
-        cc[0] = ((fc * 16 * NORM[qpc % 6u].x) << (qpc / 6u)) >> 5u;
-        let res_c = inverse4x4(dequant_ac(cc, qpc));
+        let dcc = ((fc * 16 * NORM[qpc % 6u].x) << (qpc / 6u)) >> 5u;
+        let res_c = inverse4x4(dequant_ac(with_dc(ac_c, dcc), qpc));
         let base = select(rec_cb, rec_cr, comp == 1u);
-        for (var row4 = 0u; row4 < 4u; row4++) {
-            var word = 0u;
-            for (var i = 0u; i < 4u; i++) {
-                let v = clamp(pred_c[row4 * 4u + i] + res_c[row4 * 4u + i], 0, 255);
-                word |= u32(v) << (8u * i);
-            }
-            recon[(base + (cy0 + cby * 4u + row4) * cs + cx0 + cbx * 4u) / 4u] = word;
-        }
-        var block_c = ac_c;
-        block_c[0] = chroma_dc_levels[lane];
-        store_levels(mb_word + (16u + lane) * 8u, block_c);
+        store_samples(base + (cy0 + cby * 4u) * cs + cx0 + cbx * 4u, cs, block_add_clamped(pred_c, res_c));
+        store_levels(mb_word + (16u + lane) * 8u, with_dc(ac_c, chroma_dc_levels[lane]));
     }
     if lane == 0u {
         let cbp_chroma = select(select(0u, 1u, (seen & 8u) != 0u), 2u, (seen & 4u) != 0u);

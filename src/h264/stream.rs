@@ -426,7 +426,13 @@ impl Encoder {
         // uploading or reading back while the other computes); the CPU front end codes a
         // picture per coder, `depth` coders.
         let (coders, batch) = match self.front {
-            Some(_) => (2, depth),
+            Some(_) => (
+                std::env::var("PARVLC_H264_CODERS")
+                    .ok()
+                    .and_then(|v| v.parse().ok())
+                    .unwrap_or(2),
+                depth,
+            ),
             None => (depth, 1),
         };
         // Fewer pictures at once than cores: each picture's macroblocks in parallel waves
@@ -464,10 +470,18 @@ impl Encoder {
                 let to_sink = to_sink.clone();
                 s.spawn(move || loop {
                     // Up to `batch` consecutive pictures (fewer at the end of the input).
+                    let waited = crate::gpu::clock();
                     let jobs: Result<Vec<(u64, Picture)>> = match from_reader.lock() {
                         Ok(rx) => rx.iter().take(batch).collect(),
                         Err(_) => return,
                     };
+                    if let (Some(t), Ok(jobs)) = (waited, &jobs) {
+                        log::debug!(
+                            "h264 coder waited {:.1} ms for {} pictures",
+                            t.elapsed().as_secs_f64() * 1e3,
+                            jobs.len()
+                        );
+                    }
                     let coded = jobs.and_then(|jobs| {
                         let Some(&(index, _)) = jobs.first() else {
                             return Ok(Vec::new());
