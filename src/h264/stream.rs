@@ -286,16 +286,27 @@ impl Encoder {
         let refs: Vec<&Picture> = pictures.iter().collect();
         let starts = self.config.slice_starts(&self.geometry);
         let t0 = crate::gpu::clock();
+        // GPU times in the debug log.
+        let profile = log::log_enabled!(log::Level::Debug) && gpu.has_timestamps();
+        let mut profiler = crate::gpu::Profiler::new(gpu, if profile { 1 } else { 0 });
         let mut encoder = gpu.device.create_command_encoder(&Default::default());
-        let batch = front.encode_into(gpu, &mut encoder, None, &refs)?;
+        let batch =
+            front.encode_into(gpu, &mut encoder, profile.then_some(&mut profiler), &refs)?;
+        profiler.resolve(&mut encoder);
         let t1 = crate::gpu::clock();
         let frames: Vec<_> = (0..pictures.len())
             .map(|k| batch.gpu_frame(gpu, &mut encoder, k, starts.clone()))
             .collect();
         let pending = frames
             .iter()
-            .map(|f| stages.encode_into(gpu, &mut encoder, f, self.config.cavlc, true, false))
+            .map(|f| stages.encode_into(gpu, &mut encoder, f, self.config.cavlc, true, profile))
             .collect::<Result<Vec<_>>>()?;
+        let mut cavlc_ms = 0.0;
+        if profile {
+            for p in &pending {
+                cavlc_ms += p.timings(gpu).await?.total() * 1e3;
+            }
+        }
         // The results' readback goes in the same submission, so that it waits for this
         // batch alone and not for the next one, which another coder may submit meanwhile.
         let quota = self.stream_quota.load(Ordering::Relaxed);
@@ -321,8 +332,9 @@ impl Encoder {
         );
         if let (Some(t0), Some(t1), Some(t2), Some(t3)) = (t0, t1, t2, t3) {
             let ms = |a: std::time::Instant, b: std::time::Instant| (b - a).as_secs_f64() * 1e3;
+            let front_ms = profiler.timings(gpu).await?.total() * 1e3;
             log::debug!(
-                "h264 batch of {} at {first}: front end upload and record {:.1} ms, CAVLC record {:.1} ms, until the results are read {:.1} ms, then {:.1} ms",
+                "h264 batch of {} at {first}: front end upload and record {:.1} ms, CAVLC record {:.1} ms, until the results are read {:.1} ms, then {:.1} ms; GPU front end {front_ms:.2} ms, CAVLC {cavlc_ms:.2} ms",
                 pictures.len(),
                 ms(t0, t1),
                 ms(t1, t2),
