@@ -15,7 +15,8 @@ use parvlc::huffman::cuvle::CuvleConfig;
 use parvlc::huffman::frames::FrameConfig;
 use parvlc::huffman::gzip_index::{MAX_INDEX_BYTES, MAX_MEMBER_FRAMES};
 use parvlc::huffman::pipeline::{
-    compress_framed, compress_stream, CompressWriter, DecompressReader, StreamConfig, StreamInput,
+    compress_framed, compress_stream, compress_to_vec, CompressWriter, DecompressReader,
+    StreamConfig, StreamInput,
 };
 use parvlc::huffman::stream::{decompress_to, decompress_to_batched, Decompressed};
 use parvlc::scan::ScanConfig;
@@ -204,6 +205,21 @@ fn the_threaded_pipeline_and_the_adapters_give_the_same_bytes() {
                 from_bytes == from_reader,
                 "{format:?}, {len} bytes: bytes in memory differ from a reader"
             );
+            // Appended to what the vector holds.
+            let mut to_vec = b"kept".to_vec();
+            compress_to_vec(
+                &Engine::Cpu,
+                format,
+                &config,
+                part,
+                &mut to_vec,
+                &mut |_| {},
+            )
+            .unwrap();
+            assert!(
+                to_vec[..4] == *b"kept" && to_vec[4..] == from_bytes[..],
+                "{format:?}, {len} bytes: compress_to_vec differs"
+            );
             assert_eq!(
                 heard.last().copied(),
                 Some(len as u64),
@@ -226,6 +242,37 @@ fn the_threaded_pipeline_and_the_adapters_give_the_same_bytes() {
             .read_to_end(&mut back)
             .unwrap();
         assert!(back == data, "{format:?}: DecompressReader");
+    }
+}
+
+/// Chunks of several MiB: `compress_to_vec` copies each into the vector on all cores,
+/// in parts that do not divide the chunk evenly.
+#[test]
+fn compress_to_vec_copies_long_chunks_whole_and_in_order() {
+    let config = StreamConfig {
+        chunk_bytes: 5 << 20,
+        depth: 2,
+        ..StreamConfig::default()
+    };
+    let data = mixed((11 << 20) + 12_345, 9);
+    for format in [Format::Native, Format::Gzip] {
+        let mut want = Vec::new();
+        compress_stream(
+            &Engine::Cpu,
+            format,
+            &config,
+            StreamInput::Reader(&mut &data[..]),
+            &mut want,
+            &mut |_| {},
+        )
+        .unwrap();
+        let mut out = vec![7u8; 3];
+        let summary =
+            compress_to_vec(&Engine::Cpu, format, &config, &data, &mut out, &mut |_| {}).unwrap();
+        assert_eq!(summary.bytes_out, want.len() as u64);
+        assert!(out[..3] == [7, 7, 7], "{format:?}: the vector's own bytes");
+        assert!(out[3..] == want[..], "{format:?}: compress_to_vec differs");
+        check_round_trip(&data, format, &out[3..], "compress_to_vec");
     }
 }
 

@@ -467,6 +467,64 @@ fn write_in_order<W: Write>(
     writer.finish().map(|(s, _)| s)
 }
 
+/// Compress `data` in memory as a framed stream, appended to `out`, through the whole
+/// pipeline ([`compress_stream`]): `depth` chunks coding at once, each coder taking its
+/// chunk straight from `data`, and the coded chunks copied into `out` on all cores (one
+/// core's copy bounds a host-to-host compress otherwise). Blocks, as `compress_stream`.
+#[cfg(not(target_arch = "wasm32"))]
+pub fn compress_to_vec(
+    engine: &Engine,
+    format: Format,
+    config: &StreamConfig,
+    data: &[u8],
+    out: &mut Vec<u8>,
+    progress: &mut dyn FnMut(u64),
+) -> Result<StreamSummary> {
+    compress_stream(
+        engine,
+        format,
+        config,
+        StreamInput::Bytes(data),
+        &mut VecSink(out),
+        progress,
+    )
+}
+
+/// A vector as a stream's sink: long writes are copied on all cores.
+#[cfg(not(target_arch = "wasm32"))]
+struct VecSink<'a>(&'a mut Vec<u8>);
+
+#[cfg(not(target_arch = "wasm32"))]
+impl Write for VecSink<'_> {
+    fn write(&mut self, data: &[u8]) -> std::io::Result<usize> {
+        use rayon::prelude::*;
+        const PART: usize = 1 << 20;
+        if data.len() < 2 * PART {
+            self.0.extend_from_slice(data);
+            return Ok(data.len());
+        }
+        let at = self.0.len();
+        self.0.reserve(data.len());
+        self.0.spare_capacity_mut()[..data.len()]
+            .par_chunks_mut(PART)
+            .zip(data.par_chunks(PART))
+            .for_each(|(dst, src)| {
+                // SAFETY: `dst` is spare capacity of the vector, as long as `src` (the
+                // parts pair up), and cannot overlap the caller's `data`.
+                unsafe {
+                    std::ptr::copy_nonoverlapping(src.as_ptr(), dst.as_mut_ptr().cast(), src.len())
+                };
+            });
+        // SAFETY: the `data.len()` bytes after `at` were initialised just above.
+        unsafe { self.0.set_len(at + data.len()) };
+        Ok(data.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
 /// Compress `data` in memory as a framed stream (the one-shot call over the pipeline's
 /// chunks).
 pub async fn compress_framed(

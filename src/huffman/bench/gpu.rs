@@ -129,15 +129,16 @@ pub(super) fn bench_cuvle(gpu: &Gpu, case: &Case, config: &CuvleConfig, push: Pu
 /// host-to-host compress): row `stream`, scope `end-to-end (stream)` into a fresh vector
 /// each run, as a one-shot caller writes, and `end-to-end (stream, output reused)` into
 /// one whose pages an earlier run touched, as a caller that keeps its buffer writes. A
-/// fresh vector's first-touch page faults, taken on the writer thread, cost more than
-/// everything else at 1 GiB on the H200 (2.3-2.5 against 8.9-9.0 GB/s).
+/// fresh vector's first-touch page faults cost the most (at 1 GiB on the H200, 2.3-2.5
+/// against 8.2-9.0 GB/s while one core copied into it; 6.3 against 9.4 since the copy
+/// runs on all cores, `compress_to_vec`).
 pub(super) fn bench_stream(
     gpu: &std::sync::Arc<Gpu>,
     case: &Case,
     config: &CuvleConfig,
     push: Push,
 ) -> Result<()> {
-    use crate::huffman::pipeline::{compress_stream, StreamConfig, StreamInput};
+    use crate::huffman::pipeline::{compress_to_vec, StreamConfig};
     let engine = crate::Engine::Wgpu(gpu.clone());
     let stream = StreamConfig {
         cuvle: *config,
@@ -161,11 +162,11 @@ pub(super) fn bench_stream(
                 };
                 out.clear();
                 let t = Instant::now();
-                compress_stream(
+                compress_to_vec(
                     &engine,
                     Format::Native,
                     &stream,
-                    StreamInput::Bytes(case.data),
+                    case.data,
                     &mut out,
                     &mut |_| {},
                 )?;

@@ -23,7 +23,7 @@
 //! - `end-to-end`: host to host: upload, histogram, codebook, encode, CRC-32, readback and
 //!   the native container (wall).
 //! - `end-to-end (stream)`: host memory to host memory through the streaming pipeline
-//!   (`huffman::pipeline::compress_stream`: chunks, a code per frame, native v2), wall,
+//!   (`huffman::pipeline::compress_to_vec`: chunks, a code per frame, native v2), wall,
 //!   into a fresh vector each run; `end-to-end (stream, output reused)` the same into a
 //!   vector whose pages an earlier run touched.
 //! - `decode`: row `vld`, the GPU decoder's kernel on the input's native v2 frames, payload

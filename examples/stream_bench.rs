@@ -1,0 +1,110 @@
+//! The library's host-to-host compress (`compress_stream` over bytes in memory, into a
+//! vector whose pages an earlier run touched) at several pipeline shapes: wall GB/s of
+//! input, best of the runs, for each depth and chunk size. Every shape's output is
+//! decoded and compared with the input before it is timed.
+//!
+//!     cargo run --release --example stream_bench [FILE]
+//!
+//! Without a file: 24 MiB of synthetic mixed data. `DEPTHS` (6) and `CHUNKS_MIB` (6) are
+//! comma lists swept in full, `RUNS` the timed runs of each shape (3), `FORMAT` gzip or
+//! native (native). Opens the GPU as the CLI does (wgpu; the CPU where there is none).
+
+use std::time::Instant;
+
+use parvlc::huffman::compress::{decompress, Format};
+use parvlc::huffman::pipeline::{compress_stream, compress_to_vec, StreamConfig, StreamInput};
+use parvlc::{Backend, Engine};
+
+fn list(name: &str, default: &str) -> Vec<usize> {
+    std::env::var(name)
+        .unwrap_or_else(|_| default.into())
+        .split(',')
+        .filter_map(|v| v.trim().parse().ok())
+        .collect()
+}
+
+/// Runs of differently distributed bytes, like files of several kinds one after another.
+fn synthetic(len: usize) -> Vec<u8> {
+    let mut s = 0x2545_F491_4F6C_DD1Du64;
+    let mut next = move || {
+        s = s
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        s >> 33
+    };
+    let mut out = Vec::with_capacity(len);
+    while out.len() < len {
+        let run = 4096 + (next() % 300_000) as usize;
+        let alphabet = [3, 16, 40, 100, 256][(next() % 5) as usize];
+        for _ in 0..run.min(len - out.len()) {
+            let r = next();
+            out.push(((r % alphabet) * (r >> 24) % alphabet) as u8);
+        }
+    }
+    out
+}
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let data = match std::env::args().nth(1) {
+        Some(path) => std::fs::read(path)?,
+        None => synthetic(24 << 20),
+    };
+    let format = match std::env::var("FORMAT").as_deref() {
+        Ok("gzip") => Format::Gzip,
+        _ => Format::Native,
+    };
+    let runs = list("RUNS", "3").first().copied().unwrap_or(3).max(1);
+    let engine = match pollster::block_on(Engine::open(Backend::Wgpu)) {
+        Ok(e) => e,
+        Err(e) => {
+            eprintln!("no GPU ({e}): the CPU engine");
+            Engine::Cpu
+        }
+    };
+    println!("{} bytes, {format:?}, on {}", data.len(), engine.name());
+    // Pages of the output touched once, before any run, as a caller that keeps its buffer.
+    let mut out: Vec<u8> = vec![0; data.len() + data.len() / 8 + (1 << 20)];
+    for &chunk_mib in &list("CHUNKS_MIB", "6") {
+        for &depth in &list("DEPTHS", "6") {
+            let config = StreamConfig {
+                chunk_bytes: chunk_mib << 20,
+                depth,
+                ..StreamConfig::default()
+            };
+            let run = |out: &mut Vec<u8>| -> parvlc::Result<f64> {
+                out.clear();
+                let t = Instant::now();
+                if std::env::var_os("SERIAL_OUT").is_some() {
+                    compress_stream(
+                        &engine,
+                        format,
+                        &config,
+                        StreamInput::Bytes(&data),
+                        out,
+                        &mut |_| {},
+                    )?;
+                } else {
+                    compress_to_vec(&engine, format, &config, &data, out, &mut |_| {})?;
+                }
+                Ok(t.elapsed().as_secs_f64())
+            };
+            run(&mut out)?;
+            if decompress(&out)? != data {
+                return Err(
+                    format!("depth {depth}, chunks of {chunk_mib} MiB: wrong output").into(),
+                );
+            }
+            let mut best = f64::MAX;
+            for _ in 0..runs {
+                best = best.min(run(&mut out)?);
+            }
+            println!(
+                "depth {depth:>2}, chunks of {chunk_mib:>2} MiB: {:.2} GB/s ({:.1} ms), ratio {:.3}",
+                data.len() as f64 / best / 1e9,
+                best * 1e3,
+                data.len() as f64 / out.len().max(1) as f64
+            );
+        }
+    }
+    Ok(())
+}
