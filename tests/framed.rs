@@ -276,6 +276,97 @@ fn compress_to_vec_copies_long_chunks_whole_and_in_order() {
     }
 }
 
+/// The `Write` adapter codes through the whole pipeline on a thread of its own: many
+/// MiB written in odd pieces, so that both directions fill and the adapter writes coded
+/// bytes while it waits, give `compress_stream`'s bytes, on the CPU and the GPU.
+#[test]
+fn compress_writer_streams_many_mib_through_the_pipeline() {
+    let config = StreamConfig {
+        chunk_bytes: 256 << 10,
+        depth: 3,
+        ..tiny()
+    };
+    let data = mixed((9 << 20) + 4321, 21);
+    for (name, engine) in [("cpu", &Engine::Cpu), ("wgpu", common::wgpu_engine())] {
+        for format in [Format::Native, Format::Gzip] {
+            let mut want = Vec::new();
+            compress_stream(
+                &Engine::Cpu,
+                format,
+                &config,
+                StreamInput::Bytes(&data),
+                &mut want,
+                &mut |_| {},
+            )
+            .unwrap();
+            let mut w = CompressWriter::new(engine, format, config, Vec::new()).unwrap();
+            for piece in data.chunks(100_003) {
+                w.write_all(piece).unwrap();
+            }
+            let (summary, got) = w.finish().unwrap();
+            assert_eq!(summary.bytes_in, data.len() as u64, "{name} {format:?}");
+            assert_eq!(summary.bytes_out, got.len() as u64, "{name} {format:?}");
+            assert!(got == want, "{name} {format:?}: CompressWriter differs");
+        }
+    }
+}
+
+/// A sink that takes `room` bytes, then fails.
+struct FullAfter {
+    room: usize,
+    taken: usize,
+}
+
+impl Write for FullAfter {
+    fn write(&mut self, data: &[u8]) -> std::io::Result<usize> {
+        if self.taken + data.len() > self.room {
+            return Err(std::io::Error::new(std::io::ErrorKind::StorageFull, "full"));
+        }
+        self.taken += data.len();
+        Ok(data.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// A sink that fails is an error from `write` or `finish`, never a hang; an adapter
+/// dropped halfway stops its pipeline (the test returns).
+#[test]
+fn compress_writer_reports_a_failing_sink_and_stops_when_dropped() {
+    let config = StreamConfig {
+        chunk_bytes: 64 << 10,
+        ..tiny()
+    };
+    let data = mixed(6 << 20, 22);
+    let mut w = CompressWriter::new(
+        &Engine::Cpu,
+        Format::Gzip,
+        config,
+        FullAfter {
+            room: 100_000,
+            taken: 0,
+        },
+    )
+    .unwrap();
+    let written = data.chunks(65_536).try_for_each(|p| w.write_all(p));
+    let err = match written {
+        Err(e) => e.to_string(),
+        Ok(()) => match w.finish() {
+            Err(e) => e.to_string(),
+            Ok(_) => panic!("a full sink gave no error"),
+        },
+    };
+    assert!(err.contains("full"), "{err}");
+
+    let mut w = CompressWriter::new(&Engine::Cpu, Format::Native, config, Vec::new()).unwrap();
+    w.write_all(&data[..(3 << 20) + 5]).unwrap();
+    drop(w);
+    // A bad configuration is an error before any byte is taken.
+    let bad = StreamConfig { depth: 0, ..config };
+    assert!(CompressWriter::new(&Engine::Cpu, Format::Native, bad, Vec::new()).is_err());
+}
+
 #[test]
 fn a_failing_reader_is_an_error_not_a_short_stream() {
     struct Failing(usize);

@@ -2,6 +2,8 @@
 //! and the container formats.
 
 #[cfg(all(feature = "bench", not(target_arch = "wasm32")))]
+#[cfg(not(target_arch = "wasm32"))]
+mod adapters;
 pub mod bench;
 pub mod bytestream;
 pub mod chunk;

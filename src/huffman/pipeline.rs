@@ -58,7 +58,7 @@ impl Default for StreamConfig {
 }
 
 impl StreamConfig {
-    fn validate(&self) -> Result<()> {
+    pub(crate) fn validate(&self) -> Result<()> {
         self.cuvle.validate()?;
         self.frames.validate(self.cuvle.block_bytes())?;
         if self.depth == 0 || self.chunk_bytes == 0 {
@@ -525,6 +525,9 @@ impl Write for VecSink<'_> {
     }
 }
 
+#[cfg(not(target_arch = "wasm32"))]
+pub use super::adapters::{CompressWriter, DecompressReader};
+
 /// Compress `data` in memory as a framed stream (the one-shot call over the pipeline's
 /// chunks).
 pub async fn compress_framed(
@@ -540,174 +543,4 @@ pub async fn compress_framed(
     }
     let (summary, bytes) = writer.finish()?;
     Ok((bytes, summary))
-}
-
-/// A [`Write`] adapter: bytes written are compressed into `W` a chunk at a time (on
-/// the calling thread, blocking on the engine). Call [`CompressWriter::finish`] at the
-/// end: dropping it loses the stream's trailer.
-#[cfg(not(target_arch = "wasm32"))]
-pub struct CompressWriter<'e, W: Write> {
-    engine: &'e Engine,
-    config: StreamConfig,
-    format: Format,
-    buf: Vec<u8>,
-    writer: StreamWriter<W>,
-}
-
-#[cfg(not(target_arch = "wasm32"))]
-impl<'e, W: Write> CompressWriter<'e, W> {
-    pub fn new(engine: &'e Engine, format: Format, config: StreamConfig, out: W) -> Result<Self> {
-        config.validate()?;
-        Ok(CompressWriter {
-            engine,
-            config,
-            format,
-            buf: Vec::with_capacity(config.chunk_bytes),
-            writer: StreamWriter::new(out, format),
-        })
-    }
-
-    fn code_buffered(&mut self) -> Result<()> {
-        let chunk = pollster::block_on(encode_chunk(
-            self.engine,
-            &self.buf,
-            self.format,
-            &self.config,
-        ))?;
-        self.writer.write_chunk(&chunk)?;
-        self.buf.clear();
-        Ok(())
-    }
-
-    /// Code what is buffered, write the trailer; returns the summary and the sink.
-    pub fn finish(mut self) -> Result<(StreamSummary, W)> {
-        if !self.buf.is_empty() {
-            self.code_buffered()?;
-        }
-        self.writer.finish()
-    }
-}
-
-#[cfg(not(target_arch = "wasm32"))]
-impl<W: Write> Write for CompressWriter<'_, W> {
-    fn write(&mut self, data: &[u8]) -> std::io::Result<usize> {
-        let room = self.config.chunk_bytes - self.buf.len();
-        let n = room.min(data.len());
-        self.buf.extend_from_slice(&data[..n]);
-        if self.buf.len() == self.config.chunk_bytes {
-            self.code_buffered().map_err(std::io::Error::other)?;
-        }
-        Ok(n)
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
-/// A [`Read`] adapter: decompresses a native or gzip stream from `R` as it is read, on
-/// a thread of its own (the decoders push bytes; this hands them out).
-#[cfg(not(target_arch = "wasm32"))]
-pub struct DecompressReader {
-    rx: Receiver<std::io::Result<Vec<u8>>>,
-    current: Vec<u8>,
-    at: usize,
-    done: bool,
-}
-
-#[cfg(not(target_arch = "wasm32"))]
-impl DecompressReader {
-    pub fn new<R: std::io::BufRead + Send + 'static>(mut input: R) -> DecompressReader {
-        let (tx, rx) = sync_channel::<std::io::Result<Vec<u8>>>(2);
-        std::thread::spawn(move || {
-            let mut sink = ChannelWriter {
-                tx: tx.clone(),
-                buf: Vec::new(),
-            };
-            let result = super::stream::decompress_to(&mut input, &mut sink);
-            let result = result.and_then(|d| {
-                if d.trailing == super::stream::Trailing::Garbage {
-                    Err(Error::corrupt(
-                        "gzip",
-                        "trailing garbage after the last member",
-                    ))
-                } else {
-                    Ok(())
-                }
-            });
-            let _ = sink.flush_buf();
-            if let Err(e) = result {
-                let _ = tx.send(Err(std::io::Error::other(e)));
-            }
-        });
-        DecompressReader {
-            rx,
-            current: Vec::new(),
-            at: 0,
-            done: false,
-        }
-    }
-}
-
-#[cfg(not(target_arch = "wasm32"))]
-struct ChannelWriter {
-    tx: std::sync::mpsc::SyncSender<std::io::Result<Vec<u8>>>,
-    buf: Vec<u8>,
-}
-
-#[cfg(not(target_arch = "wasm32"))]
-impl ChannelWriter {
-    const BATCH: usize = 1 << 20;
-    fn flush_buf(&mut self) -> std::io::Result<()> {
-        if !self.buf.is_empty() {
-            let b = std::mem::take(&mut self.buf);
-            self.tx
-                .send(Ok(b))
-                .map_err(|_| std::io::Error::from(std::io::ErrorKind::BrokenPipe))?;
-        }
-        Ok(())
-    }
-}
-
-#[cfg(not(target_arch = "wasm32"))]
-impl Write for ChannelWriter {
-    fn write(&mut self, data: &[u8]) -> std::io::Result<usize> {
-        self.buf.extend_from_slice(data);
-        if self.buf.len() >= Self::BATCH {
-            self.flush_buf()?;
-        }
-        Ok(data.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
-#[cfg(not(target_arch = "wasm32"))]
-impl Read for DecompressReader {
-    fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
-        while self.at == self.current.len() {
-            if self.done {
-                return Ok(0);
-            }
-            match self.rx.recv() {
-                Ok(Ok(b)) => {
-                    self.current = b;
-                    self.at = 0;
-                }
-                Ok(Err(e)) => {
-                    self.done = true;
-                    return Err(e);
-                }
-                Err(_) => {
-                    self.done = true;
-                    return Ok(0);
-                }
-            }
-        }
-        let n = out.len().min(self.current.len() - self.at);
-        out[..n].copy_from_slice(&self.current[self.at..self.at + n]);
-        self.at += n;
-        Ok(n)
-    }
 }
