@@ -1,9 +1,9 @@
 //! Huffman / variable-length encoding: codebook, CPU reference coders, GPU encoders
 //! and the container formats.
 
-#[cfg(all(feature = "bench", not(target_arch = "wasm32")))]
 #[cfg(not(target_arch = "wasm32"))]
 mod adapters;
+#[cfg(all(feature = "bench", not(target_arch = "wasm32")))]
 pub mod bench;
 pub mod bytestream;
 pub mod chunk;
