@@ -9,7 +9,7 @@ use super::predict::Neighbours;
 use super::predict4x4::{
     blk_idx, mode_syntax, predict4x4, predicted_mode, Edge, NeighbourMode, I4_MODES,
 };
-use super::rate::{lambda2, EdgeCoeffs};
+use super::rate::{rd_cost, EdgeCoeffs};
 use super::transform::{forward4x4, inverse4x4, Quant4x4};
 use crate::cavlc::cpu::{block_bits_nc, luma4x4_bits_floor};
 use crate::cavlc::frame::LUMA_CODING_ORDER;
@@ -132,15 +132,15 @@ fn code_block(src: &[u8; 16], pred: &[u8; 16], q: &Quant4x4) -> Option<Trial> {
 /// Code the luma of `ctx` as Intra_4x4 at `qp`, every block in `force` where its
 /// neighbours allow that mode (the others choose freely); `None` when some block's
 /// levels cannot be coded in Baseline CAVLC at this QP, or when its cost as the choice
-/// of macroblock type counts it (squared error plus `lambda2` times
+/// of macroblock type counts it ([`rd_cost`] of its squared error and
 /// [`super::rate::luma_bits`]) cannot come below `limit`.
 pub fn encode_luma4x4(
     ctx: &Context<'_>,
     qp: u8,
     force: Option<u32>,
-    limit: Option<f64>,
+    limit: Option<u64>,
 ) -> Option<Luma4x4> {
-    let (lambda, lambda2) = (lambda(qp), lambda2(qp));
+    let lambda = lambda(qp);
     let q = Quant4x4::new(qp);
     let mut out = Luma4x4 {
         modes: [0; 16],
@@ -209,7 +209,7 @@ pub fn encode_luma4x4(
         let mut trials: [([u8; 16], Option<Trial>); RD_CANDIDATES] =
             [([0; 16], None); RD_CANDIDATES];
         let mut tried = 0;
-        let mut best: Option<(f64, u32, usize)> = None;
+        let mut best: Option<(u64, u32, usize)> = None;
         for &i in candidates {
             let (m, pred) = (modes[i], &preds[i]);
             let t = match trials[..tried].iter().position(|t| t.0 == *pred) {
@@ -229,7 +229,7 @@ pub fn encode_luma4x4(
             // (cost grows with bits, rounding included).
             if let Some((best_cost, ..)) = best {
                 let floor = mode_bits + luma4x4_bits_floor(trial.total_coeff, nc);
-                let least = trial.ssd as f64 + lambda2 * floor as f64;
+                let least = rd_cost(trial.ssd as u64, floor, qp);
                 if least >= best_cost {
                     continue;
                 }
@@ -237,7 +237,7 @@ pub fn encode_luma4x4(
             let block = *trial
                 .bits
                 .get_or_insert_with(|| block_bits_nc(&zigzag(&trial.z), nc));
-            let cost = trial.ssd as f64 + lambda2 * (mode_bits + block) as f64;
+            let cost = rd_cost(trial.ssd as u64, mode_bits + block, qp);
             if best.as_ref().is_none_or(|b| cost < b.0) {
                 best = Some((cost, m, t));
             }
@@ -256,7 +256,7 @@ pub fn encode_luma4x4(
         ssd_so_far += ssd as u64;
         bits_so_far +=
             if mode == pred_mode { 1 } else { 4 } + if total_coeff > 0 { bits } else { 0 };
-        if limit.is_some_and(|l| ssd_so_far as f64 + lambda2 * bits_so_far as f64 >= l) {
+        if limit.is_some_and(|l| rd_cost(ssd_so_far, bits_so_far, qp) >= l) {
             return None;
         }
         out.bits[raster] = bits;

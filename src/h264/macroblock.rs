@@ -6,7 +6,7 @@
 use super::intra4x4::{encode_luma4x4, hadamard_abs_sum, lambda, Context};
 use super::predict::{self, Neighbours};
 use super::predict4x4::{NeighbourMode, I4_MODES};
-use super::rate::{lambda2, luma4x4_bits, luma_bits, luma_total_coeffs, ue_bits, EdgeCoeffs};
+use super::rate::{luma4x4_bits, luma_bits, luma_total_coeffs, rd_cost, ue_bits, EdgeCoeffs};
 use super::transform::{
     chroma_qp, forward4x4, forward_chroma_dc, forward_luma_dc, inverse4x4, inverse_chroma_dc,
     inverse_luma_dc, quant_dc, Quant4x4,
@@ -362,7 +362,7 @@ pub fn encode_mb(input: &MbInput, qp: u8, modes: LumaModes) -> Result<MbOutput> 
                     &input.luma_tc,
                 ),
             };
-            ssd(&input.y, &c.y) as f64 + lambda2(qp) * bits as f64
+            rd_cost(ssd(&input.y, &c.y), bits, qp)
         };
         // With both kinds allowed, the I_16x16 cost first: the I_4x4 decision stops as
         // soon as it cannot cost less (the same choice, found sooner).

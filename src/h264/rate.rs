@@ -44,9 +44,28 @@ pub fn luma_total_coeffs(levels: &[[i32; 16]; 16], intra16x16: bool) -> [u8; 16]
 /// The weight of a bit against squared error in the choice of macroblock type and of
 /// each 4x4 block's mode: c * 2^((QP - 12) / 3), the form of the H.264 reference
 /// software's intra lambda (c = 0.85; x264 0.9). c = 0.6 measured best against x264 on
-/// PSNR (docs/h264.md: small clips 0.4-1.2 tried).
-pub fn lambda2(qp: u8) -> f64 {
-    0.6 * 2f64.powf((qp as f64 - 12.0) / 3.0)
+/// PSNR (docs/h264.md: small clips 0.4-1.2 tried). In units of 2^-[`RD_SHIFT`]
+/// (round(2^6 * 0.6 * 2^((QP - 12) / 3))), so that costs are integers that the GPU front
+/// end computes exactly as the CPU does.
+const LAMBDA2: [u32; 52] = [
+    2, 3, 4, 5, 6, 8, 10, 12, 15, 19, 24, 30, 38, 48, 61, 77, 97, 122, 154, 194, 244, 307, 387,
+    488, 614, 774, 975, 1229, 1548, 1951, 2458, 3096, 3901, 4915, 6193, 7802, 9830, 12386, 15605,
+    19661, 24771, 31210, 39322, 49542, 62419, 78643, 99084, 124838, 157286, 198168, 249677, 314573,
+];
+
+/// The fractional bits of [`lambda2`] and of every rate-distortion cost.
+pub const RD_SHIFT: u32 = 6;
+
+/// [`LAMBDA2`] at `qp`: the weight of a bit, in units of 2^-[`RD_SHIFT`] squared error.
+pub fn lambda2(qp: u8) -> u32 {
+    LAMBDA2[qp.min(51) as usize]
+}
+
+/// Squared error plus lambda2 times bits, in units of 2^-[`RD_SHIFT`]: the cost the
+/// mode and macroblock-type decisions compare (keep in sync with
+/// shaders/h264/intra.wgsl `rd_cost`).
+pub fn rd_cost(ssd: u64, bits: u32, qp: u8) -> u64 {
+    (ssd << RD_SHIFT) + lambda2(qp) as u64 * bits as u64
 }
 
 /// Bits of ue(v) (clause 9.1).
@@ -128,6 +147,14 @@ pub fn luma_bits(
 mod tests {
     use super::*;
     use crate::bits::MsbWriter;
+
+    #[test]
+    fn lambda2_is_its_formula_in_fixed_point() {
+        for qp in 0..52u8 {
+            let exact = 0.6 * 2f64.powf((qp as f64 - 12.0) / 3.0) * (1u32 << RD_SHIFT) as f64;
+            assert_eq!(lambda2(qp), exact.round() as u32, "QP {qp}");
+        }
+    }
     use crate::cavlc::frame::{encode_slice_data, total_coeffs, Frame, MbHeader, MB_BLOCKS};
 
     /// A random luma: (header, I_16x16 mode, mode syntax, cbp_luma, levels).
