@@ -336,12 +336,18 @@ fn pictures_in_flight_give_one_stream_in_order() {
 
 #[test]
 fn gpu_front_end_batches_give_the_cpu_front_ends_stream() {
-    // I_16x16 on the GPU front end (batches of --depth pictures, two in flight) against
-    // the CPU front end and CPU CAVLC: the same bytes, in order, and FFmpeg decodes each
-    // stream to the recon the GPU wrote.
+    // The GPU front end (batches of --depth pictures, two in flight) against the CPU
+    // front end and CPU CAVLC, for each luma mode: the same bytes, in order, and FFmpeg
+    // decodes each stream to the recon the GPU wrote.
     let dir = fresh_dir("cli-front-end");
     std::fs::write(dir.join("odd.y4m"), odd_y4m(37, 21, 9)).unwrap();
-    for rows in [None, Some("1")] {
+    for (rows, luma) in [
+        (None, "16x16"),
+        (Some("1"), "16x16"),
+        (None, "auto"),
+        (Some("1"), "4x4"),
+        (None, "4x4:8"),
+    ] {
         let mut streams = Vec::new();
         for args in [
             vec!["--front-end", "cpu", "--backend", "cpu", "--depth", "1"],
@@ -351,8 +357,8 @@ fn gpu_front_end_batches_give_the_cpu_front_ends_stream() {
             vec!["--front-end", "cpu", "--depth", "3"],
         ] {
             let mut a = vec![
-                "h264", "odd.y4m", "-o", "out.264", "--recon", "r.yuv", "--force", "--luma",
-                "16x16", "--qp", "20",
+                "h264", "odd.y4m", "-o", "out.264", "--recon", "r.yuv", "--force", "--luma", luma,
+                "--qp", "20",
             ];
             a.extend(args.iter());
             if let Some(r) = rows {
@@ -371,13 +377,13 @@ fn gpu_front_end_batches_give_the_cpu_front_ends_stream() {
             let recon = std::fs::read(dir.join("r.yuv")).unwrap();
             assert!(
                 recon == ffmpeg_decode(&dir.join("out.264")),
-                "{args:?} {rows:?}"
+                "{args:?} {rows:?} {luma}"
             );
             streams.push((args, std::fs::read(dir.join("out.264")).unwrap()));
         }
         let (_, one) = &streams[0];
         for (args, bytes) in &streams[1..] {
-            assert!(bytes == one, "{args:?} {rows:?}");
+            assert!(bytes == one, "{args:?} {rows:?} {luma}");
         }
     }
 }

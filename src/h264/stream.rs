@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 
-use super::intra16::{Intra16Batch, Intra16Gpu};
+use super::intra::{IntraBatch, IntraGpu};
 use super::nal::{trailing_bits, write_nal, NAL_PPS, NAL_SLICE_IDR, NAL_SPS};
 use super::slices::encode_picture_levels_with;
 use super::syntax::{level_idc, pps, slice_header, sps};
@@ -40,8 +40,8 @@ pub struct EncoderConfig {
 /// Where the front end runs.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum FrontEnd {
-    /// On the engine's GPU where it can code the luma modes asked for (I_16x16 alone,
-    /// `h264/intra16`), pictures in batches; on the CPU cores otherwise.
+    /// On the engine's GPU (`h264/intra`, every luma mode), pictures in batches; on the
+    /// CPU cores where the engine is the CPU.
     #[default]
     Gpu,
     /// On the CPU cores.
@@ -159,7 +159,7 @@ pub struct Encoder {
     /// The GPU and its CAVLC stages on a wgpu engine; `None`: the CPU reference.
     gpu: Option<(Arc<Gpu>, CavlcGpu)>,
     /// The GPU front end, where the configuration lets it code the pictures.
-    front: Option<Intra16Gpu>,
+    front: Option<IntraGpu>,
     /// Bytes of each picture's stream read back with the GPU front end's batch (a longer
     /// one is read again); grows with the longest seen.
     stream_quota: AtomicU64,
@@ -186,10 +186,8 @@ impl Encoder {
             None => None,
         };
         let front = match &gpu {
-            Some((g, _))
-                if config.front_end == FrontEnd::Gpu && config.luma == LumaModes::Intra16x16 =>
-            {
-                Some(Intra16Gpu::new(g, geometry, &config)?)
+            Some((g, _)) if config.front_end == FrontEnd::Gpu => {
+                Some(IntraGpu::new(g, geometry, &config)?)
             }
             _ => None,
         };
@@ -276,7 +274,7 @@ impl Encoder {
         &self,
         gpu: &Gpu,
         stages: &CavlcGpu,
-        front: &Intra16Gpu,
+        front: &IntraGpu,
         pictures: &[Picture],
         first: u64,
     ) -> Result<Vec<Encoded>> {
@@ -316,7 +314,7 @@ impl Encoder {
         let t2 = crate::gpu::clock();
         let coded = stages.finish_recorded(gpu, pending, recorded).await;
         let t3 = crate::gpu::clock();
-        Intra16Batch::check_status(&gpu.read_recorded(status).await?.concat())?;
+        IntraBatch::check_status(&gpu.read_recorded(status).await?.concat())?;
         let coded = coded?;
         drop(frames);
         // The next batches read as much of each stream as this one's longest needed, and

@@ -1,11 +1,12 @@
-//! The GPU front end for I_16x16 (h264/intra16) against its CPU twin: the same headers,
-//! levels and reconstruction, picture for picture, for batches of pictures of odd and
-//! even sizes, at every QP (QP 0 and full-range noise take the coarser-QP path), one
-//! slice and several.
+//! The GPU intra front end (h264/intra) against its CPU twin: the same headers, levels
+//! and reconstruction, picture for picture, for batches of pictures of odd and even
+//! sizes, at every QP (QP 0 and full-range noise take the coarser-QP path), one slice and
+//! several, for every luma mode: I_16x16 alone, I_NxN alone, both (the rate-distortion
+//! choice), and each Intra4x4PredMode forced where its neighbours allow it.
 
 mod common;
 
-use parvlc::h264::intra16::Intra16Gpu;
+use parvlc::h264::intra::IntraGpu;
 use parvlc::h264::{encode_picture_levels, EncoderConfig, Geometry, LumaModes, Picture};
 use parvlc::testdata::SplitMix64;
 
@@ -47,16 +48,23 @@ fn picture(w: u32, h: u32, seed: u64) -> Picture {
     p
 }
 
-fn check(w: u32, h: u32, qp: u8, slice_rows: Option<u32>, batch: usize) {
+fn check(
+    w: u32,
+    h: u32,
+    qp: u8,
+    slice_rows: Option<u32>,
+    batch: usize,
+    luma: LumaModes,
+) -> (usize, usize) {
     let gpu = common::gpu();
     let config = EncoderConfig {
         qp,
         slice_rows,
-        luma: LumaModes::Intra16x16,
+        luma,
         ..EncoderConfig::default()
     };
     let geometry = Geometry::new(w, h).unwrap();
-    let front = Intra16Gpu::new(gpu, geometry, &config).expect("front end");
+    let front = IntraGpu::new(gpu, geometry, &config).expect("front end");
     let pictures: Vec<Picture> = (0..batch)
         .map(|k| {
             let mut p = picture(w, h, (qp as u64) << 8 | k as u64);
@@ -73,8 +81,8 @@ fn check(w: u32, h: u32, qp: u8, slice_rows: Option<u32>, batch: usize) {
         .expect("recorded");
     gpu.queue.submit([encoder.finish()]);
     pollster::block_on(batch_gpu.check(gpu)).expect("every macroblock codable");
-    let what = format!("{w}x{h} QP {qp} slices {slice_rows:?}");
-    let mut requant = 0;
+    let what = format!("{w}x{h} QP {qp} slices {slice_rows:?} luma {luma:?}");
+    let (mut requant, mut nxn, mut i16) = (0, 0, 0);
     for (k, p) in pictures.iter().enumerate() {
         let (frame, recon) = encode_picture_levels(p, &config).expect("CPU twin");
         let got = pollster::block_on(batch_gpu.read_frame(gpu, k)).unwrap();
@@ -94,29 +102,65 @@ fn check(w: u32, h: u32, qp: u8, slice_rows: Option<u32>, batch: usize) {
         let got_recon = pollster::block_on(batch_gpu.read_recon(gpu, k)).unwrap();
         assert!(got_recon == recon, "{what}, picture {k}: reconstruction");
         requant += frame.mbs.iter().filter(|m| m.mb_qp_delta != 0).count();
+        nxn += frame.mbs.iter().filter(|m| !m.is_intra16x16()).count();
+        i16 += frame.mbs.iter().filter(|m| m.is_intra16x16()).count();
     }
-    if qp == 0 {
+    // A flat white picture has I_16x16 DC levels beyond Baseline's reach at QP 0 (its
+    // 4x4 blocks do not: I_NxN codes it there).
+    if qp == 0 && luma == LumaModes::Intra16x16 {
         assert!(requant > 0, "{what}: the coarser-QP path was taken");
     }
+    match luma {
+        LumaModes::Intra16x16 => assert_eq!(nxn, 0, "{what}"),
+        LumaModes::Auto => {}
+        _ => assert_eq!(i16, 0, "{what}"),
+    }
+    (nxn, i16)
 }
+
+const ALL: [LumaModes; 3] = [LumaModes::Auto, LumaModes::Intra16x16, LumaModes::Intra4x4];
 
 #[test]
 fn one_picture_one_macroblock() {
-    check(16, 16, 26, None, 1);
-    check(1, 1, 30, None, 1);
+    for luma in ALL {
+        check(16, 16, 26, None, 1, luma);
+        check(1, 1, 30, None, 1, luma);
+    }
 }
 
 #[test]
 fn batches_of_odd_and_even_sizes_at_every_qp() {
+    let (mut nxn, mut i16) = (0, 0);
     for qp in 0..=51u8 {
         let (w, h) = [(48, 32), (37, 21), (80, 48)][qp as usize % 3];
         let slices = [None, Some(1), Some(2)][qp as usize / 3 % 3];
-        check(w, h, qp, slices, 1 + qp as usize % 3);
+        for luma in ALL {
+            let (a, b) = check(w, h, qp, slices, 1 + qp as usize % 3, luma);
+            if luma == LumaModes::Auto {
+                (nxn, i16) = (nxn + a, i16 + b);
+            }
+        }
+    }
+    // The choice between the two went both ways.
+    assert!(
+        nxn > 0 && i16 > 0,
+        "auto: {nxn} I_NxN, {i16} I_16x16 macroblocks"
+    );
+}
+
+#[test]
+fn every_intra4x4_mode_forced_at_picture_and_slice_edges() {
+    for mode in 0..9 {
+        for (w, h, slices) in [(48, 32, Some(1)), (37, 21, None)] {
+            check(w, h, 27, slices, 2, LumaModes::Intra4x4Forced(mode));
+        }
     }
 }
 
 #[test]
 fn a_wide_picture_in_slices_of_several_rows() {
-    check(200, 100, 22, Some(3), 2);
-    check(200, 100, 37, None, 2);
+    for luma in ALL {
+        check(200, 100, 22, Some(3), 2, luma);
+        check(200, 100, 37, None, 2, luma);
+    }
 }

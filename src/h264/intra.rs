@@ -1,12 +1,13 @@
-//! The H.264 front end for I_16x16 pictures on the GPU (shaders/h264/intra16.wgsl):
-//! prediction and mode choice, transform, quantization, reconstruction, and the
-//! macroblock headers and levels the CAVLC stages read, for a batch of pictures at once.
-//! Nothing returns to the host but what is asked for: the CAVLC stages take the headers
-//! and levels where they lie.
+//! The H.264 intra front end on the GPU (shaders/h264/intra.wgsl): per macroblock the
+//! luma as I_16x16 or I_NxN (each 4x4 block's mode by rate and distortion), as the luma
+//! modes allow and whichever costs less; the chroma; transform, quantization,
+//! reconstruction, and the macroblock headers and levels the CAVLC stages read, for a
+//! batch of pictures at once. Nothing returns to the host but what is asked for: the
+//! CAVLC stages take the headers and levels where they lie.
 //!
-//! CPU twin: [`super::encode_picture_levels`] with [`super::LumaModes::Intra16x16`]
-//! (`macroblock::encode_mb`); the tests hold the two to the same headers, levels and
-//! reconstruction.
+//! CPU twin: [`super::encode_picture_levels`] (`macroblock::encode_mb`, and
+//! `intra4x4::encode_luma4x4` for I_NxN); the tests hold the two to the same headers,
+//! levels and reconstruction for every [`LumaModes`].
 //!
 //! Macroblocks depend on their left, top-left, top and top-right neighbours' samples,
 //! so a slice codes in waves: wave `w` holds the macroblocks where `x + 2 * row` (row
@@ -17,17 +18,18 @@
 use std::sync::Arc;
 
 use super::intra4x4::lambda;
-use super::{EncoderConfig, Geometry, Picture};
-use crate::cavlc::frame::{Frame, MbHeader, MB_LEVELS};
+use super::{EncoderConfig, Geometry, LumaModes, Picture};
+use crate::cavlc::frame::{intra_cbp_code_num, Frame, MbHeader, MB_LEVELS};
+use crate::cavlc::tables::VLC_LENGTHS;
 use crate::cavlc::GpuFrame;
-use crate::gpu::registry::h264::INTRA16;
+use crate::gpu::registry::h264::INTRA;
 use crate::gpu::{Built, Gpu, PooledBuffer, Profiler};
 use crate::{Error, Result};
 
-/// keep in sync with shaders/h264/intra16.wgsl `Intra16Params`
+/// keep in sync with shaders/h264/intra.wgsl `IntraParams`
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, bytemuck::Pod, bytemuck::Zeroable)]
-struct Intra16Params {
+struct IntraParams {
     width: u32,
     height: u32,
     chroma_width: u32,
@@ -43,21 +45,54 @@ struct Intra16Params {
     wave: u32,
     first_row: u32,
     pictures: u32,
-    pad: u32,
+    luma: u32,
+    forced: u32,
+    pad: [u32; 3],
 }
 
-/// The I_16x16 front end for pictures of one size and configuration.
-pub struct Intra16Gpu {
+/// `IntraParams::luma`: the luma kinds the modes allow (keep in sync with the shader's
+/// `LUMA_16X16`, `LUMA_4X4`).
+const LUMA_16X16: u32 = 1;
+const LUMA_4X4: u32 = 2;
+
+/// Words of `mb_info` per macroblock (the shader's `INFO_WORDS`).
+const INFO_WORDS: u64 = 8;
+
+/// What the rate-distortion decisions read (keep in sync with shaders/h264/rate.wgsl
+/// `RT_*`): coeff_token lengths [nC 0-1, 2-3, 4-7, 8+][TotalCoeff][T1s], total_zeros
+/// lengths [TotalCoeff - 1][total_zeros], run_before lengths [min(zerosLeft, 7) - 1][run],
+/// the codeNum of each Intra_4x4 coded_block_pattern, lambda and lambda2 by QP.
+pub(crate) fn rate_tables() -> Vec<u32> {
+    let l = &VLC_LENGTHS;
+    let mut t = Vec::with_capacity(769);
+    t.extend(
+        l.coeff_token
+            .as_flattened()
+            .as_flattened()
+            .iter()
+            .map(|&v| v as u32),
+    );
+    t.extend(l.total_zeros.as_flattened().iter().map(|&v| v as u32));
+    t.extend(l.run_before.as_flattened().iter().map(|&v| v as u32));
+    t.extend((0..48).map(intra_cbp_code_num));
+    t.extend((0..52).map(lambda));
+    t.extend((0..52).map(super::rate::lambda2));
+    t
+}
+
+/// The intra front end for pictures of one size and configuration.
+pub struct IntraGpu {
     geometry: Geometry,
-    params: Intra16Params,
+    params: IntraParams,
     wave: Arc<Built>,
     headers: Arc<Built>,
+    rate_tables: wgpu::Buffer,
 }
 
-/// One batch's front end in GPU memory: what [`Intra16Gpu::encode_into`] recorded.
-pub struct Intra16Batch {
+/// One batch's front end in GPU memory: what [`IntraGpu::encode_into`] recorded.
+pub struct IntraBatch {
     pictures: u32,
-    params: Intra16Params,
+    params: IntraParams,
     geometry: Geometry,
     _src: PooledBuffer,
     _uniforms: PooledBuffer,
@@ -66,6 +101,7 @@ pub struct Intra16Batch {
     headers: PooledBuffer,
     status: PooledBuffer,
     _choices: PooledBuffer,
+    _info: PooledBuffer,
 }
 
 /// The waves of a slice of `rows` macroblock rows, `width_mbs` wide: for each, the
@@ -80,22 +116,22 @@ fn waves(width_mbs: u32, rows: u32) -> impl Iterator<Item = (u32, u32, u32)> {
         .filter(|&(_, low, high)| low <= high)
 }
 
-impl Intra16Gpu {
-    /// The front end for `geometry` at `config`'s QP and slices (its luma modes must be
-    /// I_16x16 alone: the one the GPU front end codes). Builds both pipelines.
-    pub fn new(gpu: &Gpu, geometry: Geometry, config: &EncoderConfig) -> Result<Intra16Gpu> {
+impl IntraGpu {
+    /// The front end for `geometry` at `config`'s QP, slices and luma modes. Builds both
+    /// pipelines.
+    pub fn new(gpu: &Gpu, geometry: Geometry, config: &EncoderConfig) -> Result<IntraGpu> {
         config.validate()?;
-        if config.luma != super::LumaModes::Intra16x16 {
-            return Err(Error::InvalidArgument(format!(
-                "the GPU front end codes I_16x16 alone, not luma modes {:?}",
-                config.luma
-            )));
-        }
         let (chroma_width, chroma_height) =
             (geometry.width.div_ceil(2), geometry.height.div_ceil(2));
         let frame_bytes = Picture::frame_bytes(geometry.width, geometry.height) as u32;
         let (wm, hm) = (geometry.width_mbs, geometry.height_mbs);
-        let params = Intra16Params {
+        let (luma, forced) = match config.luma {
+            LumaModes::Auto => (LUMA_16X16 | LUMA_4X4, 0),
+            LumaModes::Intra16x16 => (LUMA_16X16, 0),
+            LumaModes::Intra4x4 => (LUMA_4X4, 0),
+            LumaModes::Intra4x4Forced(m) => (LUMA_4X4, m + 1),
+        };
+        let params = IntraParams {
             width: geometry.width,
             height: geometry.height,
             chroma_width,
@@ -108,13 +144,24 @@ impl Intra16Gpu {
             src_words: frame_bytes.div_ceil(4),
             recon_words: (wm * 16 * hm * 16 + 2 * wm * 8 * hm * 8) / 4,
             n_mbs: wm * hm,
-            ..Intra16Params::default()
+            luma,
+            forced,
+            ..IntraParams::default()
         };
-        Ok(Intra16Gpu {
+        let rate_tables = wgpu::util::DeviceExt::create_buffer_init(
+            &gpu.device,
+            &wgpu::util::BufferInitDescriptor {
+                label: Some("parvlc.h264.intra.rate_tables"),
+                contents: bytemuck::cast_slice(&rate_tables()),
+                usage: wgpu::BufferUsages::STORAGE,
+            },
+        );
+        Ok(IntraGpu {
             geometry,
             params,
-            wave: gpu.pipeline(&INTRA16, "wave", &[])?,
-            headers: gpu.pipeline(&INTRA16, "write_headers", &[])?,
+            wave: gpu.pipeline(&INTRA, "wave", &[])?,
+            headers: gpu.pipeline(&INTRA, "write_headers", &[])?,
+            rate_tables,
         })
     }
 
@@ -127,14 +174,14 @@ impl Intra16Gpu {
 
     /// Upload `pictures` (each of this front end's size) and record their front end into
     /// `encoder`: the batch's headers and levels are ready for CAVLC once it runs.
-    /// With `profiler`, the pass is timed as `intra16`.
+    /// With `profiler`, the pass is timed as `intra`.
     pub fn encode_into(
         &self,
         gpu: &Gpu,
         encoder: &mut wgpu::CommandEncoder,
         profiler: Option<&mut Profiler>,
         pictures: &[&Picture],
-    ) -> Result<Intra16Batch> {
+    ) -> Result<IntraBatch> {
         let g = &self.geometry;
         for p in pictures {
             p.validate()?;
@@ -152,7 +199,7 @@ impl Intra16Gpu {
                 self.max_batch(gpu)
             )));
         }
-        let params = Intra16Params {
+        let params = IntraParams {
             pictures: n,
             ..self.params
         };
@@ -166,6 +213,7 @@ impl Intra16Gpu {
         let choices = gpu.pooled_buffer(n_mbs * 4, storage);
         let headers = gpu.pooled_buffer(n_mbs * std::mem::size_of::<MbHeader>() as u64, storage);
         let status = gpu.pooled_buffer(16, storage);
+        let info = gpu.pooled_buffer(n_mbs * INFO_WORDS * 4, storage);
         encoder.clear_buffer(&status, 0, None);
         // Each picture's planes back to back, written straight into the upload.
         let picture_bytes = params.src_words as usize * 4;
@@ -174,7 +222,7 @@ impl Intra16Gpu {
                 gpu.queue
                     .write_buffer_with(&src, 0, size)
                     .ok_or_else(|| Error::Gpu {
-                        stage: INTRA16.name,
+                        stage: INTRA.name,
                         message: "the source upload could not be mapped".into(),
                     })?;
             for (k, p) in pictures.iter().enumerate() {
@@ -189,7 +237,7 @@ impl Intra16Gpu {
         // device aligns uniform bindings to.
         let rows = params.rows_per_slice;
         let slices = params.height_mbs.div_ceil(rows);
-        let stride = (std::mem::size_of::<Intra16Params>() as u64)
+        let stride = (std::mem::size_of::<IntraParams>() as u64)
             .next_multiple_of(gpu.limits.min_uniform_buffer_offset_alignment as u64);
         let all: Vec<_> = waves(params.width_mbs, rows).collect();
         let uniforms = gpu.pooled_buffer(
@@ -198,12 +246,12 @@ impl Intra16Gpu {
         );
         let mut blocks = vec![0u8; (stride * all.len() as u64) as usize];
         for (i, &(wave, low, _)) in all.iter().enumerate() {
-            let block = Intra16Params {
+            let block = IntraParams {
                 wave,
                 first_row: low,
                 ..params
             };
-            blocks[i * stride as usize..][..std::mem::size_of::<Intra16Params>()]
+            blocks[i * stride as usize..][..std::mem::size_of::<IntraParams>()]
                 .copy_from_slice(bytemuck::bytes_of(&block));
         }
         gpu.queue.write_buffer(&uniforms, 0, &blocks);
@@ -216,7 +264,7 @@ impl Intra16Gpu {
                         wgpu::BufferBinding {
                             buffer: &uniforms,
                             offset: wave as u64 * stride,
-                            size: wgpu::BufferSize::new(std::mem::size_of::<Intra16Params>() as u64),
+                            size: wgpu::BufferSize::new(std::mem::size_of::<IntraParams>() as u64),
                         },
                     ),
                     (1, src.as_entire_buffer_binding()),
@@ -225,6 +273,8 @@ impl Intra16Gpu {
                     (4, choices.as_entire_buffer_binding()),
                     (5, headers.as_entire_buffer_binding()),
                     (6, status.as_entire_buffer_binding()),
+                    (7, info.as_entire_buffer_binding()),
+                    (8, self.rate_tables.as_entire_buffer_binding()),
                 ],
             )
         };
@@ -234,9 +284,9 @@ impl Intra16Gpu {
             .map(|(i, &(_, low, high))| (bind(&self.wave, i), high - low + 1))
             .collect();
         let header_bind = bind(&self.headers, 0);
-        let timestamp_writes = profiler.and_then(|p| p.pass("intra16"));
+        let timestamp_writes = profiler.and_then(|p| p.pass("intra"));
         let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-            label: Some(INTRA16.label),
+            label: Some(INTRA.label),
             timestamp_writes,
         });
         pass.set_pipeline(&self.wave.pipeline);
@@ -248,7 +298,7 @@ impl Intra16Gpu {
         pass.set_bind_group(0, &header_bind, &[]);
         pass.dispatch_workgroups((n_mbs as u32).div_ceil(64), 1, 1);
         drop(pass);
-        Ok(Intra16Batch {
+        Ok(IntraBatch {
             pictures: n,
             params,
             geometry: *g,
@@ -259,11 +309,12 @@ impl Intra16Gpu {
             headers,
             status,
             _choices: choices,
+            _info: info,
         })
     }
 }
 
-impl Intra16Batch {
+impl IntraBatch {
     pub fn len(&self) -> usize {
         self.pictures as usize
     }

@@ -1,12 +1,16 @@
-//! GPU time of the I_16x16 front end (h264/intra16) by timestamps: a batch of 1080p
-//! pictures (a texture panning 4 samples a picture), one slice per picture and a slice
-//! per macroblock row, for several batch sizes; the best of `RUNS` (5) submissions each.
+//! GPU time of the intra front end (h264/intra) by timestamps, and of CAVLC after it: a
+//! batch of pictures (a texture panning 4 samples a picture), one slice per picture and a
+//! slice per macroblock row, for several batch sizes; the best of `RUNS` (3) submissions
+//! each.
 //!
-//!     cargo run --release --example h264_intra16_bench [-- WIDTH HEIGHT]
+//!     cargo run --release --example h264_intra_bench [-- WIDTH HEIGHT]
+//!
+//! 352x288 without arguments (1920 1080 on a real GPU); `LUMA` the luma modes (`auto`;
+//! `16x16`, `4x4`), `BATCHES` a comma list of batch sizes (1,4).
 
 use parvlc::cavlc::CavlcGpu;
 use parvlc::gpu::{Gpu, GpuOptions, Profiler};
-use parvlc::h264::intra16::Intra16Gpu;
+use parvlc::h264::intra::IntraGpu;
 use parvlc::h264::{EncoderConfig, Geometry, LumaModes, Picture};
 
 fn pan(w: u32, h: u32, shift: u32) -> Picture {
@@ -25,24 +29,34 @@ fn main() -> parvlc::Result<()> {
             .and_then(|a| a.parse().ok())
             .unwrap_or(d)
     };
-    let (w, h) = (arg(1, 1920), arg(2, 1080));
+    let (w, h) = (arg(1, 352), arg(2, 288));
     let runs = std::env::var("RUNS")
         .ok()
         .and_then(|r| r.parse().ok())
-        .unwrap_or(5);
+        .unwrap_or(3);
+    let luma: LumaModes = std::env::var("LUMA")
+        .unwrap_or_else(|_| "auto".into())
+        .parse()?;
+    let batches: Vec<usize> = std::env::var("BATCHES")
+        .unwrap_or_else(|_| "1,4".into())
+        .split(',')
+        .filter_map(|b| b.trim().parse().ok())
+        .filter(|&b| b > 0)
+        .collect();
     let gpu = pollster::block_on(Gpu::new(GpuOptions::default()))?;
     let geometry = Geometry::new(w, h)?;
-    let pictures: Vec<Picture> = (0..64).map(|k| pan(w, h, 4 * k)).collect();
+    let most = batches.iter().copied().max().unwrap_or(1);
+    let pictures: Vec<Picture> = (0..most as u32).map(|k| pan(w, h, 4 * k)).collect();
     for slice_rows in [None, Some(1)] {
         let config = EncoderConfig {
             qp: 27,
             slice_rows,
-            luma: LumaModes::Intra16x16,
+            luma,
             ..EncoderConfig::default()
         };
-        let front = Intra16Gpu::new(&gpu, geometry, &config)?;
+        let front = IntraGpu::new(&gpu, geometry, &config)?;
         let cavlc = CavlcGpu::new(&gpu)?;
-        for batch in [1usize, 4, 16, 64] {
+        for &batch in &batches {
             let refs: Vec<&Picture> = pictures[..batch].iter().collect();
             let mut best = f64::MAX;
             let mut best_cavlc = f64::MAX;
@@ -61,7 +75,7 @@ fn main() -> parvlc::Result<()> {
                     .collect::<parvlc::Result<Vec<_>>>()?;
                 gpu.queue.submit([encoder.finish()]);
                 pollster::block_on(done.check(&gpu))?;
-                best = best.min(pollster::block_on(profiler.timings(&gpu))?.get("intra16") * 1e3);
+                best = best.min(pollster::block_on(profiler.timings(&gpu))?.get("intra") * 1e3);
                 let mut sum = 0.0;
                 for p in &pending {
                     sum += pollster::block_on(p.timings(&gpu))?.total() * 1e3;
@@ -69,7 +83,7 @@ fn main() -> parvlc::Result<()> {
                 best_cavlc = best_cavlc.min(sum);
             }
             println!(
-                "intra16 {w}x{h}, slices {}, batch {batch}: {best:.2} ms GPU, {:.3} ms a picture, {:.0} pictures/s; CAVLC {best_cavlc:.2} ms GPU",
+                "intra {w}x{h}, luma {luma:?}, slices {}, batch {batch}: {best:.2} ms GPU, {:.3} ms a picture, {:.0} pictures/s; CAVLC {best_cavlc:.2} ms GPU",
                 slice_rows.map_or("one".to_string(), |r| format!("of {r} row")),
                 best / batch as f64,
                 batch as f64 * 1e3 / best

@@ -1,0 +1,533 @@
+// The H.264 intra front end on the GPU: per macroblock the luma as I_16x16 (its mode by
+// SATD) or I_NxN (every 4x4 block's mode by rate and distortion), whichever the luma
+// modes allow and costs less in squared error plus lambda2 times bits; the chroma by
+// SATD; forward transform, quantization (a coarser QP where Baseline CAVLC cannot code a
+// level), reconstruction, and the levels and headers the CAVLC stages read.
+// CPU twin: src/h264/macroblock.rs `encode_mb` through src/h264/slices.rs
+// `encode_picture_levels` (src/h264/intra.rs holds the Rust side); the I_NxN luma is
+// h264/intra4x4.wgsl, the twin of src/h264/intra4x4.rs.
+//
+// Entry `wave`: one workgroup of 16 invocations per macroblock, invocation b working on
+// luma 4x4 block b (raster) and invocations 0..7 also on chroma block b (Cb 0..3, Cr
+// 4..7). A dispatch codes one wave of every slice of every picture of the batch: the
+// macroblocks where x + 2 * row (row within the slice) equals `wave`, whose left, top-left,
+// top and top-right neighbours were coded by earlier waves (earlier dispatches).
+// Entry `write_headers`: one invocation per macroblock, after the last wave: mb_qp_delta
+// against the QP of the last macroblock before it that codes one.
+
+//!import h264/intra4x4
+
+// keep in sync with src/h264/intra.rs `IntraParams`
+struct IntraParams {
+    width: u32,
+    height: u32,
+    chroma_width: u32,
+    chroma_height: u32,
+    width_mbs: u32,
+    height_mbs: u32,
+    rows_per_slice: u32,
+    qp: u32,
+    lambda: u32,
+    src_words: u32, // words of one source picture (Y, Cb, Cr planes back to back)
+    recon_words: u32, // words of one reconstruction (planes padded to whole macroblocks)
+    n_mbs: u32,
+    wave: u32,
+    first_row: u32, // the lowest row (within a slice) the wave holds
+    pictures: u32,
+    luma: u32, // LUMA_16X16 | LUMA_4X4: the luma kinds allowed
+    forced: u32, // an Intra4x4PredMode + 1 that every block takes where it can; 0 none
+    pad0: u32,
+    pad1: u32,
+    pad2: u32,
+}
+
+const LUMA_16X16: u32 = 1u;
+const LUMA_4X4: u32 = 2u;
+
+@group(0) @binding(0) var<uniform> params: IntraParams;
+@group(0) @binding(1) var<storage, read> src: array<u32>;
+@group(0) @binding(2) var<storage, read_write> recon: array<u32>;
+// 24 blocks of 16 levels per macroblock as i16 pairs (level 2k in the low half), the
+// layout of src/cavlc/frame.rs `Frame::levels`.
+@group(0) @binding(3) var<storage, read_write> levels: array<u32>;
+// Per macroblock: I_16x16 luma mode | chroma mode << 2 | I_16x16 luma AC << 4 |
+// cbp_chroma << 5 | qp << 8 | not codable even at QP 51 << 14 | I_NxN << 15 |
+// I_NxN cbp_luma << 16.
+@group(0) @binding(4) var<storage, read_write> choices: array<u32>;
+// src/cavlc/frame.rs `MbHeader`, 8 words each.
+@group(0) @binding(5) var<storage, read_write> mb_headers: array<u32>;
+// Word 0: nonzero when some macroblock could not be coded.
+@group(0) @binding(6) var<storage, read_write> status: array<atomic<u32>>;
+// Per macroblock, what its neighbours and its header need: the I_NxN mode syntax (2
+// words), Intra4x4PredMode per block (raster, a nibble each; 2 for I_16x16), TotalCoeff
+// per luma block (raster, a byte each).
+@group(0) @binding(7) var<storage, read_write> mb_info: array<u32>;
+const INFO_WORDS: u32 = 8u;
+
+// SATD sums: luma modes 0..3, Cb modes 4..7, Cr modes 8..11.
+var<workgroup> satd_sums: array<atomic<u32>, 12>;
+var<workgroup> luma_dc_coeffs: array<i32, 16>;
+var<workgroup> chroma_dc_coeffs: array<i32, 8>;
+var<workgroup> luma_dc_levels: array<i32, 16>;
+var<workgroup> chroma_dc_levels: array<i32, 8>;
+// Bit 0: a chroma block not codable at this QP; 1: an I_16x16 luma AC level; 2: a
+// chroma AC level; 3: a chroma DC level; 4: an I_16x16 luma block not codable.
+var<workgroup> flags: atomic<u32>;
+var<workgroup> flags_seen: u32;
+// The I_16x16 luma's cost at this QP: squared error and bits, summed over the blocks;
+// its blocks' TotalCoeff (AC levels).
+var<workgroup> i16_ssd: atomic<u32>;
+var<workgroup> i16_bits: atomic<u32>;
+var<workgroup> i16_tc: array<u32, 16>;
+// 1 where the macroblock codes I_NxN.
+var<workgroup> chose_4x4: u32;
+
+fn src_byte(at: u32) -> i32 {
+    return i32((src[at >> 2u] >> ((at & 3u) * 8u)) & 0xffu);
+}
+
+fn recon_byte(at: u32) -> i32 {
+    return i32((recon[at >> 2u] >> ((at & 3u) * 8u)) & 0xffu);
+}
+
+// Four source samples of a row of a plane of `w` x `h` from byte `base`, edges repeated
+// (the padding of src/h264/slices.rs `Plane::padded`).
+fn source_row(base: u32, w: u32, h: u32, x: u32, y: u32) -> vec4<i32> {
+    let row = base + min(y, h - 1u) * w;
+    return vec4<i32>(
+        src_byte(row + min(x, w - 1u)),
+        src_byte(row + min(x + 1u, w - 1u)),
+        src_byte(row + min(x + 2u, w - 1u)),
+        src_byte(row + min(x + 3u, w - 1u)),
+    );
+}
+
+fn source_block(base: u32, w: u32, h: u32, x: u32, y: u32) -> Block {
+    return Block(source_row(base, w, h, x, y), source_row(base, w, h, x, y + 1u), source_row(base, w, h, x, y + 2u), source_row(base, w, h, x, y + 3u));
+}
+
+
+// Write a 4x4 block's 16 levels (raster) as 8 words of i16 pairs.
+fn store_levels(first_word: u32, b: Block) {
+    levels[first_word] = pack_levels(b.r0.x, b.r0.y);
+    levels[first_word + 1u] = pack_levels(b.r0.z, b.r0.w);
+    levels[first_word + 2u] = pack_levels(b.r1.x, b.r1.y);
+    levels[first_word + 3u] = pack_levels(b.r1.z, b.r1.w);
+    levels[first_word + 4u] = pack_levels(b.r2.x, b.r2.y);
+    levels[first_word + 5u] = pack_levels(b.r2.z, b.r2.w);
+    levels[first_word + 6u] = pack_levels(b.r3.x, b.r3.y);
+    levels[first_word + 7u] = pack_levels(b.r3.z, b.r3.w);
+}
+
+// Write a reconstructed 4x4 block at byte `at` of a plane `stride` bytes wide (4-aligned).
+fn store_samples(at: u32, stride: u32, b: Block) {
+    let w = at / 4u;
+    let s = stride / 4u;
+    recon[w] = pack_samples(b.r0);
+    recon[w + s] = pack_samples(b.r1);
+    recon[w + 2u * s] = pack_samples(b.r2);
+    recon[w + 3u * s] = pack_samples(b.r3);
+}
+
+
+@compute @workgroup_size(16)
+fn wave(@builtin(local_invocation_index) lane: u32, @builtin(workgroup_id) group: vec3<u32>) {
+    let p = params;
+    let r = p.first_row + group.x; // row within the slice
+    if r * 2u > p.wave || p.wave - r * 2u >= p.width_mbs {
+        return;
+    }
+    let mbx = p.wave - r * 2u;
+    let row = group.y * p.rows_per_slice + r;
+    if r >= p.rows_per_slice || row >= p.height_mbs {
+        return;
+    }
+    let pic = group.z;
+    let mb = row * p.width_mbs + mbx;
+    let has_top = r > 0u;
+    let has_left = mbx > 0u;
+    let has_top_right = has_top && mbx + 1u < p.width_mbs;
+    let allows16 = (p.luma & LUMA_16X16) != 0u;
+    let allows4 = (p.luma & LUMA_4X4) != 0u;
+
+    // Planes: source Y, Cb, Cr back to back; reconstruction padded to whole macroblocks.
+    let src_base = pic * p.src_words * 4u;
+    let src_cb = src_base + p.width * p.height;
+    let src_cr = src_cb + p.chroma_width * p.chroma_height;
+    let ys = p.width_mbs * 16u;
+    let cs = p.width_mbs * 8u;
+    let rec_y = pic * p.recon_words * 4u;
+    let rec_cb = rec_y + ys * p.height_mbs * 16u;
+    let rec_cr = rec_cb + cs * p.height_mbs * 8u;
+    let x0 = mbx * 16u;
+    let y0 = row * 16u;
+    let cx0 = mbx * 8u;
+    let cy0 = row * 8u;
+    let info = (pic * p.n_mbs + mb) * INFO_WORDS;
+
+    // Neighbours (read only where they exist; the modes that need them are unavailable).
+    if has_top {
+        top_y[lane] = recon_byte(rec_y + (y0 - 1u) * ys + x0 + lane);
+        let c_base = select(rec_cb, rec_cr, lane >= 8u);
+        top_c[lane] = recon_byte(c_base + (cy0 - 1u) * cs + cx0 + lane % 8u);
+    }
+    if has_left {
+        left_y[lane] = recon_byte(rec_y + (y0 + lane) * ys + x0 - 1u);
+        let c_base = select(rec_cb, rec_cr, lane >= 8u);
+        left_c[lane] = recon_byte(c_base + (cy0 + lane % 8u) * cs + cx0 - 1u);
+    }
+    if has_top && has_left && lane < 3u {
+        var at = rec_y + (y0 - 1u) * ys + x0 - 1u;
+        if lane > 0u {
+            at = select(rec_cb, rec_cr, lane == 2u) + (cy0 - 1u) * cs + cx0 - 1u;
+        }
+        corner[lane] = recon_byte(at);
+    }
+    if lane < 4u {
+        if has_top_right {
+            top_right_y[lane] = recon_byte(rec_y + (y0 - 1u) * ys + x0 + 16u + lane);
+        }
+        // The neighbours' modes and TotalCoeff along this macroblock's edges.
+        var m = NONE;
+        var tc = NONE;
+        if has_left {
+            let left = info - INFO_WORDS;
+            let b = lane * 4u + 3u; // block (3, lane)
+            m = (mb_info[left + 2u + b / 8u] >> (4u * (b % 8u))) & 15u;
+            tc = (mb_info[left + 4u + b / 4u] >> (8u * (b % 4u))) & 255u;
+        }
+        left_modes[lane] = m;
+        left_tc[lane] = tc;
+        m = NONE;
+        tc = NONE;
+        if has_top {
+            let above = info - p.width_mbs * INFO_WORDS;
+            let b = 12u + lane; // block (lane, 3)
+            m = (mb_info[above + 2u + b / 8u] >> (4u * (b % 8u))) & 15u;
+            tc = (mb_info[above + 4u + b / 4u] >> (8u * (b % 4u))) & 255u;
+        }
+        top_modes[lane] = m;
+        top_tc[lane] = tc;
+    }
+    if lane < 12u {
+        atomicStore(&satd_sums[lane], 0u);
+    }
+
+    // This invocation's luma block and (invocations 0..7) chroma block.
+    let bx = lane % 4u;
+    let by = lane / 4u;
+    let src_y = source_block(src_base, p.width, p.height, x0 + bx * 4u, y0 + by * 4u);
+    src_blocks[lane] = src_y;
+    let is_chroma = lane < 8u;
+    let comp = lane / 4u; // chroma component (0 Cb, 1 Cr) of invocations 0..7
+    let cbx = lane % 2u;
+    let cby = (lane / 2u) % 2u;
+    var src_c = splat_block(0);
+    if is_chroma {
+        let base = select(src_cb, src_cr, comp == 1u);
+        src_c = source_block(base, p.chroma_width, p.chroma_height, cx0 + cbx * 4u, cy0 + cby * 4u);
+    }
+    workgroupBarrier();
+
+    // Mode decisions: SATD of each available prediction, summed over the blocks.
+    var sum_t = 0;
+    var sum_l = 0;
+    for (var i = 0u; i < 16u; i++) {
+        sum_t += select(0, top_y[i], has_top);
+        sum_l += select(0, left_y[i], has_left);
+    }
+    var dc16 = 128;
+    if has_top && has_left {
+        dc16 = (sum_t + sum_l + 16) >> 5u;
+    } else if has_left {
+        dc16 = (sum_l + 8) >> 4u;
+    } else if has_top {
+        dc16 = (sum_t + 8) >> 4u;
+    }
+    var plane16 = vec3<i32>(0);
+    var plane_c = vec3<i32>(0);
+    var dc_c = 0;
+    if has_top && has_left {
+        plane16 = plane_luma();
+        if is_chroma {
+            plane_c = plane_chroma(comp);
+        }
+    }
+    if is_chroma {
+        dc_c = chroma_dc_pred(comp, cbx, cby, has_top, has_left);
+    }
+    for (var m = 0u; m < 4u; m++) {
+        if allows16 && luma_mode_available(m, has_top, has_left) {
+            let d = block_sub(src_y, luma_pred(m, bx, by, dc16, plane16));
+            atomicAdd(&satd_sums[m], hadamard_abs_sum(d));
+        }
+        if is_chroma && chroma_mode_available(m, has_top, has_left) {
+            let d = block_sub(src_c, chroma_pred(m, comp, cbx, cby, dc_c, plane_c));
+            atomicAdd(&satd_sums[4u + comp * 4u + m], hadamard_abs_sum(d));
+        }
+    }
+    workgroupBarrier();
+    // The first available mode of least cost (the twin's `best_mode`); the unnormalised
+    // Hadamard gains 4 over the samples, halved as x264 does.
+    var luma_mode = 4u;
+    var best = 0u;
+    var chroma_mode = 4u;
+    var best_c = 0u;
+    for (var m = 0u; m < 4u; m++) {
+        if luma_mode_available(m, has_top, has_left) {
+            let cost = atomicLoad(&satd_sums[m]) / 2u + p.lambda * ue_bits(m);
+            if luma_mode == 4u || cost < best {
+                luma_mode = m;
+                best = cost;
+            }
+        }
+        if chroma_mode_available(m, has_top, has_left) {
+            let cost = atomicLoad(&satd_sums[4u + m]) / 2u + atomicLoad(&satd_sums[8u + m]) / 2u;
+            if chroma_mode == 4u || cost < best_c {
+                chroma_mode = m;
+                best_c = cost;
+            }
+        }
+    }
+
+    // Forward transforms of the chosen predictions' residuals.
+    let pred_y = luma_pred(luma_mode, bx, by, dc16, plane16);
+    let w_y = forward4x4(block_sub(src_y, pred_y));
+    luma_dc_coeffs[lane] = w_y.r0.x;
+    var pred_c = splat_block(0);
+    var w_c = splat_block(0);
+    if is_chroma {
+        pred_c = chroma_pred(chroma_mode, comp, cbx, cby, dc_c, plane_c);
+        w_c = forward4x4(block_sub(src_c, pred_c));
+        chroma_dc_coeffs[lane] = w_c.r0.x;
+    }
+    workgroupBarrier();
+    let luma_dc = (hadamard_luma_dc(luma_dc_coeffs, lane) + 1) >> 1u;
+    var chroma_dc = 0;
+    if is_chroma {
+        chroma_dc = chroma_dc_transform(chroma_dc_coeffs, comp, lane % 4u);
+    }
+
+    // The configured QP, or the lowest coarser one at which the chroma and a luma the
+    // modes allow are codable.
+    var qp = p.qp;
+    var ac_y = splat_block(0);
+    var ac_c = splat_block(0);
+    var seen = 0u;
+    var use4 = false;
+    var codable_here = false;
+    loop {
+        let qpc = chroma_qp(qp);
+        if lane == 0u {
+            atomicStore(&flags, 0u);
+            atomicStore(&i16_ssd, 0u);
+            atomicStore(&i16_bits, 0u);
+        }
+        luma_dc_levels[lane] = quant(luma_dc, MF[qp % 6u].x, 16u + qp / 6u);
+        ac_y = quant_ac(w_y, qp);
+        if is_chroma {
+            chroma_dc_levels[lane] = quant(chroma_dc, MF[qpc % 6u].x, 16u + qpc / 6u);
+            ac_c = quant_ac(w_c, qpc);
+        }
+        workgroupBarrier();
+        // Only a level beyond 2063 can be out of Baseline's reach: the scans are built
+        // for the rare block that holds one.
+        var mine = select(0u, 16u, !ac_codable(ac_y)) | select(0u, 2u, any_ac_nonzero(ac_y));
+        if is_chroma {
+            mine |= select(0u, 1u, !ac_codable(ac_c)) | select(0u, 4u, any_ac_nonzero(ac_c))
+                | select(0u, 8u, chroma_dc_levels[lane] != 0);
+        }
+        // Each DC block is checked by one invocation.
+        if lane == 0u {
+            var dc: array<i32, 16>;
+            var large = false;
+            for (var i = 0u; i < 16u; i++) {
+                dc[i] = luma_dc_levels[i];
+                large = large || abs(dc[i]) > 2063;
+            }
+            mine |= select(0u, 16u, large && !codable(zigzag(dc), 16u));
+        }
+        if lane == 1u || lane == 2u {
+            var dc: array<i32, 16>;
+            var large = false;
+            for (var i = 0u; i < 4u; i++) {
+                dc[i] = chroma_dc_levels[(lane - 1u) * 4u + i];
+                large = large || abs(dc[i]) > 2063;
+            }
+            mine |= select(0u, 1u, large && !codable(dc, 4u));
+        }
+        atomicOr(&flags, mine);
+        workgroupBarrier();
+        if lane == 0u {
+            flags_seen = atomicLoad(&flags);
+        }
+        seen = workgroupUniformLoad(&flags_seen);
+        let chroma_ok = (seen & 1u) == 0u;
+        let ok16 = allows16 && chroma_ok && (seen & 16u) == 0u;
+        var ok4 = false;
+        if allows4 && chroma_ok {
+            luma4x4(lane, qp, p.forced, has_top, has_left, has_top_right);
+            ok4 = workgroupUniformLoad(&i4_failed) == 0u;
+        }
+        let cbp_chroma = select(select(0u, 1u, (seen & 8u) != 0u), 2u, (seen & 4u) != 0u);
+        if ok16 && ok4 {
+            // Both codable: the one with less squared error plus lambda2 times bits
+            // (`encode_mb`'s `rd`), I_16x16 where they tie.
+            let rec16 = block_add_clamped(pred_y, luma16_residual(lane, ac_y, qp));
+            atomicAdd(&i16_ssd, block_ssd(src_y, rec16));
+            let cbp_luma = select(0u, 15u, (seen & 2u) != 0u);
+            i16_tc[lane] = block_nonzero(ac_y);
+            workgroupBarrier();
+            var bits = 0u;
+            if cbp_luma == 15u {
+                var ac = zigzag(block_array(ac_y));
+                for (var i = 0u; i < 15u; i++) {
+                    ac[i] = ac[i + 1u];
+                }
+                let a = select(left_tc[by], i16_tc[max(lane, 1u) - 1u], bx > 0u);
+                let b = select(top_tc[bx], i16_tc[max(lane, 4u) - 4u], by > 0u);
+                bits = block_bits(ac, 15u, nc_of(a, b));
+            }
+            if lane == 0u {
+                var dc: array<i32, 16>;
+                for (var i = 0u; i < 16u; i++) {
+                    dc[i] = luma_dc_levels[i];
+                }
+                bits += ue_bits(1u + luma_mode + 4u * cbp_chroma + select(0u, 12u, cbp_luma == 15u)) + 1u
+                    + block_bits(zigzag(dc), 16u, nc_of(left_tc[0], top_tc[0]));
+            }
+            atomicAdd(&i16_bits, bits);
+            workgroupBarrier();
+            if lane == 0u {
+                let cost16 = rd_cost(atomicLoad(&i16_ssd), atomicLoad(&i16_bits), qp);
+                let cost4 = rd_cost(i4_ssd, luma4x4_bits(cbp_chroma), qp);
+                chose_4x4 = select(0u, 1u, cost_less(cost4, cost16));
+            }
+            use4 = workgroupUniformLoad(&chose_4x4) != 0u;
+        } else {
+            use4 = ok4;
+        }
+        codable_here = ok16 || ok4;
+        if codable_here || qp == 51u {
+            break;
+        }
+        qp++;
+    }
+
+    // Reconstruction, as a decoder computes it, and what the CAVLC stages and the
+    // neighbours read.
+    let mb_word = (pic * p.n_mbs + mb) * 192u;
+    let rec_at = rec_y + (y0 + by * 4u) * ys + x0 + bx * 4u;
+    var tc = 0u;
+    if use4 {
+        store_samples(rec_at, ys, i4_recon[lane]);
+        store_levels(mb_word + lane * 8u, i4_levels[lane]);
+        tc = i4_tc[lane];
+    } else {
+        store_samples(rec_at, ys, block_add_clamped(pred_y, luma16_residual(lane, ac_y, qp)));
+        store_levels(mb_word + lane * 8u, with_dc(ac_y, luma_dc_levels[lane]));
+        tc = block_nonzero(ac_y);
+    }
+    i16_tc[lane] = tc;
+    if is_chroma {
+        let qpc = chroma_qp(qp);
+        let fc = chroma_dc_transform(chroma_dc_levels, comp, lane % 4u);
+        let dcc = ((fc * 16 * NORM[qpc % 6u].x) << (qpc / 6u)) >> 5u;
+        let res_c = inverse4x4(dequant_ac(with_dc(ac_c, dcc), qpc));
+        let base = select(rec_cb, rec_cr, comp == 1u);
+        store_samples(base + (cy0 + cby * 4u) * cs + cx0 + cbx * 4u, cs, block_add_clamped(pred_c, res_c));
+        store_levels(mb_word + (16u + lane) * 8u, with_dc(ac_c, chroma_dc_levels[lane]));
+    }
+    workgroupBarrier();
+    if lane == 0u {
+        let cbp_chroma = select(select(0u, 1u, (seen & 8u) != 0u), 2u, (seen & 4u) != 0u);
+        var choice = luma_mode | (chroma_mode << 2u) | (((seen >> 1u) & 1u) << 4u) | (cbp_chroma << 5u)
+            | (qp << 8u) | (select(1u, 0u, codable_here) << 14u);
+        var modes = array<u32, 2>(0x22222222u, 0x22222222u);
+        var syntax = array<u32, 2>(0u, 0u);
+        if use4 {
+            choice |= (1u << 15u) | (i4_cbp << 16u);
+            modes = array<u32, 2>(0u, 0u);
+            for (var b = 0u; b < 16u; b++) {
+                modes[b / 8u] |= i4_modes[b] << (4u * (b % 8u));
+            }
+            syntax = array<u32, 2>(i4_syntax[0], i4_syntax[1]);
+        }
+        choices[pic * p.n_mbs + mb] = choice;
+        mb_info[info] = syntax[0];
+        mb_info[info + 1u] = syntax[1];
+        mb_info[info + 2u] = modes[0];
+        mb_info[info + 3u] = modes[1];
+        for (var k = 0u; k < 4u; k++) {
+            mb_info[info + 4u + k] = i16_tc[4u * k] | (i16_tc[4u * k + 1u] << 8u)
+                | (i16_tc[4u * k + 2u] << 16u) | (i16_tc[4u * k + 3u] << 24u);
+        }
+    }
+}
+
+// The I_16x16 residual of the invocation's luma block at `qp`: its DC from the macroblock's
+// DC levels (the inverse Hadamard and scaling of clause 8.5.10), its AC levels scaled,
+// inverse transformed.
+fn luma16_residual(lane: u32, ac: Block, qp: u32) -> Block {
+    let shift = qp / 6u;
+    let dc_scale = 16 * NORM[qp % 6u].x;
+    let f = hadamard_luma_dc(luma_dc_levels, lane);
+    var dcy = 0;
+    if qp >= 36u {
+        dcy = (f * dc_scale) << (shift - 6u);
+    } else {
+        dcy = (f * dc_scale + (1 << (5u - shift))) >> (6u - shift);
+    }
+    return inverse4x4(dequant_ac(with_dc(ac, dcy), qp));
+}
+
+@compute @workgroup_size(64)
+fn write_headers(@builtin(global_invocation_id) id: vec3<u32>) {
+    let p = params;
+    let i = id.x;
+    if i >= p.pictures * p.n_mbs {
+        return;
+    }
+    let mb = i % p.n_mbs;
+    let row = mb / p.width_mbs;
+    let choice = choices[i];
+    let qp = (choice >> 8u) & 63u;
+    let nxn = ((choice >> 15u) & 1u) != 0u;
+    let cbp_chroma = (choice >> 5u) & 3u;
+    let cbp = ((choice >> 16u) & 15u) | (cbp_chroma << 4u);
+    // mb_qp_delta against the QP of the last macroblock before this one in its slice
+    // that codes one (all but I_NxN without residual), else the slice QP.
+    let slice_first = i - mb + (row - row % p.rows_per_slice) * p.width_mbs;
+    var qp_pred = p.qp;
+    for (var j = i; j > slice_first; j--) {
+        let c = choices[j - 1u];
+        let silent = ((c >> 15u) & 1u) != 0u && ((c >> 16u) & 15u) == 0u && ((c >> 5u) & 3u) == 0u;
+        if !silent {
+            qp_pred = (c >> 8u) & 63u;
+            break;
+        }
+    }
+    var delta = (i32(qp) - i32(qp_pred) + 26 + 52) % 52 - 26;
+    let h = i * 8u;
+    if nxn {
+        if cbp == 0u {
+            delta = 0;
+        }
+        mb_headers[h] = 0u;
+        mb_headers[h + 4u] = cbp;
+        mb_headers[h + 5u] = mb_info[i * INFO_WORDS];
+        mb_headers[h + 6u] = mb_info[i * INFO_WORDS + 1u];
+    } else {
+        mb_headers[h] = 1u + (choice & 3u) + 4u * cbp_chroma + 12u * ((choice >> 4u) & 1u);
+        mb_headers[h + 4u] = 0u;
+        mb_headers[h + 5u] = 0u;
+        mb_headers[h + 6u] = 0u;
+    }
+    mb_headers[h + 1u] = (choice >> 2u) & 3u;
+    mb_headers[h + 2u] = u32(delta);
+    mb_headers[h + 3u] = row / p.rows_per_slice;
+    mb_headers[h + 7u] = 0u;
+    if ((choice >> 14u) & 1u) != 0u {
+        atomicOr(&status[0], 1u);
+    }
+}
