@@ -295,6 +295,12 @@ fn zigzag(block: array<i32, 16>) -> array<i32, 16> {
     return s;
 }
 
+// A block's 16 levels in scan order (`ZIGZAG` written out: no array indexed at run time).
+fn zigzag_block(b: Block) -> array<i32, 16> {
+    return array<i32, 16>(b.r0.x, b.r0.y, b.r1.x, b.r2.x, b.r1.y, b.r0.z, b.r0.w, b.r1.z,
+        b.r2.y, b.r3.x, b.r3.y, b.r2.z, b.r1.w, b.r2.w, b.r3.z, b.r3.w);
+}
+
 // Whether an I_16x16 AC or chroma AC block (15 levels from scan position 1) is codable.
 fn ac_codable(b: Block) -> bool {
     if !beyond_escape(b) {

@@ -367,7 +367,7 @@ fn wave(@builtin(local_invocation_index) lane: u32, @builtin(workgroup_id) group
         var ok4 = false;
         if allows4 && chroma_ok {
             luma4x4(lane, qp, p.forced, has_top, has_left, has_top_right);
-            ok4 = workgroupUniformLoad(&i4_failed) == 0u;
+            ok4 = workgroupUniformLoad(&i4_failed_seen) == 0u;
         }
         let cbp_chroma = select(select(0u, 1u, (seen & 8u) != 0u), 2u, (seen & 4u) != 0u);
         if ok16 && ok4 {
@@ -380,7 +380,7 @@ fn wave(@builtin(local_invocation_index) lane: u32, @builtin(workgroup_id) group
             workgroupBarrier();
             var bits = 0u;
             if cbp_luma == 15u {
-                var ac = zigzag(block_array(ac_y));
+                var ac = zigzag_block(ac_y);
                 for (var i = 0u; i < 15u; i++) {
                     ac[i] = ac[i + 1u];
                 }
@@ -400,7 +400,7 @@ fn wave(@builtin(local_invocation_index) lane: u32, @builtin(workgroup_id) group
             workgroupBarrier();
             if lane == 0u {
                 let cost16 = rd_cost(atomicLoad(&i16_ssd), atomicLoad(&i16_bits), qp);
-                let cost4 = rd_cost(i4_ssd, luma4x4_bits(cbp_chroma), qp);
+                let cost4 = rd_cost(atomicLoad(&i4_ssd), luma4x4_bits(cbp_chroma), qp);
                 chose_4x4 = select(0u, 1u, cost_less(cost4, cost16));
             }
             use4 = workgroupUniformLoad(&chose_4x4) != 0u;
@@ -446,12 +446,12 @@ fn wave(@builtin(local_invocation_index) lane: u32, @builtin(workgroup_id) group
         var modes = array<u32, 2>(0x22222222u, 0x22222222u);
         var syntax = array<u32, 2>(0u, 0u);
         if use4 {
-            choice |= (1u << 15u) | (i4_cbp << 16u);
+            choice |= (1u << 15u) | (atomicLoad(&i4_cbp) << 16u);
             modes = array<u32, 2>(0u, 0u);
             for (var b = 0u; b < 16u; b++) {
                 modes[b / 8u] |= i4_modes[b] << (4u * (b % 8u));
             }
-            syntax = array<u32, 2>(i4_syntax[0], i4_syntax[1]);
+            syntax = array<u32, 2>(atomicLoad(&i4_syntax[0]), atomicLoad(&i4_syntax[1]));
         }
         choices[pic * p.n_mbs + mb] = choice;
         mb_info[info] = syntax[0];

@@ -1,13 +1,16 @@
 // The luma of an I_NxN (Intra_4x4) macroblock, the twin of src/h264/intra4x4.rs
-// `encode_luma4x4`: block after block in luma4x4BlkIdx order, each block's mode by SATD
-// plus lambda times its syntax bits, the cheapest five then coded and compared by squared
-// error plus lambda2 times their bits (mode field and CAVLC block with its real nC), the
-// best one transformed, quantized and reconstructed before the next block predicts from
-// it. The twin skips candidates and stops early where a bound shows they cannot win; the
-// GPU codes them all and chooses the same (the bounds never skip a winner).
+// `encode_luma4x4`: each block's mode by SATD plus lambda times its syntax bits, the
+// cheapest five then coded and compared by squared error plus lambda2 times their bits
+// (mode field and CAVLC block with its real nC), the best one transformed, quantized and
+// reconstructed before the blocks that predict from it. The twin skips candidates and
+// stops early where a bound shows they cannot win; the GPU codes them all and chooses
+// the same (the bounds never skip a winner).
 //
-// The sixteen invocations of the macroblock's workgroup share each block's work: one per
-// mode for the predictions, one per candidate for the coding, the first for the choices.
+// The twin codes the blocks in luma4x4BlkIdx order; a block needs only its left, upper
+// left, upper and upper right neighbours, so here the blocks where x + 2 * y is the same
+// are coded at once: ten steps, at most two blocks each. Each block has eight of the
+// macroblock's sixteen invocations: one per mode for the predictions (the first also
+// the ninth mode), one per candidate for the coding, and the winner writes the result.
 
 //!import h264/predict
 //!import h264/predict4x4
@@ -32,35 +35,30 @@ var<workgroup> i4_modes: array<u32, 16>;
 var<workgroup> i4_tc: array<u32, 16>;
 var<workgroup> i4_bits: array<u32, 16>;
 // Mode syntax per luma4x4BlkIdx (`MbHeader::intra4x4_modes`), coded 8x8 quadrants, the
-// squared error, and nonzero when some block cannot be coded.
-var<workgroup> i4_syntax: array<u32, 2>;
-var<workgroup> i4_cbp: u32;
-var<workgroup> i4_ssd: u32;
-var<workgroup> i4_failed: u32;
+// squared error, and nonzero when some block cannot be coded: both blocks of a step add
+// to them.
+var<workgroup> i4_syntax: array<atomic<u32>, 2>;
+var<workgroup> i4_cbp: atomic<u32>;
+var<workgroup> i4_ssd: atomic<u32>;
+var<workgroup> i4_failed: atomic<u32>;
+// `i4_failed` once the luma is done, for a uniform load.
+var<workgroup> i4_failed_seen: u32;
 
-// One block's decision: each mode's SATD cost, the candidates in order, and what coding
-// each of them gave.
-var<workgroup> mode_cost: array<u32, 9>;
-var<workgroup> mode_pred: array<Block, 9>;
-var<workgroup> candidates: array<u32, 5>;
-var<workgroup> n_candidates: u32;
-var<workgroup> cand_ok: array<u32, 5>;
-var<workgroup> cand_cost: array<vec2<u32>, 5>;
-var<workgroup> cand_levels: array<Block, 5>;
-var<workgroup> cand_recon: array<Block, 5>;
-var<workgroup> cand_ssd: array<u32, 5>;
-var<workgroup> cand_bits: array<u32, 5>;
+// Each of a step's two blocks' decision (index: the block's half of the workgroup): each
+// mode's SATD cost and prediction, and what coding each candidate gave.
+var<workgroup> mode_cost: array<array<u32, 9>, 2>;
+var<workgroup> mode_pred: array<array<Block, 9>, 2>;
+var<workgroup> cand_ok: array<array<u32, 5>, 2>;
+var<workgroup> cand_cost: array<array<vec2<u32>, 5>, 2>;
+var<workgroup> cand_levels: array<array<Block, 5>, 2>;
+var<workgroup> cand_recon: array<array<Block, 5>, 2>;
+var<workgroup> cand_ssd: array<array<u32, 5>, 2>;
+var<workgroup> cand_bits: array<array<u32, 5>, 2>;
 
 // Most candidates coded per block (`RD_CANDIDATES`).
 const RD_CANDIDATES: u32 = 5u;
 
-// The raster index of luma4x4BlkIdx `idx`, and back.
-fn raster_of(idx: u32) -> u32 {
-    let bx = ((idx >> 2u) & 1u) * 2u + (idx & 1u);
-    let by = (idx >> 3u) * 2u + ((idx >> 1u) & 1u);
-    return by * 4u + bx;
-}
-
+// luma4x4BlkIdx of the block at (bx, by).
 fn blk_idx(bx: u32, by: u32) -> u32 {
     return (by / 2u) * 8u + (bx / 2u) * 4u + (by % 2u) * 2u + bx % 2u;
 }
@@ -134,74 +132,88 @@ fn edge_of(bx: u32, by: u32, mb_top: bool, mb_left: bool, mb_top_right: bool) ->
 }
 
 // Code the I_NxN luma at `qp` (`forced`: a mode + 1 to force where available, 0 none)
-// into the i4_ state; `i4_failed` is nonzero after it when some block cannot be coded.
+// into the i4_ state; `i4_failed_seen` is nonzero after it when some block cannot be
+// coded.
 // Every invocation of the workgroup calls it.
 fn luma4x4(lane: u32, qp: u32, forced: u32, mb_top: bool, mb_left: bool, mb_top_right: bool) {
+    if lane < 2u {
+        atomicStore(&i4_syntax[lane], 0u);
+    }
     if lane == 0u {
-        i4_syntax[0] = 0u;
-        i4_syntax[1] = 0u;
-        i4_cbp = 0u;
-        i4_ssd = 0u;
-        i4_failed = 0u;
+        atomicStore(&i4_cbp, 0u);
+        atomicStore(&i4_ssd, 0u);
+        atomicStore(&i4_failed, 0u);
     }
     let lambda = rate_tables[RT_LAMBDA + qp];
-    for (var idx = 0u; idx < 16u; idx++) {
-        let raster = raster_of(idx);
-        let bx = raster % 4u;
-        let by = raster / 4u;
+    let half = lane / 8u; // which of the step's blocks
+    let sub = lane % 8u;
+    for (var step = 0u; step < 10u; step++) {
+        // The blocks (x, y) with x + 2 * y = step, by y: this half's is the first's y plus
+        // `half`, where there is one.
+        let y_first = select(0u, (step - 2u) / 2u, step >= 4u);
+        let by = y_first + half;
+        let has_block = by <= min(3u, step / 2u) && step - 2u * by <= 3u;
+        let bx = select(0u, step - 2u * by, has_block);
+        let raster = by * 4u + bx;
         // Reads of the blocks coded before (their reconstruction, modes, TotalCoeff).
         workgroupBarrier();
-        let e = edge_of(bx, by, mb_top, mb_left, mb_top_right);
-        let a = select(left_modes[by], i4_modes[max(raster, 1u) - 1u], bx > 0u);
-        let b = select(top_modes[bx], i4_modes[max(raster, 4u) - 4u], by > 0u);
+        var e: Edge4;
         var pred_mode = 2u;
-        if a != NONE && b != NONE {
-            pred_mode = min(a, b);
-        }
-        let src = src_blocks[raster];
-        if lane < 9u {
-            var cost = NONE;
-            if i4_mode_available(lane, e.has_top, e.has_left, e.has_corner) {
-                let p = predict4x4(lane, e.t, e.l, e.has_top, e.has_left);
-                mode_pred[lane] = p;
-                cost = hadamard_abs_sum(block_sub(p, src)) / 2u + lambda * select(4u, 1u, lane == pred_mode);
+        var src = splat_block(0);
+        if has_block {
+            e = edge_of(bx, by, mb_top, mb_left, mb_top_right);
+            let a = select(left_modes[by], i4_modes[max(raster, 1u) - 1u], bx > 0u);
+            let b = select(top_modes[bx], i4_modes[max(raster, 4u) - 4u], by > 0u);
+            if a != NONE && b != NONE {
+                pred_mode = min(a, b);
             }
-            mode_cost[lane] = cost;
+            src = src_blocks[raster];
+            for (var m = sub; m < 9u; m += 8u) {
+                var cost = NONE;
+                if i4_mode_available(m, e.has_top, e.has_left, e.has_corner) {
+                    let p = predict4x4(m, e.t, e.l, e.has_top, e.has_left);
+                    mode_pred[half][m] = p;
+                    cost = hadamard_abs_sum(block_sub(p, src)) / 2u + lambda * select(4u, 1u, m == pred_mode);
+                }
+                mode_cost[half][m] = cost;
+            }
         }
         workgroupBarrier();
         // The forced mode where it predicts; else the available modes by SATD cost, ties
-        // in mode order (the twin's stable sort), the cheapest five: each mode finds its
-        // own place.
-        let forcing = forced != 0u && mode_cost[forced - 1u] != NONE;
-        if lane < 9u && mode_cost[lane] != NONE && !forcing {
-            let cost = mode_cost[lane];
-            var place = 0u;
-            for (var m = 0u; m < 9u; m++) {
-                let c = mode_cost[m];
-                if c != NONE && (c < cost || (c == cost && m < lane)) {
-                    place++;
-                }
-            }
-            if place < RD_CANDIDATES {
-                candidates[place] = lane;
-            }
-        }
-        if lane == 0u {
-            var n = 0u;
-            for (var m = 0u; m < 9u; m++) {
-                n += select(0u, 1u, mode_cost[m] != NONE);
-            }
-            n_candidates = select(min(n, RD_CANDIDATES), 1u, forcing);
+        // in mode order (the twin's stable sort), the cheapest five: candidate `sub` is
+        // the mode with `sub` modes before it.
+        var n_candidates = 0u;
+        var mode = 0u;
+        if has_block {
+            let forcing = forced != 0u && mode_cost[half][forced - 1u] != NONE;
             if forcing {
-                candidates[0] = forced - 1u;
+                n_candidates = 1u;
+                mode = forced - 1u;
+            } else {
+                for (var m = 0u; m < 9u; m++) {
+                    let cost = mode_cost[half][m];
+                    if cost == NONE {
+                        continue;
+                    }
+                    n_candidates++;
+                    var place = 0u;
+                    for (var o = 0u; o < 9u; o++) {
+                        let c = mode_cost[half][o];
+                        if c != NONE && (c < cost || (c == cost && o < m)) {
+                            place++;
+                        }
+                    }
+                    if place == sub {
+                        mode = m;
+                    }
+                }
+                n_candidates = min(n_candidates, RD_CANDIDATES);
             }
         }
-        workgroupBarrier();
-        if lane < n_candidates {
-            let mode = candidates[lane];
-            let p = mode_pred[mode];
+        if sub < n_candidates {
+            let p = mode_pred[half][mode];
             let z = quant4x4(forward4x4(block_sub(src, p)), qp);
-            let scan = zigzag(block_array(z));
+            let scan = zigzag_block(z);
             let ok = !beyond_escape(z) || codable(scan, 16u);
             let tc = block_nonzero(z);
             var rec = p;
@@ -212,47 +224,52 @@ fn luma4x4(lane: u32, qp: u32, forced: u32, mb_top: bool, mb_left: bool, mb_top_
             let at = select(left_tc[by], i4_tc[max(raster, 1u) - 1u], bx > 0u);
             let above = select(top_tc[bx], i4_tc[max(raster, 4u) - 4u], by > 0u);
             let bits = block_bits(scan, 16u, nc_of(at, above));
-            cand_ok[lane] = select(0u, 1u, ok);
-            cand_cost[lane] = rd_cost(ssd, select(4u, 1u, mode == pred_mode) + bits, qp);
-            cand_levels[lane] = z;
-            cand_recon[lane] = rec;
-            cand_ssd[lane] = ssd;
-            cand_bits[lane] = bits;
+            cand_ok[half][sub] = select(0u, 1u, ok);
+            cand_cost[half][sub] = rd_cost(ssd, select(4u, 1u, mode == pred_mode) + bits, qp);
+            cand_levels[half][sub] = z;
+            cand_recon[half][sub] = rec;
+            cand_ssd[half][sub] = ssd;
+            cand_bits[half][sub] = bits;
         }
         workgroupBarrier();
-        if lane == 0u {
-            // The first candidate of least cost.
+        if sub < n_candidates {
+            // The first candidate of least cost writes the block.
             var best = NONE;
             for (var k = 0u; k < n_candidates; k++) {
-                if cand_ok[k] != 0u && (best == NONE || cost_less(cand_cost[k], cand_cost[best])) {
+                if cand_ok[half][k] != 0u && (best == NONE || cost_less(cand_cost[half][k], cand_cost[half][best])) {
                     best = k;
                 }
             }
             if best == NONE {
-                i4_failed = 1u;
-            } else {
-                let mode = candidates[best];
-                let z = cand_levels[best];
+                if sub == 0u {
+                    atomicOr(&i4_failed, 1u);
+                }
+            } else if sub == best {
+                let z = cand_levels[half][best];
                 i4_modes[raster] = mode;
                 var field = 8u;
                 if mode != pred_mode {
                     field = select(mode - 1u, mode, mode < pred_mode);
                 }
-                i4_syntax[idx / 8u] |= field << (4u * (idx % 8u));
+                let idx = blk_idx(bx, by);
+                atomicOr(&i4_syntax[idx / 8u], field << (4u * (idx % 8u)));
                 i4_levels[raster] = z;
-                i4_recon[raster] = cand_recon[best];
+                i4_recon[raster] = cand_recon[half][best];
                 let tc = block_nonzero(z);
                 i4_tc[raster] = tc;
-                i4_bits[raster] = cand_bits[best];
+                i4_bits[raster] = cand_bits[half][best];
                 if tc != 0u {
-                    i4_cbp |= 1u << ((by / 2u) * 2u + bx / 2u);
+                    atomicOr(&i4_cbp, 1u << ((by / 2u) * 2u + bx / 2u));
                 }
-                i4_ssd += cand_ssd[best];
+                atomicAdd(&i4_ssd, cand_ssd[half][best]);
             }
         }
-        if workgroupUniformLoad(&i4_failed) != 0u {
-            return;
-        }
+    }
+    // (A block that cannot be coded leaves the ones after it predicting from nothing: the
+    // whole I_NxN luma is dropped then.)
+    workgroupBarrier();
+    if lane == 0u {
+        i4_failed_seen = atomicLoad(&i4_failed);
     }
     workgroupBarrier();
 }
@@ -260,9 +277,10 @@ fn luma4x4(lane: u32, qp: u32, forced: u32, mb_top: bool, mb_left: bool, mb_top_
 // The bits of the I_NxN luma just coded (`luma4x4_bits`) with the chroma's
 // coded_block_pattern: header, and every block of a coded 8x8 quadrant.
 fn luma4x4_bits(cbp_chroma: u32) -> u32 {
-    var bits = intra4x4_header_bits(i4_syntax[0], i4_syntax[1], i4_cbp | (cbp_chroma << 4u));
+    let cbp = atomicLoad(&i4_cbp);
+    var bits = intra4x4_header_bits(atomicLoad(&i4_syntax[0]), atomicLoad(&i4_syntax[1]), cbp | (cbp_chroma << 4u));
     for (var raster = 0u; raster < 16u; raster++) {
-        if (i4_cbp & (1u << ((raster / 8u) * 2u + (raster % 4u) / 2u))) != 0u {
+        if (cbp & (1u << ((raster / 8u) * 2u + (raster % 4u) / 2u))) != 0u {
             bits += i4_bits[raster];
         }
     }

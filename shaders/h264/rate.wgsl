@@ -34,9 +34,10 @@ fn nc_of(a: u32, b: u32) -> u32 {
 }
 
 // The CAVLC bits of `n` (16, or 15 for an AC block) levels in scan order with nC `nc`;
-// 0 where a level needs level_prefix > 15 (the caller checks codability first).
-fn block_bits(scan_in: array<i32, 16>, n: u32, nc: u32) -> u32 {
-    var scan = scan_in;
+// 0 where a level needs level_prefix > 15 (the caller checks codability first). The
+// levels are walked from the end in a loop of fixed length, so that every index is a
+// constant once it is unrolled (an array indexed at run time goes to local memory).
+fn block_bits(scan: array<i32, 16>, n: u32, nc: u32) -> u32 {
     var table = 3u;
     if nc < 2u {
         table = 0u;
@@ -45,27 +46,47 @@ fn block_bits(scan_in: array<i32, 16>, n: u32, nc: u32) -> u32 {
     } else if nc < 8u {
         table = 2u;
     }
-    var mask = 0u;
-    for (var i = 0u; i < n; i++) {
-        mask |= select(0u, 1u, scan[i] != 0) << i;
+    var total = 0u;
+    var last = 0u;
+    for (var i = 0u; i < 16u; i++) {
+        if i < n && scan[i] != 0 {
+            total++;
+            last = i;
+        }
     }
-    if mask == 0u {
+    if total == 0u {
         return rate_tables[RT_COEFF_TOKEN + table * 68u];
     }
-    let total = countOneBits(mask);
-    let total_zeros = 32u - countLeadingZeros(mask) - total;
+    let total_zeros = last + 1u - total;
     var bits = 0u;
-    var rest = mask;
+    var k = 0u; // levels coded so far, from the last one down
     var trailing_ones = 0u;
     var suffix_length = 0u;
-    for (var k = 0u; k < total; k++) {
-        let i = 31u - countLeadingZeros(rest);
-        rest ^= 1u << i;
+    var zeros_left = total_zeros;
+    var run = 0u; // zeros since the level before
+    var uncodable = false;
+    for (var j = 0u; j < 16u; j++) {
+        let i = 15u - j;
         let level = scan[i];
+        if i >= n || i > last {
+            continue;
+        }
+        if level == 0 {
+            run++;
+            continue;
+        }
+        // run_before of the level before this one (each level's but the last), while
+        // zeros are left.
+        if k > 0u && zeros_left > 0u {
+            bits += rate_tables[RT_RUN_BEFORE + (min(zeros_left, 7u) - 1u) * 15u + run];
+            zeros_left -= run;
+        }
+        run = 0u;
         let magnitude = u32(abs(level));
         if k == trailing_ones && trailing_ones < 3u && magnitude == 1u {
             trailing_ones++;
             bits++;
+            k++;
             continue;
         }
         if k == trailing_ones {
@@ -84,14 +105,14 @@ fn block_bits(scan_in: array<i32, 16>, n: u32, nc: u32) -> u32 {
             } else if level_code - 30u < 4096u {
                 bits += 28u;
             } else {
-                return 0u;
+                uncodable = true;
             }
         } else if level_code < (15u << suffix_length) {
             bits += (level_code >> suffix_length) + 1u + suffix_length;
         } else if level_code - (15u << suffix_length) < 4096u {
             bits += 28u;
         } else {
-            return 0u;
+            uncodable = true;
         }
         if suffix_length == 0u {
             suffix_length = 1u;
@@ -99,23 +120,14 @@ fn block_bits(scan_in: array<i32, 16>, n: u32, nc: u32) -> u32 {
         if magnitude > (3u << (suffix_length - 1u)) && suffix_length < 6u {
             suffix_length++;
         }
+        k++;
+    }
+    if uncodable {
+        return 0u;
     }
     bits += rate_tables[RT_COEFF_TOKEN + (table * 17u + total) * 4u + trailing_ones];
     if total < n {
         bits += rate_tables[RT_TOTAL_ZEROS + (total - 1u) * 16u + total_zeros];
-    }
-    // run_before of each level but the last, while zeros are left.
-    var zeros_left = total_zeros;
-    rest = mask;
-    for (var k = 0u; k + 1u < total; k++) {
-        if zeros_left == 0u {
-            break;
-        }
-        let i = 31u - countLeadingZeros(rest);
-        rest ^= 1u << i;
-        let run = i - 1u - (31u - countLeadingZeros(rest));
-        bits += rate_tables[RT_RUN_BEFORE + (min(zeros_left, 7u) - 1u) * 15u + run];
-        zeros_left -= run;
     }
     return bits;
 }
