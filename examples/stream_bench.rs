@@ -13,6 +13,7 @@ use std::time::Instant;
 
 use parvlc::huffman::compress::{decompress, Format};
 use parvlc::huffman::pipeline::{compress_stream, compress_to_vec, StreamConfig, StreamInput};
+use parvlc::testdata::generate;
 use parvlc::{Backend, Engine};
 
 fn list(name: &str, default: &str) -> Vec<usize> {
@@ -23,23 +24,17 @@ fn list(name: &str, default: &str) -> Vec<usize> {
         .collect()
 }
 
-/// Runs of differently distributed bytes, like files of several kinds one after another.
+/// Runs of 64-300 KiB of differently distributed bytes (1 to 7 bits of entropy), like
+/// files of several kinds one after another.
 fn synthetic(len: usize) -> Vec<u8> {
-    let mut s = 0x2545_F491_4F6C_DD1Du64;
-    let mut next = move || {
-        s = s
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        s >> 33
-    };
     let mut out = Vec::with_capacity(len);
-    while out.len() < len {
-        let run = 4096 + (next() % 300_000) as usize;
-        let alphabet = [3, 16, 40, 100, 256][(next() % 5) as usize];
-        for _ in 0..run.min(len - out.len()) {
-            let r = next();
-            out.push(((r % alphabet) * (r >> 24) % alphabet) as u8);
+    for k in 0u64.. {
+        if out.len() >= len {
+            break;
         }
+        let run = ((64 + (k * 97) % 236) << 10).min((len - out.len()) as u64) as usize;
+        let bits = [1.0, 3.0, 4.5, 6.0, 7.0][(k % 5) as usize];
+        out.extend(generate(run, bits, k));
     }
     out
 }

@@ -72,6 +72,21 @@ fn framed(data: &[u8], format: Format, config: &StreamConfig) -> Vec<u8> {
     bytes
 }
 
+/// `data` through the threaded pipeline on the CPU, read from a reader.
+fn streamed(data: &[u8], format: Format, config: &StreamConfig) -> Vec<u8> {
+    let mut out = Vec::new();
+    compress_stream(
+        &Engine::Cpu,
+        format,
+        config,
+        StreamInput::Reader(&mut &data[..]),
+        &mut out,
+        &mut |_| {},
+    )
+    .unwrap();
+    out
+}
+
 fn check_round_trip(data: &[u8], format: Format, bytes: &[u8], what: &str) {
     assert!(decompress(bytes).unwrap() == data, "{what}: our decoder");
     if format == Format::Gzip {
@@ -180,16 +195,7 @@ fn the_threaded_pipeline_and_the_adapters_give_the_same_bytes() {
         let chunk = config.chunk_bytes;
         for len in [0, 1, chunk - 1, chunk, chunk + 1, 3 * chunk, data.len()] {
             let part = &data[..len];
-            let mut from_reader = Vec::new();
-            compress_stream(
-                &Engine::Cpu,
-                format,
-                &config,
-                StreamInput::Reader(&mut &part[..]),
-                &mut from_reader,
-                &mut |_| {},
-            )
-            .unwrap();
+            let from_reader = streamed(part, format, &config);
             let mut from_bytes = Vec::new();
             let mut heard = Vec::new();
             compress_stream(
@@ -256,16 +262,7 @@ fn compress_to_vec_copies_long_chunks_whole_and_in_order() {
     };
     let data = mixed((11 << 20) + 12_345, 9);
     for format in [Format::Native, Format::Gzip] {
-        let mut want = Vec::new();
-        compress_stream(
-            &Engine::Cpu,
-            format,
-            &config,
-            StreamInput::Reader(&mut &data[..]),
-            &mut want,
-            &mut |_| {},
-        )
-        .unwrap();
+        let want = streamed(&data, format, &config);
         let mut out = vec![7u8; 3];
         let summary =
             compress_to_vec(&Engine::Cpu, format, &config, &data, &mut out, &mut |_| {}).unwrap();
@@ -289,16 +286,7 @@ fn compress_writer_streams_many_mib_through_the_pipeline() {
     let data = mixed((9 << 20) + 4321, 21);
     for (name, engine) in [("cpu", &Engine::Cpu), ("wgpu", common::wgpu_engine())] {
         for format in [Format::Native, Format::Gzip] {
-            let mut want = Vec::new();
-            compress_stream(
-                &Engine::Cpu,
-                format,
-                &config,
-                StreamInput::Bytes(&data),
-                &mut want,
-                &mut |_| {},
-            )
-            .unwrap();
+            let want = streamed(&data, format, &config);
             let mut w = CompressWriter::new(engine, format, config, Vec::new()).unwrap();
             for piece in data.chunks(100_003) {
                 w.write_all(piece).unwrap();

@@ -56,6 +56,21 @@ fn splat_block(v: i32) -> Block {
     return Block(vec4<i32>(v), vec4<i32>(v), vec4<i32>(v), vec4<i32>(v));
 }
 
+// The DC prediction from the sums of the top and left edges of 2^`shift` samples each
+// (clauses 8.3.1.2.3 and 8.3.3.3): their mean, the one edge's, or 128 without either.
+fn dc_from_edges(sum_top: i32, sum_left: i32, has_top: bool, has_left: bool, shift: u32) -> i32 {
+    if has_top && has_left {
+        return (sum_top + sum_left + (1 << shift)) >> (shift + 1u);
+    }
+    if has_top {
+        return (sum_top + (1 << (shift - 1u))) >> shift;
+    }
+    if has_left {
+        return (sum_left + (1 << (shift - 1u))) >> shift;
+    }
+    return 128;
+}
+
 fn with_dc(b: Block, dc: i32) -> Block {
     return Block(vec4<i32>(dc, b.r0.yzw), b.r1, b.r2, b.r3);
 }

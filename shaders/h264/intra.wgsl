@@ -236,14 +236,7 @@ fn wave(@builtin(local_invocation_index) lane: u32, @builtin(workgroup_id) group
         sum_t += select(0, top_y[i], has_top);
         sum_l += select(0, left_y[i], has_left);
     }
-    var dc16 = 128;
-    if has_top && has_left {
-        dc16 = (sum_t + sum_l + 16) >> 5u;
-    } else if has_left {
-        dc16 = (sum_l + 8) >> 4u;
-    } else if has_top {
-        dc16 = (sum_t + 8) >> 4u;
-    }
+    let dc16 = dc_from_edges(sum_t, sum_l, has_top, has_left, 4u);
     var plane16 = vec3<i32>(0);
     var plane_c = vec3<i32>(0);
     var dc_c = 0;

@@ -97,17 +97,7 @@ fn predict4x4(mode: u32, t_in: array<i32, 9>, l_in: array<i32, 5>, has_top: bool
     var t = t_in;
     var l = l_in;
     if mode == 2u {
-        let st = t[1] + t[2] + t[3] + t[4];
-        let sl = l[1] + l[2] + l[3] + l[4];
-        var dc = 128;
-        if has_top && has_left {
-            dc = (st + sl + 4) >> 3u;
-        } else if has_top {
-            dc = (st + 2) >> 2u;
-        } else if has_left {
-            dc = (sl + 2) >> 2u;
-        }
-        return splat_block(dc);
+        return splat_block(dc_from_edges(t[1] + t[2] + t[3] + t[4], l[1] + l[2] + l[3] + l[4], has_top, has_left, 2u));
     }
     var rows: array<vec4<i32>, 4>;
     for (var y = 0; y < 4; y++) {
