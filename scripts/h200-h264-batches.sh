@@ -4,6 +4,8 @@
 # `auto`), then 240 frames of the 1080p pan at QP 27, `--luma auto`, at --depth 16, 32 and
 # 64, each stream compared with the depth-16 one.
 # There, from the project root, .device carried: bash scripts/h200-h264-batches.sh
+# (2026-11-28: its one call ended with the machine not answering, and nothing came back;
+# the session had no device time left to repeat it.)
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 OUT=${OUT:-out}
