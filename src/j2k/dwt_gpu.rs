@@ -201,7 +201,8 @@ impl DwtPlan {
         self.plane() * self.components as u64
     }
 
-    fn samples_bytes(&self) -> u64 {
+    /// Bytes of samples the front end reads (two per word).
+    pub fn samples_bytes(&self) -> u64 {
         (self.n_coeffs() * 2).next_multiple_of(4)
     }
 }
@@ -229,6 +230,54 @@ impl GpuCoeffs {
             coeffs: bytemuck::pod_collect_to_vec(&bytes),
             jobs: self.plan.jobs.clone(),
         })
+    }
+}
+
+/// An image whose samples are already in a GPU buffer (a renderer's output, an earlier
+/// stage's), for [`crate::j2k::encode_gpu_image`]: `samples` holds them in the layout
+/// [`upload_samples`] writes (u16 samples interleaved by component, row-major, two per
+/// 32-bit word, the first in the low half; the last word zero-padded), and has STORAGE
+/// usage. The encoder reads it and leaves it as it was.
+#[derive(Clone, Copy, Debug)]
+pub struct GpuImage<'a> {
+    pub samples: &'a wgpu::Buffer,
+    pub width: u32,
+    pub height: u32,
+    /// 1 (grey) or 3 (RGB, which the encoder transforms by the RCT).
+    pub components: u32,
+    /// Bits per sample, 1 to 16; samples must be below 2^bit_depth.
+    pub bit_depth: u32,
+}
+
+impl GpuImage<'_> {
+    /// The front end's plan for this image, checking that its buffer holds every sample
+    /// and can be bound as storage.
+    pub fn plan(&self, gpu: &Gpu, levels: u32, cblk: u32) -> Result<DwtPlan> {
+        let plan = DwtPlan::new(
+            gpu,
+            self.width,
+            self.height,
+            self.components,
+            self.bit_depth,
+            levels,
+            cblk,
+        )?;
+        if !self.samples.usage().contains(wgpu::BufferUsages::STORAGE) {
+            return Err(Error::InvalidArgument(
+                "a GPU image's samples buffer needs STORAGE usage".into(),
+            ));
+        }
+        if self.samples.size() < plan.samples_bytes() {
+            return Err(Error::InvalidArgument(format!(
+                "a {}x{}x{} image needs {} bytes of samples; its buffer holds {}",
+                self.width,
+                self.height,
+                self.components,
+                plan.samples_bytes(),
+                self.samples.size()
+            )));
+        }
+        Ok(plan)
     }
 }
 
@@ -503,6 +552,24 @@ impl DwtGpu {
 
     /// The whole front end for one host image: upload, transform, read back. Equal to
     /// [`super::transform_cpu`]`(image, levels, cblk)`.
+    /// The front end of samples already on the GPU (laid out as [`upload_samples`]
+    /// writes them), read back as the host batch.
+    pub async fn transform_samples(
+        &self,
+        gpu: &Gpu,
+        samples: &wgpu::Buffer,
+        plan: &DwtPlan,
+    ) -> Result<CodeBlockBatch> {
+        let mut encoder = gpu
+            .device
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                label: Some(DWT.label),
+            });
+        let out = self.encode_into(gpu, &mut encoder, samples, plan, None)?;
+        gpu.queue.submit([encoder.finish()]);
+        out.read(gpu).await
+    }
+
     pub async fn transform(
         &self,
         gpu: &Gpu,

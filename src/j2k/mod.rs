@@ -35,6 +35,7 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 
+pub use dwt_gpu::GpuImage;
 pub use image::Image;
 use tier1::gpu::Tier1GpuConfig;
 use tier1::{BandOrientation, CodeBlockCoded, Tier1Options};
@@ -272,6 +273,63 @@ pub async fn encode_with_progress(
     encode_placed(image, config, front_end, &*tier1, progress).await
 }
 
+/// Encode an image whose samples are already on `engine`'s GPU ([`GpuImage`]: a
+/// renderer's output, say), with no copy through the host: the front end reads them where
+/// they are and tier-1 codes the coefficients where the front end leaves them; only the
+/// coded bytes come back. The same codestream as [`encode`] of the same samples from the
+/// host. Both stages run on that GPU: a wgpu engine, and [`EncoderConfig::stages`] `None`
+/// or both [`Placement::Gpu`]; anything else is an error.
+pub async fn encode_gpu_image(
+    engine: &Engine,
+    image: &GpuImage<'_>,
+    config: &EncoderConfig,
+) -> Result<Vec<u8>> {
+    config.validate()?;
+    let Some(gpu) = engine.gpu() else {
+        return Err(Error::InvalidArgument(format!(
+            "a GPU image is encoded on its wgpu engine, not {}",
+            engine.name()
+        )));
+    };
+    let stages = config
+        .stages
+        .unwrap_or_else(|| Stages::new(Placement::Gpu, Placement::Gpu));
+    if stages.front_end != Placement::Gpu || stages.tier1 != Placement::Gpu {
+        return Err(Error::InvalidArgument(
+            "a GPU image needs the front end and tier-1 on the GPU".into(),
+        ));
+    }
+    let levels = config.levels.min(max_levels(image.width, image.height));
+    let plan = image.plan(gpu, levels, config.cblk)?;
+    let geometry = ImageGeometry {
+        width: image.width,
+        height: image.height,
+        components: image.components,
+        bit_depth: image.bit_depth,
+    };
+    let coded = if config.ht {
+        ht::gpu::HtGpu::new(gpu.clone())?
+            .encode_samples(image.samples, &plan)
+            .await?
+    } else {
+        let opts = Tier1Options {
+            bypass_from: config.bypass_from,
+        };
+        tier1::gpu::Tier1GpuEngine::with_config(gpu.clone(), stages.tier1_gpu)?
+            .encode_samples(image.samples, &plan, &opts)
+            .await?
+    };
+    codestream_of(&geometry, config, levels, &plan.layout, coded)
+}
+
+/// What tier-2 and the codestream need of an image: its geometry.
+struct ImageGeometry {
+    width: u32,
+    height: u32,
+    components: u32,
+    bit_depth: u32,
+}
+
 /// The encoder with its stages placed: the front end on `front_end`'s GPU or the CPU,
 /// tier-1 by `tier1`.
 pub(crate) async fn encode_placed(
@@ -341,6 +399,33 @@ pub(crate) async fn encode_placed(
             tier1.encode_batch(&batch, &opts).await?
         }
     };
+    let tier1_done = crate::gpu::clock();
+    progress(Stage::Tier2);
+    let geometry = ImageGeometry {
+        width: image.width,
+        height: image.height,
+        components: image.components,
+        bit_depth: image.bit_depth,
+    };
+    let written = codestream_of(&geometry, config, levels, &layout, coded);
+    if let (Some(a), Some(b)) = (started, tier1_done) {
+        log::debug!(
+            "front end and tier-1 {:.1} ms, tier-2 and codestream {:.1} ms",
+            (b - a).as_secs_f64() * 1e3,
+            b.elapsed().as_secs_f64() * 1e3
+        );
+    }
+    written
+}
+
+/// Tier-2 and the codestream of an image's coded blocks (in `layout`'s order).
+fn codestream_of(
+    geometry: &ImageGeometry,
+    config: &EncoderConfig,
+    levels: u32,
+    layout: &partition::Layout,
+    coded: Vec<CodeBlockCoded>,
+) -> Result<Vec<u8>> {
     if coded.len() != layout.blocks.len() {
         return Err(tier1_error(format!(
             "{} code-blocks coded for {} jobs",
@@ -349,11 +434,9 @@ pub(crate) async fn encode_placed(
         )));
     }
 
-    let tier1_done = crate::gpu::clock();
-    progress(Stage::Tier2);
     // Guard bits: enough that Mb = G + epsilon_b - 1 covers every block's bit-planes
     // (the RCT's chroma and the wavelet's gain can exceed the nominal range); 2 at least.
-    let epsilon = |band: usize| image.bit_depth + layout.bands[band].orientation.gain_bits();
+    let epsilon = |band: usize| geometry.bit_depth + layout.bands[band].orientation.gain_bits();
     let mut guard_bits = 2;
     for (place, c) in layout.blocks.iter().zip(&coded) {
         guard_bits = guard_bits.max((c.num_bitplanes + 1).saturating_sub(epsilon(place.band)));
@@ -401,10 +484,10 @@ pub(crate) async fn encode_placed(
     }
     let exponents: Vec<u32> = (0..layout.bands.len()).map(epsilon).collect();
     let header = codestream::Header {
-        width: image.width,
-        height: image.height,
-        components: image.components,
-        bit_depth: image.bit_depth,
+        width: geometry.width,
+        height: geometry.height,
+        components: geometry.components,
+        bit_depth: geometry.bit_depth,
         levels,
         cblk_exp: config.cblk.trailing_zeros(),
         cblk_style: if config.ht {
@@ -415,15 +498,7 @@ pub(crate) async fn encode_placed(
         guard_bits,
         ht: config.ht,
     };
-    let written = codestream::write(&header, &exponents, &tile);
-    if let (Some(a), Some(b)) = (started, tier1_done) {
-        log::debug!(
-            "front end and tier-1 {:.1} ms, tier-2 and codestream {:.1} ms",
-            (b - a).as_secs_f64() * 1e3,
-            b.elapsed().as_secs_f64() * 1e3
-        );
-    }
-    written
+    codestream::write(&header, &exponents, &tile)
 }
 
 fn band_orientation(o: dwt::Orientation) -> BandOrientation {

@@ -360,19 +360,29 @@ impl HtGpu {
         levels: u32,
         cblk: u32,
     ) -> Result<Option<Vec<CodeBlockCoded>>> {
+        let plan = DwtPlan::for_image(&self.gpu, image, levels, cblk)?;
+        let samples = upload_samples(&self.gpu, image);
+        self.encode_resident_samples(&samples, &plan).await
+    }
+
+    /// [`Self::encode_resident`] of samples already on the GPU (the layout of
+    /// [`upload_samples`]), planned by `plan`.
+    pub async fn encode_resident_samples(
+        &self,
+        samples: &wgpu::Buffer,
+        plan: &DwtPlan,
+    ) -> Result<Option<Vec<CodeBlockCoded>>> {
         let gpu = &*self.gpu;
-        let plan = DwtPlan::for_image(gpu, image, levels, cblk)?;
-        let samples = upload_samples(gpu, image);
         let mut encoder = gpu
             .device
             .create_command_encoder(&wgpu::CommandEncoderDescriptor {
                 label: Some(HT_CLEANUP.label),
             });
         // `front`'s work buffers stay alive (out of the pool) until the submission.
-        let front = DwtGpu::new(gpu)?.encode_into(gpu, &mut encoder, &samples, &plan, None)?;
+        let front = DwtGpu::new(gpu)?.encode_into(gpu, &mut encoder, samples, plan, None)?;
         // Rooms for the most bit-planes an encodable image's blocks have: more would need
         // over 7 guard bits (bit depth, 2 bits of gain, 6 more), which the encoder refuses.
-        let bound = (image.bit_depth + 8).min(cleanup::MAX_BITPLANES);
+        let bound = (plan.bit_depth + 8).min(cleanup::MAX_BITPLANES);
         let batch = match self.upload_resident(front.coeffs, &plan.jobs, bound) {
             Ok(batch) => batch,
             Err(_) => {
@@ -394,14 +404,25 @@ impl HtGpu {
         levels: u32,
         cblk: u32,
     ) -> Result<Vec<CodeBlockCoded>> {
-        match self.encode_resident(image, levels, cblk).await {
+        let plan = DwtPlan::for_image(&self.gpu, image, levels, cblk)?;
+        let samples = upload_samples(&self.gpu, image);
+        self.encode_samples(&samples, &plan).await
+    }
+
+    /// [`Self::encode_image`] of samples already on the GPU, planned by `plan`.
+    pub async fn encode_samples(
+        &self,
+        samples: &wgpu::Buffer,
+        plan: &DwtPlan,
+    ) -> Result<Vec<CodeBlockCoded>> {
+        match self.encode_resident_samples(samples, plan).await {
             Ok(Some(coded)) => return Ok(coded),
             Ok(None) => log::info!("HT cleanup pass: the blocks do not fit one dispatch"),
             Err(e) => log::info!("HT cleanup pass on resident coefficients: {e}"),
         }
         let gpu = &*self.gpu;
         let batch = DwtGpu::new(gpu)?
-            .transform(gpu, image, levels, cblk)
+            .transform_samples(gpu, samples, plan)
             .await?;
         self.encode(&batch).await
     }

@@ -1009,23 +1009,41 @@ impl Tier1GpuEngine {
         cblk: u32,
         opts: &Tier1Options,
     ) -> Result<Vec<CodeBlockCoded>> {
-        use crate::j2k::dwt_gpu::{upload_samples, DwtGpu, DwtPlan};
+        use crate::j2k::dwt_gpu::{upload_samples, DwtPlan};
+        let started = crate::gpu::clock();
+        let plan = DwtPlan::for_image(&self.gpu, image, levels, cblk)?;
+        let samples = upload_samples(&self.gpu, image);
+        if let Some(a) = started {
+            log::debug!(
+                "tier-1: image planned and uploaded in {:.1} ms",
+                a.elapsed().as_secs_f64() * 1e3
+            );
+        }
+        self.encode_samples(&samples, &plan, opts).await
+    }
+
+    /// [`Self::encode_image`] for samples already on the GPU (the layout of
+    /// [`crate::j2k::dwt_gpu::upload_samples`]), planned by `plan`.
+    pub async fn encode_samples(
+        &self,
+        samples: &wgpu::Buffer,
+        plan: &crate::j2k::dwt_gpu::DwtPlan,
+        opts: &Tier1Options,
+    ) -> Result<Vec<CodeBlockCoded>> {
+        use crate::j2k::dwt_gpu::DwtGpu;
         let gpu = &*self.gpu;
         let started = crate::gpu::clock();
-        let plan = DwtPlan::for_image(gpu, image, levels, cblk)?;
-        let samples = upload_samples(gpu, image);
-        let uploaded = crate::gpu::clock();
         let mut encoder = gpu
             .device
             .create_command_encoder(&wgpu::CommandEncoderDescriptor {
                 label: Some(crate::gpu::registry::j2k::DWT.label),
             });
         // `front`'s work buffers stay alive (out of the pool) until the submission.
-        let front = DwtGpu::new(gpu)?.encode_into(gpu, &mut encoder, &samples, &plan, None)?;
+        let front = DwtGpu::new(gpu)?.encode_into(gpu, &mut encoder, samples, plan, None)?;
         // Room for the usual magnitudes (RCT chroma 1 bit, HH gain 2 bits): blocks beyond
         // it are coded again. Rounds: a block with more bit-planes than bit depth + 8
         // would need more than 7 guard bits, which the encoder refuses anyway.
-        let planes = (image.bit_depth + 3, image.bit_depth + 8);
+        let planes = (plan.bit_depth + 3, plan.bit_depth + 8);
         let batch = match self
             .tier1
             .upload_resident(gpu, front.coeffs, &plan.jobs, planes, opts)?
@@ -1047,12 +1065,11 @@ impl Tier1GpuEngine {
         self.tier1.encode_into(gpu, &batch, &mut encoder, None)?;
         gpu.queue.submit([encoder.finish()]);
         gpu.check_errors(TIER1.name)?;
-        if let (Some(a), Some(b)) = (started, uploaded) {
+        if let Some(a) = started {
             log::debug!(
-                "tier-1 of {} code-blocks: plan and upload {:.1} ms, record and submit {:.1} ms",
+                "tier-1 of {} code-blocks: record and submit {:.1} ms",
                 plan.jobs.len(),
-                (b - a).as_secs_f64() * 1e3,
-                b.elapsed().as_secs_f64() * 1e3
+                a.elapsed().as_secs_f64() * 1e3
             );
         }
         self.tier1
