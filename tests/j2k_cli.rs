@@ -479,3 +479,130 @@ fn a_sequence_into_a_folder_equals_one_image_at_a_time() {
         .collect();
     assert!(leftovers.is_empty(), "temporary files left: {leftovers:?}");
 }
+
+/// `image` as one raw frame of `format` (FFmpeg's layouts: 16-bit samples little-endian,
+/// `gbrp*` planes in the order G, B, R).
+fn raw_frame(image: &Image, format: &str) -> Vec<u8> {
+    let planar = format.starts_with("gbrp");
+    let wide = image.bit_depth > 8;
+    let mut samples: Vec<u16> = Vec::with_capacity(image.samples.len());
+    if planar {
+        for c in [1, 2, 0] {
+            samples.extend(image.plane(c));
+        }
+    } else {
+        samples.extend(&image.samples);
+    }
+    samples
+        .iter()
+        .flat_map(|&v| {
+            if wide {
+                v.to_le_bytes().to_vec()
+            } else {
+                vec![v as u8]
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn raw_frames_code_as_the_same_pictures_from_pnm() {
+    // Raw files of several frames in each family of formats: each frame's codestream
+    // is the one its PGM/PPM gives, and OpenJPEG decodes it to the frame.
+    let dir = scratch("raw");
+    for (format, comps, depth) in [
+        ("rgb24", 3, 8),
+        ("gbrp12le", 3, 12),
+        ("gray16le", 1, 16),
+        ("gray10le", 1, 10),
+    ] {
+        let (w, h) = (23, 14);
+        let frames: Vec<Image> = (0..3)
+            .map(|k| {
+                let mut img = gradient(w, h, comps, depth);
+                for v in img.samples.iter_mut().skip(k as usize).step_by(5) {
+                    *v = ((*v as u32 * 3 + k) % (1 << depth)) as u16;
+                }
+                img
+            })
+            .collect();
+        let raw: Vec<u8> = frames.iter().flat_map(|f| raw_frame(f, format)).collect();
+        let name = format!("clip-{format}.raw");
+        std::fs::write(dir.join(&name), &raw).unwrap();
+        let out = format!("out-{format}");
+        std::fs::create_dir_all(dir.join(&out)).unwrap();
+        let spec = format!("{w}x{h}:{format}");
+        let o = parvlc(&["j2k", &name, "--raw", &spec, "-o", &out], &dir);
+        assert!(o.status.success(), "{format}: {}", stderr(&o));
+        assert!(stderr(&o).contains("3 images ->"), "{}", stderr(&o));
+        for (k, frame) in frames.iter().enumerate() {
+            let ext = if comps == 1 { "pgm" } else { "ppm" };
+            let pnm = format!("f{k}-{format}.{ext}");
+            std::fs::write(dir.join(&pnm), frame.to_pnm()).unwrap();
+            let single = format!("f{k}-{format}.j2k");
+            let o = parvlc(&["j2k", &pnm, "-o", &single], &dir);
+            assert!(o.status.success(), "{}", stderr(&o));
+            let from_raw = format!("{out}/clip-{format}_{k:06}.j2k");
+            assert!(
+                std::fs::read(dir.join(&from_raw)).unwrap()
+                    == std::fs::read(dir.join(&single)).unwrap(),
+                "{format}, frame {k}"
+            );
+            if k == 0 {
+                let back = opj(&dir, &from_raw, &format!("back-{format}.{ext}"));
+                assert!(&back == frame, "{format}: OpenJPEG's decoding");
+            }
+        }
+    }
+
+    // A size that is not a whole number of frames, a bad spec, a 10-bit sample out of
+    // range (an error naming its frame): clear errors.
+    std::fs::write(dir.join("cut.raw"), vec![0u8; 23 * 14 * 3 + 1]).unwrap();
+    std::fs::create_dir_all(dir.join("cut-out")).unwrap();
+    let o = parvlc(
+        &["j2k", "cut.raw", "--raw", "23x14:rgb24", "-o", "cut-out"],
+        &dir,
+    );
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("whole number of"), "{}", stderr(&o));
+    assert_eq!(std::fs::read_dir(dir.join("cut-out")).unwrap().count(), 0);
+    let o = parvlc(
+        &["j2k", "cut.raw", "--raw", "23x14:yuv420p", "-o", "cut-out"],
+        &dir,
+    );
+    assert!(stderr(&o).contains("raw pixel format"), "{}", stderr(&o));
+    let mut hot = raw_frame(&gradient(4, 4, 1, 10), "gray10le");
+    hot.extend(vec![0xff; 32]); // frame 1: samples of 65535 in 10 bits
+    std::fs::write(dir.join("hot.raw"), &hot).unwrap();
+    let o = parvlc(
+        &["j2k", "hot.raw", "--raw", "4x4:gray10le", "-o", "cut-out"],
+        &dir,
+    );
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("frame 1"), "{}", stderr(&o));
+}
+
+#[test]
+fn a_folder_stands_for_its_images() {
+    let dir = scratch("folder");
+    std::fs::create_dir_all(dir.join("in/deeper")).unwrap();
+    std::fs::create_dir_all(dir.join("out")).unwrap();
+    let a = gradient(19, 11, 3, 8);
+    let b = gradient(13, 17, 1, 12);
+    std::fs::write(dir.join("in/b.pgm"), b.to_pnm()).unwrap();
+    std::fs::write(dir.join("in/a.ppm"), a.to_pnm()).unwrap();
+    std::fs::write(dir.join("in/notes.txt"), b"not an image").unwrap();
+    std::fs::write(dir.join("in/deeper/c.ppm"), a.to_pnm()).unwrap();
+    let o = parvlc(&["j2k", "in", "-o", "out"], &dir);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains("2 images -> out"), "{}", stderr(&o));
+    assert_eq!(&opj(&dir, "out/a.j2k", "a.ppm"), &a);
+    assert_eq!(&opj(&dir, "out/b.j2k", "b.pgm"), &b);
+    assert!(
+        !dir.join("out/c.j2k").exists(),
+        "a folder inside is not read"
+    );
+    std::fs::create_dir_all(dir.join("empty")).unwrap();
+    let o = parvlc(&["j2k", "empty", "-o", "out"], &dir);
+    assert!(stderr(&o).contains("no PGM, PPM or PNG"), "{}", stderr(&o));
+}

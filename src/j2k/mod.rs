@@ -25,6 +25,8 @@ pub mod image;
 pub mod jph;
 pub mod mq;
 pub mod partition;
+#[cfg(not(target_arch = "wasm32"))]
+pub mod raw;
 pub mod rct;
 pub mod tier1;
 pub mod tier2;

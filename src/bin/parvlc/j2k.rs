@@ -12,9 +12,15 @@ use crate::progress::with_stage_bar;
 #[derive(clap::Args)]
 pub struct J2kArgs {
     /// One image, or several (a sequence): then `--output` is a folder, and each image
-    /// becomes NAME.j2k there.
+    /// becomes NAME.j2k there. A folder stands for its PGM, PPM and PNG files (by name).
+    /// With `--raw`, files of raw frames: frame K of NAME becomes NAME_K.j2k (six digits).
     #[arg(required = true)]
     inputs: Vec<PathBuf>,
+    /// The inputs are raw frames with no header, one after another, of this size and
+    /// pixel format: WIDTHxHEIGHT:FORMAT, FORMAT by FFmpeg's names (gray, gray10le,
+    /// gray12le, gray16le, rgb24, rgb48le, gbrp, gbrp10le, gbrp12le, gbrp16le).
+    #[arg(long, value_name = "WxH:FORMAT")]
+    raw: Option<RawSpec>,
     /// The output file. Its extension picks the format: `.jph` a JPH file (the HTJ2K
     /// file format; needs `--ht`), `.jp2` a JP2 file (Part 1; not with `--ht`), anything
     /// else (`.j2k`, `.j2c`) the raw codestream.
@@ -61,6 +67,91 @@ enum Tier1Arg {
     ThreeKernel,
 }
 
+/// `--raw`: the frames' size and pixel format.
+#[derive(Clone, Copy, Debug)]
+struct RawSpec {
+    width: u32,
+    height: u32,
+    format: parvlc::j2k::raw::RawFormat,
+}
+
+impl std::str::FromStr for RawSpec {
+    type Err = String;
+    fn from_str(s: &str) -> std::result::Result<Self, String> {
+        let bad = || format!("`{s}`: give WIDTHxHEIGHT:FORMAT, e.g. 3840x2160:rgb24");
+        let (size, format) = s.split_once(':').ok_or_else(bad)?;
+        let (w, h) = size.split_once('x').ok_or_else(bad)?;
+        Ok(RawSpec {
+            width: w.parse().map_err(|_| bad())?,
+            height: h.parse().map_err(|_| bad())?,
+            format: format.parse().map_err(|e: Error| e.to_string())?,
+        })
+    }
+}
+
+/// Where one picture of a run comes from.
+#[derive(Clone, Debug)]
+enum Source {
+    /// A PGM, PPM or PNG file.
+    File(PathBuf),
+    /// Frame `frame` of raw file `file` (an index into the run's raw files).
+    Raw { file: usize, frame: u64 },
+}
+
+/// The pictures `a` names, each with the stem of its output name: image files (a folder
+/// for its images), or with `--raw` every frame of every raw file.
+fn sources(a: &J2kArgs) -> Result<(Vec<(Source, String)>, Vec<parvlc::j2k::raw::RawFrames>)> {
+    let stem = |p: &std::path::Path| -> Result<String> {
+        p.file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .ok_or_else(|| Error::InvalidArgument(format!("{}: not a file name", p.display())))
+    };
+    let mut out = Vec::new();
+    let mut raws = Vec::new();
+    for input in &a.inputs {
+        if let Some(r) = a.raw {
+            let frames = parvlc::j2k::raw::RawFrames::open(input, r.width, r.height, r.format)?;
+            let name = stem(input)?;
+            for frame in 0..frames.frames {
+                out.push((
+                    Source::Raw {
+                        file: raws.len(),
+                        frame,
+                    },
+                    format!("{name}_{frame:06}"),
+                ));
+            }
+            raws.push(frames);
+        } else if input.is_dir() {
+            let mut files: Vec<PathBuf> = std::fs::read_dir(input)
+                .map_err(|e| Error::io(input, e))?
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| {
+                    p.is_file()
+                        && p.extension().is_some_and(|x| {
+                            ["pgm", "ppm", "png"]
+                                .contains(&x.to_string_lossy().to_lowercase().as_str())
+                        })
+                })
+                .collect();
+            files.sort();
+            if files.is_empty() {
+                return Err(Error::InvalidArgument(format!(
+                    "{}: a folder with no PGM, PPM or PNG file",
+                    input.display()
+                )));
+            }
+            for f in files {
+                let name = stem(&f)?;
+                out.push((Source::File(f), name));
+            }
+        } else {
+            out.push((Source::File(input.clone()), stem(input)?));
+        }
+    }
+    Ok((out, raws))
+}
+
 /// `--bypass-from`: a bit-plane number or `none`.
 #[derive(Clone, Copy, Debug)]
 struct BypassFrom(Option<u32>);
@@ -93,7 +184,7 @@ pub fn encode(a: J2kArgs) -> Result<()> {
         );
     }
     match a.inputs.as_slice() {
-        [input] if !a.output.is_dir() => {
+        [input] if !a.output.is_dir() && a.raw.is_none() && !input.is_dir() => {
             let brand = file_brand(&a.output, a.ht)?;
             encode_one(&a, input, brand)
         }
@@ -144,30 +235,33 @@ fn encoder_config(a: &J2kArgs, engine: &parvlc::Engine) -> parvlc::j2k::EncoderC
     }
 }
 
-/// Several images into the folder `--output`, `--depth` of them in flight (each read,
-/// coded and written by one worker; the GPU is shared). Every output is checked for
-/// clobbering before any work starts; the first failure stops the rest and names its
-/// file, and the outputs written before it stay (each is whole: written atomically).
+/// Several images (or raw frames) into the folder `--output`, `--depth` of them in flight
+/// (each read, coded and written by one worker; the GPU is shared). Every output is
+/// checked for clobbering before any work starts; the first failure stops the rest and
+/// names its picture, and the outputs written before it stay (each is whole: written
+/// atomically).
 fn encode_sequence(a: &J2kArgs) -> Result<()> {
     use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
     use std::sync::Mutex;
     if !a.output.is_dir() {
         return Err(Error::InvalidArgument(format!(
-            "{}: with several images, --output is a folder that exists",
+            "{}: with several images, a folder or raw frames, --output is a folder that exists",
             a.output.display()
         )));
     }
-    let mut outputs = Vec::with_capacity(a.inputs.len());
+    let (pictures, raws) = sources(a)?;
+    let mut outputs = Vec::with_capacity(pictures.len());
     let mut names = std::collections::HashSet::new();
-    for input in &a.inputs {
-        let stem = input.file_stem().ok_or_else(|| {
-            Error::InvalidArgument(format!("{}: not a file name", input.display()))
-        })?;
-        if !names.insert(stem.to_os_string()) {
+    for (source, stem) in &pictures {
+        if !names.insert(stem.clone()) {
+            let what = match source {
+                Source::File(p) => p.display().to_string(),
+                Source::Raw { file, frame } => {
+                    format!("{}, frame {frame}", raws[*file].path().display())
+                }
+            };
             return Err(Error::InvalidArgument(format!(
-                "{}: another input has the same name, and both would write {}.j2k",
-                input.display(),
-                stem.to_string_lossy()
+                "{what}: another input has the same name, and both would write {stem}.j2k"
             )));
         }
         let output = a.output.join(stem).with_extension("j2k");
@@ -183,8 +277,15 @@ fn encode_sequence(a: &J2kArgs) -> Result<()> {
     let stop = AtomicBool::new(false);
     let failure: Mutex<Option<Error>> = Mutex::new(None);
     let bytes = std::sync::atomic::AtomicU64::new(0);
+    let describe = |i: usize| match &pictures[i].0 {
+        Source::File(p) => p.display().to_string(),
+        Source::Raw { file, frame } => format!("{}, frame {frame}", raws[*file].path().display()),
+    };
     let code = |i: usize| -> Result<u64> {
-        let image = parvlc::j2k::Image::read(&a.inputs[i])?;
+        let image = match &pictures[i].0 {
+            Source::File(p) => parvlc::j2k::Image::read(p)?,
+            Source::Raw { file, frame } => raws[*file].frame(*frame)?,
+        };
         let cs = pollster::block_on(parvlc::j2k::encode(&image, &config, &engine))?;
         let mut out = OutputFile::create(&outputs[i], a.force)?;
         out.write_all(&cs)?;
@@ -192,11 +293,11 @@ fn encode_sequence(a: &J2kArgs) -> Result<()> {
         Ok(cs.len() as u64)
     };
     std::thread::scope(|s| {
-        for _ in 0..(a.depth as usize).min(a.inputs.len()) {
+        for _ in 0..(a.depth as usize).min(pictures.len()) {
             s.spawn(|| {
                 while !stop.load(Ordering::Relaxed) {
                     let i = next.fetch_add(1, Ordering::Relaxed);
-                    if i >= a.inputs.len() {
+                    if i >= pictures.len() {
                         return;
                     }
                     match code(i) {
@@ -205,8 +306,8 @@ fn encode_sequence(a: &J2kArgs) -> Result<()> {
                         }
                         Err(e) => {
                             stop.store(true, Ordering::Relaxed);
-                            // Name the image, unless the error already does.
-                            let input = a.inputs[i].display().to_string();
+                            // Name the picture, unless the error already does.
+                            let input = describe(i);
                             let named = if e.to_string().contains(&input) {
                                 e
                             } else {
@@ -228,11 +329,11 @@ fn encode_sequence(a: &J2kArgs) -> Result<()> {
     let secs = t.elapsed().as_secs_f64();
     eprintln!(
         "{} images -> {}: {} bytes in {:.3} s ({:.1} images/s) on {}",
-        a.inputs.len(),
+        pictures.len(),
         a.output.display(),
         bytes.load(Ordering::Relaxed),
         secs,
-        a.inputs.len() as f64 / secs.max(1e-9),
+        pictures.len() as f64 / secs.max(1e-9),
         engine.name()
     );
     Ok(())
