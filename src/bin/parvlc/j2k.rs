@@ -98,9 +98,16 @@ enum Source {
     Raw { file: usize, frame: u64 },
 }
 
-/// The pictures `a` names, each with the stem of its output name: image files (a folder
-/// for its images), or with `--raw` every frame of every raw file.
-fn sources(a: &J2kArgs) -> Result<(Vec<(Source, String)>, Vec<parvlc::j2k::raw::RawFrames>)> {
+/// The pictures of a run, each with the stem of its output name, and the raw files their
+/// frames come from.
+struct Pictures {
+    list: Vec<(Source, String)>,
+    raws: Vec<parvlc::j2k::raw::RawFrames>,
+}
+
+/// The pictures `a` names: image files (a folder for its images), or with `--raw` every
+/// frame of every raw file.
+fn sources(a: &J2kArgs) -> Result<Pictures> {
     let stem = |p: &std::path::Path| -> Result<String> {
         p.file_stem()
             .map(|s| s.to_string_lossy().into_owned())
@@ -149,7 +156,7 @@ fn sources(a: &J2kArgs) -> Result<(Vec<(Source, String)>, Vec<parvlc::j2k::raw::
             out.push((Source::File(input.clone()), stem(input)?));
         }
     }
-    Ok((out, raws))
+    Ok(Pictures { list: out, raws })
 }
 
 /// `--bypass-from`: a bit-plane number or `none`.
@@ -249,7 +256,10 @@ fn encode_sequence(a: &J2kArgs) -> Result<()> {
             a.output.display()
         )));
     }
-    let (pictures, raws) = sources(a)?;
+    let Pictures {
+        list: pictures,
+        raws,
+    } = sources(a)?;
     let mut outputs = Vec::with_capacity(pictures.len());
     let mut names = std::collections::HashSet::new();
     for (source, stem) in &pictures {
