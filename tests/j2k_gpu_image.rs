@@ -2,13 +2,16 @@
 //! as a renderer would hand one over): the same codestream as the host path for grey and
 //! RGB, 8, 12 and 16 bits, odd sizes, Part 1 and HTJ2K, decoded exactly by OpenJPEG; the
 //! buffer left as it was; and clear errors for a buffer too small or not storage, for an
-//! engine without a GPU, and for a configuration that places a stage on the CPU.
+//! engine without a GPU, and for a configuration that places a stage on the CPU. A
+//! texture's texels unpacked on the GPU (`j2k::texture_samples`) equal the CPU twin's
+//! samples for every format read, and code as the same image from the host.
 
 mod common;
 
 use common::j2k_images::{make, Content};
 use common::j2k_judges::{decode, Judge};
-use parvlc::gpu::Gpu;
+use parvlc::gpu::{Gpu, GpuStage};
+use parvlc::j2k::texture_samples::{record_texture_samples, HostTexels, TextureSamplesStage};
 use parvlc::j2k::{self, EncoderConfig, GpuImage, Image, Placement, Stages};
 use parvlc::Engine;
 use wgpu::util::DeviceExt;
@@ -138,4 +141,100 @@ fn what_a_gpu_image_cannot_be_is_a_clear_error() {
         &config,
     )));
     assert!(e.contains("components"), "{e}");
+}
+
+#[test]
+fn a_texture_unpacks_as_its_twin_and_codes_as_the_host_image() {
+    let engine = common::wgpu_engine();
+    let gpu = engine.gpu().expect("a wgpu engine");
+    let stage = TextureSamplesStage { gpu };
+    let mut rng = common::rng::Rng(11);
+    use wgpu::TextureFormat as F;
+    for (k, (format, texel, comps, bits, w, h)) in [
+        (F::R8Unorm, 1, 1, 8, 37, 21),
+        (F::R16Uint, 2, 1, 16, 19, 33),
+        (F::Rgba8Unorm, 4, 3, 8, 45, 17),
+        (F::Rgba8UnormSrgb, 4, 3, 8, 8, 8),
+        (F::Bgra8Unorm, 4, 3, 8, 29, 23),
+        (F::Rgba16Uint, 8, 3, 16, 13, 11),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let texels: Vec<u8> = (0..w * h * texel).map(|_| rng.next() as u8).collect();
+        let input = HostTexels {
+            format,
+            width: w,
+            height: h,
+            texels: &texels,
+        };
+        let want = stage.cpu(&input).unwrap();
+        let got = pollster::block_on(stage.encode(&input)).unwrap();
+        assert!(
+            got == want,
+            "{format:?}: the GPU's samples differ from the twin's"
+        );
+        // The first pixel by hand: BGRA swaps red and blue; 16 bits are little-endian.
+        let first: Vec<u16> = match format {
+            F::R8Unorm => vec![texels[0] as u16],
+            F::R16Uint => vec![u16::from_le_bytes([texels[0], texels[1]])],
+            F::Bgra8Unorm => vec![texels[2] as u16, texels[1] as u16, texels[0] as u16],
+            F::Rgba16Uint => (0..3)
+                .map(|c| u16::from_le_bytes([texels[2 * c], texels[2 * c + 1]]))
+                .collect(),
+            _ => vec![texels[0] as u16, texels[1] as u16, texels[2] as u16],
+        };
+        assert_eq!(want[..comps as usize], first[..], "{format:?}");
+        if k % 2 == 0 {
+            // Recorded into the caller's encoder, then coded where it lies.
+            let texture = pollster::block_on(stage.upload(&input)).unwrap();
+            let mut encoder = gpu.device.create_command_encoder(&Default::default());
+            let unpacked = record_texture_samples(gpu, &mut encoder, &texture).unwrap();
+            gpu.queue.submit([encoder.finish()]);
+            let image = Image::new(w, h, comps, bits, want.clone()).unwrap();
+            let config = EncoderConfig {
+                levels: 2,
+                ..EncoderConfig::default()
+            };
+            let host = pollster::block_on(j2k::encode(&image, &config, engine)).unwrap();
+            let coded =
+                pollster::block_on(j2k::encode_gpu_image(engine, &unpacked.image(), &config))
+                    .unwrap();
+            assert!(
+                coded == host,
+                "{format:?}: the texture's codestream differs"
+            );
+        }
+    }
+    // Formats the encoder does not read, and a texture it cannot copy, are errors.
+    let e = TextureSamplesStage { gpu }
+        .cpu(&HostTexels {
+            format: F::Rgba32Float,
+            width: 1,
+            height: 1,
+            texels: &[0; 16],
+        })
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("Rgba32Float"), "{e}");
+    let no_copy = gpu.device.create_texture(&wgpu::TextureDescriptor {
+        label: None,
+        size: wgpu::Extent3d {
+            width: 4,
+            height: 4,
+            depth_or_array_layers: 1,
+        },
+        mip_level_count: 1,
+        sample_count: 1,
+        dimension: wgpu::TextureDimension::D2,
+        format: F::Rgba8Unorm,
+        usage: wgpu::TextureUsages::TEXTURE_BINDING,
+        view_formats: &[],
+    });
+    let mut encoder = gpu.device.create_command_encoder(&Default::default());
+    let e = record_texture_samples(gpu, &mut encoder, &no_copy)
+        .err()
+        .expect("an error")
+        .to_string();
+    assert!(e.contains("COPY_SRC"), "{e}");
 }

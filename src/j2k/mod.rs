@@ -28,6 +28,7 @@ pub mod partition;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod raw;
 pub mod rct;
+pub mod texture_samples;
 pub mod tier1;
 pub mod tier2;
 
