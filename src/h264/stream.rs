@@ -299,12 +299,6 @@ impl Encoder {
             .iter()
             .map(|f| stages.encode_into(gpu, &mut encoder, f, self.config.cavlc, true, profile))
             .collect::<Result<Vec<_>>>()?;
-        let mut cavlc_ms = 0.0;
-        if profile {
-            for p in &pending {
-                cavlc_ms += p.timings(gpu).await?.total() * 1e3;
-            }
-        }
         // The results' readback goes in the same submission, so that it waits for this
         // batch alone and not for the next one, which another coder may submit meanwhile.
         let quota = self.stream_quota.load(Ordering::Relaxed);
@@ -312,6 +306,14 @@ impl Encoder {
         let status = gpu.record_reads(&mut encoder, &[batch.status_range()]);
         gpu.queue.submit([encoder.finish()]);
         let t2 = crate::gpu::clock();
+        // (Timestamps are read once their submission is made: read before it, they were
+        // never written, and the read stalled the recording.)
+        let mut cavlc_ms = 0.0;
+        if profile {
+            for p in &pending {
+                cavlc_ms += p.timings(gpu).await?.total() * 1e3;
+            }
+        }
         let coded = stages.finish_recorded(gpu, pending, recorded).await;
         let t3 = crate::gpu::clock();
         IntraBatch::check_status(&gpu.read_recorded(status).await?.concat())?;
