@@ -17,6 +17,31 @@ const PIECE: usize = 1 << 20;
 /// Pieces in flight each way: what the adapter holds beyond the pipeline's own window.
 const PIECES: usize = 4;
 
+fn stopped_early() -> Error {
+    Error::InvalidArgument("the compress pipeline's thread stopped early".into())
+}
+
+/// A piece received whole from a channel and handed out by reads.
+#[derive(Default)]
+struct Piece {
+    bytes: Vec<u8>,
+    at: usize,
+}
+
+impl Piece {
+    fn is_spent(&self) -> bool {
+        self.at == self.bytes.len()
+    }
+
+    /// Copy what is left of the piece, as much as `out` holds.
+    fn read_into(&mut self, out: &mut [u8]) -> usize {
+        let n = out.len().min(self.bytes.len() - self.at);
+        out[..n].copy_from_slice(&self.bytes[self.at..self.at + n]);
+        self.at += n;
+        n
+    }
+}
+
 /// What the pipeline's thread sends back: coded bytes, then how it ended.
 enum Coded {
     Bytes(Vec<u8>),
@@ -65,8 +90,7 @@ impl<W: Write> CompressWriter<W> {
             .spawn(move || {
                 let mut reader = PieceReader {
                     pieces,
-                    current: Vec::new(),
-                    at: 0,
+                    current: Piece::default(),
                 };
                 let mut sink = PieceWriter {
                     tx: coded_tx.clone(),
@@ -103,11 +127,7 @@ impl<W: Write> CompressWriter<W> {
             match next {
                 Some(Coded::Bytes(b)) => self.put(&b)?,
                 Some(Coded::Done(r)) => self.ended = Some(r),
-                None if until_done => {
-                    self.ended = Some(Err(Error::InvalidArgument(
-                        "the compress pipeline's thread stopped early".into(),
-                    )))
-                }
+                None if until_done => self.ended = Some(Err(stopped_early())),
                 None => break,
             }
         }
@@ -142,9 +162,7 @@ impl<W: Write> CompressWriter<W> {
                         Ok(Coded::Done(r)) => self.ended = Some(r),
                         Err(RecvTimeoutError::Timeout) => {}
                         Err(RecvTimeoutError::Disconnected) => {
-                            self.ended.get_or_insert(Err(Error::InvalidArgument(
-                                "the compress pipeline's thread stopped early".into(),
-                            )));
+                            self.ended.get_or_insert(Err(stopped_early()));
                         }
                     }
                 }
@@ -171,11 +189,7 @@ impl<W: Write> CompressWriter<W> {
         if let Some(w) = self.worker.take() {
             let _ = w.join();
         }
-        let summary = self.ended.take().unwrap_or_else(|| {
-            Err(Error::InvalidArgument(
-                "the compress pipeline's thread stopped early".into(),
-            ))
-        })?;
+        let summary = self.ended.take().unwrap_or_else(|| Err(stopped_early()))?;
         let mut out = self
             .out
             .take()
@@ -223,23 +237,19 @@ impl<W: Write> Drop for CompressWriter<W> {
 /// The pipeline's input: the pieces the adapter sends, as one reader.
 struct PieceReader {
     pieces: Receiver<Vec<u8>>,
-    current: Vec<u8>,
-    at: usize,
+    current: Piece,
 }
 
 impl Read for PieceReader {
     fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
-        while self.at == self.current.len() {
+        while self.current.is_spent() {
             match self.pieces.recv() {
-                Ok(p) => (self.current, self.at) = (p, 0),
+                Ok(bytes) => self.current = Piece { bytes, at: 0 },
                 // The adapter ended the input (finish) or went away (drop).
                 Err(_) => return Ok(0),
             }
         }
-        let n = out.len().min(self.current.len() - self.at);
-        out[..n].copy_from_slice(&self.current[self.at..self.at + n]);
-        self.at += n;
-        Ok(n)
+        Ok(self.current.read_into(out))
     }
 }
 
@@ -265,8 +275,7 @@ impl Write for PieceWriter {
 /// a thread of its own (the decoders push bytes; this hands them out).
 pub struct DecompressReader {
     rx: Receiver<std::io::Result<Vec<u8>>>,
-    current: Vec<u8>,
-    at: usize,
+    current: Piece,
     done: bool,
 }
 
@@ -296,8 +305,7 @@ impl DecompressReader {
         });
         DecompressReader {
             rx,
-            current: Vec::new(),
-            at: 0,
+            current: Piece::default(),
             done: false,
         }
     }
@@ -336,15 +344,12 @@ impl Write for ChannelWriter {
 
 impl Read for DecompressReader {
     fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
-        while self.at == self.current.len() {
+        while self.current.is_spent() {
             if self.done {
                 return Ok(0);
             }
             match self.rx.recv() {
-                Ok(Ok(b)) => {
-                    self.current = b;
-                    self.at = 0;
-                }
+                Ok(Ok(bytes)) => self.current = Piece { bytes, at: 0 },
                 Ok(Err(e)) => {
                     self.done = true;
                     return Err(e);
@@ -355,9 +360,6 @@ impl Read for DecompressReader {
                 }
             }
         }
-        let n = out.len().min(self.current.len() - self.at);
-        out[..n].copy_from_slice(&self.current[self.at..self.at + n]);
-        self.at += n;
-        Ok(n)
+        Ok(self.current.read_into(out))
     }
 }
