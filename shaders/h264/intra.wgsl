@@ -64,6 +64,21 @@ const LUMA_4X4: u32 = 2u;
 @group(0) @binding(7) var<storage, read_write> mb_info: array<u32>;
 const INFO_WORDS: u32 = 8u;
 
+// Intra4x4PredMode and TotalCoeff of block `b` (raster) of the macroblock whose
+// `mb_info` starts at word `at`.
+fn info_mode(at: u32, b: u32) -> u32 {
+    return (mb_info[at + 2u + b / 8u] >> (4u * (b % 8u))) & 15u;
+}
+
+fn info_tc(at: u32, b: u32) -> u32 {
+    return (mb_info[at + 4u + b / 4u] >> (8u * (b % 4u))) & 255u;
+}
+
+// cbp_chroma from the chroma flags: 2 with an AC level, else 1 with a DC level, else 0.
+fn cbp_chroma_of(seen: u32) -> u32 {
+    return select(select(0u, 1u, (seen & 8u) != 0u), 2u, (seen & 4u) != 0u);
+}
+
 // SATD sums: luma modes 0..3, Cb modes 4..7, Cr modes 8..11.
 var<workgroup> satd_sums: array<atomic<u32>, 12>;
 var<workgroup> luma_dc_coeffs: array<i32, 16>;
@@ -187,27 +202,15 @@ fn wave(@builtin(local_invocation_index) lane: u32, @builtin(workgroup_id) group
         if has_top_right {
             top_right_y[lane] = recon_byte(rec_y + (y0 - 1u) * ys + x0 + 16u + lane);
         }
-        // The neighbours' modes and TotalCoeff along this macroblock's edges.
-        var m = NONE;
-        var tc = NONE;
-        if has_left {
-            let left = info - INFO_WORDS;
-            let b = lane * 4u + 3u; // block (3, lane)
-            m = (mb_info[left + 2u + b / 8u] >> (4u * (b % 8u))) & 15u;
-            tc = (mb_info[left + 4u + b / 4u] >> (8u * (b % 4u))) & 255u;
-        }
-        left_modes[lane] = m;
-        left_tc[lane] = tc;
-        m = NONE;
-        tc = NONE;
-        if has_top {
-            let above = info - p.width_mbs * INFO_WORDS;
-            let b = 12u + lane; // block (lane, 3)
-            m = (mb_info[above + 2u + b / 8u] >> (4u * (b % 8u))) & 15u;
-            tc = (mb_info[above + 4u + b / 4u] >> (8u * (b % 4u))) & 255u;
-        }
-        top_modes[lane] = m;
-        top_tc[lane] = tc;
+        // The neighbours' modes and TotalCoeff along this macroblock's edges: the left
+        // one's block (3, lane), the upper one's block (lane, 3).
+        // (Both sides are read, in this macroblock's own words where there is none.)
+        let left = info - select(0u, INFO_WORDS, has_left);
+        left_modes[lane] = select(NONE, info_mode(left, lane * 4u + 3u), has_left);
+        left_tc[lane] = select(NONE, info_tc(left, lane * 4u + 3u), has_left);
+        let above = info - select(0u, p.width_mbs * INFO_WORDS, has_top);
+        top_modes[lane] = select(NONE, info_mode(above, 12u + lane), has_top);
+        top_tc[lane] = select(NONE, info_tc(above, 12u + lane), has_top);
     }
     if lane < 12u {
         atomicStore(&satd_sums[lane], 0u);
@@ -362,7 +365,7 @@ fn wave(@builtin(local_invocation_index) lane: u32, @builtin(workgroup_id) group
             luma4x4(lane, qp, p.forced, has_top, has_left, has_top_right);
             ok4 = workgroupUniformLoad(&i4_failed_seen) == 0u;
         }
-        let cbp_chroma = select(select(0u, 1u, (seen & 8u) != 0u), 2u, (seen & 4u) != 0u);
+        let cbp_chroma = cbp_chroma_of(seen);
         if ok16 && ok4 {
             // Both codable: the one with less squared error plus lambda2 times bits
             // (`encode_mb`'s `rd`), I_16x16 where they tie.
@@ -433,7 +436,7 @@ fn wave(@builtin(local_invocation_index) lane: u32, @builtin(workgroup_id) group
     }
     workgroupBarrier();
     if lane == 0u {
-        let cbp_chroma = select(select(0u, 1u, (seen & 8u) != 0u), 2u, (seen & 4u) != 0u);
+        let cbp_chroma = cbp_chroma_of(seen);
         var choice = luma_mode | (chroma_mode << 2u) | (((seen >> 1u) & 1u) << 4u) | (cbp_chroma << 5u)
             | (qp << 8u) | (select(1u, 0u, codable_here) << 14u);
         var modes = array<u32, 2>(0x22222222u, 0x22222222u);

@@ -550,8 +550,6 @@ impl DwtGpu {
         Ok((out, timings))
     }
 
-    /// The whole front end for one host image: upload, transform, read back. Equal to
-    /// [`super::transform_cpu`]`(image, levels, cblk)`.
     /// The front end of samples already on the GPU (laid out as [`upload_samples`]
     /// writes them), read back as the host batch.
     pub async fn transform_samples(
@@ -570,6 +568,8 @@ impl DwtGpu {
         out.read(gpu).await
     }
 
+    /// The whole front end for one host image: upload, transform, read back. Equal to
+    /// [`super::transform_cpu`]`(image, levels, cblk)`.
     pub async fn transform(
         &self,
         gpu: &Gpu,
