@@ -45,15 +45,12 @@ var<workgroup> i4_failed: atomic<u32>;
 var<workgroup> i4_failed_seen: u32;
 
 // Each of a step's two blocks' decision (index: the block's half of the workgroup): each
-// mode's SATD cost and prediction, and what coding each candidate gave.
+// mode's SATD cost and prediction, and whether each candidate codes and at what cost
+// (the candidate's own invocation keeps the rest).
 var<workgroup> mode_cost: array<array<u32, 9>, 2>;
 var<workgroup> mode_pred: array<array<Block, 9>, 2>;
 var<workgroup> cand_ok: array<array<u32, 5>, 2>;
 var<workgroup> cand_cost: array<array<vec2<u32>, 5>, 2>;
-var<workgroup> cand_levels: array<array<Block, 5>, 2>;
-var<workgroup> cand_recon: array<array<Block, 5>, 2>;
-var<workgroup> cand_ssd: array<array<u32, 5>, 2>;
-var<workgroup> cand_bits: array<array<u32, 5>, 2>;
 
 // Most candidates coded per block (`RD_CANDIDATES`).
 const RD_CANDIDATES: u32 = 5u;
@@ -210,26 +207,28 @@ fn luma4x4(lane: u32, qp: u32, forced: u32, mb_top: bool, mb_left: bool, mb_top_
                 n_candidates = min(n_candidates, RD_CANDIDATES);
             }
         }
+        // This candidate's coding, kept by its invocation: the winner writes it.
+        var z = splat_block(0);
+        var rec = splat_block(0);
+        var tc = 0u;
+        var ssd = 0u;
+        var bits = 0u;
         if sub < n_candidates {
             let p = mode_pred[half][mode];
-            let z = quant4x4(forward4x4(block_sub(src, p)), qp);
+            z = quant4x4(forward4x4(block_sub(src, p)), qp);
             let scan = zigzag_block(z);
             let ok = !beyond_escape(z) || codable(scan, 16u);
-            let tc = block_nonzero(z);
-            var rec = p;
+            tc = block_nonzero(z);
+            rec = p;
             if tc != 0u {
                 rec = block_add_clamped(p, inverse4x4(dequant4x4(z, qp)));
             }
-            let ssd = block_ssd(src, rec);
+            ssd = block_ssd(src, rec);
             let at = select(left_tc[by], i4_tc[max(raster, 1u) - 1u], bx > 0u);
             let above = select(top_tc[bx], i4_tc[max(raster, 4u) - 4u], by > 0u);
-            let bits = block_bits(scan, 16u, nc_of(at, above));
+            bits = block_bits(scan, 16u, nc_of(at, above));
             cand_ok[half][sub] = select(0u, 1u, ok);
             cand_cost[half][sub] = rd_cost(ssd, select(4u, 1u, mode == pred_mode) + bits, qp);
-            cand_levels[half][sub] = z;
-            cand_recon[half][sub] = rec;
-            cand_ssd[half][sub] = ssd;
-            cand_bits[half][sub] = bits;
         }
         workgroupBarrier();
         if sub < n_candidates {
@@ -245,7 +244,6 @@ fn luma4x4(lane: u32, qp: u32, forced: u32, mb_top: bool, mb_left: bool, mb_top_
                     atomicOr(&i4_failed, 1u);
                 }
             } else if sub == best {
-                let z = cand_levels[half][best];
                 i4_modes[raster] = mode;
                 var field = 8u;
                 if mode != pred_mode {
@@ -254,14 +252,13 @@ fn luma4x4(lane: u32, qp: u32, forced: u32, mb_top: bool, mb_left: bool, mb_top_
                 let idx = blk_idx(bx, by);
                 atomicOr(&i4_syntax[idx / 8u], field << (4u * (idx % 8u)));
                 i4_levels[raster] = z;
-                i4_recon[raster] = cand_recon[half][best];
-                let tc = block_nonzero(z);
+                i4_recon[raster] = rec;
                 i4_tc[raster] = tc;
-                i4_bits[raster] = cand_bits[half][best];
+                i4_bits[raster] = bits;
                 if tc != 0u {
                     atomicOr(&i4_cbp, 1u << ((by / 2u) * 2u + bx / 2u));
                 }
-                atomicAdd(&i4_ssd, cand_ssd[half][best]);
+                atomicAdd(&i4_ssd, ssd);
             }
         }
     }
