@@ -27,7 +27,6 @@ struct IntraParams {
     height_mbs: u32,
     rows_per_slice: u32,
     qp: u32,
-    lambda: u32,
     src_words: u32, // words of one source picture (Y, Cb, Cr planes back to back)
     recon_words: u32, // words of one reconstruction (planes padded to whole macroblocks)
     n_mbs: u32,
@@ -39,6 +38,7 @@ struct IntraParams {
     pad0: u32,
     pad1: u32,
     pad2: u32,
+    pad3: u32,
 }
 
 const LUMA_16X16: u32 = 1u;
@@ -271,7 +271,8 @@ fn wave(@builtin(local_invocation_index) lane: u32, @builtin(workgroup_id) group
     var best_c = 0u;
     for (var m = 0u; m < 4u; m++) {
         if luma_mode_available(m, has_top, has_left) {
-            let cost = atomicLoad(&satd_sums[m]) / 2u + p.lambda * ue_bits(m);
+            // The I_16x16 mode is chosen once, with the configured QP's lambda.
+            let cost = atomicLoad(&satd_sums[m]) / 2u + rate_tables[RT_LAMBDA + p.qp] * ue_bits(m);
             if luma_mode == 4u || cost < best {
                 luma_mode = m;
                 best = cost;

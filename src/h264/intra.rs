@@ -38,7 +38,6 @@ struct IntraParams {
     height_mbs: u32,
     rows_per_slice: u32,
     qp: u32,
-    lambda: u32,
     src_words: u32,
     recon_words: u32,
     n_mbs: u32,
@@ -47,7 +46,7 @@ struct IntraParams {
     pictures: u32,
     luma: u32,
     forced: u32,
-    pad: [u32; 3],
+    pad: [u32; 4],
 }
 
 /// `IntraParams::luma`: the luma kinds the modes allow (keep in sync with the shader's
@@ -140,7 +139,6 @@ impl IntraGpu {
             height_mbs: hm,
             rows_per_slice: config.rows_per_slice(hm),
             qp: config.qp as u32,
-            lambda: lambda(config.qp),
             src_words: frame_bytes.div_ceil(4),
             recon_words: (wm * 16 * hm * 16 + 2 * wm * 8 * hm * 8) / 4,
             n_mbs: wm * hm,
