@@ -105,6 +105,26 @@ struct Pictures {
     raws: Vec<parvlc::j2k::raw::RawFrames>,
 }
 
+impl Pictures {
+    /// Picture `i` as its messages name it.
+    fn describe(&self, i: usize) -> String {
+        match &self.list[i].0 {
+            Source::File(p) => p.display().to_string(),
+            Source::Raw { file, frame } => {
+                format!("{}, frame {frame}", self.raws[*file].path().display())
+            }
+        }
+    }
+
+    /// Picture `i`, read.
+    fn read(&self, i: usize) -> Result<parvlc::j2k::Image> {
+        match &self.list[i].0 {
+            Source::File(p) => parvlc::j2k::Image::read(p),
+            Source::Raw { file, frame } => self.raws[*file].frame(*frame),
+        }
+    }
+}
+
 /// The pictures `a` names: image files (a folder for its images), or with `--raw` every
 /// frame of every raw file.
 fn sources(a: &J2kArgs) -> Result<Pictures> {
@@ -256,22 +276,15 @@ fn encode_sequence(a: &J2kArgs) -> Result<()> {
             a.output.display()
         )));
     }
-    let Pictures {
-        list: pictures,
-        raws,
-    } = sources(a)?;
+    let run = sources(a)?;
+    let pictures = &run.list;
     let mut outputs = Vec::with_capacity(pictures.len());
     let mut names = std::collections::HashSet::new();
-    for (source, stem) in &pictures {
+    for (i, (_, stem)) in pictures.iter().enumerate() {
         if !names.insert(stem.clone()) {
-            let what = match source {
-                Source::File(p) => p.display().to_string(),
-                Source::Raw { file, frame } => {
-                    format!("{}, frame {frame}", raws[*file].path().display())
-                }
-            };
             return Err(Error::InvalidArgument(format!(
-                "{what}: another input has the same name, and both would write {stem}.j2k"
+                "{}: another input has the same name, and both would write {stem}.j2k",
+                run.describe(i)
             )));
         }
         let output = a.output.join(stem).with_extension("j2k");
@@ -287,15 +300,8 @@ fn encode_sequence(a: &J2kArgs) -> Result<()> {
     let stop = AtomicBool::new(false);
     let failure: Mutex<Option<Error>> = Mutex::new(None);
     let bytes = std::sync::atomic::AtomicU64::new(0);
-    let describe = |i: usize| match &pictures[i].0 {
-        Source::File(p) => p.display().to_string(),
-        Source::Raw { file, frame } => format!("{}, frame {frame}", raws[*file].path().display()),
-    };
     let code = |i: usize| -> Result<u64> {
-        let image = match &pictures[i].0 {
-            Source::File(p) => parvlc::j2k::Image::read(p)?,
-            Source::Raw { file, frame } => raws[*file].frame(*frame)?,
-        };
+        let image = run.read(i)?;
         let cs = pollster::block_on(parvlc::j2k::encode(&image, &config, &engine))?;
         let mut out = OutputFile::create(&outputs[i], a.force)?;
         out.write_all(&cs)?;
@@ -317,7 +323,7 @@ fn encode_sequence(a: &J2kArgs) -> Result<()> {
                         Err(e) => {
                             stop.store(true, Ordering::Relaxed);
                             // Name the picture, unless the error already does.
-                            let input = describe(i);
+                            let input = run.describe(i);
                             let named = if e.to_string().contains(&input) {
                                 e
                             } else {
