@@ -68,9 +68,20 @@ impl Gpu {
     /// Open the adapter chosen by the environment, with its own limits and the features
     /// parvlc can use (timestamp queries, subgroups).
     pub async fn new(options: GpuOptions) -> Result<Gpu> {
+        // Each phase's time in the debug log: opening the GPU is a large part of a short
+        // command's wall (docs/results.md).
+        let mut phases = super::clock().map(|t| (t, Vec::new()));
+        let mut phase = |name: &'static str| {
+            if let Some((t, done)) = &mut phases {
+                done.push((name, t.elapsed()));
+                *t = std::time::Instant::now();
+            }
+        };
         let instance =
             wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
+        phase("instance");
         let adapter = choose_adapter(&instance).await?;
+        phase("adapter");
         let info = adapter.get_info();
         let available = adapter.features();
         let mut wanted = wgpu::Features::empty();
@@ -95,6 +106,7 @@ impl Gpu {
             })
             .await
             .map_err(|e| Error::RequestDevice(e.to_string()))?;
+        phase("device");
         let errors = Arc::new(Mutex::new(Vec::new()));
         let sink = errors.clone();
         device.on_uncaptured_error(Arc::new(move |e: wgpu::Error| {
@@ -123,6 +135,14 @@ impl Gpu {
             }
             _ => None,
         };
+        phase("pipeline cache");
+        if let Some((_, done)) = &phases {
+            let parts: Vec<String> = done
+                .iter()
+                .map(|(name, d)| format!("{name} {:.1} ms", d.as_secs_f64() * 1e3))
+                .collect();
+            log::debug!("GPU opened: {}", parts.join(", "));
+        }
         Ok(Gpu {
             #[cfg(not(target_arch = "wasm32"))]
             disk_cache,
