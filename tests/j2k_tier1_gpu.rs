@@ -390,3 +390,62 @@ fn encoder_with_gpu_tier1_writes_the_cpu_codestream() {
         }
     }
 }
+
+/// Several images coded together (`j2k::encode_many`: their fronts ends and all their
+/// blocks in one dispatch) give each image's own codestream, by both strategies, with the
+/// bypass and all-MQ, and with rooms too small for most blocks (coded again from the
+/// shared buffer).
+#[test]
+fn images_coded_together_write_each_ones_codestream() {
+    use parvlc::j2k::{encode, encode_many, EncoderConfig, Image, Placement, Stages};
+    use parvlc::Engine;
+    let engine = common::wgpu_engine();
+    let rgb = Image::new(150, 97, 3, 8, parvlc::testdata::synthetic_rgb(150, 97, 9)).unwrap();
+    let grey_samples: Vec<u16> = parvlc::testdata::synthetic_rgb(70, 45, 3)
+        .chunks(3)
+        .map(|p| p[1] * 4 + p[0] / 64)
+        .collect();
+    let grey = Image::new(70, 45, 1, 10, grey_samples).unwrap();
+    let tiny = Image::new(1, 1, 1, 8, vec![200]).unwrap();
+    // Full-range checkerboard samples: the largest coefficients.
+    let checker: Vec<u16> = (0..40 * 30 * 3)
+        .map(|i| ((i / 3 + i / 120) % 2) as u16 * 4095)
+        .collect();
+    let wild = Image::new(40, 30, 3, 12, checker).unwrap();
+    let images = [&rgb, &tiny, &grey, &wild, &rgb];
+    for (strategy, bypass_from, room) in [
+        (Tier1Strategy::ThreeKernel, Some(5), None),
+        (Tier1Strategy::OneKernel, Some(5), None),
+        (Tier1Strategy::ThreeKernel, None, None),
+        (Tier1Strategy::ThreeKernel, Some(5), Some(16)),
+        (Tier1Strategy::OneKernel, Some(5), Some(16)),
+    ] {
+        let mut stages = Stages::new(Placement::Gpu, Placement::Gpu);
+        stages.tier1_gpu.strategy = strategy;
+        stages.tier1_gpu.block_capacity = room;
+        let config = EncoderConfig {
+            levels: 3,
+            cblk: 32,
+            bypass_from,
+            stages: Some(stages),
+            ht: false,
+        };
+        let together = pollster::block_on(encode_many(&images, &config, engine)).unwrap();
+        for (i, (image, got)) in images.iter().zip(&together).enumerate() {
+            let alone = pollster::block_on(encode(image, &config, engine)).unwrap();
+            let cpu_config = EncoderConfig {
+                stages: None,
+                ..config.clone()
+            };
+            let cpu = pollster::block_on(encode(image, &cpu_config, &Engine::Cpu)).unwrap();
+            assert!(
+                alone == cpu,
+                "{strategy:?} {bypass_from:?}: image {i} alone"
+            );
+            assert!(
+                *got == alone,
+                "{strategy:?} {bypass_from:?}: image {i} in the batch"
+            );
+        }
+    }
+}

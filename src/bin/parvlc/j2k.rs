@@ -264,10 +264,10 @@ fn encoder_config(a: &J2kArgs, engine: &parvlc::Engine) -> parvlc::j2k::EncoderC
 
 /// Several images (or raw frames) into the folder `--output`, `--depth` of them in flight.
 /// Each worker reads a run of consecutive pictures on all cores, codes them together
-/// ([`parvlc::j2k::encode_many`]) and writes them: with HT on the GPU, two workers of
-/// `depth / 2` pictures, so that all of a batch's code-blocks share one dispatch while
-/// the other worker reads and writes; otherwise `depth` workers of one picture each (the
-/// GPU is shared). Every output is checked for clobbering before any work starts; the
+/// ([`parvlc::j2k::encode_many`]) and writes them: on the GPU, two workers of `depth / 2`
+/// pictures, so that all of a batch's code-blocks share one dispatch while the other
+/// worker reads and writes; on the CPU (or with `--ht-cpu`) `depth` workers of one
+/// picture each. Every output is checked for clobbering before any work starts; the
 /// first failure stops the rest and names its picture, and the outputs written before it
 /// stay (each is whole: written atomically).
 fn encode_sequence(a: &J2kArgs) -> Result<()> {
@@ -304,7 +304,7 @@ fn encode_sequence(a: &J2kArgs) -> Result<()> {
     let failure: Mutex<Option<Error>> = Mutex::new(None);
     let bytes = std::sync::atomic::AtomicU64::new(0);
     let depth = (a.depth as usize).min(pictures.len()).max(1);
-    let batched = config.ht && engine.gpu().is_some() && !a.ht_cpu;
+    let batched = engine.gpu().is_some() && !a.ht_cpu;
     let (workers, batch) = match (batched, depth) {
         (true, 2..) => (2, depth / 2),
         _ => (depth, 1),
