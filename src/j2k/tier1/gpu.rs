@@ -1121,7 +1121,7 @@ impl Tier1GpuEngine {
             encoder.copy_buffer_to_buffer(&front.coeffs, 0, &all, base as u64 * 4, front.bytes());
             jobs.extend(plan.jobs.iter().map(|j| CodeBlockJob {
                 offset: base + j.offset,
-                ..j.clone()
+                ..*j
             }));
             base += plan.n_coeffs() as usize;
         }
