@@ -480,60 +480,6 @@ fn a_sequence_into_a_folder_equals_one_image_at_a_time() {
     assert!(leftovers.is_empty(), "temporary files left: {leftovers:?}");
 }
 
-#[test]
-fn a_gpu_sequence_in_batches_equals_one_image_at_a_time() {
-    // On the GPU a sequence codes runs of pictures together (one dispatch for all their
-    // blocks), Part 1 and HT: runs of 1, 2 and 3 of five mixed pictures give each
-    // picture's one-image bytes, and a bad picture inside a run is the one named.
-    let dir = scratch("gpu-sequence");
-    let images: Vec<(String, Image)> = (0..5u32)
-        .map(|i| {
-            let comps = if i % 2 == 0 { 3 } else { 1 };
-            let ext = if comps == 1 { "pgm" } else { "ppm" };
-            (
-                format!("h{i}.{ext}"),
-                gradient(30 + 9 * i, 17 + 4 * i, comps, 8 + 4 * (i % 3 / 2)),
-            )
-        })
-        .collect();
-    for (name, img) in &images {
-        std::fs::write(dir.join(name), img.to_pnm()).unwrap();
-    }
-    for mode in [&["--ht"][..], &[]] {
-        let singles: Vec<Vec<u8>> = images
-            .iter()
-            .map(|(name, _)| {
-                let args = [&["j2k", name, "-o", "single.j2k", "--force"][..], mode].concat();
-                let o = parvlc(&args, &dir);
-                assert!(o.status.success(), "{}", stderr(&o));
-                std::fs::read(dir.join("single.j2k")).unwrap()
-            })
-            .collect();
-        for depth in ["1", "4", "6"] {
-            let out = format!("out{depth}");
-            std::fs::create_dir_all(dir.join(&out)).unwrap();
-            let mut args: Vec<&str> = vec!["j2k", "-o", &out, "--depth", depth, "--force"];
-            args.extend(mode);
-            args.extend(images.iter().map(|(n, _)| n.as_str()));
-            let o = parvlc(&args, &dir);
-            assert!(o.status.success(), "{}", stderr(&o));
-            for (i, single) in singles.iter().enumerate() {
-                let got = std::fs::read(dir.join(format!("{out}/h{i}.j2k"))).unwrap();
-                assert!(
-                    got == *single,
-                    "{mode:?} depth {depth}: h{i} differs from its one-image run"
-                );
-            }
-        }
-    }
-    std::fs::write(dir.join("h2.ppm"), b"P6\n4 4\n255\nshort").unwrap();
-    let mut args: Vec<&str> = vec!["j2k", "--ht", "-o", "out6", "--depth", "6", "--force"];
-    args.extend(images.iter().map(|(n, _)| n.as_str()));
-    let o = parvlc(&args, &dir);
-    assert!(!o.status.success());
-    assert!(stderr(&o).contains("h2.ppm"), "{}", stderr(&o));
-}
-
 /// `image` as one raw frame of `format` (FFmpeg's layouts: 16-bit samples little-endian,
 /// `gbrp*` planes in the order G, B, R).
 fn raw_frame(image: &Image, format: &str) -> Vec<u8> {

@@ -11,7 +11,6 @@ mod common;
 use common::j2k_images::{make, Content};
 use common::j2k_judges::{decode, Judge};
 use common::rng::Rng;
-use parvlc::j2k::dwt_gpu::{upload_samples, DwtPlan};
 use parvlc::j2k::ht::encode_code_block;
 use parvlc::j2k::ht::gpu::HtGpu;
 use parvlc::j2k::tier1::BandOrientation;
@@ -306,80 +305,4 @@ fn gpu_codestreams_equal_the_cpu_path_and_decode_exactly() {
             );
         }
     }
-}
-
-#[test]
-fn images_coded_together_equal_each_coded_alone() {
-    // One submission and one cleanup dispatch for several images of different shapes,
-    // components, depths and levels: each codestream is the one-image run's, on the GPU
-    // and on the CPU engine (which codes them one after another).
-    let wgpu = common::wgpu_engine();
-    let config = EncoderConfig {
-        levels: 3,
-        cblk: 32,
-        ht: true,
-        ..Default::default()
-    };
-    let images = [
-        make(100, 70, 3, 8, Content::Natural, 21),
-        make(1, 1, 1, 8, Content::Checker, 22),
-        make(33, 65, 1, 12, Content::Noise, 23),
-        adversarial(40, 30, 3, 12, false),
-        make(64, 40, 1, 8, Content::Flat, 24),
-        adversarial(40, 30, 1, 8, true),
-    ];
-    let refs: Vec<&Image> = images.iter().collect();
-    let alone: Vec<Vec<u8>> = images
-        .iter()
-        .map(|img| {
-            let cs = encode(img, config.levels, config.cblk, &Engine::Cpu, None);
-            assert!(cs == encode(img, config.levels, config.cblk, wgpu, None));
-            cs
-        })
-        .collect();
-    // The GPU's batch in one dispatch, not its fallback of one image at a time.
-    let gpu = wgpu.gpu().unwrap();
-    let on_gpu: Vec<_> = images
-        .iter()
-        .map(|img| {
-            let plan = DwtPlan::for_image(gpu, img, config.levels, config.cblk).unwrap();
-            (upload_samples(gpu, img), plan)
-        })
-        .collect();
-    let pairs: Vec<_> = on_gpu.iter().map(|(s, p)| (&**s, p)).collect();
-    let blocks = pollster::block_on(ht_gpu().encode_resident_many(&pairs))
-        .unwrap()
-        .expect("six small images fit one dispatch");
-    for (img, got) in images.iter().zip(&blocks) {
-        let batch = j2k::transform_cpu(img, config.levels, config.cblk);
-        assert_eq!(got.len(), batch.jobs.len());
-        for (i, (g, j)) in got.iter().zip(&batch.jobs).enumerate() {
-            let want = encode_code_block(batch.coeffs_of(i), j.width, j.height).unwrap();
-            assert_eq!(*g, want, "{}x{} block {i}", img.width, img.height);
-        }
-    }
-    for engine in [wgpu, &Engine::Cpu] {
-        let together = pollster::block_on(j2k::encode_many(&refs, &config, engine)).unwrap();
-        assert_eq!(together.len(), images.len());
-        for (i, (t, a)) in together.iter().zip(&alone).enumerate() {
-            assert!(
-                t == a,
-                "{}: image {i} differs when coded with the others",
-                engine.name()
-            );
-        }
-    }
-    // Every neighbouring pair, coded together.
-    for k in 0..images.len() - 1 {
-        let pair = pollster::block_on(j2k::encode_many(&refs[k..k + 2], &config, wgpu)).unwrap();
-        assert!(pair == alone[k..k + 2], "images {k} and {} together", k + 1);
-    }
-    assert!(pollster::block_on(j2k::encode_many(&[], &config, wgpu))
-        .unwrap()
-        .is_empty());
-    // A bad image in the batch (its fields are public) is an error, as it is alone.
-    let mut short = images[0].clone();
-    short.samples.pop();
-    assert!(pollster::block_on(j2k::encode(&short, &config, wgpu)).is_err());
-    assert!(pollster::block_on(j2k::encode_many(&[&images[2], &short], &config, wgpu)).is_err());
 }

@@ -325,96 +325,6 @@ pub async fn encode_gpu_image(
     codestream_of(&geometry, config, levels, &plan.layout, coded)
 }
 
-/// The DWT levels `image` is coded with: `config`'s, fewer where the image is too small.
-fn levels_for(image: &Image, config: &EncoderConfig) -> u32 {
-    let levels = config.levels.min(max_levels(image.width, image.height));
-    if levels < config.levels {
-        log::info!(
-            "{}x{} image: {} DWT levels instead of {} (OpenJPEG needs 2^levels <= the smaller side)",
-            image.width,
-            image.height,
-            levels,
-            config.levels
-        );
-    }
-    levels
-}
-
-/// Encode several images on `engine`, each codestream what [`encode`] gives for that
-/// image. With both stages on a wgpu engine's GPU, every image's front end and then all
-/// their code-blocks go to the GPU in one submission
-/// ([`ht::gpu::HtGpu::encode_samples_many`],
-/// [`tier1::gpu::Tier1GpuEngine::encode_samples_many`]): a sequence's pictures in batches
-/// keep a large GPU busy where one picture's blocks leave most of it idle. Otherwise the
-/// images are encoded one after another. Tier-2 runs on all cores, an image per task.
-pub async fn encode_many(
-    images: &[&Image],
-    config: &EncoderConfig,
-    engine: &Engine,
-) -> Result<Vec<Vec<u8>>> {
-    config.validate()?;
-    let stages = config
-        .stages
-        .unwrap_or_else(|| Stages::new(Placement::Gpu, Placement::Gpu));
-    let both_on_gpu = stages.front_end == Placement::Gpu && stages.tier1 == Placement::Gpu;
-    let gpu = match engine.gpu() {
-        Some(gpu) if both_on_gpu && images.len() > 1 => gpu,
-        _ => {
-            let mut codestreams = Vec::with_capacity(images.len());
-            for image in images {
-                codestreams.push(encode(image, config, engine).await?);
-            }
-            return Ok(codestreams);
-        }
-    };
-    let started = crate::gpu::clock();
-    let mut planned = Vec::with_capacity(images.len());
-    for image in images {
-        image.validate()?;
-        let levels = levels_for(image, config);
-        let plan = dwt_gpu::DwtPlan::for_image(gpu, image, levels, config.cblk)?;
-        let samples = dwt_gpu::upload_samples(gpu, image);
-        planned.push((levels, plan, samples));
-    }
-    let on_gpu: Vec<_> = planned.iter().map(|(_, plan, s)| (&**s, plan)).collect();
-    let coded = if config.ht {
-        ht::gpu::HtGpu::new(gpu.clone())?
-            .encode_samples_many(&on_gpu)
-            .await?
-    } else {
-        let opts = Tier1Options {
-            bypass_from: config.bypass_from,
-        };
-        tier1::gpu::Tier1GpuEngine::with_config(gpu.clone(), stages.tier1_gpu)?
-            .encode_samples_many(&on_gpu, &opts)
-            .await?
-    };
-    let tier1_done = crate::gpu::clock();
-    let written = images
-        .par_iter()
-        .zip(&planned)
-        .zip(coded)
-        .map(|((image, (levels, plan, _)), coded)| {
-            let geometry = ImageGeometry {
-                width: image.width,
-                height: image.height,
-                components: image.components,
-                bit_depth: image.bit_depth,
-            };
-            codestream_of(&geometry, config, *levels, &plan.layout, coded)
-        })
-        .collect();
-    if let (Some(a), Some(b)) = (started, tier1_done) {
-        log::debug!(
-            "{} images: upload, front end and tier-1 {:.1} ms, tier-2 and codestreams {:.1} ms",
-            images.len(),
-            (b - a).as_secs_f64() * 1e3,
-            b.elapsed().as_secs_f64() * 1e3
-        );
-    }
-    written
-}
-
 /// What tier-2 and the codestream need of an image: its geometry.
 struct ImageGeometry {
     width: u32,
@@ -435,7 +345,16 @@ pub(crate) async fn encode_placed(
     config.validate()?;
     // Re-check the image: its fields are public.
     image.validate()?;
-    let levels = levels_for(image, config);
+    let levels = config.levels.min(max_levels(image.width, image.height));
+    if levels < config.levels {
+        log::info!(
+            "{}x{} image: {} DWT levels instead of {} (OpenJPEG needs 2^levels <= the smaller side)",
+            image.width,
+            image.height,
+            levels,
+            config.levels
+        );
+    }
     let (w, h) = (image.width as usize, image.height as usize);
 
     let started = crate::gpu::clock();

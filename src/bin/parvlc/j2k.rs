@@ -262,14 +262,11 @@ fn encoder_config(a: &J2kArgs, engine: &parvlc::Engine) -> parvlc::j2k::EncoderC
     }
 }
 
-/// Several images (or raw frames) into the folder `--output`, `--depth` of them in flight.
-/// Each worker reads a run of consecutive pictures on all cores, codes them together
-/// ([`parvlc::j2k::encode_many`]) and writes them: on the GPU, two workers of `depth / 2`
-/// pictures, so that all of a batch's code-blocks share one dispatch while the other
-/// worker reads and writes; on the CPU (or with `--ht-cpu`) `depth` workers of one
-/// picture each. Every output is checked for clobbering before any work starts; the
-/// first failure stops the rest and names its picture, and the outputs written before it
-/// stay (each is whole: written atomically).
+/// Several images (or raw frames) into the folder `--output`, `--depth` of them in flight
+/// (each read, coded and written by one worker; the GPU is shared). Every output is
+/// checked for clobbering before any work starts; the first failure stops the rest and
+/// names its picture, and the outputs written before it stay (each is whole: written
+/// atomically).
 fn encode_sequence(a: &J2kArgs) -> Result<()> {
     use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
     use std::sync::Mutex;
@@ -303,58 +300,27 @@ fn encode_sequence(a: &J2kArgs) -> Result<()> {
     let stop = AtomicBool::new(false);
     let failure: Mutex<Option<Error>> = Mutex::new(None);
     let bytes = std::sync::atomic::AtomicU64::new(0);
-    let depth = (a.depth as usize).min(pictures.len()).max(1);
-    let batched = engine.gpu().is_some() && !a.ht_cpu;
-    let (workers, batch) = match (batched, depth) {
-        (true, 2..) => (2, depth / 2),
-        _ => (depth, 1),
-    };
-    let write = |i: usize, cs: &[u8]| -> Result<u64> {
+    let code = |i: usize| -> Result<u64> {
+        let image = run.read(i)?;
+        let cs = pollster::block_on(parvlc::j2k::encode(&image, &config, &engine))?;
         let mut out = OutputFile::create(&outputs[i], a.force)?;
-        out.write_all(cs)?;
+        out.write_all(&cs)?;
         out.commit()?;
         Ok(cs.len() as u64)
     };
-    // The pictures `run` (consecutive), or the first that fails and why.
-    let code = |run_of: std::ops::Range<usize>| -> std::result::Result<u64, (usize, Error)> {
-        use rayon::prelude::*;
-        let images = run_of
-            .clone()
-            .into_par_iter()
-            .map(|i| run.read(i).map_err(|e| (i, e)))
-            .collect::<std::result::Result<Vec<_>, _>>()?;
-        let refs: Vec<&parvlc::j2k::Image> = images.iter().collect();
-        let codestreams =
-            match pollster::block_on(parvlc::j2k::encode_many(&refs, &config, &engine)) {
-                Ok(cs) => cs,
-                Err(e) => {
-                    // Which picture: each alone (a batch's error does not say).
-                    for (i, image) in run_of.clone().zip(&images).skip(1) {
-                        pollster::block_on(parvlc::j2k::encode(image, &config, &engine))
-                            .map_err(|e| (i, e))?;
-                    }
-                    return Err((run_of.start, e));
-                }
-            };
-        run_of
-            .into_par_iter()
-            .zip(codestreams)
-            .map(|(i, cs)| write(i, &cs).map_err(|e| (i, e)))
-            .try_reduce(|| 0, |x, y| Ok(x + y))
-    };
     std::thread::scope(|s| {
-        for _ in 0..workers {
+        for _ in 0..(a.depth as usize).min(pictures.len()) {
             s.spawn(|| {
                 while !stop.load(Ordering::Relaxed) {
-                    let first = next.fetch_add(batch, Ordering::Relaxed);
-                    if first >= pictures.len() {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    if i >= pictures.len() {
                         return;
                     }
-                    match code(first..(first + batch).min(pictures.len())) {
+                    match code(i) {
                         Ok(n) => {
                             bytes.fetch_add(n, Ordering::Relaxed);
                         }
-                        Err((i, e)) => {
+                        Err(e) => {
                             stop.store(true, Ordering::Relaxed);
                             // Name the picture, unless the error already does.
                             let input = run.describe(i);

@@ -283,58 +283,51 @@ impl HtGpu {
         Ok(dispatches)
     }
 
-    /// Plan the blocks of `frames`, whose coefficients already lie in `coeffs` (as the GPU
-    /// front end leaves them, [`crate::j2k::dwt_gpu::GpuCoeffs`], one image after
-    /// another): every job in one dispatch, each image's rooms sized for its bound on
-    /// bit-planes. Gives `coeffs` back where that does not fit one storage binding or a
-    /// job lies outside its image.
+    /// Plan the blocks `jobs` whose coefficients already lie in `coeffs` (as the GPU
+    /// front end leaves them, [`crate::j2k::dwt_gpu::GpuCoeffs`]): every job in one
+    /// dispatch, rooms sized for `bound` bit-planes. Gives `coeffs` back where that does
+    /// not fit one storage binding or a job lies outside it.
     fn upload_resident(
         &self,
         coeffs: PooledBuffer,
-        frames: &[ResidentFrame<'_>],
+        jobs: &[CodeBlockJob],
+        bound: u32,
     ) -> std::result::Result<HtBatch, PooledBuffer> {
         let gpu = &*self.gpu;
         let max_binding = gpu.max_binding().min(u32::MAX as u64 / 2);
         let max_blocks =
             gpu.limits.max_compute_workgroups_per_dimension.max(1) as u64 * WG_SIZE as u64;
         let words = coeffs.size() / 4;
-        let n_jobs: usize = frames.iter().map(|f| f.jobs.len()).sum();
-        let mut blocks = Vec::with_capacity(n_jobs);
+        let mut blocks = Vec::with_capacity(jobs.len());
         let (mut out_words, mut scratch_words) = (0u64, 0u64);
-        for f in frames {
-            if f.base + f.words > words {
+        for j in jobs {
+            let (w, h) = (j.width, j.height);
+            let inside = w > 0
+                && h > 0
+                && w <= MAX_SIDE
+                && h <= MAX_SIDE
+                && w * h <= MAX_AREA
+                && ((j.offset + w * h) as u64) <= words;
+            if !inside {
                 return Err(coeffs);
             }
-            for j in f.jobs {
-                let (w, h) = (j.width, j.height);
-                let inside = w > 0
-                    && h > 0
-                    && w <= MAX_SIDE
-                    && h <= MAX_SIDE
-                    && w * h <= MAX_AREA
-                    && ((j.offset + w * h) as u64) <= f.words;
-                if !inside {
-                    return Err(coeffs);
-                }
-                let (ms, mel, vlc) = rooms(w, h, f.bound);
-                let out_cap = (ms + mel + vlc).next_multiple_of(4);
-                blocks.push(HtBlock {
-                    // Below the binding's words (checked below), so within u32.
-                    coeff_offset: (f.base + j.offset as u64) as u32,
-                    width: w as u32,
-                    height: h as u32,
-                    out_word: out_words as u32,
-                    out_cap: out_cap as u32,
-                    scratch_word: scratch_words as u32,
-                    mel_cap: mel as u32,
-                    vlc_cap: vlc as u32,
-                });
-                out_words += out_cap as u64 / 4;
-                scratch_words += (mel.div_ceil(4) + vlc.div_ceil(4)) as u64;
-            }
+            let (ms, mel, vlc) = rooms(w, h, bound);
+            let out_cap = (ms + mel + vlc).next_multiple_of(4);
+            blocks.push(HtBlock {
+                coeff_offset: j.offset as u32,
+                width: w as u32,
+                height: h as u32,
+                out_word: out_words as u32,
+                out_cap: out_cap as u32,
+                scratch_word: scratch_words as u32,
+                mel_cap: mel as u32,
+                vlc_cap: vlc as u32,
+            });
+            out_words += out_cap as u64 / 4;
+            scratch_words += (mel.div_ceil(4) + vlc.div_ceil(4)) as u64;
         }
-        let n = n_jobs as u64;
-        if n == 0
+        let n = jobs.len() as u64;
+        if jobs.is_empty()
             || n > max_blocks
             || coeffs.size() > max_binding
             || out_words * 4 > max_binding
@@ -348,10 +341,10 @@ impl HtGpu {
             coeffs,
             out_words,
             scratch_words,
-            (0..n_jobs).collect(),
+            (0..jobs.len()).collect(),
         );
         Ok(HtBatch {
-            jobs: n_jobs,
+            jobs: jobs.len(),
             planes: None,
             dispatches: vec![dispatch],
         })
@@ -387,8 +380,10 @@ impl HtGpu {
             });
         // `front`'s work buffers stay alive (out of the pool) until the submission.
         let front = DwtGpu::new(gpu)?.encode_into(gpu, &mut encoder, samples, plan, None)?;
-        let frame = ResidentFrame::of(plan, 0);
-        let batch = match self.upload_resident(front.coeffs, &[frame]) {
+        // Rooms for the most bit-planes an encodable image's blocks have: more would need
+        // over 7 guard bits (bit depth, 2 bits of gain, 6 more), which the encoder refuses.
+        let bound = (plan.bit_depth + 8).min(cleanup::MAX_BITPLANES);
+        let batch = match self.upload_resident(front.coeffs, &plan.jobs, bound) {
             Ok(batch) => batch,
             Err(_) => {
                 gpu.queue.submit([encoder.finish()]);
@@ -430,86 +425,6 @@ impl HtGpu {
             .transform_samples(gpu, samples, plan)
             .await?;
         self.encode(&batch).await
-    }
-
-    /// [`Self::encode_samples`] of several images, each image's blocks what it gives for
-    /// that image alone: every image's front end and then all their blocks in one
-    /// dispatch. One 4K picture's 6,321 blocks, an invocation each, leave most of a large
-    /// GPU idle: on the H200 four times as many took 14.3 ms of GPU time where one
-    /// picture's took 23.7 (docs/j2k.md, "Sequences in batches"). Where the batch does not
-    /// fit one dispatch, or a block fails there, each image goes its own way.
-    pub async fn encode_samples_many(
-        &self,
-        images: &[(&wgpu::Buffer, &DwtPlan)],
-    ) -> Result<Vec<Vec<CodeBlockCoded>>> {
-        if images.len() > 1 {
-            match self.encode_resident_many(images).await {
-                Ok(Some(coded)) => return Ok(coded),
-                Ok(None) => log::info!(
-                    "HT cleanup pass: {} images' blocks do not fit one dispatch",
-                    images.len()
-                ),
-                Err(e) => log::info!("HT cleanup pass on {} images at once: {e}", images.len()),
-            }
-        }
-        let mut coded = Vec::with_capacity(images.len());
-        for (samples, plan) in images {
-            coded.push(self.encode_samples(samples, plan).await?);
-        }
-        Ok(coded)
-    }
-
-    /// The front ends of `images` and their blocks in one submission: the coefficients
-    /// copied, image after image, into one buffer for one dispatch. `None` where they do
-    /// not fit one; an error where a block could not be coded there.
-    pub async fn encode_resident_many(
-        &self,
-        images: &[(&wgpu::Buffer, &DwtPlan)],
-    ) -> Result<Option<Vec<Vec<CodeBlockCoded>>>> {
-        let gpu = &*self.gpu;
-        let words: u64 = images.iter().map(|(_, p)| p.n_coeffs()).sum();
-        if words * 4 > gpu.max_binding().min(u32::MAX as u64 / 2) {
-            return Ok(None);
-        }
-        let mut encoder = gpu
-            .device
-            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
-                label: Some(HT_CLEANUP.label),
-            });
-        let dwt = DwtGpu::new(gpu)?;
-        // Each front end's buffers stay alive (out of the pool) until the submission.
-        let fronts = images
-            .iter()
-            .map(|(samples, plan)| dwt.encode_into(gpu, &mut encoder, samples, plan, None))
-            .collect::<Result<Vec<_>>>()?;
-        let all = gpu.pooled_buffer(
-            (words * 4).max(16),
-            wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
-        );
-        let mut frames = Vec::with_capacity(images.len());
-        let mut base = 0u64;
-        for ((_, plan), front) in images.iter().zip(&fronts) {
-            encoder.copy_buffer_to_buffer(&front.coeffs, 0, &all, base * 4, front.bytes());
-            frames.push(ResidentFrame::of(plan, base));
-            base += plan.n_coeffs();
-        }
-        let batch = match self.upload_resident(all, &frames) {
-            Ok(batch) => batch,
-            Err(_) => {
-                gpu.queue.submit([encoder.finish()]);
-                return Ok(None);
-            }
-        };
-        batch.record(self, &mut encoder, None)?;
-        gpu.queue.submit([encoder.finish()]);
-        drop(fronts);
-        let mut coded = self.read(&batch).await?.into_iter();
-        Ok(Some(
-            images
-                .iter()
-                .map(|(_, plan)| coded.by_ref().take(plan.jobs.len()).collect())
-                .collect(),
-        ))
     }
 
     /// The GPU this stage runs on.
@@ -648,30 +563,6 @@ fn check_result(job: usize, b: &HtBlock, rec: &[u32]) -> Result<usize> {
         )));
     }
     Ok(len as usize)
-}
-
-/// One image's part of a resident dispatch: its jobs, where its coefficients start in
-/// the shared buffer and how many it has (words), and the most bit-planes its blocks'
-/// rooms allow for.
-struct ResidentFrame<'a> {
-    jobs: &'a [CodeBlockJob],
-    base: u64,
-    words: u64,
-    bound: u32,
-}
-
-impl<'a> ResidentFrame<'a> {
-    /// `plan`'s image with its coefficients from word `base`: rooms for the most
-    /// bit-planes an encodable image's blocks have (more would need over 7 guard bits:
-    /// bit depth, 2 bits of gain, 6 more, which the encoder refuses).
-    fn of(plan: &'a DwtPlan, base: u64) -> ResidentFrame<'a> {
-        ResidentFrame {
-            jobs: &plan.jobs,
-            base,
-            words: plan.n_coeffs(),
-            bound: (plan.bit_depth + 8).min(cleanup::MAX_BITPLANES),
-        }
-    }
 }
 
 /// A batch uploaded: its jobs in dispatches (from the host: each job's bit-planes, and
