@@ -165,10 +165,18 @@ fn luma4x4(lane: u32, qp: u32, forced: u32, mb_top: bool, mb_left: bool, mb_top_
                 pred_mode = min(a, b);
             }
             src = src_blocks[raster];
+            if sub == 0u {
+                i4_store_line(half, e.t, e.l);
+            }
+        }
+        // The line written.
+        workgroupBarrier();
+        if has_block {
+            let dc = dc_from_edges(e.t[1] + e.t[2] + e.t[3] + e.t[4], e.l[1] + e.l[2] + e.l[3] + e.l[4], e.has_top, e.has_left, 2u);
             for (var m = sub; m < 9u; m += 8u) {
                 var cost = NONE;
                 if i4_mode_available(m, e.has_top, e.has_left, e.has_corner) {
-                    let p = predict4x4(m, e.t, e.l, e.has_top, e.has_left);
+                    let p = predict4x4(m, half, dc);
                     mode_pred[half][m] = p;
                     cost = hadamard_abs_sum(block_sub(p, src)) / 2u + lambda * select(4u, 1u, m == pred_mode);
                 }

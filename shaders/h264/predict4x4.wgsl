@@ -1,9 +1,16 @@
 // Intra_4x4 luma prediction (clause 8.3.1.2), the twin of src/h264/predict4x4.rs
-// `predict4x4`: the nine modes of a 4x4 block from its edge. `t[x + 1]` is p[x, -1] for
-// x = -1..7 (the top-right four already substituted where the standard says so) and
-// `l[y + 1]` is p[-1, y] for y = -1..3; t[0] and l[0] are both the corner p[-1, -1].
+// `predict4x4`: every directional mode reads the block's edge as one line
+// (`Edge::line`: p[-1, 3] at 0 and 1, p[-1, y] at 4 - y, the corner at 5, p[x, -1] at
+// 6 + x, p[7, -1] again at 14 and 15) through a tap per sample (`line_tap`, uploaded in
+// the rate tables): the entry, the mean of two, or the (1, 2, 1) filter of three. So the
+// invocations of a block, each predicting another mode, run the same instructions where
+// a formula per mode would have them take turns.
 
 //!import h264/block
+//!import h264/rate
+
+// Each of a step's two blocks' edge line (index: the block's half of the workgroup).
+var<workgroup> i4_line: array<array<i32, 16>, 2>;
 
 // Which edges a mode needs: vertical, diagonal down left and vertical left the top;
 // horizontal and horizontal up the left; the other three all of them, corner included;
@@ -17,96 +24,48 @@ fn i4_mode_available(mode: u32, has_top: bool, has_left: bool, has_corner: bool)
     }
 }
 
-// One sample (x, y) of `mode`'s prediction (modes other than DC).
-fn i4_sample(mode: u32, t: ptr<function, array<i32, 9>>, l: ptr<function, array<i32, 5>>, x: i32, y: i32) -> i32 {
-    switch mode {
-        case 0u: { return (*t)[x + 1]; }
-        case 1u: { return (*l)[y + 1]; }
-        case 3u: {
-            if x == 3 && y == 3 {
-                return ((*t)[7] + 3 * (*t)[8] + 2) >> 2u;
-            }
-            return ((*t)[x + y + 1] + 2 * (*t)[x + y + 2] + (*t)[x + y + 3] + 2) >> 2u;
-        }
-        case 7u: {
-            let i = x + (y >> 1u);
-            if y % 2 == 0 {
-                return ((*t)[i + 1] + (*t)[i + 2] + 1) >> 1u;
-            }
-            return ((*t)[i + 1] + 2 * (*t)[i + 2] + (*t)[i + 3] + 2) >> 2u;
-        }
-        case 8u: {
-            let z = x + 2 * y;
-            let i = y + (x >> 1u);
-            if z == 0 || z == 2 || z == 4 {
-                return ((*l)[i + 1] + (*l)[i + 2] + 1) >> 1u;
-            }
-            if z == 1 || z == 3 {
-                return ((*l)[i + 1] + 2 * (*l)[i + 2] + (*l)[i + 3] + 2) >> 2u;
-            }
-            if z == 5 {
-                return ((*l)[3] + 3 * (*l)[4] + 2) >> 2u;
-            }
-            return (*l)[4];
-        }
-        default: {}
-    }
-    // Diagonal down right (4), vertical right (5), horizontal down (6): pt(x) = p[x, -1]
-    // is t[x + 1], pl(y) = p[-1, y] is l[y + 1].
-    let corner = ((*l)[1] + 2 * (*t)[0] + (*t)[1] + 2) >> 2u;
-    if mode == 4u {
-        if x > y {
-            return ((*t)[x - y - 1] + 2 * (*t)[x - y] + (*t)[x - y + 1] + 2) >> 2u;
-        }
-        if x < y {
-            return ((*l)[y - x - 1] + 2 * (*l)[y - x] + (*l)[y - x + 1] + 2) >> 2u;
-        }
-        return corner;
-    }
-    if mode == 5u {
-        let z = 2 * x - y;
-        let i = x - (y >> 1u);
-        if z >= 0 && z % 2 == 0 {
-            return ((*t)[i] + (*t)[i + 1] + 1) >> 1u;
-        }
-        if z >= 0 {
-            return ((*t)[i - 1] + 2 * (*t)[i] + (*t)[i + 1] + 2) >> 2u;
-        }
-        if z == -1 {
-            return corner;
-        }
-        return ((*l)[y] + 2 * (*l)[y - 1] + (*l)[y - 2] + 2) >> 2u;
-    }
-    let z = 2 * y - x;
-    let i = y - (x >> 1u);
-    if z >= 0 && z % 2 == 0 {
-        return ((*l)[i] + (*l)[i + 1] + 1) >> 1u;
-    }
-    if z >= 0 {
-        return ((*l)[i - 1] + 2 * (*l)[i] + (*l)[i + 1] + 2) >> 2u;
-    }
-    if z == -1 {
-        return corner;
-    }
-    return ((*t)[x] + 2 * (*t)[x - 1] + (*t)[x - 2] + 2) >> 2u;
+// The line of `half`'s block from its edge: `t[x + 1]` is p[x, -1] for x = -1..7 and
+// `l[y + 1]` is p[-1, y] for y = -1..3 (`t[0]` and `l[0]` the corner).
+fn i4_store_line(half: u32, t: array<i32, 9>, l: array<i32, 5>) {
+    i4_line[half][0] = l[4];
+    i4_line[half][1] = l[4];
+    i4_line[half][2] = l[3];
+    i4_line[half][3] = l[2];
+    i4_line[half][4] = l[1];
+    i4_line[half][5] = t[0];
+    i4_line[half][6] = t[1];
+    i4_line[half][7] = t[2];
+    i4_line[half][8] = t[3];
+    i4_line[half][9] = t[4];
+    i4_line[half][10] = t[5];
+    i4_line[half][11] = t[6];
+    i4_line[half][12] = t[7];
+    i4_line[half][13] = t[8];
+    i4_line[half][14] = t[8];
+    i4_line[half][15] = t[8];
 }
 
-// The prediction of `mode` (available, as `i4_mode_available` says) from the edge;
-// `has_top` and `has_left` choose DC's sums.
-fn predict4x4(mode: u32, t_in: array<i32, 9>, l_in: array<i32, 5>, has_top: bool, has_left: bool) -> Block {
-    var t = t_in;
-    var l = l_in;
+// Sample `k` (raster) of directional `mode` from `half`'s line.
+fn i4_line_sample(mode: u32, half: u32, k: u32) -> i32 {
+    let tap = rate_tables[RT_I4_TAPS + mode * 16u + k];
+    let i = min(tap & 15u, 13u);
+    let a = i4_line[half][i];
+    let b = i4_line[half][i + 1u];
+    let c = i4_line[half][i + 2u];
+    let kind = tap >> 4u;
+    return select(select(a, (a + b + 1) >> 1u, kind == 1u), (a + 2 * b + c + 2) >> 2u, kind == 2u);
+}
+
+// The prediction of `mode` (available, as `i4_mode_available` says) from `half`'s line;
+// DC is `dc`.
+fn predict4x4(mode: u32, half: u32, dc: i32) -> Block {
     if mode == 2u {
-        return splat_block(dc_from_edges(t[1] + t[2] + t[3] + t[4], l[1] + l[2] + l[3] + l[4], has_top, has_left, 2u));
+        return splat_block(dc);
     }
-    var rows: array<vec4<i32>, 4>;
-    for (var y = 0; y < 4; y++) {
-        rows[y] = vec4<i32>(
-            i4_sample(mode, &t, &l, 0, y),
-            i4_sample(mode, &t, &l, 1, y),
-            i4_sample(mode, &t, &l, 2, y),
-            i4_sample(mode, &t, &l, 3, y),
-        );
-    }
-    return Block(rows[0], rows[1], rows[2], rows[3]);
+    return Block(
+        vec4<i32>(i4_line_sample(mode, half, 0u), i4_line_sample(mode, half, 1u), i4_line_sample(mode, half, 2u), i4_line_sample(mode, half, 3u)),
+        vec4<i32>(i4_line_sample(mode, half, 4u), i4_line_sample(mode, half, 5u), i4_line_sample(mode, half, 6u), i4_line_sample(mode, half, 7u)),
+        vec4<i32>(i4_line_sample(mode, half, 8u), i4_line_sample(mode, half, 9u), i4_line_sample(mode, half, 10u), i4_line_sample(mode, half, 11u)),
+        vec4<i32>(i4_line_sample(mode, half, 12u), i4_line_sample(mode, half, 13u), i4_line_sample(mode, half, 14u), i4_line_sample(mode, half, 15u)),
+    );
 }

@@ -205,6 +205,90 @@ pub fn predict4x4(mode: u32, e: &Edge) -> Option<[u8; 16]> {
     Some(out)
 }
 
+/// Entries of [`Edge::line`].
+pub const LINE_LEN: usize = 16;
+
+impl Edge {
+    /// The edge as one line, as the GPU predicts from it (shaders/h264/predict4x4.wgsl):
+    /// p[-1, 3] at 0 and 1, p[-1, y] at 4 - y, the corner p[-1, -1] at 5, p[x, -1] at
+    /// 6 + x, and p[7, -1] again at 14 and 15; a missing part reads 0.
+    pub fn line(&self) -> [i32; LINE_LEN] {
+        let mut line = [0i32; LINE_LEN];
+        if let Some(l) = self.left {
+            for (y, &v) in l.iter().enumerate() {
+                line[4 - y] = v as i32;
+            }
+            line[0] = l[3] as i32;
+        }
+        line[5] = self.top_left.unwrap_or(0) as i32;
+        if let Some(t) = self.top {
+            for (x, &v) in t.iter().enumerate() {
+                line[6 + x] = v as i32;
+            }
+            line[14] = t[7] as i32;
+            line[15] = t[7] as i32;
+        }
+        line
+    }
+}
+
+/// How a directional mode's sample (`x`, `y`) is made from [`Edge::line`]: from entry
+/// `i` on, the entry itself, the rounded mean of two, or the (1, 2, 1) filter of three,
+/// packed as `i | kind << 4` (kind 0, 1, 2). Every directional mode of clause 8.3.1.2 is
+/// one of these along the line, which lets a GPU predict any mode with the same
+/// instructions (shaders/h264/predict4x4.wgsl; tested against [`predict4x4`]). DC is not
+/// one (0).
+pub fn line_tap(mode: u32, x: i32, y: i32) -> u32 {
+    const COPY: u32 = 0;
+    const MEAN2: u32 = 1;
+    const FILTER3: u32 = 2;
+    let (i, kind) = match mode {
+        I4_VERTICAL => (6 + x, COPY),
+        I4_HORIZONTAL => (4 - y, COPY),
+        // p[6, -1] + 3 p[7, -1] at (3, 3) is the filter over p[7, -1]'s second copy.
+        I4_DIAGONAL_DOWN_LEFT => (6 + x + y, FILTER3),
+        I4_DIAGONAL_DOWN_RIGHT => (4 + x - y, FILTER3),
+        I4_VERTICAL_RIGHT => {
+            let (z, i) = (2 * x - y, x - (y >> 1));
+            match z {
+                0 | 2 | 4 | 6 => (5 + i, MEAN2),
+                1 | 3 | 5 => (4 + i, FILTER3),
+                -1 => (4, FILTER3),
+                _ => (5 - y, FILTER3),
+            }
+        }
+        I4_HORIZONTAL_DOWN => {
+            let (z, i) = (2 * y - x, y - (x >> 1));
+            match z {
+                0 | 2 | 4 | 6 => (4 - i, MEAN2),
+                1 | 3 | 5 => (4 - i, FILTER3),
+                -1 => (4, FILTER3),
+                _ => (3 + x, FILTER3),
+            }
+        }
+        I4_VERTICAL_LEFT => (6 + x + (y >> 1), if y % 2 == 0 { MEAN2 } else { FILTER3 }),
+        I4_HORIZONTAL_UP => {
+            let (z, i) = (x + 2 * y, y + (x >> 1));
+            match z {
+                0 | 2 | 4 => (3 - i, MEAN2),
+                1 | 3 => (2 - i, FILTER3),
+                // p[-1, 2] + 3 p[-1, 3]: the filter over p[-1, 3]'s second copy.
+                5 => (0, FILTER3),
+                _ => (1, COPY),
+            }
+        }
+        _ => (0, COPY),
+    };
+    i as u32 | kind << 4
+}
+
+/// [`line_tap`] of every mode (DC's are 0) and sample, raster order: what the GPU reads.
+pub fn line_taps() -> Vec<u32> {
+    (0..I4_MODES)
+        .flat_map(|m| (0..16).map(move |k| line_tap(m, k % 4, k / 4)))
+        .collect()
+}
+
 /// What a neighbouring 4x4 block (left A or above B) contributes to the mode prediction.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum NeighbourMode {
@@ -257,6 +341,43 @@ pub fn mode_from_syntax(field: u32, pred: u32) -> u32 {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn line_taps_predict_every_directional_mode() {
+        // Random edges, every part present: each directional mode's samples from the
+        // line and its taps equal the clause's formulas.
+        let mut rng = crate::testdata::SplitMix64(44);
+        for _ in 0..2000 {
+            let mut bytes = [0u8; 13];
+            rng.fill(&mut bytes);
+            // Now and then the extremes, where rounding differs.
+            if rng.below(4) == 0 {
+                for b in bytes.iter_mut() {
+                    *b = if *b & 1 == 0 { 0 } else { 255 };
+                }
+            }
+            let e = Edge {
+                top: Some(std::array::from_fn(|i| bytes[i])),
+                left: Some(std::array::from_fn(|i| bytes[8 + i])),
+                top_left: Some(bytes[12]),
+            };
+            let line = e.line();
+            for mode in (0..I4_MODES).filter(|&m| m != I4_DC) {
+                let want = predict4x4(mode, &e).unwrap();
+                for k in 0..16 {
+                    let tap = line_tap(mode, k % 4, k / 4);
+                    let (i, kind) = ((tap & 15) as usize, tap >> 4);
+                    let (a, b, c) = (line[i], line[i + 1], line[i + 2]);
+                    let got = match kind {
+                        0 => a,
+                        1 => (a + b + 1) >> 1,
+                        _ => (a + 2 * b + c + 2) >> 2,
+                    };
+                    assert_eq!(got, want[k as usize] as i32, "mode {mode} sample {k}");
+                }
+            }
+        }
+    }
+
     use super::*;
     use crate::cavlc::frame::LUMA_CODING_ORDER;
 
