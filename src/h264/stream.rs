@@ -17,6 +17,11 @@ use crate::cavlc::{CavlcGpu, GpuVariant};
 use crate::gpu::Gpu;
 use crate::{Engine, Error, Result};
 
+/// Batches of the GPU front end in flight at once. On the H200, 240 1080p frames at
+/// batches of 16: 1.67-1.72 s with two, 1.50-1.51 with three, 1.34-1.43 with four, 1.41-1.44
+/// with six (docs/h264.md, "Batches in flight").
+const GPU_CODERS: usize = 4;
+
 /// What the encoder is asked for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct EncoderConfig {
@@ -434,15 +439,16 @@ impl Encoder {
         }
         let first = self.pictures;
         let this = &*self;
-        // The GPU front end codes `depth` pictures a batch, two batches in flight (one
-        // uploading or reading back while the other computes); the CPU front end codes a
-        // picture per coder, `depth` coders.
+        // The GPU front end codes `depth` pictures a batch, `GPU_CODERS` batches in flight:
+        // a batch's waves are small dispatches that leave much of a large GPU idle, which
+        // the other batches fill (and one uploads or reads back while the others compute).
+        // The CPU front end codes a picture per coder, `depth` coders.
         let (coders, batch) = match self.front {
             Some(_) => (
                 std::env::var("PARVLC_H264_CODERS")
                     .ok()
                     .and_then(|v| v.parse().ok())
-                    .unwrap_or(2),
+                    .unwrap_or(GPU_CODERS),
                 depth,
             ),
             None => (depth, 1),
