@@ -45,10 +45,11 @@ var<workgroup> i4_failed: atomic<u32>;
 var<workgroup> i4_failed_seen: u32;
 
 // Each of a step's two blocks' decision (index: the block's half of the workgroup): each
-// mode's SATD cost and prediction, and whether each candidate codes and at what cost
-// (the candidate's own invocation keeps the rest).
+// mode's SATD cost and prediction, the candidates' modes, and whether each candidate codes
+// and at what cost (the candidate's own invocation keeps the rest).
 var<workgroup> mode_cost: array<array<u32, 9>, 2>;
 var<workgroup> mode_pred: array<array<Block, 9>, 2>;
+var<workgroup> cand_mode: array<array<u32, 5>, 2>;
 var<workgroup> cand_ok: array<array<u32, 5>, 2>;
 var<workgroup> cand_cost: array<array<vec2<u32>, 5>, 2>;
 
@@ -184,35 +185,43 @@ fn luma4x4(lane: u32, qp: u32, forced: u32, mb_top: bool, mb_left: bool, mb_top_
             }
         }
         workgroupBarrier();
-        // The forced mode where it predicts; else the available modes by SATD cost, ties
-        // in mode order (the twin's stable sort), the cheapest five: candidate `sub` is
-        // the mode with `sub` modes before it.
-        var n_candidates = 0u;
-        var mode = 0u;
+        // The available modes by SATD cost, ties in mode order (the twin's stable sort):
+        // each invocation places the modes it costed, and the cheapest five are named in
+        // `cand_mode` (nine comparisons a mode, where each invocation placing them all
+        // took eighty-one).
         if has_block {
-            let forcing = forced != 0u && mode_cost[half][forced - 1u] != NONE;
-            if forcing {
-                n_candidates = 1u;
-                mode = forced - 1u;
-            } else {
-                for (var m = 0u; m < 9u; m++) {
-                    let cost = mode_cost[half][m];
-                    if cost == NONE {
-                        continue;
-                    }
-                    n_candidates++;
+            for (var m = sub; m < 9u; m += 8u) {
+                let cost = mode_cost[half][m];
+                if cost != NONE {
                     var place = 0u;
                     for (var o = 0u; o < 9u; o++) {
                         let c = mode_cost[half][o];
-                        if c != NONE && (c < cost || (c == cost && o < m)) {
-                            place++;
-                        }
+                        place += u32(c != NONE && (c < cost || (c == cost && o < m)));
                     }
-                    if place == sub {
-                        mode = m;
+                    if place < RD_CANDIDATES {
+                        cand_mode[half][place] = m;
                     }
                 }
-                n_candidates = min(n_candidates, RD_CANDIDATES);
+            }
+        }
+        workgroupBarrier();
+        // The forced mode where it predicts; else candidate `sub` is the mode with `sub`
+        // modes before it.
+        var n_candidates = 0u;
+        var mode = 0u;
+        if has_block {
+            if forced != 0u && mode_cost[half][forced - 1u] != NONE {
+                n_candidates = 1u;
+                mode = forced - 1u;
+            } else {
+                var available = 0u;
+                for (var o = 0u; o < 9u; o++) {
+                    available += u32(mode_cost[half][o] != NONE);
+                }
+                n_candidates = min(available, RD_CANDIDATES);
+                if sub < n_candidates {
+                    mode = cand_mode[half][sub];
+                }
             }
         }
         // This candidate's coding, kept by its invocation: the winner writes it.
