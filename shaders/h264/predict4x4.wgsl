@@ -45,15 +45,25 @@ fn i4_store_line(half: u32, t: array<i32, 9>, l: array<i32, 5>) {
     i4_line[half][15] = t[8];
 }
 
-// Sample `k` (raster) of directional `mode` from `half`'s line.
-fn i4_line_sample(mode: u32, half: u32, k: u32) -> i32 {
-    let tap = rate_tables[RT_I4_TAPS + mode * 16u + k];
+// A sample of a directional mode from `half`'s line by its tap.
+fn i4_line_sample(half: u32, tap: u32) -> i32 {
     let i = min(tap & 15u, 13u);
     let a = i4_line[half][i];
     let b = i4_line[half][i + 1u];
     let c = i4_line[half][i + 2u];
-    let kind = tap >> 4u;
+    let kind = (tap >> 4u) & 3u;
     return select(select(a, (a + b + 1) >> 1u, kind == 1u), (a + 2 * b + c + 2) >> 2u, kind == 2u);
+}
+
+// Row `y` of directional `mode` from `half`'s line: the row's four taps in one word.
+fn i4_line_row(mode: u32, half: u32, y: u32) -> vec4<i32> {
+    let taps = rate_tables[RT_I4_TAPS + mode * 4u + y];
+    return vec4<i32>(
+        i4_line_sample(half, taps & 0xffu),
+        i4_line_sample(half, (taps >> 8u) & 0xffu),
+        i4_line_sample(half, (taps >> 16u) & 0xffu),
+        i4_line_sample(half, taps >> 24u),
+    );
 }
 
 // The prediction of `mode` (available, as `i4_mode_available` says) from `half`'s line;
@@ -62,10 +72,5 @@ fn predict4x4(mode: u32, half: u32, dc: i32) -> Block {
     if mode == 2u {
         return splat_block(dc);
     }
-    return Block(
-        vec4<i32>(i4_line_sample(mode, half, 0u), i4_line_sample(mode, half, 1u), i4_line_sample(mode, half, 2u), i4_line_sample(mode, half, 3u)),
-        vec4<i32>(i4_line_sample(mode, half, 4u), i4_line_sample(mode, half, 5u), i4_line_sample(mode, half, 6u), i4_line_sample(mode, half, 7u)),
-        vec4<i32>(i4_line_sample(mode, half, 8u), i4_line_sample(mode, half, 9u), i4_line_sample(mode, half, 10u), i4_line_sample(mode, half, 11u)),
-        vec4<i32>(i4_line_sample(mode, half, 12u), i4_line_sample(mode, half, 13u), i4_line_sample(mode, half, 14u), i4_line_sample(mode, half, 15u)),
-    );
+    return Block(i4_line_row(mode, half, 0u), i4_line_row(mode, half, 1u), i4_line_row(mode, half, 2u), i4_line_row(mode, half, 3u));
 }

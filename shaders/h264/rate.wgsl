@@ -14,7 +14,7 @@ const RT_RUN_BEFORE: u32 = 512u;  // run_before lengths [min(zerosLeft, 7) - 1][
 const RT_CBP_CODE: u32 = 617u;    // Intra_4x4 coded_block_pattern 0..47 -> codeNum of me(v)
 const RT_LAMBDA: u32 = 665u;      // x264's lambda by QP (SATD costs)
 const RT_LAMBDA2: u32 = 717u;     // lambda2 by QP, in units of 2^-RD_SHIFT
-const RT_I4_TAPS: u32 = 769u;     // Intra_4x4 prediction taps [mode][sample] (predict4x4.wgsl)
+const RT_I4_TAPS: u32 = 769u;     // Intra_4x4 prediction taps [mode][row], a byte per sample (predict4x4.wgsl)
 const RD_SHIFT: u32 = 6u;
 
 // Where a neighbour's TotalCoeff or mode is not available (outside the slice).

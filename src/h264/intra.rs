@@ -65,7 +65,7 @@ const INFO_WORDS: u64 = 8;
 /// ([`super::predict4x4::line_taps`]).
 pub(crate) fn rate_tables() -> Vec<u32> {
     let l = &VLC_LENGTHS;
-    let mut t = Vec::with_capacity(913);
+    let mut t = Vec::with_capacity(805);
     t.extend(
         l.coeff_token
             .as_flattened()

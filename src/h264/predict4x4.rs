@@ -282,10 +282,11 @@ pub fn line_tap(mode: u32, x: i32, y: i32) -> u32 {
     i as u32 | kind << 4
 }
 
-/// [`line_tap`] of every mode (DC's are 0) and sample, raster order: what the GPU reads.
+/// [`line_tap`] of every mode (DC's are 0) and row, a row's four taps a word (sample x
+/// in byte x): what the GPU reads.
 pub fn line_taps() -> Vec<u32> {
     (0..I4_MODES)
-        .flat_map(|m| (0..16).map(move |k| line_tap(m, k % 4, k / 4)))
+        .flat_map(|m| (0..4).map(move |y| (0..4).fold(0, |w, x| w | line_tap(m, x, y) << (8 * x))))
         .collect()
 }
 
@@ -363,8 +364,11 @@ mod tests {
             let line = e.line();
             for mode in (0..I4_MODES).filter(|&m| m != I4_DC) {
                 let want = predict4x4(mode, &e).unwrap();
+                let taps = line_taps();
                 for k in 0..16 {
                     let tap = line_tap(mode, k % 4, k / 4);
+                    let word = taps[(mode * 4 + k as u32 / 4) as usize];
+                    assert_eq!(tap, word >> (8 * (k % 4)) & 0xff, "packed tap {mode} {k}");
                     let (i, kind) = ((tap & 15) as usize, tap >> 4);
                     let (a, b, c) = (line[i], line[i + 1], line[i + 2]);
                     let got = match kind {
