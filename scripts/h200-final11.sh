@@ -8,22 +8,14 @@
 # There, from the project root, .device carried: bash scripts/h200-final11.sh
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
-OUT=${OUT:-out}
-mkdir -p "$OUT"
-exec > >(tee -a "$OUT/final11.txt") 2>&1
-# shellcheck disable=SC1091
-source .device/env.sh
+# shellcheck source=scripts/h200-lib.sh
+source scripts/h200-lib.sh
+h200_start final11
 B=.device/parvlc
 D=/tmp/parvlc-final
 mkdir -p "$D"
-date -u; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; nproc
-wall() { # label, command (a shell string)
-  /usr/bin/time -f "$1	wall %e s	user %U s	sys %S s	peak %M KiB" sh -c "$2" 2>&1 >/dev/null | tail -1
-}
 echo "== A. H.264"
-python3 -c 'import sys; sys.path.insert(0, "scripts"); from h264_rd import write_pan
-write_pan(1920, 1080, 240, sys.argv[1])' "$D/pan.y4m"
-cat "$D/pan.y4m" > /dev/null
+pan_y4m "$D/pan.y4m"
 $B h264 "$D/pan.y4m" --qp 27 --force -o "$D/ref.264" --luma auto --depth 16 2>/dev/null
 for r in 1 2; do
   for shape in "8 2" "16 2" "16 3" "16 4" "32 2" "32 3" "64 2"; do

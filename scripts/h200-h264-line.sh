@@ -7,22 +7,14 @@
 # There, from the project root, .device carried: bash scripts/h200-h264-line.sh
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
-OUT=${OUT:-out}
-mkdir -p "$OUT"
-exec > >(tee -a "$OUT/h264-line.txt") 2>&1
-# shellcheck disable=SC1091
-source .device/env.sh
+# shellcheck source=scripts/h200-lib.sh
+source scripts/h200-lib.sh
+h200_start h264-line
 NEW=.device/parvlc
 OLD=.device/parvlc-old
 D=/tmp/parvlc-h264
 mkdir -p "$D"
-date -u; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; nproc
-python3 -c 'import sys; sys.path.insert(0, "scripts"); from h264_rd import write_pan
-write_pan(1920, 1080, 240, sys.argv[1])' "$D/pan.y4m"
-cat "$D/pan.y4m" > /dev/null
-wall() { # label, command (a shell string)
-  /usr/bin/time -f "$1	wall %e s	user %U s	sys %S s	peak %M KiB" sh -c "$2" 2>&1 >/dev/null | tail -1
-}
+pan_y4m "$D/pan.y4m"
 for b in OLD NEW; do
   ${!b} h264 "$D/pan.y4m" --qp 27 --force -o "$D/$b.264" --luma auto --depth 16 2>/dev/null
 done

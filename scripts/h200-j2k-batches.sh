@@ -11,33 +11,16 @@
 # There, from the project root, .device carried: bash scripts/h200-j2k-batches.sh
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
-OUT=${OUT:-out}
-mkdir -p "$OUT"
-exec > >(tee -a "$OUT/j2k-batches.txt") 2>&1
-# shellcheck disable=SC1091
-source .device/env.sh
+# shellcheck source=scripts/h200-lib.sh
+source scripts/h200-lib.sh
+h200_start j2k-batches
 NEW=.device/parvlc
 OLD=.device/parvlc-old
 D=/tmp/parvlc-batches
 mkdir -p "$D/in" "$D/one" "$D/seq"
-date -u; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; nproc
-python3 scripts/ppm.py make "$D/base.ppm" 3840 2160
-python3 - "$D" 60 <<'PY'
-import sys
-d, n = sys.argv[1], int(sys.argv[2])
-data = open(f"{d}/base.ppm", "rb").read()
-head = data[: data.index(b"255\n") + 4]
-body = data[len(head):]
-row = 3 * 3840
-for k in range(n):
-    s = (8 * k % 2160) * row
-    open(f"{d}/in/f{k:03d}.ppm", "wb").write(head + body[s:] + body[:s])
-PY
+pan_ppm "$D/base.ppm" "$D/in" 60
 F30=$(ls "$D"/in/*.ppm | head -30 | tr '\n' ' ')
 F60=$(ls "$D"/in/*.ppm | tr '\n' ' ')
-wall() { # label, command (a shell string)
-  /usr/bin/time -f "$1	wall %e s	user %U s	sys %S s	peak %M KiB" sh -c "$2" 2>&1 >/dev/null | tail -1
-}
 echo "== outputs checked"
 for ht in "" --ht; do
   for f in $F30; do b=$(basename "$f" .ppm); $OLD j2k $ht "$f" -o "$D/one/$b.j2k" --force 2>/dev/null; done

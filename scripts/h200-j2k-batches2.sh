@@ -6,31 +6,14 @@
 # There, from the project root, .device carried: bash scripts/h200-j2k-batches2.sh
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
-OUT=${OUT:-out}
-mkdir -p "$OUT"
-exec > >(tee -a "$OUT/j2k-batches2.txt") 2>&1
-# shellcheck disable=SC1091
-source .device/env.sh
+# shellcheck source=scripts/h200-lib.sh
+source scripts/h200-lib.sh
+h200_start j2k-batches2
 NEW=.device/parvlc
 OLD=.device/parvlc-old
 D=/tmp/parvlc-batches
 mkdir -p "$D/in" "$D/ref" "$D/seq"
-date -u; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; nproc
-python3 scripts/ppm.py make "$D/base.ppm" 3840 2160
-python3 - "$D" 30 <<'PY'
-import sys
-d, n = sys.argv[1], int(sys.argv[2])
-data = open(f"{d}/base.ppm", "rb").read()
-head = data[: data.index(b"255\n") + 4]
-body = data[len(head):]
-row = 3 * 3840
-for k in range(n):
-    s = (8 * k % 2160) * row
-    open(f"{d}/in/f{k:03d}.ppm", "wb").write(head + body[s:] + body[:s])
-PY
-wall() { # label, command (a shell string)
-  /usr/bin/time -f "$1	wall %e s	user %U s	sys %S s	peak %M KiB" sh -c "$2" 2>&1 >/dev/null | tail -1
-}
+pan_ppm "$D/base.ppm" "$D/in" 30
 for ht in "" --ht; do
   $OLD j2k $ht "$D"/in/*.ppm -o "$D/ref" --force --depth 8 2>/dev/null
   for b in 1 2 4; do

@@ -12,18 +12,12 @@
 # There, from the project root, .device carried: bash scripts/h200-probe11.sh
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
-OUT=${OUT:-out}
-mkdir -p "$OUT"
-exec > >(tee -a "$OUT/probe11.txt") 2>&1
-# shellcheck disable=SC1091
-source .device/env.sh
+# shellcheck source=scripts/h200-lib.sh
+source scripts/h200-lib.sh
+h200_start probe11
 B=.device/parvlc
 D=/tmp/parvlc-probe11
 mkdir -p "$D"
-date -u; nvidia-smi --query-gpu=name,driver_version,persistence_mode --format=csv,noheader; nproc
-wall() { # label, command (a shell string)
-  /usr/bin/time -f "$1	wall %e s	user %U s	sys %S s	peak %M KiB" sh -c "$2" 2>&1 >/dev/null | tail -1
-}
 
 echo "== A. opening the GPU"
 : > "$D/empty"
@@ -35,9 +29,7 @@ wall "parvlc --version" "$B --version"
 
 echo "== B. H.264 front end batches"
 LUMA=auto BATCHES=16,32,64 RUNS=2 .device/h264_intra_bench 1920 1080
-python3 -c 'import sys; sys.path.insert(0, "scripts"); from h264_rd import write_pan
-write_pan(1920, 1080, 240, sys.argv[1])' "$D/pan.y4m"
-cat "$D/pan.y4m" > /dev/null
+pan_y4m "$D/pan.y4m"
 for r in 1 2; do for depth in 16 32 64; do
   wall "h264 240 frames auto, depth $depth, run $r" "$B h264 $D/pan.y4m --qp 27 --force -o $D/d$depth.264 --luma auto --depth $depth"
   cmp "$D/d$depth.264" "$D/d16.264" && echo "depth $depth: the depth-16 bytes"
@@ -47,19 +39,8 @@ RUST_LOG=parvlc=debug $B h264 "$D/pan.y4m" --qp 27 --force -o "$D/x.264" --luma 
 rm -f "$D/pan.y4m"
 
 echo "== C. JPEG 2000"
-python3 scripts/ppm.py make "$D/base.ppm" 3840 2160
 mkdir -p "$D/in" "$D/seq"
-python3 - "$D" 30 <<'PY'
-import sys
-d, n = sys.argv[1], int(sys.argv[2])
-data = open(f"{d}/base.ppm", "rb").read()
-head = data[: data.index(b"255\n") + 4]
-body = data[len(head):]
-row = 3 * 3840
-for k in range(n):
-    s = (8 * k % 2160) * row
-    open(f"{d}/in/f{k:03d}.ppm", "wb").write(head + body[s:] + body[:s])
-PY
+pan_ppm "$D/base.ppm" "$D/in" 30
 $B j2k "$D/base.ppm" -o "$D/a.j2k" --force 2>/dev/null
 opj_decompress -i "$D/a.j2k" -o "$D/back.ppm" >/dev/null 2>&1
 python3 scripts/ppm.py same "$D/base.ppm" "$D/back.ppm"

@@ -4,6 +4,9 @@
   ppm.py make OUT.ppm WIDTH HEIGHT   the synthetic RGB 8-bit picture they time: a
                                      horizontal ramp with a low-frequency wave, its
                                      row-shifted copy and an xor pattern
+  ppm.py pan BASE.ppm DIR N          N frames DIR/f000.ppm... of a vertical pan over
+                                     BASE: frame k is BASE's rows rotated by 8k, so
+                                     that frames differ
   ppm.py same A.ppm B.ppm            whether two PPMs hold the same raster (headers may
                                      differ in whitespace, as opj_decompress writes them);
                                      prints "A: exact" or "A: MISMATCH", exits 1 on a
@@ -27,6 +30,18 @@ def make(path, w, h):
         f.write(b"P6\n%d %d\n255\n" % (w, h) + b"".join(rows))
 
 
+def pan(base, out_dir, n):
+    data = open(base, "rb").read()
+    head = data[: data.index(b"255\n") + 4]
+    body = data[len(head):]
+    w, h = (int(v) for v in head.split()[1:3])
+    row = 3 * w
+    for k in range(n):
+        s = (8 * k % h) * row
+        with open(f"{out_dir}/f{k:03d}.ppm", "wb") as f:
+            f.write(head + body[s:] + body[:s])
+
+
 def same(a_path, b_path):
     a, b = open(a_path, "rb").read(), open(b_path, "rb").read()
     n = len(a) - a.index(b"255\n") - 4
@@ -37,6 +52,8 @@ def same(a_path, b_path):
 
 if sys.argv[1] == "make":
     make(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]))
+elif sys.argv[1] == "pan":
+    pan(sys.argv[2], sys.argv[3], int(sys.argv[4]))
 elif sys.argv[1] == "same":
     sys.exit(0 if same(sys.argv[2], sys.argv[3]) else 1)
 else:

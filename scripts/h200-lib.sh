@@ -1,0 +1,35 @@
+# What the H200 scripts share; each sources it from the project root.
+
+# h200_start NAME: everything the script prints from here on also goes to $OUT/NAME.txt;
+# the GPU machine's environment (.device/env.sh, the Vulkan loader) set up; the machine's
+# facts first.
+h200_start() {
+  OUT=${OUT:-out}
+  mkdir -p "$OUT"
+  exec > >(tee -a "$OUT/$1.txt") 2>&1
+  # shellcheck disable=SC1091
+  source .device/env.sh
+  date -u; nvidia-smi --query-gpu=name,driver_version,persistence_mode --format=csv,noheader; nproc
+}
+
+# wall LABEL COMMAND: one run of COMMAND (a shell string), its output dropped: wall clock,
+# CPU times and peak resident memory by GNU time, on one line after LABEL.
+wall() {
+  /usr/bin/time -f "$1	wall %e s	user %U s	sys %S s	peak %M KiB" sh -c "$2" 2>&1 >/dev/null | tail -1
+}
+
+# pan_y4m FILE [FRAMES]: the 1080p pan of scripts/h264_rd.py (240 frames by default), in
+# the page cache.
+pan_y4m() {
+  python3 -c 'import sys; sys.path.insert(0, "scripts"); from h264_rd import write_pan
+write_pan(1920, 1080, int(sys.argv[2]), sys.argv[1])' "$1" "${2:-240}"
+  cat "$1" > /dev/null
+}
+
+# pan_ppm BASE DIR N: the synthetic 4K RGB 8-bit picture BASE and N frames of a pan over
+# it, DIR/f000.ppm... (scripts/ppm.py).
+pan_ppm() {
+  mkdir -p "$2"
+  python3 scripts/ppm.py make "$1" 3840 2160
+  python3 scripts/ppm.py pan "$1" "$2" "$3"
+}
