@@ -44,6 +44,16 @@ impl Window {
         !state.1
     }
 
+    /// The sink has taken the items before `taken`: later ones may start.
+    pub(crate) fn taken(&self, taken: u64) {
+        self.set(Some(taken));
+    }
+
+    /// The sink has stopped: every wait at [`Window::admit`] ends, false.
+    pub(crate) fn close(&self) {
+        self.set(None);
+    }
+
     fn set(&self, taken: Option<u64>) {
         if let Ok(mut state) = self.state.lock() {
             match taken {

@@ -24,6 +24,8 @@ pub mod stream;
 pub mod syntax;
 pub mod transform;
 pub mod y4m;
+#[cfg(not(target_arch = "wasm32"))]
+pub mod y4m_file;
 
 pub use macroblock::LumaModes;
 pub use slices::encode_picture_levels;

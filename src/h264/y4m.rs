@@ -58,7 +58,7 @@ pub struct Y4mReader<R> {
     header: Y4mHeader,
     frames: u64,
     /// Bytes left in the input when known (a regular file): no frame is allocated beyond it.
-    remaining: Option<u64>,
+    pub(crate) remaining: Option<u64>,
 }
 
 impl Y4mReader<std::io::BufReader<std::fs::File>> {

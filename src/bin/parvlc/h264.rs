@@ -50,6 +50,10 @@ pub struct H264Args {
     backend: crate::BackendArg,
 }
 
+/// Threads reading a Y4M file's frames, and how far they read ahead of the encoder.
+const Y4M_READERS: usize = 4;
+const Y4M_AHEAD: usize = 16;
+
 pub fn encode(a: H264Args) -> Result<()> {
     let (input, output) = (&a.input, &a.output);
     let config = h264::EncoderConfig {
@@ -70,7 +74,8 @@ pub fn encode(a: H264Args) -> Result<()> {
         .as_deref()
         .map(|p| OutputFile::create(p, a.force))
         .transpose()?;
-    let mut reader = h264::y4m::Y4mReader::open(input)?;
+    // A regular file's frames are read ahead at their offsets on threads of their own.
+    let mut reader = h264::y4m_file::Y4mInput::open(input, Y4M_READERS, Y4M_AHEAD)?;
     let header = reader.header().clone();
     // The first frame before the GPU: a cut-off pipe fails before the driver starts.
     let first = reader.read_frame()?;
@@ -109,11 +114,10 @@ pub fn encode(a: H264Args) -> Result<()> {
         }
         Ok(())
     });
-    coded?;
+    let frames = coded?;
     if let Some(b) = bar {
         b.finish_and_clear();
     }
-    let frames = reader.frames_read();
     if frames == 0 {
         return Err(Error::InvalidArgument(format!(
             "{}: the Y4M file holds no frames",
