@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Where the H.264 CLI's host time goes at its defaults (2026-11-28): 240 frames of the
 # 1080p pan at QP 27, a perf profile (symbols, libraries) and the process's counters.
+# (Its one call: the staged perf crashed at start, so only the wall and the debug log's
+# waits came back, benches/results/h200-2026-11-28-h264-profile.txt.)
 # Here: perf and its libraries in .device/perf. There, from the project root, .device
 # carried: bash scripts/h200-h264-profile.sh
 set -uo pipefail
