@@ -19,7 +19,7 @@ use crate::{Engine, Error, Result};
 
 /// Batches of the GPU front end in flight at once. On the H200, 240 1080p frames at
 /// batches of 16: 1.67-1.72 s with two, 1.50-1.51 with three, 1.34-1.43 with four, 1.41-1.44
-/// with six (docs/h264.md, "Batches in flight").
+/// with six (docs/results.md, "Eleventh pass").
 #[cfg(not(target_arch = "wasm32"))]
 const GPU_CODERS: usize = 4;
 
