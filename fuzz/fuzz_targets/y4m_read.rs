@@ -11,7 +11,9 @@ use parvlc::h264::y4m_file::Y4mInput;
 use parvlc::h264::Picture;
 
 /// Every frame until the end or the first error.
-fn frames(mut next: impl FnMut() -> parvlc::Result<Option<Picture>>) -> (Vec<Picture>, Option<String>) {
+fn frames(
+    mut next: impl FnMut() -> parvlc::Result<Option<Picture>>,
+) -> (Vec<Picture>, Option<String>) {
     let mut out = Vec::new();
     loop {
         match next() {
