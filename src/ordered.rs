@@ -1,5 +1,6 @@
 //! Work finished out of order by several threads, handed on in order: the stream
-//! compressor's chunks, the H.264 encoder's pictures, the gzip and GPU decoders' batches.
+//! compressor's chunks, the H.264 encoder's pictures, the gzip and GPU decoders' batches,
+//! a Y4M file's frames read ahead.
 //! A [`Window`] keeps the reader from running ahead of the oldest unfinished item, so
 //! what waits to be handed on stays bounded however long one item takes.
 
@@ -70,7 +71,7 @@ struct Closing<'w>(&'w Window);
 
 impl Drop for Closing<'_> {
     fn drop(&mut self) {
-        self.0.set(None);
+        self.0.close();
     }
 }
 
@@ -95,7 +96,7 @@ pub(crate) fn in_order<T>(
         while let Some(item) = waiting.remove(&next) {
             sink(next, item)?;
             next += 1;
-            window.set(Some(next));
+            window.taken(next);
         }
     }
     if waiting.is_empty() {

@@ -24,8 +24,9 @@ fn i4_mode_available(mode: u32, has_top: bool, has_left: bool, has_corner: bool)
     }
 }
 
-// The line of `half`'s block from its edge: `t[x + 1]` is p[x, -1] for x = -1..7 and
-// `l[y + 1]` is p[-1, y] for y = -1..3 (`t[0]` and `l[0]` the corner).
+// The line of `half`'s block from its edge (keep in sync with src/h264/predict4x4.rs
+// `Edge::line`): `t[x + 1]` is p[x, -1] for x = -1..7 and `l[y + 1]` is p[-1, y] for
+// y = -1..3 (`t[0]` and `l[0]` the corner).
 fn i4_store_line(half: u32, t: array<i32, 9>, l: array<i32, 5>) {
     i4_line[half][0] = l[4];
     i4_line[half][1] = l[4];
@@ -55,7 +56,8 @@ fn i4_line_sample(half: u32, tap: u32) -> i32 {
     return select(select(a, (a + b + 1) >> 1u, kind == 1u), (a + 2 * b + c + 2) >> 2u, kind == 2u);
 }
 
-// Row `y` of directional `mode` from `half`'s line: the row's four taps in one word.
+// Row `y` of directional `mode` from `half`'s line: the row's four taps in one word (keep
+// in sync with src/h264/predict4x4.rs `line_taps`).
 fn i4_line_row(mode: u32, half: u32, y: u32) -> vec4<i32> {
     let taps = rate_tables[RT_I4_TAPS + mode * 4u + y];
     return vec4<i32>(

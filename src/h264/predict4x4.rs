@@ -209,7 +209,8 @@ pub fn predict4x4(mode: u32, e: &Edge) -> Option<[u8; 16]> {
 pub const LINE_LEN: usize = 16;
 
 impl Edge {
-    /// The edge as one line, as the GPU predicts from it (shaders/h264/predict4x4.wgsl):
+    /// The edge as one line, as the GPU predicts from it (keep in sync with
+    /// shaders/h264/predict4x4.wgsl `i4_store_line`):
     /// p[-1, 3] at 0 and 1, p[-1, y] at 4 - y, the corner p[-1, -1] at 5, p[x, -1] at
     /// 6 + x, and p[7, -1] again at 14 and 15; a missing part reads 0.
     pub fn line(&self) -> [i32; LINE_LEN] {
@@ -283,7 +284,8 @@ pub fn line_tap(mode: u32, x: i32, y: i32) -> u32 {
 }
 
 /// [`line_tap`] of every mode (DC's are 0) and row, a row's four taps a word (sample x
-/// in byte x): what the GPU reads.
+/// in byte x): what the GPU reads (keep in sync with shaders/h264/predict4x4.wgsl
+/// `i4_line_row` and `i4_line_sample`).
 pub fn line_taps() -> Vec<u32> {
     (0..I4_MODES)
         .flat_map(|m| (0..4).map(move |y| (0..4).fold(0, |w, x| w | line_tap(m, x, y) << (8 * x))))
@@ -342,11 +344,15 @@ pub fn mode_from_syntax(field: u32, pred: u32) -> u32 {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+    use crate::cavlc::frame::LUMA_CODING_ORDER;
+
     #[test]
     fn line_taps_predict_every_directional_mode() {
         // Random edges, every part present: each directional mode's samples from the
         // line and its taps equal the clause's formulas.
         let mut rng = crate::testdata::SplitMix64(44);
+        let taps = line_taps();
         for _ in 0..2000 {
             let mut bytes = [0u8; 13];
             rng.fill(&mut bytes);
@@ -364,7 +370,6 @@ mod tests {
             let line = e.line();
             for mode in (0..I4_MODES).filter(|&m| m != I4_DC) {
                 let want = predict4x4(mode, &e).unwrap();
-                let taps = line_taps();
                 for k in 0..16 {
                     let tap = line_tap(mode, k % 4, k / 4);
                     let word = taps[(mode * 4 + k as u32 / 4) as usize];
@@ -381,9 +386,6 @@ mod tests {
             }
         }
     }
-
-    use super::*;
-    use crate::cavlc::frame::LUMA_CODING_ORDER;
 
     /// p[x, -1] = 10, 20, .., 80; p[-1, y] = 15, 25, 35, 45; p[-1, -1] = 5.
     const EDGE: Edge = Edge {

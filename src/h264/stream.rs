@@ -419,9 +419,11 @@ impl Encoder {
         })
     }
 
-    /// Code every picture `next` gives, `depth` at once on threads of their own, and
-    /// hand each to `sink` in order; returns how many. `next` runs on a reader thread,
-    /// one picture ahead of the coders, so memory holds about `2 * depth + 2` pictures.
+    /// Code every picture `next` gives and hand each to `sink` in order; returns how many.
+    /// `next` runs on a reader thread. The GPU front end codes batches of `depth`
+    /// pictures, four batches at once, and admits at most five batches' pictures; the CPU
+    /// front end codes `depth` pictures at once on threads of their own and admits twice
+    /// as many.
     /// Blocks: call it from a thread of your own.
     #[cfg(not(target_arch = "wasm32"))]
     pub fn encode_stream(
@@ -449,6 +451,7 @@ impl Encoder {
                 std::env::var("PARVLC_H264_CODERS")
                     .ok()
                     .and_then(|v| v.parse().ok())
+                    .filter(|&n| n > 0)
                     .unwrap_or(GPU_CODERS),
                 depth,
             ),

@@ -58,7 +58,9 @@ pub struct Y4mReader<R> {
     header: Y4mHeader,
     frames: u64,
     /// Bytes left in the input when known (a regular file): no frame is allocated beyond it.
-    pub(crate) remaining: Option<u64>,
+    remaining: Option<u64>,
+    /// Bytes of the header line: where the first frame starts.
+    header_bytes: u64,
 }
 
 impl Y4mReader<std::io::BufReader<std::fs::File>> {
@@ -283,11 +285,22 @@ impl<R: BufRead> Y4mReader<R> {
             },
             frames: 0,
             remaining: len.map(|l| l.saturating_sub(used)),
+            header_bytes: used,
         })
     }
 
     pub fn header(&self) -> &Y4mHeader {
         &self.header
+    }
+
+    /// Where the first frame starts in the input.
+    pub(crate) fn header_bytes(&self) -> u64 {
+        self.header_bytes
+    }
+
+    /// Whether the input's length is known (a regular file).
+    pub(crate) fn has_length(&self) -> bool {
+        self.remaining.is_some()
     }
 
     /// Frames read so far.

@@ -17,7 +17,7 @@ use std::thread::JoinHandle;
 
 use super::y4m::{Y4mHeader, Y4mReader};
 use super::Picture;
-use crate::huffman::pipeline::read_full_at;
+use crate::huffman::pipeline::fill_at;
 use crate::ordered::Window;
 use crate::{Error, Result};
 
@@ -69,8 +69,9 @@ pub struct Y4mFrames {
     header: Y4mHeader,
     count: u64,
     next: u64,
-    from_readers: Receiver<Result<(u64, Picture)>>,
-    waiting: BTreeMap<u64, Picture>,
+    from_readers: Receiver<(u64, Result<Picture>)>,
+    /// Frames (or their errors) read ahead of the next one.
+    waiting: BTreeMap<u64, Result<Picture>>,
     window: Arc<Window>,
     stop: Arc<AtomicBool>,
     readers: Vec<JoinHandle<()>>,
@@ -78,26 +79,32 @@ pub struct Y4mFrames {
 
 impl Y4mFrames {
     /// The opened file, where its frames start and how many there are, where every frame
-    /// is `FRAME\n` and its samples, the last one whole.
+    /// is `FRAME\n` and its samples, the last one whole; `None` for any other file, or where
+    /// reading it here fails (the stream reader then meets the failure and names it).
     fn layout(
         path: &Path,
         reader: &Y4mReader<BufReader<File>>,
     ) -> Result<Option<(File, u64, u64)>> {
-        let Some(remaining) = reader.remaining else {
-            return Ok(None);
-        };
-        let file = File::open(path).map_err(|e| Error::io(path, e))?;
-        let len = file.metadata().map_err(|e| Error::io(path, e))?.len();
-        let start = len.saturating_sub(remaining);
-        let frame_len = 6 + reader.header().frame_bytes() as u64;
-        if remaining % frame_len != 0 || len != start + remaining {
+        if !reader.has_length() {
             return Ok(None);
         }
-        let count = remaining / frame_len;
+        let Ok(file) = File::open(path) else {
+            return Ok(None);
+        };
+        let Ok(len) = file.metadata().map(|m| m.len()) else {
+            return Ok(None);
+        };
+        let start = reader.header_bytes();
+        let frame_len = 6 + reader.header().frame_bytes() as u64;
+        let frames = len.saturating_sub(start);
+        if len < start || frames % frame_len != 0 {
+            return Ok(None);
+        }
+        let count = frames / frame_len;
         let mut marker = [0u8; 6];
         for k in 0..count {
-            let got = read_full_at(&file, &mut marker, start + k * frame_len)?;
-            if got < 6 || &marker != b"FRAME\n" {
+            let whole = fill_at(&file, &mut marker, start + k * frame_len).ok() == Some(6);
+            if !whole || &marker != b"FRAME\n" {
                 return Ok(None);
             }
         }
@@ -133,7 +140,7 @@ impl Y4mFrames {
                     let at = start + k * frame_len + 6;
                     let picture = read_picture_at(&file, at, width, height, &name, k);
                     let failed = picture.is_err();
-                    if to_consumer.send(picture.map(|p| (k, p))).is_err() || failed {
+                    if to_consumer.send((k, picture)).is_err() || failed {
                         return;
                     }
                 })
@@ -160,7 +167,9 @@ impl Y4mFrames {
         self.count == 0
     }
 
-    /// The next frame, or `None` after the last.
+    /// The next frame, or `None` after the last. A frame that cannot be read is an error
+    /// in its turn, after the frames before it, as the stream reader gives it; the frames
+    /// after it are not read.
     pub fn read_frame(&mut self) -> Result<Option<Picture>> {
         if self.next >= self.count {
             return Ok(None);
@@ -170,10 +179,9 @@ impl Y4mFrames {
                 break p;
             }
             match self.from_readers.recv() {
-                Ok(Ok((k, p))) => {
+                Ok((k, p)) => {
                     self.waiting.insert(k, p);
                 }
-                Ok(Err(e)) => return Err(e),
                 Err(_) => {
                     return Err(Error::InvalidArgument(format!(
                         "the Y4M readers stopped before frame {}",
@@ -182,17 +190,31 @@ impl Y4mFrames {
                 }
             }
         };
-        self.next += 1;
-        self.window.taken(self.next);
-        Ok(Some(picture))
+        match picture {
+            Ok(p) => {
+                self.next += 1;
+                self.window.taken(self.next);
+                Ok(Some(p))
+            }
+            Err(e) => {
+                self.count = self.next;
+                self.stop_readers();
+                Err(e)
+            }
+        }
+    }
+
+    /// No reader starts another frame, and none waits to.
+    fn stop_readers(&self) {
+        self.stop.store(true, Ordering::Relaxed);
+        self.window.close();
     }
 }
 
 /// The readers stop where they are, whatever was handed out.
 impl Drop for Y4mFrames {
     fn drop(&mut self) {
-        self.stop.store(true, Ordering::Relaxed);
-        self.window.close();
+        self.stop_readers();
         // A reader blocked sending finds the channel gone.
         let (_, empty) = sync_channel(1);
         drop(std::mem::replace(&mut self.from_readers, empty));
@@ -202,7 +224,7 @@ impl Drop for Y4mFrames {
     }
 }
 
-/// Frame `k`'s planes from byte `at` of `file`.
+/// Frame `k`'s planes from byte `at` of `file`, with the stream reader's errors.
 fn read_picture_at(
     file: &File,
     at: u64,
@@ -219,8 +241,9 @@ fn read_picture_at(
         v: Vec::new(),
     };
     let luma = width as usize * height as usize;
-    let chroma = (Picture::frame_bytes(width, height) - luma) / 2;
-    let mut at = at;
+    let want = Picture::frame_bytes(width, height);
+    let chroma = (want - luma) / 2;
+    let mut got = 0;
     for (plane, len) in [
         (&mut picture.y, luma),
         (&mut picture.u, chroma),
@@ -228,13 +251,15 @@ fn read_picture_at(
     ] {
         // Zeroed by the allocator's fresh pages, not a pass of its own.
         *plane = vec![0u8; len];
-        if read_full_at(file, plane, at)? < len {
+        let n = fill_at(file, plane, at + got as u64).map_err(|e| Error::io(name, e))?;
+        got += n;
+        if n < len {
+            // The file shrank after it was opened.
             return Err(Error::corrupt(
                 "Y4M",
-                format!("{name}: frame {k} is truncated: the file shrank while it was read"),
+                format!("{name}: frame {k} is truncated: {got} of {want} bytes"),
             ));
         }
-        at += len as u64;
     }
     Ok(picture)
 }
@@ -310,6 +335,30 @@ mod tests {
         for p in [path, empty] {
             std::fs::remove_file(p).unwrap();
         }
+    }
+
+    #[test]
+    fn a_file_that_shrinks_while_read_ends_in_order_with_the_streams_error() {
+        // One reader, one frame ahead: frame 0 is read at once, the others after the file
+        // is cut inside frame 3's samples.
+        let path = file("shrinks", 6, |_| "FRAME\n", 0);
+        let mut input = Y4mInput::open(&path, 1, 1).unwrap();
+        assert!(matches!(input, Y4mInput::Parallel(_)));
+        let header = b"YUV4MPEG2 W48 H32 F25:1 C420jpeg\n".len() as u64;
+        let frame = 6 + Picture::frame_bytes(48, 32) as u64;
+        let f = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
+        f.set_len(header + 3 * frame + 6 + 100).unwrap();
+        let want = stream(&path).map(|_| ()).unwrap_err().to_string();
+        let mut r = Y4mReader::open(&path).unwrap();
+        for k in 0..3 {
+            let p = input.read_frame().unwrap().unwrap();
+            assert!(Some(p) == r.read_frame().unwrap(), "frame {k}");
+        }
+        let got = input.read_frame().map(|_| ()).unwrap_err().to_string();
+        assert_eq!(got, want);
+        assert!(got.contains("frame 3 is truncated: 100 of"), "{got}");
+        assert!(input.read_frame().unwrap().is_none());
+        std::fs::remove_file(path).unwrap();
     }
 
     #[test]

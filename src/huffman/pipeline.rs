@@ -250,13 +250,19 @@ fn read_chunk_at(
 /// bytes were read. Positional: the file's position is not used (on unix, not moved).
 #[cfg(not(target_arch = "wasm32"))]
 pub(crate) fn read_full_at(file: &std::fs::File, buf: &mut [u8], at: u64) -> Result<usize> {
+    fill_at(file, buf, at).map_err(Error::ReadInput)
+}
+
+/// [`read_full_at`] with the I/O error as it is, for callers that name the file.
+#[cfg(not(target_arch = "wasm32"))]
+pub(crate) fn fill_at(file: &std::fs::File, buf: &mut [u8], at: u64) -> std::io::Result<usize> {
     let mut got = 0;
     while got < buf.len() {
         match read_at(file, &mut buf[got..], at + got as u64) {
             Ok(0) => break,
             Ok(n) => got += n,
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(Error::ReadInput(e)),
+            Err(e) => return Err(e),
         }
     }
     Ok(got)
