@@ -47,20 +47,16 @@ impl Window {
 
     /// The sink has taken the items before `taken`: later ones may start.
     pub(crate) fn taken(&self, taken: u64) {
-        self.set(Some(taken));
+        if let Ok(mut state) = self.state.lock() {
+            state.0 = taken;
+        }
+        self.moved.notify_all();
     }
 
     /// The sink has stopped: every wait at [`Window::admit`] ends, false.
     pub(crate) fn close(&self) {
-        self.set(None);
-    }
-
-    fn set(&self, taken: Option<u64>) {
         if let Ok(mut state) = self.state.lock() {
-            match taken {
-                Some(t) => state.0 = t,
-                None => state.1 = true,
-            }
+            state.1 = true;
         }
         self.moved.notify_all();
     }

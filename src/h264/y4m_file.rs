@@ -158,15 +158,6 @@ impl Y4mFrames {
         }
     }
 
-    /// Frames in the file.
-    pub fn len(&self) -> u64 {
-        self.count
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.count == 0
-    }
-
     /// The next frame, or `None` after the last. A frame that cannot be read is an error
     /// in its turn, after the frames before it, as the stream reader gives it; the frames
     /// after it are not read.
