@@ -8,19 +8,14 @@
 # the session had no device time left to repeat it.)
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
-OUT=${OUT:-out}
-mkdir -p "$OUT"
-exec > >(tee -a "$OUT/h264-batches.txt") 2>&1
-# shellcheck disable=SC1091
-source .device/env.sh
+# shellcheck source=scripts/h200-lib.sh
+source scripts/h200-lib.sh
+h200_start h264-batches
 B=.device/parvlc
 D=/tmp/parvlc-h264
 mkdir -p "$D"
-date -u; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; nproc
 LUMA=auto BATCHES=16,32,64 RUNS=2 .device/h264_intra_bench 1920 1080
-python3 -c 'import sys; sys.path.insert(0, "scripts"); from h264_rd import write_pan
-write_pan(1920, 1080, 240, sys.argv[1])' "$D/pan.y4m"
-cat "$D/pan.y4m" > /dev/null
+pan_y4m "$D/pan.y4m"
 for depth in 16 32 64; do
   /usr/bin/time -f "auto, depth $depth	wall %e s	user %U s	sys %S s	peak %M KiB" \
     $B h264 "$D/pan.y4m" --qp 27 --force -o "$D/d$depth.264" --luma auto --depth $depth 2>&1 | tail -2

@@ -8,35 +8,25 @@
 # There, from the project root, .device carried: bash scripts/h200-h264-intra.sh
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
-OUT=${OUT:-out}
-mkdir -p "$OUT"
-exec > >(tee -a "$OUT/h264-intra.txt") 2>&1
-# shellcheck disable=SC1091
-source .device/env.sh
+# shellcheck source=scripts/h200-lib.sh
+source scripts/h200-lib.sh
+h200_start h264-intra
 B=.device/parvlc
 D=/tmp/parvlc-h264
 mkdir -p "$D"
-date -u; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; nproc
-python3 -c 'import sys; sys.path.insert(0, "scripts"); from h264_rd import write_pan
-write_pan(1920, 1080, 240, sys.argv[1])' "$D/pan.y4m"
-cat "$D/pan.y4m" > /dev/null
-# label, then parvlc h264's arguments after the input: the command's report and its times.
-t() {
-  /usr/bin/time -f "$1	wall %e s	user %U s	sys %S s	peak %M KiB" \
-    $B h264 "$D/pan.y4m" --qp 27 --force "${@:2}" 2>&1 | tail -2
-}
-t "auto, CPU front end" -o "$D/cpu.264" --luma auto --front-end cpu
+pan_y4m "$D/pan.y4m"
+h264_pan "auto, CPU front end" -o "$D/cpu.264" --luma auto --front-end cpu --depth 8
 for r in 1 2; do
-  t "auto, GPU front end, run $r" -o "$D/gpu.264" --luma auto
+  h264_pan "auto, GPU front end, run $r" -o "$D/gpu.264" --luma auto --depth 8
   cmp "$D/gpu.264" "$D/cpu.264" && echo "auto: GPU front end bytes == CPU front end bytes"
 done
-t "auto, GPU front end, depth 16" -o "$D/gpu16.264" --luma auto --depth 16
+h264_pan "auto, GPU front end, depth 16" -o "$D/gpu16.264" --luma auto --depth 16
 cmp "$D/gpu16.264" "$D/cpu.264" && echo "depth 16: the same bytes"
 for r in 1 2; do
-  t "16x16, GPU front end, run $r" -o "$D/i16.264" --luma 16x16
+  h264_pan "16x16, GPU front end, run $r" -o "$D/i16.264" --luma 16x16 --depth 8
 done
-t "auto, slice per row, CPU front end" -o "$D/cpu-rows.264" --luma auto --slice-rows 1 --front-end cpu
-t "auto, slice per row, GPU front end" -o "$D/gpu-rows.264" --luma auto --slice-rows 1
+h264_pan "auto, slice per row, CPU front end" -o "$D/cpu-rows.264" --luma auto --slice-rows 1 --front-end cpu --depth 8
+h264_pan "auto, slice per row, GPU front end" -o "$D/gpu-rows.264" --luma auto --slice-rows 1 --depth 8
 cmp "$D/gpu-rows.264" "$D/cpu-rows.264" && echo "slice per row: GPU front end bytes == CPU front end bytes"
 ls -l "$D"/*.264
 echo "== the debug log's batch timings, auto, GPU front end"

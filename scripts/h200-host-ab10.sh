@@ -9,18 +9,13 @@
 # There, from the project root, .device carried: bash scripts/h200-host-ab10.sh
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
-OUT=${OUT:-out}
-mkdir -p "$OUT"
-exec > >(tee -a "$OUT/host-ab10.txt") 2>&1
-# shellcheck disable=SC1091
-source .device/env.sh
+# shellcheck source=scripts/h200-lib.sh
+source scripts/h200-lib.sh
+h200_start host-ab10
 B=.device/parvlc
 D=/tmp/parvlc-ab10
 mkdir -p "$D"
-date -u; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; nproc
-for _ in 1 2 3 4 5 6 7 8; do tar cf - /usr /opt /etc 2>/dev/null; done | head -c 4294967296 > "$D/sys.tar"
-head -c 1073741824 "$D/sys.tar" > "$D/sys1g"
-cat "$D/sys.tar" "$D/sys1g" > /dev/null
+sys_files "$D"
 export PARVLC_CACHE_DIR="$D/cache-warm"
 echo "== library host to host, 1 GiB (stream_bench checks each shape's output first)"
 for r in 1 2; do for pool in 4 16; do
@@ -36,13 +31,12 @@ $B decompress --backend wgpu "$D/o.pvlc" -o - 2>/dev/null | cmp - "$D/sys.tar" &
 for pool in 4 16; do
   PARVLC_EXP_HOSTPOOL=$pool $B compress -f gzip - -o - < "$D/sys.tar" 2>/dev/null | gzip -dc | cmp - "$D/sys.tar" && echo "pool $pool gzip: gzip -dc gives the input"
 done
-t() { /usr/bin/time -f "$1	wall %e s	peak %M KiB	user %U s	sys %S s" sh -c "$2" 2>&1 >/dev/null | tail -1; }
 for r in 1 2 3; do for pool in 4 16; do
   export PARVLC_EXP_HOSTPOOL=$pool
-  t "pool $pool gzip stdin $r" "$B compress -f gzip - -o - < $D/sys.tar"
-  t "pool $pool native stdin $r" "$B compress -f native - -o - < $D/sys.tar"
-  t "pool $pool decompress wgpu $r" "$B decompress --backend wgpu $D/o.pvlc -o -"
-  t "pool $pool gzip to file $r" "$B compress -f gzip $D/sys.tar -o $D/f.gz --force"
+  wall "pool $pool gzip stdin $r" "$B compress -f gzip - -o - < $D/sys.tar"
+  wall "pool $pool native stdin $r" "$B compress -f native - -o - < $D/sys.tar"
+  wall "pool $pool decompress wgpu $r" "$B decompress --backend wgpu $D/o.pvlc -o -"
+  wall "pool $pool gzip to file $r" "$B compress -f gzip $D/sys.tar -o $D/f.gz --force"
 done; done
 unset PARVLC_EXP_HOSTPOOL
 rm -f "$D/f.gz"

@@ -11,21 +11,13 @@
 # There, from the project root, .device carried: bash scripts/h200-host-probe.sh
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
-OUT=${OUT:-out}
-mkdir -p "$OUT"
-exec > >(tee -a "$OUT/host-probe.txt") 2>&1
-# shellcheck disable=SC1091
-source .device/env.sh
+# shellcheck source=scripts/h200-lib.sh
+source scripts/h200-lib.sh
+h200_start host-probe
 B=.device/parvlc
 D=/tmp/parvlc-probe
 mkdir -p "$D"
-date -u; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; nproc
-for _ in 1 2 3 4 5 6 7 8; do tar cf - /usr /opt /etc 2>/dev/null; done | head -c 4294967296 > "$D/sys.tar"
-head -c 1073741824 "$D/sys.tar" > "$D/sys1g"
-cat "$D/sys.tar" "$D/sys1g" > /dev/null
-t() { # label, command (a shell string): one run's wall s, peak KiB, user and system s
-  /usr/bin/time -f "$1	wall %e s	peak %M KiB	user %U s	sys %S s" sh -c "$2" 2>&1 >/dev/null | tail -1
-}
+sys_files "$D"
 echo "== outputs checked"
 $B compress -f gzip - -o - < "$D/sys.tar" 2>/dev/null > "$D/o.gz"
 gzip -dc "$D/o.gz" | cmp - "$D/sys.tar" && echo "gzip: gzip -dc gives the input"
@@ -48,12 +40,12 @@ done
 echo "== B. memory hints"
 for r in 1 2; do for h in performance memory manual:16-64; do
   export PARVLC_EXP_HINTS=$h
-  t "$h warm gzip stdin $r" "$B compress -f gzip - -o - < $D/sys.tar"
-  t "$h warm native stdin $r" "$B compress -f native - -o - < $D/sys.tar"
-  t "$h gzip to file $r" "$B compress -f gzip $D/sys.tar -o $D/f.gz --force"
-  t "$h decompress wgpu $r" "$B decompress --backend wgpu $D/o.pvlc -o -"
+  wall "$h warm gzip stdin $r" "$B compress -f gzip - -o - < $D/sys.tar"
+  wall "$h warm native stdin $r" "$B compress -f native - -o - < $D/sys.tar"
+  wall "$h gzip to file $r" "$B compress -f gzip $D/sys.tar -o $D/f.gz --force"
+  wall "$h decompress wgpu $r" "$B decompress --backend wgpu $D/o.pvlc -o -"
   (export PARVLC_CACHE_DIR="$D/cache-cold-$h-$r"; rm -rf "$PARVLC_CACHE_DIR" "$HOME/.cache/nvidia" "$HOME/.nv"
-   t "$h cold gzip stdin $r" "$B compress -f gzip - -o - < $D/sys.tar")
+   wall "$h cold gzip stdin $r" "$B compress -f gzip - -o - < $D/sys.tar")
 done; done
 rm -f "$D/f.gz"
 unset PARVLC_EXP_HINTS

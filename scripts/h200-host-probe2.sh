@@ -11,18 +11,13 @@
 #   bash scripts/h200-host-probe2.sh
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
-OUT=${OUT:-out}
-mkdir -p "$OUT"
-exec > >(tee -a "$OUT/host-probe2.txt") 2>&1
-# shellcheck disable=SC1091
-source .device/env.sh
+# shellcheck source=scripts/h200-lib.sh
+source scripts/h200-lib.sh
+h200_start host-probe2
 B=.device/parvlc
 D=/tmp/parvlc-probe
 mkdir -p "$D"
-date -u; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; nproc
-for _ in 1 2 3 4 5 6 7 8; do tar cf - /usr /opt /etc 2>/dev/null; done | head -c 4294967296 > "$D/sys.tar"
-head -c 1073741824 "$D/sys.tar" > "$D/sys1g"
-cat "$D/sys.tar" "$D/sys1g" > /dev/null
+sys_files "$D"
 perf() { LD_LIBRARY_PATH=.device/perf/lib .device/perf/perf "$@"; }
 echo 0 > /proc/sys/kernel/kptr_restrict 2>/dev/null
 echo -1 > /proc/sys/kernel/perf_event_paranoid 2>/dev/null
@@ -45,11 +40,10 @@ $B compress -f native "$D/sys.tar" -o "$D/o.pvlc" --force 2>/dev/null
 $B decompress --backend wgpu "$D/o.pvlc" -o - 2>/dev/null | cmp - "$D/sys.tar" && echo "native: the GPU decoder gives the input"
 $B compress -f gzip - -o - < "$D/sys.tar" 2>/dev/null | gzip -dc | cmp - "$D/sys.tar" && echo "gzip: gzip -dc gives the input"
 PARVLC_EXP_POLLER=1 PARVLC_EXP_EXIT=1 $B compress -f gzip - -o - < "$D/sys.tar" 2>/dev/null | gzip -dc | cmp - "$D/sys.tar" && echo "gzip, knobs: gzip -dc gives the input"
-t() { /usr/bin/time -f "$1	wall %e s	peak %M KiB	user %U s	sys %S s" sh -c "$2" 2>&1 >/dev/null | tail -1; }
 for r in 1 2 3; do for k in "" POLLER EXIT "POLLER EXIT"; do
   envs=""; for x in $k; do envs="$envs PARVLC_EXP_$x=1"; done
-  t "gzip [$k] $r" "env $envs $B compress -f gzip - -o - < $D/sys.tar"
-  t "decompress wgpu [$k] $r" "env $envs $B decompress --backend wgpu $D/o.pvlc -o -"
+  wall "gzip [$k] $r" "env $envs $B compress -f gzip - -o - < $D/sys.tar"
+  wall "decompress wgpu [$k] $r" "env $envs $B decompress --backend wgpu $D/o.pvlc -o -"
 done; done
 perf record -F 1999 -o "$D/cli.data" -- sh -c "$B compress -f gzip - -o - < $D/sys.tar > /dev/null" 2>/dev/null
 perf report -i "$D/cli.data" --no-children --stdio --sort sym --percent-limit 0.7 2>/dev/null | grep -v '^$' | grep -v "^#" | head -45

@@ -33,3 +33,19 @@ pan_ppm() {
   python3 scripts/ppm.py make "$1" 3840 2160
   python3 scripts/ppm.py pan "$1" "$2" "$3"
 }
+
+# sys_files DIR: 4 GiB of the machine's own system files (`tar` of /usr, /opt and /etc,
+# repeated) as DIR/sys.tar and its first GiB as DIR/sys1g, both in the page cache.
+sys_files() {
+  mkdir -p "$1"
+  for _ in 1 2 3 4 5 6 7 8; do tar cf - /usr /opt /etc 2>/dev/null; done | head -c 4294967296 > "$1/sys.tar"
+  head -c 1073741824 "$1/sys.tar" > "$1/sys1g"
+  cat "$1/sys.tar" "$1/sys1g" > /dev/null
+}
+
+# h264_pan LABEL ARGS...: one `$B h264 $D/pan.y4m --qp 27 --force ARGS...` (B the
+# binary, D the scratch folder), the command's report and its times after LABEL.
+h264_pan() {
+  /usr/bin/time -f "$1	wall %e s	user %U s	sys %S s	peak %M KiB" \
+    "$B" h264 "$D/pan.y4m" --qp 27 --force "${@:2}" 2>&1 | tail -2
+}

@@ -12,17 +12,12 @@
 #   bash scripts/h200-poller-ab.sh
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
-OUT=${OUT:-out}
-mkdir -p "$OUT"
-exec > >(tee -a "$OUT/poller-ab.txt") 2>&1
-# shellcheck disable=SC1091
-source .device/env.sh
+# shellcheck source=scripts/h200-lib.sh
+source scripts/h200-lib.sh
+h200_start poller-ab
 D=/tmp/parvlc-poller
 mkdir -p "$D"
-date -u; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; nproc
-for _ in 1 2 3 4 5 6 7 8; do tar cf - /usr /opt /etc 2>/dev/null; done | head -c 4294967296 > "$D/sys.tar"
-head -c 1073741824 "$D/sys.tar" > "$D/sys1g"
-cat "$D/sys.tar" "$D/sys1g" > /dev/null
+sys_files "$D"
 export PARVLC_CACHE_DIR="$D/cache-warm"
 echo "== outputs checked"
 .device/parvlc compress -f native "$D/sys.tar" -o "$D/o.pvlc" --force 2>/dev/null
@@ -34,14 +29,13 @@ for b in parvlc parvlc-old; do
     .device/$b decompress --backend wgpu "$D/$f" -o - 2>/dev/null | cmp - "$D/sys.tar" && echo "$b: the GPU decoder gives the input of $f"
   done
 done
-t() { /usr/bin/time -f "$1	wall %e s	peak %M KiB	user %U s	sys %S s" sh -c "$2" 2>&1 >/dev/null | tail -1; }
 echo "== CLI, alternating"
 for r in 1 2 3; do for b in parvlc-old parvlc; do
-  t "$b gzip stdin $r" ".device/$b compress -f gzip - -o - < $D/sys.tar"
-  t "$b native stdin $r" ".device/$b compress -f native - -o - < $D/sys.tar"
-  t "$b decompress wgpu native $r" ".device/$b decompress --backend wgpu $D/o.pvlc -o -"
-  t "$b decompress wgpu gzip $r" ".device/$b decompress --backend wgpu $D/o.gz -o -"
-  t "$b decompress cpu native $r" ".device/$b decompress --backend cpu $D/o.pvlc -o -"
+  wall "$b gzip stdin $r" ".device/$b compress -f gzip - -o - < $D/sys.tar"
+  wall "$b native stdin $r" ".device/$b compress -f native - -o - < $D/sys.tar"
+  wall "$b decompress wgpu native $r" ".device/$b decompress --backend wgpu $D/o.pvlc -o -"
+  wall "$b decompress wgpu gzip $r" ".device/$b decompress --backend wgpu $D/o.gz -o -"
+  wall "$b decompress cpu native $r" ".device/$b decompress --backend cpu $D/o.pvlc -o -"
 done; done
 echo "== library host to host, 1 GiB"
 for r in 1 2; do for b in stream_bench-old stream_bench; do
