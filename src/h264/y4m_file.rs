@@ -35,7 +35,7 @@ impl Y4mInput {
     /// they lie at fixed offsets.
     pub fn open(path: &Path, threads: usize, ahead: usize) -> Result<Y4mInput> {
         let reader = Y4mReader::open(path)?;
-        match Y4mFrames::layout(path, &reader)? {
+        match Y4mFrames::layout(path, &reader) {
             Some((file, start, count)) => Ok(Y4mInput::Parallel(Y4mFrames::start(
                 path,
                 reader.header().clone(),
@@ -81,34 +81,27 @@ impl Y4mFrames {
     /// The opened file, where its frames start and how many there are, where every frame
     /// is `FRAME\n` and its samples, the last one whole; `None` for any other file, or where
     /// reading it here fails (the stream reader then meets the failure and names it).
-    fn layout(
-        path: &Path,
-        reader: &Y4mReader<BufReader<File>>,
-    ) -> Result<Option<(File, u64, u64)>> {
+    fn layout(path: &Path, reader: &Y4mReader<BufReader<File>>) -> Option<(File, u64, u64)> {
         if !reader.has_length() {
-            return Ok(None);
+            return None;
         }
-        let Ok(file) = File::open(path) else {
-            return Ok(None);
-        };
-        let Ok(len) = file.metadata().map(|m| m.len()) else {
-            return Ok(None);
-        };
+        let file = File::open(path).ok()?;
+        let len = file.metadata().ok()?.len();
         let start = reader.header_bytes();
         let frame_len = 6 + reader.header().frame_bytes() as u64;
         let frames = len.saturating_sub(start);
         if len < start || frames % frame_len != 0 {
-            return Ok(None);
+            return None;
         }
         let count = frames / frame_len;
         let mut marker = [0u8; 6];
         for k in 0..count {
             let whole = fill_at(&file, &mut marker, start + k * frame_len).ok() == Some(6);
             if !whole || &marker != b"FRAME\n" {
-                return Ok(None);
+                return None;
             }
         }
-        Ok(Some((file, start, count)))
+        Some((file, start, count))
     }
 
     fn start(
