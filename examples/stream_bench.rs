@@ -5,7 +5,7 @@
 //!
 //!     cargo run --release --example stream_bench [FILE]
 //!
-//! Without a file: 24 MiB of synthetic mixed data. `DEPTHS` (6) and `CHUNKS_MIB` (6) are
+//! Without a file: 24 MiB of synthetic mixed data. `DEPTHS` (10) and `CHUNKS_MIB` (4) are
 //! comma lists swept in full, `RUNS` the timed runs of each shape (3), `FORMAT` gzip or
 //! native (native). Opens the GPU as the CLI does (wgpu; the CPU where there is none).
 
@@ -59,8 +59,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("{} bytes, {format:?}, on {}", data.len(), engine.name());
     // Pages of the output touched once, before any run, as a caller that keeps its buffer.
     let mut out: Vec<u8> = vec![0; data.len() + data.len() / 8 + (1 << 20)];
-    for &chunk_mib in &list("CHUNKS_MIB", "6") {
-        for &depth in &list("DEPTHS", "6") {
+    for &chunk_mib in &list("CHUNKS_MIB", "4") {
+        for &depth in &list("DEPTHS", "10") {
             let config = StreamConfig {
                 chunk_bytes: chunk_mib << 20,
                 depth,

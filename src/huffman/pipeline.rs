@@ -49,8 +49,8 @@ impl Default for StreamConfig {
         let mut cuvle = CuvleConfig::default();
         cuvle.scan.workgroup_size = STREAM_WORKGROUP_SIZE;
         StreamConfig {
-            chunk_bytes: 6 << 20,
-            depth: 6,
+            chunk_bytes: 4 << 20,
+            depth: 10,
             frames: FrameConfig::default(),
             cuvle,
         }
@@ -403,22 +403,28 @@ pub fn compress_stream<'i>(
         for _ in 0..depth {
             let to_writer = to_writer.clone();
             let spares_tx = spares_tx.clone();
-            s.spawn(move || loop {
-                // Pipelines are built as chunks first need them, not every variant ahead:
-                // building the eight at once on a cold machine took the peak to 548-571
-                // MiB, against 498-501 without, to save 0.15-0.3 s of that first run
-                // (the H200, 4 GiB; docs/results.md, "Eighth pass").
-                let Some(next) = next_chunk() else { return };
-                let coded = next.and_then(|(seq, data)| {
-                    let c = pollster::block_on(encode_chunk(engine, &data, format, config));
-                    if let Cow::Owned(buffer) = data {
-                        let _ = spares_tx.send(buffer);
+            s.spawn(move || {
+                let code = || loop {
+                    // Pipelines are built as chunks first need them, not every variant
+                    // ahead: building the eight at once on a cold machine took the peak to
+                    // 548-571 MiB, against 498-501 without, to save 0.15-0.3 s of that
+                    // first run (the H200, 4 GiB; docs/results.md, "Eighth pass").
+                    let Some(next) = next_chunk() else { return };
+                    let coded = next.and_then(|(seq, data)| {
+                        let c = pollster::block_on(encode_chunk(engine, &data, format, config));
+                        if let Cow::Owned(buffer) = data {
+                            let _ = spares_tx.send(buffer);
+                        }
+                        c.map(|c| (seq, c))
+                    });
+                    let failed = coded.is_err();
+                    if to_writer.send(coded).is_err() || failed {
+                        return;
                     }
-                    c.map(|c| (seq, c))
-                });
-                let failed = coded.is_err();
-                if to_writer.send(coded).is_err() || failed {
-                    return;
+                };
+                match own_thread(engine) {
+                    Some(pool) => pool.install(code),
+                    None => code(),
                 }
             });
         }
@@ -445,6 +451,27 @@ pub fn compress_stream<'i>(
         }
         result
     })
+}
+
+/// A pool of one thread for a GPU coder's host work (planning its frames, their headers
+/// and checksums, the readback's copy), so that it runs on the coder's own thread. Those
+/// are short fork-joins, and with every coder handing them to rayon's shared pool they
+/// waited on each other: on the H200 (16 cores, 4 GiB of system files, gzip) the coders'
+/// planning took 1.7-2.3 ms a chunk of 6 MiB in the shared pool, and a compress took
+/// 0.94-1.06 s at depth 6 against 0.83-0.85 s with a thread of its own per coder at
+/// depth 10 and chunks of 4 MiB (docs/results.md, "Twelfth pass"). The CPU engine's
+/// coding is itself that work: it keeps the shared pool (None).
+#[cfg(not(target_arch = "wasm32"))]
+fn own_thread(engine: &Engine) -> Option<rayon::ThreadPool> {
+    if matches!(engine, Engine::Cpu) {
+        return None;
+    }
+    // Where the system refuses a thread, the coder works in the shared pool.
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .thread_name(|_| "parvlc-coder".into())
+        .build()
+        .ok()
 }
 
 /// The writer's side: chunks arrive in any order and are written in sequence.

@@ -24,11 +24,12 @@ pub struct CompressArgs {
     /// The output file, or `-` for standard output.
     #[arg(short, long)]
     output: Option<PathBuf>,
-    /// Input bytes per chunk of the pipeline (K and M suffixes).
-    #[arg(long, default_value = "6M", value_parser = parse_size)]
+    /// Input bytes per chunk of the pipeline (K and M suffixes). The default is
+    /// `StreamConfig::default()`'s, as is depth's.
+    #[arg(long, default_value = "4M", value_parser = parse_size)]
     chunk_size: usize,
     /// Chunks coded at once.
-    #[arg(long, default_value_t = 6, value_parser = clap::value_parser!(u32).range(1..=64))]
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..=64))]
     depth: u32,
     #[arg(short, long, default_value = "native")]
     format: Format,
@@ -567,4 +568,21 @@ fn default_decompressed_name(input: &Path) -> Result<PathBuf> {
     Err(Error::InvalidArgument(format!(
         "cannot derive an output name from {s} (no .pvlc or .gz): give -o"
     )))
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    /// The CLI's pipeline shape is the library's default one.
+    #[test]
+    fn compress_defaults_are_the_library_defaults() {
+        let cli = crate::Cli::try_parse_from(["parvlc", "compress", "x"]).expect("parses");
+        let crate::Command::Compress(a) = cli.command else {
+            panic!("not compress")
+        };
+        let library = parvlc::huffman::pipeline::StreamConfig::default();
+        assert_eq!(a.chunk_size, library.chunk_bytes);
+        assert_eq!(a.depth as usize, library.depth);
+    }
 }
