@@ -4,7 +4,7 @@
 # QP 27 with the CLI's defaults, whole process, the streams compared first; the coders'
 # waits for pictures from the debug log.
 # There, from the project root, .device carried: bash scripts/h200-h264-readers.sh
-# (2026-11-28: not run; the session had too little device time left to start a machine.)
+# (Run on 2026-11-28 in the twelfth pass: benches/results/h200-2026-11-28-h264-readers.txt.)
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 # shellcheck source=scripts/h200-lib.sh

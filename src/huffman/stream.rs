@@ -509,7 +509,7 @@ enum Job {
 }
 
 /// Frames of one or more members, read and not yet decoded: their index entries and
-/// bytes. Batches span members (a member is one pipeline chunk, 6 MiB by default: too
+/// bytes. Batches span members (a member is one pipeline chunk, 4 MiB by default: too
 /// little work for a GPU's round trip).
 struct FrameBatch {
     /// Per member with frames here: its number, the index within it of its first frame

@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# (2026-11-28, twelfth pass: the knobs were an uncommitted experiment build; neither was kept:
+# both were slower, and the mapped file's pages counted in the peak.)
+# The compressor's input taken from a mapping of the file (PARVLC_INPUT_MMAP, an
+# experiment knob) against the two reader threads' positional reads into buffers, and
+# four reader threads (PARVLC_FILE_READERS=4): 4 GiB of system files, stdin redirected
+# from the file to /dev/null, and file to file; every variant's output compared with the
+# default's first; the per-chunk phases of one debug-logged run of each.
+# There, from the project root, .device carried: bash scripts/h200-compress-mmap.sh
+set -uo pipefail
+cd "$(dirname "$0")/.." || exit 2
+# shellcheck source=scripts/h200-lib.sh
+source scripts/h200-lib.sh
+h200_start compress-mmap
+D=/tmp/parvlc-mmap
+sys_files "$D"
+B=.device/parvlc
+"$B" compress -f gzip - -o "$D/ref.gz" --force < "$D/sys.tar" 2>&1 | tail -1
+gzip -dc "$D/ref.gz" | cmp - "$D/sys.tar" && echo "gzip -dc gives the input"
+for k in "PARVLC_INPUT_MMAP=1" "PARVLC_INPUT_MMAP=1 PARVLC_INPUT_MMAP_SEQ=1" "PARVLC_FILE_READERS=4"; do
+  env $k "$B" compress -f gzip - -o "$D/k.gz" --force < "$D/sys.tar" 2>/dev/null
+  cmp "$D/ref.gz" "$D/k.gz" && echo "[$k] equals the default's output"
+done
+rm -f "$D/ref.gz" "$D/k.gz"
+for r in 1 2 3; do
+  for k in "X=1" "PARVLC_INPUT_MMAP=1" "PARVLC_INPUT_MMAP=1 PARVLC_INPUT_MMAP_SEQ=1" "PARVLC_FILE_READERS=4"; do
+    wall "gzip stdin [$k] $r" "env $k $B compress -f gzip - -o - < $D/sys.tar"
+  done
+done
+for r in 1 2; do
+  for k in "X=1" "PARVLC_INPUT_MMAP=1"; do
+    wall "native stdin [$k] $r" "env $k $B compress -f native - -o - < $D/sys.tar"
+    wall "gzip file to file [$k] $r" "env $k $B compress -f gzip $D/sys.tar -o $D/out.gz --force"
+  done
+done
+rm -f "$D/out.gz"
+# Per-chunk phases (medians over the run's chunks) from the debug log.
+for k in "X=1" "PARVLC_INPUT_MMAP=1"; do
+  echo "== phases [$k]"
+  env $k RUST_LOG=parvlc=debug "$B" compress -f gzip - -o - < "$D/sys.tar" 2>&1 >/dev/null \
+    | python3 -c '
+import re, sys, statistics as st
+ph = {}
+for line in sys.stdin:
+    m = re.search(r"upload ([0-9.]+) ms, histograms ([0-9.]+) ms, plan ([0-9.]+) ms, encode \(record, submit\) ([0-9.]+) ms, readback ([0-9.]+) ms, headers\+crc ([0-9.]+) ms", line)
+    if m:
+        for n, v in zip(["upload", "histograms", "plan", "submit", "readback", "headers+crc"], m.groups()):
+            ph.setdefault(n, []).append(float(v))
+    m = re.search(r"chunk \d+ read in ([0-9.]+) ms", line)
+    if m: ph.setdefault("read", []).append(float(m.group(1)))
+    m = re.search(r"bytes written in ([0-9.]+) ms", line)
+    if m: ph.setdefault("write", []).append(float(m.group(1)))
+    if re.search(r"opened|instance|adapter|device in|GB/s", line): print("  " + line.strip()[:200])
+for n, v in ph.items():
+    print(f"  {n}: {len(v)} chunks, median {st.median(v):.2f} ms, p90 {sorted(v)[int(len(v)*0.9)]:.2f} ms, sum {sum(v):.0f} ms")
+'
+done
+rm -rf "$D"
+date -u
