@@ -102,8 +102,36 @@ pub(crate) fn in_order<T>(
     }
 }
 
+/// A pool of `threads` threads of a pipeline worker's own, so that the worker's rayon
+/// fork-joins run there and not in rayon's shared pool. Short fork-joins from many
+/// workers in the shared pool wait on each other: on the H200, the stream compressor's
+/// coders took 0.94-1.06 s for 4 GiB in the shared pool and 0.83-0.85 s with a thread
+/// each (docs/results.md, "Twelfth pass"). None where the system refuses a thread: the
+/// work then runs in the shared pool.
+#[cfg(not(target_arch = "wasm32"))]
+pub(crate) fn own_pool(threads: usize) -> Option<rayon::ThreadPool> {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads.max(1))
+        .thread_name(|_| "parvlc-worker".into())
+        .build()
+        .ok()
+}
+
+/// `work` in `pool` where there is one (see [`own_pool`]), else on this thread.
+#[cfg(not(target_arch = "wasm32"))]
+pub(crate) fn in_pool<T: Send>(
+    pool: Option<&rayon::ThreadPool>,
+    work: impl FnOnce() -> T + Send,
+) -> T {
+    match pool {
+        Some(p) => p.install(work),
+        None => work(),
+    }
+}
+
 /// Jobs made in order on this thread by `read` (which hands each to the function it is
-/// given), done by `workers` threads in any order (`work`), and their results handed to
+/// given), done by `workers` threads in any order (`work`; with `own_threads`, each
+/// worker's fork-joins in a pool of that many threads of its own: [`own_pool`]), and their results handed to
 /// `write` in order on a writer thread, at most `window` jobs from the oldest one not yet
 /// written. The first worker that fails stops taking jobs for all of them, so the
 /// reader's next hand-off fails rather than waits. Returns what the writer and what the
@@ -112,6 +140,7 @@ pub(crate) fn in_order<T>(
 #[cfg(not(target_arch = "wasm32"))]
 pub(crate) fn work_in_order<J: Send, O: Send, R>(
     workers: usize,
+    own_threads: Option<usize>,
     window: usize,
     work: impl Fn(J) -> Result<O> + Sync,
     mut write: impl FnMut(O) -> Result<()> + Send,
@@ -129,17 +158,20 @@ pub(crate) fn work_in_order<J: Send, O: Send, R>(
             let hang_up = move || {
                 *from_reader.lock().unwrap_or_else(|e| e.into_inner()) = None;
             };
-            s.spawn(move || loop {
-                let next = match &*from_reader.lock().unwrap_or_else(|e| e.into_inner()) {
-                    Some(rx) => rx.recv(),
-                    None => return,
-                };
-                let Ok((seq, job)) = next else { return };
-                let done = work(job);
-                let failed = done.is_err();
-                if to_writer.send(done.map(|o| (seq, o))).is_err() || failed {
-                    return hang_up();
-                }
+            s.spawn(move || {
+                let pool = own_threads.and_then(own_pool);
+                in_pool(pool.as_ref(), || loop {
+                    let next = match &*from_reader.lock().unwrap_or_else(|e| e.into_inner()) {
+                        Some(rx) => rx.recv(),
+                        None => return,
+                    };
+                    let Ok((seq, job)) = next else { return };
+                    let done = work(job);
+                    let failed = done.is_err();
+                    if to_writer.send(done.map(|o| (seq, o))).is_err() || failed {
+                        return hang_up();
+                    }
+                })
             });
         }
         drop(to_writer);

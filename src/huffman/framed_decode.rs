@@ -382,22 +382,36 @@ impl<'r, R: Read> Walk<'r, R> {
 
 /// Batches decoding on the GPU at once (a decoder thread each), of at most
 /// [`GPU_BATCH_BYTES`]: each decoder holds its batch's payload, staging, readback and
-/// output at once. Measured on the H200, 4 GiB native to /dev/null, three runs each
-/// (docs/results.md, "Eighth pass"): three decoders of 16 MiB 0.95-1.01 s at 274 MiB
-/// peak, four of 16 MiB 0.96-0.99 s, two of 32 MiB 0.85-0.92 s at 426-430 MiB, three of
-/// 32 MiB 0.84-0.89 s at 500-501 MiB, two of 48 MiB 0.86-0.92 s at 491-540 MiB. A batch
-/// of 16 MiB is some 2,000 blocks, too few lanes to hide the kernel's serial chains:
-/// its kernel takes 2.3 ms, one of 32 MiB 3.1 ms (8 KiB blocks, all of them).
+/// output at once, and does its host work (payload reads, codes checked, plan, tables,
+/// payload words, the CPU's CRC32s) in a pool of [`GPU_DECODER_THREADS`] of its own
+/// ([`crate::ordered::own_pool`]). Measured on the H200, 4 GiB native to /dev/null,
+/// alternating in one call (docs/results.md, "Twelfth pass"): two decoders of 32 MiB in
+/// rayon's shared pool 0.84-0.92 s at 425-430 MiB of peak, three 0.79-0.82 s at 490-520
+/// MiB; with pools of their own, six of 16 MiB with two threads each 0.82-0.85 s at
+/// 471-484 MiB and a third less CPU time, three of 32 MiB with four 0.80-0.86 s at
+/// 497-500 MiB, two of 32 MiB with four 0.97-1.05 s. (In rayon's shared pool, the eighth
+/// pass had three of 16 MiB at 0.95-1.01 s and four at 0.96-0.99 s: a batch of 16 MiB is
+/// some 2,000 blocks, too few lanes to hide the kernel's serial chains, unless several
+/// are in flight.)
 ///
 /// CUDA takes as many: its copies and kernels all go through the device's one stream,
-/// so batches do not overlap there, but each batch's host work (payload reads, codes
-/// checked, plan, tables, payload words, the CPU's CRC32s) overlaps another batch's
+/// so batches do not overlap there, but each batch's host work overlaps another batch's
 /// round trip only with several threads.
 #[cfg(not(target_arch = "wasm32"))]
-const GPU_DECODERS: usize = 2;
+const GPU_DECODERS: usize = 6;
+
+/// Threads of each GPU decoder's own pool (see [`GPU_DECODERS`]).
+#[cfg(not(target_arch = "wasm32"))]
+const GPU_DECODER_THREADS: usize = 2;
 
 /// Output bytes of a GPU batch at most (see [`GPU_DECODERS`]).
-const GPU_BATCH_BYTES: usize = 32 << 20;
+#[cfg(not(target_arch = "wasm32"))]
+const GPU_BATCH_BYTES: usize = 16 << 20;
+
+/// The same without threads ([`decode_frames_async`]): one batch in flight, so a larger
+/// one keeps more of the kernel's lanes busy (the size the threaded decoder had before
+/// it had six batches in flight).
+const ASYNC_GPU_BATCH_BYTES: usize = 32 << 20;
 
 /// Decodes a native v2 stream from `r`, positioned after the first frame's magic and
 /// version, into `w`, about `batch_bytes` of output at a time, on `gpu` (the VLD kernel)
@@ -448,9 +462,13 @@ fn decode_walk<R: Read>(
     // them in order and combines the checksums. The walk of a file of small frames is
     // 0.2 s of a 4 GiB decode on the H200, so it runs beside the payload reads, not
     // before each batch's (docs/results.md, "Eighth pass").
-    let (decoders, batch_bytes) = match gpu {
-        Some(_) => (GPU_DECODERS, batch_bytes.min(GPU_BATCH_BYTES)),
-        None => (1, batch_bytes),
+    let (decoders, own_threads, batch_bytes) = match gpu {
+        Some(_) => (
+            GPU_DECODERS,
+            Some(GPU_DECODER_THREADS),
+            batch_bytes.min(GPU_BATCH_BYTES),
+        ),
+        None => (1, None, batch_bytes),
     };
     // Output buffers handed back by the writer for reuse (no fresh pages to fault in).
     let (spare_tx, spare) = std::sync::mpsc::sync_channel::<Vec<u8>>(1);
@@ -499,6 +517,7 @@ fn decode_walk<R: Read>(
     // the writer, one per decoder, one waiting for a decoder.
     let (written, read) = crate::ordered::work_in_order(
         decoders,
+        own_threads,
         decoders + 3,
         decode,
         write,
@@ -609,7 +628,7 @@ pub(crate) async fn decode_frames_async(
     batch_bytes: usize,
     gpu: DecodeGpu<'_>,
 ) -> Result<u64> {
-    let batch_bytes = batch_bytes.min(GPU_BATCH_BYTES);
+    let batch_bytes = batch_bytes.min(ASYNC_GPU_BATCH_BYTES);
     let mut crc = crc32fast::Hasher::new();
     let mut walk = Walk::new(r, None);
     loop {

@@ -422,10 +422,11 @@ pub fn compress_stream<'i>(
                         return;
                     }
                 };
-                match own_thread(engine) {
-                    Some(pool) => pool.install(code),
-                    None => code(),
-                }
+                // A GPU coder's host work (planning its frames, their headers and
+                // checksums, the readback's copy) on a thread of its own; the CPU
+                // engine's coding is that work, in the shared pool.
+                let own = (!matches!(engine, Engine::Cpu)).then(|| crate::ordered::own_pool(1));
+                crate::ordered::in_pool(own.flatten().as_ref(), code)
             });
         }
         drop(spares_tx);
@@ -451,27 +452,6 @@ pub fn compress_stream<'i>(
         }
         result
     })
-}
-
-/// A pool of one thread for a GPU coder's host work (planning its frames, their headers
-/// and checksums, the readback's copy), so that it runs on the coder's own thread. Those
-/// are short fork-joins, and with every coder handing them to rayon's shared pool they
-/// waited on each other: on the H200 (16 cores, 4 GiB of system files, gzip) the coders'
-/// planning took 1.7-2.3 ms a chunk of 6 MiB in the shared pool, and a compress took
-/// 0.94-1.06 s at depth 6 against 0.83-0.85 s with a thread of its own per coder at
-/// depth 10 and chunks of 4 MiB (docs/results.md, "Twelfth pass"). The CPU engine's
-/// coding is itself that work: it keeps the shared pool (None).
-#[cfg(not(target_arch = "wasm32"))]
-fn own_thread(engine: &Engine) -> Option<rayon::ThreadPool> {
-    if matches!(engine, Engine::Cpu) {
-        return None;
-    }
-    // Where the system refuses a thread, the coder works in the shared pool.
-    rayon::ThreadPoolBuilder::new()
-        .num_threads(1)
-        .thread_name(|_| "parvlc-coder".into())
-        .build()
-        .ok()
 }
 
 /// The writer's side: chunks arrive in any order and are written in sequence.

@@ -388,8 +388,14 @@ fn gzip_members<R: BufRead>(
     let stopped = || corrupt("the gzip decoders stopped".into());
     // Jobs from the oldest one not yet written: one being written, one waiting for the
     // writer, one per decoder, one waiting for a decoder.
-    let (written, read) =
-        crate::ordered::work_in_order(DECODERS, DECODERS + 3, decode, write, stopped, |send| {
+    let (written, read) = crate::ordered::work_in_order(
+        DECODERS,
+        None,
+        DECODERS + 3,
+        decode,
+        write,
+        stopped,
+        |send| {
             let mut jobs = Jobs {
                 sink: Box::new(send),
                 buf: Vec::new(),
@@ -400,7 +406,8 @@ fn gzip_members<R: BufRead>(
             let read = read_members(head, input, &mut jobs, file.as_ref());
             let flushed = jobs.flush();
             read.and_then(|done| flushed.map(|()| done))
-        });
+        },
+    );
     // A decode or write error explains a reader that stopped early: report it first.
     written?;
     read
