@@ -386,10 +386,12 @@ impl<'r, R: Read> Walk<'r, R> {
 /// payload words, the CPU's CRC32s) in a pool of [`GPU_DECODER_THREADS`] of its own
 /// ([`crate::ordered::own_pool`]). Measured on the H200, 4 GiB native to /dev/null,
 /// alternating in one call (docs/results.md, "Twelfth pass"): two decoders of 32 MiB in
-/// rayon's shared pool 0.84-0.92 s at 425-430 MiB of peak, three 0.79-0.82 s at 490-520
+/// rayon's shared pool 0.84-0.92 s at 425-430 MiB of peak, three 0.79-0.82 s at 500-532
 /// MiB; with pools of their own, six of 16 MiB with two threads each 0.82-0.85 s at
 /// 471-484 MiB and a third less CPU time, three of 32 MiB with four 0.80-0.86 s at
-/// 497-500 MiB, two of 32 MiB with four 0.97-1.05 s. (In rayon's shared pool, the eighth
+/// 497-500 MiB, two of 32 MiB with four 0.97-1.05 s. A second call, against the build
+/// before: 0.80-0.83 s against 0.81-0.82 s, 2.2-2.4 s of user CPU against 3.6-3.9, at
+/// 471-491 MiB against 425-430: the same wall for less CPU. (In rayon's shared pool, the eighth
 /// pass had three of 16 MiB at 0.95-1.01 s and four at 0.96-0.99 s: a batch of 16 MiB is
 /// some 2,000 blocks, too few lanes to hide the kernel's serial chains, unless several
 /// are in flight.)
