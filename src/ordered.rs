@@ -199,6 +199,43 @@ mod tests {
     use std::sync::atomic::{AtomicU64, Ordering};
     use std::sync::mpsc::sync_channel;
 
+    /// Workers with pools of their own fork there, not in rayon's shared pool; without,
+    /// in the shared one; results come out in order either way.
+    #[test]
+    fn workers_fork_in_their_own_pools() {
+        // One more thread than the shared pool has, so that the two cannot be confused.
+        let shared = rayon::current_num_threads();
+        for (own, threads) in [(Some(shared + 1), shared + 1), (None, shared)] {
+            let mut seen = Vec::new();
+            let (written, read) = work_in_order(
+                3,
+                own,
+                6,
+                |job: u64| {
+                    // A fork-join, as a coder's: it runs where the worker's pool is.
+                    let (a, b) = rayon::join(rayon::current_num_threads, || job);
+                    Ok((a, b))
+                },
+                |out| {
+                    seen.push(out);
+                    Ok(())
+                },
+                || Error::InvalidArgument("stopped".into()),
+                |send| {
+                    for job in 0..20 {
+                        send(job)?;
+                    }
+                    Ok(())
+                },
+            );
+            assert_eq!(written.unwrap(), 20);
+            read.unwrap();
+            let expected: Vec<(usize, u64)> = (0..20).map(|j| (threads, j)).collect();
+            assert_eq!(seen, expected, "own pool {own:?}");
+        }
+        assert_eq!(in_pool(own_pool(1).as_ref(), rayon::current_num_threads), 1);
+    }
+
     /// Four workers, the first item slow: the reader never runs more than the window
     /// ahead of the sink, and the sink sees every item in order.
     #[test]

@@ -59,7 +59,9 @@ pub struct Y4mReader<R> {
     frames: u64,
     /// Bytes left in the input when known (a regular file): no frame is allocated beyond it.
     remaining: Option<u64>,
-    /// Bytes of the header line: where the first frame starts.
+    /// Bytes of the header line: where the first frame starts (for the parallel file
+    /// reader, `y4m_file`, which the web build has not).
+    #[cfg_attr(target_arch = "wasm32", allow(dead_code))]
     header_bytes: u64,
 }
 
@@ -294,11 +296,13 @@ impl<R: BufRead> Y4mReader<R> {
     }
 
     /// Where the first frame starts in the input.
+    #[cfg(not(target_arch = "wasm32"))]
     pub(crate) fn header_bytes(&self) -> u64 {
         self.header_bytes
     }
 
     /// Whether the input's length is known (a regular file).
+    #[cfg(not(target_arch = "wasm32"))]
     pub(crate) fn has_length(&self) -> bool {
         self.remaining.is_some()
     }
