@@ -48,7 +48,7 @@ pub struct DecompressArgs {
     #[arg(short, long)]
     output: Option<PathBuf>,
     /// Output bytes decoded per batch of native frames or of our gzip's indexed frames
-    /// (K and M suffixes).
+    /// (K and M suffixes; on a GPU, batches of 16 MiB at most, several in flight).
     #[arg(long, default_value = "32M", value_parser = parse_size)]
     chunk_size: usize,
     /// Overwrite an existing output file.
