@@ -38,22 +38,7 @@ rm -f "$D/out.gz"
 for k in "X=1" "PARVLC_INPUT_MMAP=1"; do
   echo "== phases [$k]"
   env $k RUST_LOG=parvlc=debug "$B" compress -f gzip - -o - < "$D/sys.tar" 2>&1 >/dev/null \
-    | python3 -c '
-import re, sys, statistics as st
-ph = {}
-for line in sys.stdin:
-    m = re.search(r"upload ([0-9.]+) ms, histograms ([0-9.]+) ms, plan ([0-9.]+) ms, encode \(record, submit\) ([0-9.]+) ms, readback ([0-9.]+) ms, headers\+crc ([0-9.]+) ms", line)
-    if m:
-        for n, v in zip(["upload", "histograms", "plan", "submit", "readback", "headers+crc"], m.groups()):
-            ph.setdefault(n, []).append(float(v))
-    m = re.search(r"chunk \d+ read in ([0-9.]+) ms", line)
-    if m: ph.setdefault("read", []).append(float(m.group(1)))
-    m = re.search(r"bytes written in ([0-9.]+) ms", line)
-    if m: ph.setdefault("write", []).append(float(m.group(1)))
-    if re.search(r"opened|instance|adapter|device in|GB/s", line): print("  " + line.strip()[:200])
-for n, v in ph.items():
-    print(f"  {n}: {len(v)} chunks, median {st.median(v):.2f} ms, p90 {sorted(v)[int(len(v)*0.9)]:.2f} ms, sum {sum(v):.0f} ms")
-'
+    | chunk_phases
 done
 rm -rf "$D"
 date -u

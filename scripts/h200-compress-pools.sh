@@ -39,20 +39,7 @@ done
 for v in "X=1|" "PARVLC_CODER_POOL=1|--depth 10"; do
   echo "== phases [$v]"
   env ${v%%|*} RUST_LOG=parvlc=debug "$B" compress -f gzip - -o - ${v#*|} < "$D/sys.tar" 2>&1 >/dev/null \
-    | python3 -c '
-import re, sys, statistics as st
-ph = {}
-for line in sys.stdin:
-    m = re.search(r"upload ([0-9.]+) ms, histograms ([0-9.]+) ms, plan ([0-9.]+) ms, encode \(record, submit\) ([0-9.]+) ms, readback ([0-9.]+) ms, headers\+crc ([0-9.]+) ms", line)
-    if m:
-        for n, v in zip(["upload", "histograms", "plan", "submit", "readback", "headers+crc"], m.groups()):
-            ph.setdefault(n, []).append(float(v))
-    m = re.search(r"chunk \d+ read in ([0-9.]+) ms", line)
-    if m: ph.setdefault("read", []).append(float(m.group(1)))
-    if re.search(r"GB/s", line): print("  " + line.strip()[:200])
-for n, v in ph.items():
-    print(f"  {n}: {len(v)} chunks, median {st.median(v):.2f} ms, p90 {sorted(v)[int(len(v)*0.9)]:.2f} ms, sum {sum(v):.0f} ms")
-'
+    | chunk_phases
 done
 rm -rf "$D"
 date -u

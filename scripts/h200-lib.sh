@@ -49,3 +49,26 @@ h264_pan() {
   /usr/bin/time -f "$1	wall %e s	user %U s	sys %S s	peak %M KiB" \
     "$B" h264 "$D/pan.y4m" --qp 27 --force "${@:2}" 2>&1 | tail -2
 }
+
+# chunk_phases: a `RUST_LOG=parvlc=debug` compress's log on stdin, summarized: the lines
+# that open the GPU and report the run, then per phase of a chunk (read, upload, GPU
+# histograms, plan, record and submit, readback, headers and CRC32s, write) its count,
+# median, 90th percentile and sum over the chunks.
+chunk_phases() {
+  python3 -c '
+import re, sys, statistics as st
+ph = {}
+for line in sys.stdin:
+    m = re.search(r"upload ([0-9.]+) ms, histograms ([0-9.]+) ms, plan ([0-9.]+) ms, encode \(record, submit\) ([0-9.]+) ms, readback ([0-9.]+) ms, headers\+crc ([0-9.]+) ms", line)
+    if m:
+        for n, v in zip(["upload", "histograms", "plan", "submit", "readback", "headers+crc"], m.groups()):
+            ph.setdefault(n, []).append(float(v))
+    m = re.search(r"chunk \d+ read in ([0-9.]+) ms", line)
+    if m: ph.setdefault("read", []).append(float(m.group(1)))
+    m = re.search(r"bytes written in ([0-9.]+) ms", line)
+    if m: ph.setdefault("write", []).append(float(m.group(1)))
+    if re.search(r"GPU opened|opened in|GB/s", line): print("  " + line.strip()[:200])
+for n, v in ph.items():
+    print(f"  {n}: {len(v)} chunks, median {st.median(v):.2f} ms, p90 {sorted(v)[int(len(v)*0.9)]:.2f} ms, sum {sum(v):.0f} ms")
+'
+}
