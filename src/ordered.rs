@@ -102,36 +102,31 @@ pub(crate) fn in_order<T>(
     }
 }
 
-/// A pool of `threads` threads of a pipeline worker's own, so that the worker's rayon
-/// fork-joins run there and not in rayon's shared pool. Short fork-joins from many
-/// workers in the shared pool wait on each other: on the H200, the stream compressor's
-/// coders took 0.94-1.06 s for 4 GiB in the shared pool and 0.83-0.85 s with a thread
-/// each (docs/results.md, "Twelfth pass"). None where the system refuses a thread: the
-/// work then runs in the shared pool.
+/// `work` run in a rayon pool of `threads` threads of its own (with None, here, in
+/// rayon's shared pool), so that a pipeline worker's fork-joins run there. Short
+/// fork-joins from many workers in the shared pool wait on each other: on the H200, the
+/// stream compressor's coders took 0.94-1.06 s for 4 GiB in the shared pool and
+/// 0.83-0.85 s with a thread each (docs/results.md, "Twelfth pass"). The pool's threads
+/// are joined before this returns (a scoped pool: none outlives the work). Where the
+/// system refuses a thread, the work runs here.
 #[cfg(not(target_arch = "wasm32"))]
-pub(crate) fn own_pool(threads: usize) -> Option<rayon::ThreadPool> {
-    rayon::ThreadPoolBuilder::new()
-        .num_threads(threads.max(1))
-        .thread_name(|_| "parvlc-worker".into())
-        .build()
-        .ok()
-}
-
-/// `work` in `pool` where there is one (see [`own_pool`]), else on this thread.
-#[cfg(not(target_arch = "wasm32"))]
-pub(crate) fn in_pool<T: Send>(
-    pool: Option<&rayon::ThreadPool>,
-    work: impl FnOnce() -> T + Send,
-) -> T {
-    match pool {
-        Some(p) => p.install(work),
-        None => work(),
+pub(crate) fn in_own_pool<T: Send>(threads: Option<usize>, work: impl Fn() -> T + Sync) -> T {
+    if let Some(n) = threads {
+        let ran = rayon::ThreadPoolBuilder::new()
+            .num_threads(n.max(1))
+            .thread_name(|_| "parvlc-worker".into())
+            .build_scoped(|thread| thread.run(), |pool| pool.install(&work));
+        if let Ok(out) = ran {
+            return out;
+        }
     }
+    work()
 }
 
 /// Jobs made in order on this thread by `read` (which hands each to the function it is
 /// given), done by `workers` threads in any order (`work`; with `own_threads`, each
-/// worker's fork-joins in a pool of that many threads of its own: [`own_pool`]), and their results handed to
+/// worker's fork-joins in a pool of that many threads of its own: [`in_own_pool`]), and
+/// their results handed to
 /// `write` in order on a writer thread, at most `window` jobs from the oldest one not yet
 /// written. The first worker that fails stops taking jobs for all of them, so the
 /// reader's next hand-off fails rather than waits. Returns what the writer and what the
@@ -159,8 +154,7 @@ pub(crate) fn work_in_order<J: Send, O: Send, R>(
                 *from_reader.lock().unwrap_or_else(|e| e.into_inner()) = None;
             };
             s.spawn(move || {
-                let pool = own_threads.and_then(own_pool);
-                in_pool(pool.as_ref(), || loop {
+                in_own_pool(own_threads, || loop {
                     let next = match &*from_reader.lock().unwrap_or_else(|e| e.into_inner()) {
                         Some(rx) => rx.recv(),
                         None => return,
@@ -233,7 +227,26 @@ mod tests {
             let expected: Vec<(usize, u64)> = (0..20).map(|j| (threads, j)).collect();
             assert_eq!(seen, expected, "own pool {own:?}");
         }
-        assert_eq!(in_pool(own_pool(1).as_ref(), rayon::current_num_threads), 1);
+        assert_eq!(in_own_pool(Some(1), rayon::current_num_threads), 1);
+    }
+
+    /// A worker's own pool leaves no thread behind: each of its threads has exited when
+    /// the work returns (a pool whose threads outlived it was a leak under the fuzzers'
+    /// sanitizer, `fuzz/regressions/vld_decode/`).
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn own_pools_leave_no_thread_behind() {
+        // SAFETY: gettid takes nothing and returns the calling thread's id.
+        let tids = in_own_pool(Some(3), || rayon::broadcast(|_| unsafe { libc::gettid() }));
+        assert_eq!(tids.len(), 3);
+        for tid in tids {
+            let comm = std::fs::read_to_string(format!("/proc/self/task/{tid}/comm"));
+            // Gone, or (were its id reused at once) some other thread.
+            assert!(
+                comm.map_or(true, |c| c.trim() != "parvlc-worker"),
+                "pool thread {tid} still runs"
+            );
+        }
     }
 
     /// Four workers, the first item slow: the reader never runs more than the window

@@ -384,7 +384,7 @@ impl<'r, R: Read> Walk<'r, R> {
 /// [`GPU_BATCH_BYTES`]: each decoder holds its batch's payload, staging, readback and
 /// output at once, and does its host work (payload reads, codes checked, plan, tables,
 /// payload words, the CPU's CRC32s) in a pool of [`GPU_DECODER_THREADS`] of its own
-/// ([`crate::ordered::own_pool`]). Measured on the H200, 4 GiB native to /dev/null,
+/// ([`crate::ordered::in_own_pool`]). Measured on the H200, 4 GiB native to /dev/null,
 /// alternating in one call (docs/results.md, "Twelfth pass"): two decoders of 32 MiB in
 /// rayon's shared pool 0.84-0.92 s at 425-430 MiB of peak, three 0.79-0.82 s at 500-532
 /// MiB; with pools of their own, six of 16 MiB with two threads each 0.82-0.85 s at

@@ -425,8 +425,8 @@ pub fn compress_stream<'i>(
                 // A GPU coder's host work (planning its frames, their headers and
                 // checksums, the readback's copy) on a thread of its own; the CPU
                 // engine's coding is that work, in the shared pool.
-                let own = (!matches!(engine, Engine::Cpu)).then(|| crate::ordered::own_pool(1));
-                crate::ordered::in_pool(own.flatten().as_ref(), code)
+                let own = (!matches!(engine, Engine::Cpu)).then_some(1);
+                crate::ordered::in_own_pool(own, code)
             });
         }
         drop(spares_tx);
