@@ -238,3 +238,52 @@ fn a_texture_unpacks_as_its_twin_and_codes_as_the_host_image() {
         .to_string();
     assert!(e.contains("COPY_SRC"), "{e}");
 }
+
+/// A texture's copy, recorded into the caller's encoder, stays out of the buffer pool
+/// until the image is dropped: other work that takes a buffer of its size and usage
+/// before the caller submits must not get it, or the copy, when it runs, overwrites
+/// that work's data (a race the tests above met once in some hundred runs).
+#[test]
+fn recorded_texture_copies_stay_out_of_the_pool_until_submitted() {
+    let engine = common::wgpu_engine();
+    let gpu = engine.gpu().expect("a wgpu engine");
+    let (w, h) = (16u32, 8u32);
+    let texels: Vec<u8> = (0..w * h * 4).map(|i| (i * 7) as u8).collect();
+    let input = HostTexels {
+        format: wgpu::TextureFormat::Rgba8Unorm,
+        width: w,
+        height: h,
+        texels: &texels,
+    };
+    let texture = pollster::block_on(TextureSamplesStage { gpu }.upload(&input)).unwrap();
+    let mut encoder = gpu.device.create_command_encoder(&Default::default());
+    let unpacked = record_texture_samples(gpu, &mut encoder, &texture).unwrap();
+    // Other work: a buffer of the copy's size and usage, filled with a grey image's
+    // samples and submitted before the recorded commands are.
+    let row = (w * 4).next_multiple_of(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT) as u64;
+    let other = gpu.pooled_buffer(
+        row * h as u64,
+        wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::STORAGE,
+    );
+    let image = make(32, 32, 1, 8, Content::Noise, 9);
+    let words: Vec<u32> = image
+        .samples
+        .chunks(2)
+        .map(|p| p[0] as u32 | (p[1] as u32) << 16)
+        .collect();
+    assert!(words.len() as u64 * 4 <= other.size());
+    gpu.queue
+        .write_buffer(&other, 0, bytemuck::cast_slice(&words));
+    gpu.queue.submit([]);
+    gpu.queue.submit([encoder.finish()]);
+    let config = EncoderConfig::default();
+    let want = pollster::block_on(j2k::encode(&image, &config, engine)).unwrap();
+    let got = pollster::block_on(j2k::encode_gpu_image(
+        engine,
+        &gpu_image(&other, &image),
+        &config,
+    ))
+    .unwrap();
+    assert!(got == want, "the other work's samples were overwritten");
+    drop(unpacked);
+}

@@ -331,6 +331,10 @@ impl Plan {
 pub struct PavlePending {
     output: PooledBuffer,
     log: PooledBuffer,
+    /// The pass's slots, block sizes and offsets and scan state, which the recorded
+    /// commands use: held until the pending pass is done with, so that the pool cannot
+    /// hand them to other work before the caller submits them.
+    _work: [PooledBuffer; 4],
     profiler: Profiler,
     plan: Plan,
 }
@@ -735,6 +739,7 @@ impl<'g> PavleEncoder<'g> {
         Ok(PavlePending {
             output,
             log,
+            _work: [slots, block_bits, block_offsets, state],
             profiler,
             plan,
         })

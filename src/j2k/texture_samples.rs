@@ -80,6 +80,10 @@ impl TexelLayout {
 /// A texture's samples on the GPU, in the layout the encoder's front end reads.
 pub struct TextureImage {
     samples: PooledBuffer,
+    /// The texels' copy, which the recorded commands write and read: held until the
+    /// image is dropped, so that the pool cannot hand it to other work before the
+    /// caller submits them.
+    _texels: PooledBuffer,
     pub width: u32,
     pub height: u32,
     pub components: u32,
@@ -193,6 +197,7 @@ pub fn record_texture_samples(
     drop(pass);
     Ok(TextureImage {
         samples,
+        _texels: texels,
         width,
         height,
         components: layout.components,
