@@ -109,7 +109,9 @@ impl TextureImage {
 }
 
 /// Record into `encoder` the copy of `texture` (mip level 0) into a buffer and the unpack
-/// of its texels into samples; nothing is submitted.
+/// of its texels into samples; nothing is submitted. Keep the returned image until the
+/// encoder is submitted: it holds the buffers those commands use, which go back to the
+/// pool when it is dropped.
 pub fn record_texture_samples(
     gpu: &Gpu,
     encoder: &mut wgpu::CommandEncoder,
