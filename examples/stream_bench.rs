@@ -5,9 +5,9 @@
 //!
 //!     cargo run --release --example stream_bench [FILE]
 //!
-//! Without a file: 24 MiB of synthetic mixed data. `DEPTHS` (10) and `CHUNKS_MIB` (4) are
-//! comma lists swept in full, `RUNS` the timed runs of each shape (3), `FORMAT` gzip or
-//! native (native). Opens the GPU as the CLI does (wgpu; the CPU where there is none).
+//! Without a file: 24 MiB of synthetic mixed data. `DEPTHS` and `CHUNKS_MIB` are comma
+//! lists swept in full (by default the library's `StreamConfig::default()`), `RUNS` the
+//! timed runs of each shape (3), `FORMAT` gzip or native (native). Opens the GPU as the CLI does (wgpu; the CPU where there is none).
 
 use std::time::Instant;
 
@@ -59,12 +59,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("{} bytes, {format:?}, on {}", data.len(), engine.name());
     // Pages of the output touched once, before any run, as a caller that keeps its buffer.
     let mut out: Vec<u8> = vec![0; data.len() + data.len() / 8 + (1 << 20)];
-    for &chunk_mib in &list("CHUNKS_MIB", "4") {
-        for &depth in &list("DEPTHS", "10") {
+    // The library's defaults unless the environment sweeps others.
+    let shape = StreamConfig::default();
+    for &chunk_mib in &list("CHUNKS_MIB", &(shape.chunk_bytes >> 20).to_string()) {
+        for &depth in &list("DEPTHS", &shape.depth.to_string()) {
             let config = StreamConfig {
                 chunk_bytes: chunk_mib << 20,
                 depth,
-                ..StreamConfig::default()
+                ..shape
             };
             let run = |out: &mut Vec<u8>| -> parvlc::Result<f64> {
                 out.clear();

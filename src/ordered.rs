@@ -126,9 +126,8 @@ pub(crate) fn in_own_pool<T: Send>(threads: Option<usize>, work: impl Fn() -> T 
 /// Jobs made in order on this thread by `read` (which hands each to the function it is
 /// given), done by `workers` threads in any order (`work`; with `own_threads`, each
 /// worker's fork-joins in a pool of that many threads of its own: [`in_own_pool`]), and
-/// their results handed to
-/// `write` in order on a writer thread, at most `window` jobs from the oldest one not yet
-/// written. The first worker that fails stops taking jobs for all of them, so the
+/// their results handed to `write` in order on a writer thread, at most `window` jobs
+/// from the oldest one not yet written. The first worker that fails stops taking jobs for all of them, so the
 /// reader's next hand-off fails rather than waits. Returns what the writer and what the
 /// reader came to, in that order: a write or work error explains a reader that stopped
 /// early, so callers report it first.
