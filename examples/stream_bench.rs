@@ -39,7 +39,21 @@ fn synthetic(len: usize) -> Vec<u8> {
     out
 }
 
+/// User and system CPU time of this process so far (Linux: from /proc), in seconds.
+fn cpu_seconds() -> Option<f64> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // Fields after the command's closing parenthesis: utime and stime are the 12th and
+    // 13th, in clock ticks of 1/100 s.
+    let rest = stat.rsplit_once(')')?.1;
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    let ticks = f.get(11)?.parse::<f64>().ok()? + f.get(12)?.parse::<f64>().ok()?;
+    Some(ticks / 100.0)
+}
+
 fn main() -> Result<(), Box<dyn std::error::Error>> {
+    // RUST_LOG=parvlc=debug logs each chunk's phases, as the CLI does.
+    #[cfg(feature = "cli")]
+    env_logger::init();
     let data = match std::env::args().nth(1) {
         Some(path) => std::fs::read(path)?,
         None => synthetic(24 << 20),
@@ -92,14 +106,17 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 );
             }
             let mut best = f64::MAX;
+            let cpu = cpu_seconds();
             for _ in 0..runs {
                 best = best.min(run(&mut out)?);
             }
+            let cpu = cpu_seconds().zip(cpu).map(|(b, a)| (b - a) / runs as f64);
             println!(
-                "depth {depth:>2}, chunks of {chunk_mib:>2} MiB: {:.2} GB/s ({:.1} ms), ratio {:.3}",
+                "depth {depth:>2}, chunks of {chunk_mib:>2} MiB: {:.2} GB/s ({:.1} ms), ratio {:.3}{}",
                 data.len() as f64 / best / 1e9,
                 best * 1e3,
-                data.len() as f64 / out.len().max(1) as f64
+                data.len() as f64 / out.len().max(1) as f64,
+                cpu.map(|c| format!(", CPU {:.2} s a run", c)).unwrap_or_default()
             );
         }
     }

@@ -83,15 +83,50 @@ pub(crate) fn in_order<T>(
     lost: impl FnOnce() -> Error,
     mut sink: impl FnMut(u64, T) -> Result<()>,
 ) -> Result<u64> {
+    in_order_batches(from, first, window, 1, lost, |start, batch| {
+        (start..)
+            .zip(batch)
+            .try_for_each(|(seq, item)| sink(seq, item))
+    })
+}
+
+/// [`in_order`] by batches: the items that are next in order when the sink is free, up
+/// to `most` of them, go to it at once (`sink(first seq, items)`), so that a sink whose
+/// cost is mostly per call (a parallel copy's fork-join) keeps up with many workers. The
+/// window moves on after each batch.
+pub(crate) fn in_order_batches<T>(
+    from: Receiver<Result<(u64, T)>>,
+    first: u64,
+    window: &Window,
+    most: usize,
+    lost: impl FnOnce() -> Error,
+    mut sink: impl FnMut(u64, Vec<T>) -> Result<()>,
+) -> Result<u64> {
     let _closing = Closing(window);
     let mut waiting = BTreeMap::new();
     let mut next = first;
-    for item in from {
+    while let Ok(item) = from.recv() {
         let (seq, item) = item?;
         waiting.insert(seq, item);
-        while let Some(item) = waiting.remove(&next) {
-            sink(next, item)?;
-            next += 1;
+        // What arrived while the sink was busy joins this batch.
+        while let Ok(item) = from.try_recv() {
+            let (seq, item) = item?;
+            waiting.insert(seq, item);
+        }
+        loop {
+            let start = next;
+            let mut batch = Vec::new();
+            while batch.len() < most.max(1) {
+                let Some(item) = waiting.remove(&next) else {
+                    break;
+                };
+                batch.push(item);
+                next += 1;
+            }
+            if batch.is_empty() {
+                break;
+            }
+            sink(start, batch)?;
             window.taken(next);
         }
     }
@@ -290,6 +325,70 @@ mod tests {
         assert_eq!(seen, (0..ITEMS).collect::<Vec<_>>());
         let ahead = ahead.load(Ordering::SeqCst);
         assert!(ahead < SIZE as u64, "the reader ran {ahead} items ahead");
+    }
+
+    /// Items queued out of order go to the sink in order, in batches of consecutive
+    /// items no larger than asked; a gap left at the end is the `lost` error.
+    #[test]
+    fn batches_are_consecutive_bounded_and_a_gap_is_lost() {
+        const ITEMS: u64 = 23;
+        let window = Window::new(0, ITEMS as usize + 1);
+        let (to_sink, from_workers) = sync_channel::<Result<(u64, u64)>>(ITEMS as usize);
+        // All queued before the sink starts, in a scrambled order (7 is prime to 23).
+        for i in 0..ITEMS {
+            let seq = (i * 7) % ITEMS;
+            to_sink.send(Ok((seq, seq + 100))).unwrap();
+        }
+        drop(to_sink);
+        let mut batches: Vec<(u64, Vec<u64>)> = Vec::new();
+        let n = in_order_batches(
+            from_workers,
+            0,
+            &window,
+            4,
+            || Error::InvalidArgument("lost".into()),
+            |first, items| {
+                batches.push((first, items));
+                Ok(())
+            },
+        );
+        assert_eq!(n.unwrap(), ITEMS);
+        let mut next = 0;
+        for (first, items) in &batches {
+            assert_eq!(*first, next);
+            assert!(
+                !items.is_empty() && items.len() <= 4,
+                "a batch of {}",
+                items.len()
+            );
+            for (k, v) in items.iter().enumerate() {
+                assert_eq!(*v, next + k as u64 + 100);
+            }
+            next += items.len() as u64;
+        }
+        assert_eq!(next, ITEMS);
+        // Everything was queued when the sink started: full batches but the last.
+        assert_eq!(batches.len(), (ITEMS as usize).div_ceil(4));
+
+        let (to_sink, from_workers) = sync_channel::<Result<(u64, u64)>>(4);
+        for seq in [1, 0, 3] {
+            to_sink.send(Ok((seq, seq))).unwrap();
+        }
+        drop(to_sink);
+        let mut seen = Vec::new();
+        let r = in_order_batches(
+            from_workers,
+            0,
+            &Window::new(0, 8),
+            8,
+            || Error::InvalidArgument("lost".into()),
+            |_, items| {
+                seen.extend(items);
+                Ok(())
+            },
+        );
+        assert!(matches!(r, Err(Error::InvalidArgument(m)) if m == "lost"));
+        assert_eq!(seen, [0, 1]);
     }
 
     /// A sink that fails closes the window: a reader waiting at it stops.

@@ -66,7 +66,8 @@ pub async fn encode_chunk_gpu(
         .create_command_encoder(&wgpu::CommandEncoderDescriptor {
             label: Some("parvlc.huffman.chunk"),
         });
-    let pending = encoder.encode_framed_into(&mut command, &input, &uploaded, &plan, false)?;
+    let mut pending = encoder.encode_framed_into(&mut command, &input, &uploaded, &plan, false)?;
+    encoder.record_readback(&mut command, &mut pending);
     gpu.queue.submit([command.finish()]);
     let t_sub = clock();
     let encoded = encoder.finish(pending).await?;

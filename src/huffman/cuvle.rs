@@ -14,7 +14,7 @@ use super::segments::{group_chunks, SegmentCaps};
 use super::{BitBuf, BitOrder, CodeTable};
 use crate::gpu::registry::huffman::CUVLE;
 use crate::gpu::Window;
-use crate::gpu::{Gpu, GpuStage, PooledBuffer, Profiler, Timings};
+use crate::gpu::{Gpu, GpuStage, PooledBuffer, Profiler, RecordedReads, Timings};
 use crate::scan::{
     encode_lookback, read_state, LookbackStage, ScanConfig, ScanStrategy, STATE_HEADER,
 };
@@ -516,6 +516,9 @@ pub struct Pending {
     _state: PooledBuffer,
     profiler: Profiler,
     plan: Plan,
+    /// Output and log copied for the host by [`VleEncoder::record_readback`], in the
+    /// encode's own submission.
+    reads: Option<RecordedReads>,
 }
 
 impl Pending {
@@ -528,6 +531,21 @@ impl Pending {
     pub async fn timings(&self, gpu: &Gpu) -> Result<Timings> {
         self.profiler.timings(gpu).await
     }
+}
+
+/// Per-chunk histograms from the histogram stage's u32 counts, as read back.
+fn histograms_from_words(bytes: &[u8]) -> Vec<[u64; 256]> {
+    let words: Vec<u32> = bytemuck::pod_collect_to_vec(bytes);
+    words
+        .chunks_exact(256)
+        .map(|c| {
+            let mut h = [0u64; 256];
+            for (d, &s) in h.iter_mut().zip(c) {
+                *d = s as u64;
+            }
+            h
+        })
+        .collect()
 }
 
 /// The CUVLE encoder on one GPU.
@@ -697,8 +715,22 @@ impl<'g> VleEncoder<'g> {
         if let Some(p) = profiler.as_deref() {
             p.resolve(&mut encoder);
         }
+        // The counts' readback in the same submission: one submit and one wait a chunk,
+        // not two of each.
+        let Some(hist) = &pending.counts else {
+            return Ok(Vec::new());
+        };
+        let reads = self
+            .gpu
+            .record_reads(&mut encoder, &[(hist, 0, pending.n_chunks as u64 * 1024)]);
         self.gpu.queue.submit([encoder.finish()]);
-        self.read_histograms(pending).await
+        let bytes = self
+            .gpu
+            .read_recorded(reads)
+            .await?
+            .pop()
+            .unwrap_or_default();
+        Ok(histograms_from_words(&bytes))
     }
 
     /// Record the per-chunk histograms of `input` into `encoder`; nothing is submitted.
@@ -754,17 +786,7 @@ impl<'g> VleEncoder<'g> {
             .gpu
             .read_buffer(&hist, 0, pending.n_chunks as u64 * 1024)
             .await?;
-        let words: Vec<u32> = bytemuck::pod_collect_to_vec(&bytes);
-        Ok(words
-            .chunks_exact(256)
-            .map(|c| {
-                let mut h = [0u64; 256];
-                for (d, &s) in h.iter_mut().zip(c) {
-                    *d = s as u64;
-                }
-                h
-            })
-            .collect())
+        Ok(histograms_from_words(&bytes))
     }
 
     /// Plan the segments of an encode from per-chunk histograms.
@@ -946,6 +968,7 @@ impl<'g> VleEncoder<'g> {
             _state: state,
             profiler,
             plan: plan.clone(),
+            reads: None,
         })
     }
 
@@ -960,17 +983,35 @@ impl<'g> VleEncoder<'g> {
             })
     }
 
-    /// Read back what [`Self::encode_into`] produced, after its encoder was submitted.
-    pub async fn finish(&self, pending: Pending) -> Result<Encoded> {
+    /// Record the copies that [`Self::finish`] reads into `encoder`, after the encode:
+    /// the readback then needs no submission of its own, and waits for this one alone.
+    pub fn record_readback(&self, encoder: &mut wgpu::CommandEncoder, pending: &mut Pending) {
         let plan = &pending.plan;
-        // Output and log in one copy and one wait.
-        let mut parts = self
-            .gpu
-            .read_buffers(&[
+        pending.reads = Some(self.gpu.record_reads(
+            encoder,
+            &[
                 (&pending.output, 0, plan.output_bytes()),
                 (&pending.log, 0, plan.log_words() * 4),
-            ])
-            .await?;
+            ],
+        ));
+    }
+
+    /// Read back what [`Self::encode_into`] produced, after its encoder was submitted.
+    pub async fn finish(&self, mut pending: Pending) -> Result<Encoded> {
+        // Output and log in one copy and one wait.
+        let mut parts = match pending.reads.take() {
+            Some(reads) => self.gpu.read_recorded(reads).await?,
+            None => {
+                let plan = &pending.plan;
+                self.gpu
+                    .read_buffers(&[
+                        (&pending.output, 0, plan.output_bytes()),
+                        (&pending.log, 0, plan.log_words() * 4),
+                    ])
+                    .await?
+            }
+        };
+        let plan = &pending.plan;
         let log: Vec<u32> = bytemuck::pod_collect_to_vec(&parts.pop().unwrap_or_default());
         let mut bytes = parts.pop().unwrap_or_default();
         bytes.truncate(plan.total_bits.div_ceil(8) as usize);

@@ -4,10 +4,10 @@
 //! host cores and the GPU work side by side; memory is bounded by the pipeline, not the
 //! input (about `4 * depth` chunks of input and output in flight).
 
-use std::io::Write;
+use std::borrow::Cow;
+use std::io::{IoSlice, Write};
 #[cfg(not(target_arch = "wasm32"))]
 use std::{
-    borrow::Cow,
     io::Read,
     sync::atomic::{AtomicBool, AtomicU64, Ordering},
     sync::mpsc::{sync_channel, Receiver},
@@ -138,12 +138,13 @@ impl<W: Write> StreamWriter<W> {
     }
 
     /// One gzip member of `spans` (whose bytes are `bytes`, whose index is `entries`), its
-    /// index in its header.
-    fn put_member(
+    /// index in its header, as pieces to write.
+    fn member_pieces<'c>(
         &mut self,
         spans: &[super::chunk::FrameSpan],
         entries: &[IndexEntry],
-        bytes: &[u8],
+        bytes: &'c [u8],
+        pieces: &mut Vec<Cow<'c, [u8]>>,
     ) -> Result<()> {
         let mut crc = crc32fast::Hasher::new();
         let mut len = 0u64;
@@ -151,17 +152,23 @@ impl<W: Write> StreamWriter<W> {
             crc.combine(&s.crc);
             len += s.len;
         }
-        self.put(&member_header(entries)?)?;
-        self.put(bytes)?;
-        self.put(&gzip_member_trailer(len, crc.finalize()))?;
+        pieces.push(Cow::Owned(member_header(entries)?));
+        pieces.push(Cow::Borrowed(bytes));
+        pieces.push(Cow::Owned(
+            gzip_member_trailer(len, crc.finalize()).to_vec(),
+        ));
         self.members += 1;
         Ok(())
     }
 
-    /// Append the next chunk.
-    pub fn write_chunk(&mut self, chunk: &CodedChunk) -> Result<()> {
+    /// The pieces of the next chunk (gzip: each of its members with its frame index).
+    fn chunk_pieces<'c>(
+        &mut self,
+        chunk: &'c CodedChunk,
+        pieces: &mut Vec<Cow<'c, [u8]>>,
+    ) -> Result<()> {
         match self.format {
-            Format::Native => self.put(&chunk.bytes)?,
+            Format::Native => pieces.push(Cow::Borrowed(&chunk.bytes)),
             Format::Gzip => {
                 let entries = chunk
                     .spans
@@ -183,7 +190,7 @@ impl<W: Write> StreamWriter<W> {
                     let bytes = chunk.bytes.get(at..at + n).ok_or_else(|| {
                         Error::InvalidArgument("a chunk's frames overrun its bytes".into())
                     })?;
-                    self.put_member(spans, &entries[group], bytes)?;
+                    self.member_pieces(spans, &entries[group], bytes, pieces)?;
                     at += n;
                 }
                 if at != chunk.bytes.len() {
@@ -200,10 +207,32 @@ impl<W: Write> StreamWriter<W> {
         Ok(())
     }
 
+    /// Append the next chunk.
+    pub fn write_chunk(&mut self, chunk: &CodedChunk) -> Result<()> {
+        self.write_chunks(std::slice::from_ref(chunk))
+    }
+
+    /// Append the next chunks, in order, in one vectored write: a sink that copies on
+    /// all cores ([`compress_to_vec`]'s) copies them all at once.
+    pub fn write_chunks(&mut self, chunks: &[CodedChunk]) -> Result<()> {
+        let mut pieces = Vec::with_capacity(chunks.len() * 3);
+        for chunk in chunks {
+            self.chunk_pieces(chunk, &mut pieces)?;
+        }
+        let mut slices: Vec<IoSlice<'_>> = pieces.iter().map(|p| IoSlice::new(p)).collect();
+        write_all_vectored(&mut self.out, &mut slices).map_err(Error::WriteOutput)?;
+        self.summary.bytes_out += pieces.iter().map(|p| p.len() as u64).sum::<u64>();
+        Ok(())
+    }
+
     /// Write the trailer and flush; returns the summary and the sink.
     pub fn finish(mut self) -> Result<(StreamSummary, W)> {
         if self.format == Format::Gzip && self.members == 0 {
-            self.put_member(&[], &[], &[])?;
+            let mut pieces = Vec::new();
+            self.member_pieces(&[], &[], &[], &mut pieces)?;
+            for p in &pieces {
+                self.put(p)?;
+            }
         }
         self.summary.crc32 = self.crc.clone().finalize();
         let s = self.summary;
@@ -211,6 +240,21 @@ impl<W: Write> StreamWriter<W> {
         self.out.flush().map_err(Error::WriteOutput)?;
         Ok((self.summary, self.out))
     }
+}
+
+/// Write every byte of `slices` with vectored writes (`Write::write_all_vectored` is not
+/// stable).
+fn write_all_vectored(out: &mut impl Write, mut slices: &mut [IoSlice<'_>]) -> std::io::Result<()> {
+    IoSlice::advance_slices(&mut slices, 0);
+    while !slices.is_empty() {
+        match out.write_vectored(slices) {
+            Ok(0) => return Err(std::io::ErrorKind::WriteZero.into()),
+            Ok(n) => IoSlice::advance_slices(&mut slices, n),
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
 }
 
 /// Where a stream's input comes from.
@@ -454,7 +498,14 @@ pub fn compress_stream<'i>(
     })
 }
 
-/// The writer's side: chunks arrive in any order and are written in sequence.
+/// Most chunks one write takes: the window moves on after each write, so a batch as
+/// large as the window would stall the coders while it is written.
+#[cfg(not(target_arch = "wasm32"))]
+const WRITE_BATCH: usize = 8;
+
+/// The writer's side: chunks arrive in any order and are written in sequence, the
+/// chunks that are next in order when the writer is free (up to [`WRITE_BATCH`]) in one
+/// write.
 #[cfg(not(target_arch = "wasm32"))]
 fn write_in_order<W: Write>(
     from_coders: Receiver<Result<(u64, CodedChunk)>>,
@@ -465,18 +516,28 @@ fn write_in_order<W: Write>(
 ) -> Result<StreamSummary> {
     let lost =
         || Error::InvalidArgument("the pipeline lost a chunk (a coder stopped early)".into());
-    crate::ordered::in_order(from_coders, 0, window, lost, |seq, chunk: CodedChunk| {
-        let t = std::time::Instant::now();
-        writer.write_chunk(&chunk)?;
-        log::debug!(
-            "chunk {seq}: {} bytes written in {:.1} ms",
-            chunk.bytes.len(),
-            t.elapsed().as_secs_f64() * 1e3
-        );
-        progress(writer.summary.bytes_in);
-        recycle(chunk.bytes);
-        Ok(())
-    })?;
+    crate::ordered::in_order_batches(
+        from_coders,
+        0,
+        window,
+        WRITE_BATCH,
+        lost,
+        |first, chunks| {
+            let t = std::time::Instant::now();
+            writer.write_chunks(&chunks)?;
+            log::debug!(
+                "chunks {first}..{}: {} bytes written in {:.1} ms",
+                first + chunks.len() as u64,
+                chunks.iter().map(|c| c.bytes.len()).sum::<usize>(),
+                t.elapsed().as_secs_f64() * 1e3
+            );
+            progress(writer.summary.bytes_in);
+            for chunk in chunks {
+                recycle(chunk.bytes);
+            }
+            Ok(())
+        },
+    )?;
     writer.finish().map(|(s, _)| s)
 }
 
@@ -510,27 +571,40 @@ struct VecSink<'a>(&'a mut Vec<u8>);
 #[cfg(not(target_arch = "wasm32"))]
 impl Write for VecSink<'_> {
     fn write(&mut self, data: &[u8]) -> std::io::Result<usize> {
+        self.write_vectored(&[IoSlice::new(data)])
+    }
+
+    /// All of `pieces` at once: each cut into parts of a MiB, the parts copied on all
+    /// cores (a writer's batch of chunks is one fork-join, not one a chunk).
+    fn write_vectored(&mut self, pieces: &[IoSlice<'_>]) -> std::io::Result<usize> {
         use rayon::prelude::*;
         const PART: usize = 1 << 20;
-        if data.len() < 2 * PART {
-            self.0.extend_from_slice(data);
-            return Ok(data.len());
+        let total: usize = pieces.iter().map(|p| p.len()).sum();
+        if total < 2 * PART {
+            for p in pieces {
+                self.0.extend_from_slice(p);
+            }
+            return Ok(total);
         }
         let at = self.0.len();
-        self.0.reserve(data.len());
-        self.0.spare_capacity_mut()[..data.len()]
-            .par_chunks_mut(PART)
-            .zip(data.par_chunks(PART))
-            .for_each(|(dst, src)| {
-                // SAFETY: `dst` is spare capacity of the vector, as long as `src` (the
-                // parts pair up), and cannot overlap the caller's `data`.
-                unsafe {
-                    std::ptr::copy_nonoverlapping(src.as_ptr(), dst.as_mut_ptr().cast(), src.len())
-                };
-            });
-        // SAFETY: the `data.len()` bytes after `at` were initialised just above.
-        unsafe { self.0.set_len(at + data.len()) };
-        Ok(data.len())
+        self.0.reserve(total);
+        let mut parts = Vec::with_capacity(total / PART + pieces.len());
+        let mut rest = &mut self.0.spare_capacity_mut()[..total];
+        for src in pieces.iter().flat_map(|p| p.chunks(PART)) {
+            let (dst, tail) = std::mem::take(&mut rest).split_at_mut(src.len());
+            parts.push((dst, src));
+            rest = tail;
+        }
+        parts.into_par_iter().for_each(|(dst, src)| {
+            // SAFETY: `dst` is spare capacity of the vector, as long as `src` (the parts
+            // were cut to match), and cannot overlap the caller's pieces.
+            unsafe {
+                std::ptr::copy_nonoverlapping(src.as_ptr(), dst.as_mut_ptr().cast(), src.len())
+            };
+        });
+        // SAFETY: the `total` bytes after `at` were initialised just above.
+        unsafe { self.0.set_len(at + total) };
+        Ok(total)
     }
 
     fn flush(&mut self) -> std::io::Result<()> {
