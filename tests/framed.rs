@@ -273,6 +273,49 @@ fn compress_to_vec_copies_long_chunks_whole_and_in_order() {
     }
 }
 
+/// Many small chunks appended to a vector that holds its bytes and no room: the vector
+/// grows again and again while chunks are being copied into it, on the CPU and the GPU,
+/// and still holds exactly the stream's bytes after its own.
+#[test]
+fn compress_to_vec_grows_the_vector_while_chunks_are_copied() {
+    let config = StreamConfig {
+        chunk_bytes: 64 << 10,
+        depth: 6,
+        ..tiny()
+    };
+    let data = mixed((24 << 16) + 777, 12);
+    for (name, engine) in [("cpu", &Engine::Cpu), ("wgpu", common::wgpu_engine())] {
+        for format in [Format::Native, Format::Gzip] {
+            let want = streamed(&data, format, &config);
+            let mut out = b"own bytes".to_vec();
+            out.shrink_to_fit();
+            let mut heard = Vec::new();
+            let summary = compress_to_vec(engine, format, &config, &data, &mut out, &mut |n| {
+                heard.push(n)
+            })
+            .unwrap();
+            assert_eq!(summary.bytes_out, want.len() as u64, "{name} {format:?}");
+            assert!(
+                out[..9] == *b"own bytes",
+                "{name} {format:?}: the vector's own bytes"
+            );
+            assert!(
+                out[9..] == want[..],
+                "{name} {format:?}: compress_to_vec differs"
+            );
+            assert!(
+                heard.windows(2).all(|w| w[0] <= w[1]),
+                "{name} {format:?}: progress"
+            );
+            assert_eq!(
+                heard.last().copied(),
+                Some(data.len() as u64),
+                "{name} {format:?}"
+            );
+        }
+    }
+}
+
 /// The `Write` adapter codes through the whole pipeline on a thread of its own: many
 /// MiB written in odd pieces, so that both directions fill and the adapter writes coded
 /// bytes while it waits, give `compress_stream`'s bytes, on the CPU and the GPU.

@@ -4,10 +4,10 @@
 //! host cores and the GPU work side by side; memory is bounded by the pipeline, not the
 //! input (about `4 * depth` chunks of input and output in flight).
 
-use std::borrow::Cow;
 use std::io::{IoSlice, Write};
 #[cfg(not(target_arch = "wasm32"))]
 use std::{
+    borrow::Cow,
     io::Read,
     sync::atomic::{AtomicBool, AtomicU64, Ordering},
     sync::mpsc::{sync_channel, Receiver},
@@ -23,6 +23,9 @@ use super::gzip_index::{member_groups, member_header, IndexEntry};
 #[cfg(not(target_arch = "wasm32"))]
 use super::native::read_full;
 use crate::{Engine, Error, Result};
+
+#[cfg(not(target_arch = "wasm32"))]
+mod place;
 
 /// How a stream is cut and how deep the pipeline runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -131,20 +134,14 @@ impl<W: Write> StreamWriter<W> {
         }
     }
 
-    fn put(&mut self, bytes: &[u8]) -> Result<()> {
-        self.out.write_all(bytes).map_err(Error::WriteOutput)?;
-        self.summary.bytes_out += bytes.len() as u64;
-        Ok(())
-    }
-
-    /// One gzip member of `spans` (whose bytes are `bytes`, whose index is `entries`), its
-    /// index in its header, as pieces to write.
-    fn member_pieces<'c>(
+    /// One gzip member of `spans` (whose bytes are `bytes` of the chunk, whose index is
+    /// `entries`), its index in its header, as pieces.
+    fn member_pieces(
         &mut self,
         spans: &[super::chunk::FrameSpan],
         entries: &[IndexEntry],
-        bytes: &'c [u8],
-        pieces: &mut Vec<Cow<'c, [u8]>>,
+        bytes: std::ops::Range<usize>,
+        pieces: &mut Vec<Piece>,
     ) -> Result<()> {
         let mut crc = crc32fast::Hasher::new();
         let mut len = 0u64;
@@ -152,23 +149,20 @@ impl<W: Write> StreamWriter<W> {
             crc.combine(&s.crc);
             len += s.len;
         }
-        pieces.push(Cow::Owned(member_header(entries)?));
-        pieces.push(Cow::Borrowed(bytes));
-        pieces.push(Cow::Owned(
+        pieces.push(Piece::Made(member_header(entries)?));
+        pieces.push(Piece::Coded(bytes));
+        pieces.push(Piece::Made(
             gzip_member_trailer(len, crc.finalize()).to_vec(),
         ));
         self.members += 1;
         Ok(())
     }
 
-    /// The pieces of the next chunk (gzip: each of its members with its frame index).
-    fn chunk_pieces<'c>(
-        &mut self,
-        chunk: &'c CodedChunk,
-        pieces: &mut Vec<Cow<'c, [u8]>>,
-    ) -> Result<()> {
+    /// The pieces of the next chunk (gzip: each of its members with its frame index),
+    /// and the chunk counted into the summary and the checksum.
+    fn chunk_pieces(&mut self, chunk: &CodedChunk, pieces: &mut Vec<Piece>) -> Result<()> {
         match self.format {
-            Format::Native => pieces.push(Cow::Borrowed(&chunk.bytes)),
+            Format::Native => pieces.push(Piece::Coded(0..chunk.bytes.len())),
             Format::Gzip => {
                 let entries = chunk
                     .spans
@@ -187,10 +181,12 @@ impl<W: Write> StreamWriter<W> {
                 for group in member_groups(&entries) {
                     let spans = &chunk.spans[group.clone()];
                     let n = spans.iter().map(|s| s.bytes as usize).sum::<usize>();
-                    let bytes = chunk.bytes.get(at..at + n).ok_or_else(|| {
-                        Error::InvalidArgument("a chunk's frames overrun its bytes".into())
-                    })?;
-                    self.member_pieces(spans, &entries[group], bytes, pieces)?;
+                    if at + n > chunk.bytes.len() {
+                        return Err(Error::InvalidArgument(
+                            "a chunk's frames overrun its bytes".into(),
+                        ));
+                    }
+                    self.member_pieces(spans, &entries[group], at..at + n, pieces)?;
                     at += n;
                 }
                 if at != chunk.bytes.len() {
@@ -212,33 +208,70 @@ impl<W: Write> StreamWriter<W> {
         self.write_chunks(std::slice::from_ref(chunk))
     }
 
-    /// Append the next chunks, in order, in one vectored write: a sink that copies on
-    /// all cores ([`compress_to_vec`]'s) copies them all at once.
+    /// Append the next chunks, in order, in one vectored write.
     pub fn write_chunks(&mut self, chunks: &[CodedChunk]) -> Result<()> {
         let mut pieces = Vec::with_capacity(chunks.len() * 3);
+        let mut of_chunk = Vec::with_capacity(chunks.len());
         for chunk in chunks {
+            let first = pieces.len();
             self.chunk_pieces(chunk, &mut pieces)?;
+            of_chunk.push(first..pieces.len());
         }
-        let mut slices: Vec<IoSlice<'_>> = pieces.iter().map(|p| IoSlice::new(p)).collect();
+        let mut slices: Vec<IoSlice<'_>> = chunks
+            .iter()
+            .zip(of_chunk)
+            .flat_map(|(chunk, range)| {
+                pieces[range]
+                    .iter()
+                    .map(|p| IoSlice::new(p.bytes(&chunk.bytes)))
+            })
+            .collect();
+        let len = slices.iter().map(|s| s.len() as u64).sum::<u64>();
         write_all_vectored(&mut self.out, &mut slices).map_err(Error::WriteOutput)?;
-        self.summary.bytes_out += pieces.iter().map(|p| p.len() as u64).sum::<u64>();
+        self.summary.bytes_out += len;
         Ok(())
     }
 
-    /// Write the trailer and flush; returns the summary and the sink.
-    pub fn finish(mut self) -> Result<(StreamSummary, W)> {
+    /// The stream's last bytes (an empty member where a gzip stream has none, then the
+    /// trailer), counted as written.
+    fn tail(&mut self) -> Result<Vec<u8>> {
+        let mut tail = Vec::new();
         if self.format == Format::Gzip && self.members == 0 {
             let mut pieces = Vec::new();
-            self.member_pieces(&[], &[], &[], &mut pieces)?;
+            self.member_pieces(&[], &[], 0..0, &mut pieces)?;
             for p in &pieces {
-                self.put(p)?;
+                tail.extend_from_slice(p.bytes(&[]));
             }
         }
         self.summary.crc32 = self.crc.clone().finalize();
         let s = self.summary;
-        self.put(&stream_trailer(self.format, s.bytes_in, s.crc32, s.frames))?;
+        tail.extend_from_slice(&stream_trailer(self.format, s.bytes_in, s.crc32, s.frames));
+        self.summary.bytes_out += tail.len() as u64;
+        Ok(tail)
+    }
+
+    /// Write the trailer and flush; returns the summary and the sink.
+    pub fn finish(mut self) -> Result<(StreamSummary, W)> {
+        let tail = self.tail()?;
+        self.out.write_all(&tail).map_err(Error::WriteOutput)?;
         self.out.flush().map_err(Error::WriteOutput)?;
         Ok((self.summary, self.out))
+    }
+}
+
+/// A piece of a written chunk: bytes the writer made (a gzip member's header or
+/// trailer) or a range of the chunk's coded bytes.
+enum Piece {
+    Made(Vec<u8>),
+    Coded(std::ops::Range<usize>),
+}
+
+impl Piece {
+    fn bytes<'a>(&'a self, coded: &'a [u8]) -> &'a [u8] {
+        match self {
+            Piece::Made(bytes) => bytes,
+            Piece::Coded(range) => &coded[range.clone()],
+        }
     }
 }
 
@@ -332,6 +365,34 @@ pub fn compress_stream<'i>(
     config: &StreamConfig,
     input: StreamInput<'i>,
     output: &mut (dyn Write + Send),
+    progress: &mut dyn FnMut(u64),
+) -> Result<StreamSummary> {
+    run_stream(
+        engine,
+        format,
+        config,
+        input,
+        StreamOutput::Writer(output),
+        progress,
+    )
+}
+
+/// Where a stream's coded chunks go.
+#[cfg(not(target_arch = "wasm32"))]
+enum StreamOutput<'o> {
+    /// Written in order by the writer thread.
+    Writer(&'o mut (dyn Write + Send)),
+    /// Appended to a vector: placed in order, copied by threads of their own.
+    Vec(&'o mut Vec<u8>),
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+fn run_stream<'i>(
+    engine: &Engine,
+    format: Format,
+    config: &StreamConfig,
+    input: StreamInput<'i>,
+    output: StreamOutput<'_>,
     progress: &mut dyn FnMut(u64),
 ) -> Result<StreamSummary> {
     config.validate()?;
@@ -481,13 +542,18 @@ pub fn compress_stream<'i>(
                 gpu.recycle_host_vec(bytes);
             }
         };
-        let result = write_in_order(
-            from_coders,
-            window,
-            StreamWriter::new(output, format),
-            progress,
-            &recycle,
-        );
+        let result = match output {
+            StreamOutput::Writer(out) => write_in_order(
+                from_coders,
+                window,
+                StreamWriter::new(out, format),
+                progress,
+                &recycle,
+            ),
+            StreamOutput::Vec(out) => {
+                place::place_in_order(from_coders, window, format, out, progress, &recycle)
+            }
+        };
         // On an error the coders have stopped: stop the reader and take what it queued,
         // so that it is not left waiting to send.
         stop.store(true, Ordering::Relaxed);
@@ -543,8 +609,10 @@ fn write_in_order<W: Write>(
 
 /// Compress `data` in memory as a framed stream, appended to `out`, through the whole
 /// pipeline ([`compress_stream`]): `depth` chunks coding at once, each coder taking its
-/// chunk straight from `data`, and the coded chunks copied into `out` on all cores (one
-/// core's copy bounds a host-to-host compress otherwise). Blocks, as `compress_stream`.
+/// chunk straight from `data`, and each coded chunk copied into its place in `out` by
+/// threads of their own while the next ones code (one thread copying every chunk bounds
+/// a host-to-host compress otherwise). On an error `out` is left as it was. Blocks, as
+/// `compress_stream`.
 #[cfg(not(target_arch = "wasm32"))]
 pub fn compress_to_vec(
     engine: &Engine,
@@ -554,62 +622,14 @@ pub fn compress_to_vec(
     out: &mut Vec<u8>,
     progress: &mut dyn FnMut(u64),
 ) -> Result<StreamSummary> {
-    compress_stream(
+    run_stream(
         engine,
         format,
         config,
         StreamInput::Bytes(data),
-        &mut VecSink(out),
+        StreamOutput::Vec(out),
         progress,
     )
-}
-
-/// A vector as a stream's sink: long writes are copied on all cores.
-#[cfg(not(target_arch = "wasm32"))]
-struct VecSink<'a>(&'a mut Vec<u8>);
-
-#[cfg(not(target_arch = "wasm32"))]
-impl Write for VecSink<'_> {
-    fn write(&mut self, data: &[u8]) -> std::io::Result<usize> {
-        self.write_vectored(&[IoSlice::new(data)])
-    }
-
-    /// All of `pieces` at once: each cut into parts of a MiB, the parts copied on all
-    /// cores (a writer's batch of chunks is one fork-join, not one a chunk).
-    fn write_vectored(&mut self, pieces: &[IoSlice<'_>]) -> std::io::Result<usize> {
-        use rayon::prelude::*;
-        const PART: usize = 1 << 20;
-        let total: usize = pieces.iter().map(|p| p.len()).sum();
-        if total < 2 * PART {
-            for p in pieces {
-                self.0.extend_from_slice(p);
-            }
-            return Ok(total);
-        }
-        let at = self.0.len();
-        self.0.reserve(total);
-        let mut parts = Vec::with_capacity(total / PART + pieces.len());
-        let mut rest = &mut self.0.spare_capacity_mut()[..total];
-        for src in pieces.iter().flat_map(|p| p.chunks(PART)) {
-            let (dst, tail) = std::mem::take(&mut rest).split_at_mut(src.len());
-            parts.push((dst, src));
-            rest = tail;
-        }
-        parts.into_par_iter().for_each(|(dst, src)| {
-            // SAFETY: `dst` is spare capacity of the vector, as long as `src` (the parts
-            // were cut to match), and cannot overlap the caller's pieces.
-            unsafe {
-                std::ptr::copy_nonoverlapping(src.as_ptr(), dst.as_mut_ptr().cast(), src.len())
-            };
-        });
-        // SAFETY: the `total` bytes after `at` were initialised just above.
-        unsafe { self.0.set_len(at + total) };
-        Ok(total)
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
 }
 
 #[cfg(not(target_arch = "wasm32"))]
