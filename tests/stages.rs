@@ -12,6 +12,7 @@ use parvlc::bitstuff::{BitstuffConfig, BitstuffStage, RawBits, Stuffer, Terminat
 use parvlc::cavlc::testframes::RandomFrame;
 use parvlc::cavlc::{CavlcGpu, GpuVariant};
 use parvlc::gpu::{Gpu, GpuStage};
+use parvlc::huffman::block_crc::BlockCrcStage;
 use parvlc::huffman::bytestream::{BytestreamConfig, BytestreamEncoder};
 use parvlc::huffman::cuvle::{CuvleConfig, CuvleInput, VleEncoder};
 use parvlc::huffman::framed::{FrameSpec, FramedInput, FramedStage, Framing};
@@ -159,6 +160,50 @@ fn histogram_equals_its_twin() {
         }
         check("histogram of nothing", &HistogramStage(&encoder), &[][..]);
     }
+}
+
+/// Block CRC32s: blocks that do and do not divide the input or a word, an input of fewer
+/// bytes than a word, and one of several windows (2 KiB windows, 1 KiB blocks).
+#[test]
+fn block_crc_equals_its_twin() {
+    let _s = serial();
+    let encoder = VleEncoder::new(gpu(), CuvleConfig::default()).unwrap();
+    for seed in 0..3 {
+        let data = cuvle_data(seed);
+        for block in [4u64, 512, 1028, 4096] {
+            check(
+                &format!("block CRC32s seed {seed}, blocks of {block}"),
+                &BlockCrcStage(&encoder, block),
+                &data[..],
+            );
+        }
+    }
+    check(
+        "block CRC32s of 3 bytes",
+        &BlockCrcStage(&encoder, 4096),
+        &[1u8, 2, 3][..],
+    );
+    check(
+        "block CRC32s of nothing",
+        &BlockCrcStage(&encoder, 4096),
+        &[][..],
+    );
+    let windows = CuvleConfig {
+        net: 4,
+        max_segment_bytes: Some(2048),
+        scan: ScanConfig {
+            workgroup_size: 64,
+            ..ScanConfig::default()
+        },
+        ..CuvleConfig::default()
+    };
+    let encoder = VleEncoder::new(gpu(), windows).unwrap();
+    let data = testdata::generate(20_001, 5.0, 9);
+    check(
+        "block CRC32s in windows",
+        &BlockCrcStage(&encoder, 1024),
+        &data[..],
+    );
 }
 
 /// A frame for the VLD stage: data of seeded length and entropy, coded with its own code

@@ -20,6 +20,7 @@
 // coalesced measured 36% slower on the H200 (58 ms against 37 ms for 1 GiB), and so
 // did every variant of it tried (docs/results.md, "The vld kernel").
 //!import common/invocation
+//!import huffman/crc32
 
 struct VldParams {
     n_groups: u32,      // groups (runs of blocks of one frame) in this dispatch
@@ -243,35 +244,9 @@ fn main_global(inv: Invocation) {
     }
 }
 
-// CRC32 (IEEE, reflected, as gzip) by four tables of 256 (slicing by 4), built by the
-// workgroup: table k is the register's image of a byte k bytes ahead.
-var<workgroup> crc_table: array<u32, 1024>;
-
-fn build_crc_tables(inv: Invocation) {
-    for (var i = inv.lid; i < 256u; i += WG_SIZE) {
-        var c = i;
-        for (var k = 0u; k < 8u; k++) {
-            c = (c >> 1u) ^ select(0u, 0xedb88320u, (c & 1u) != 0u);
-        }
-        crc_table[i] = c;
-    }
-    for (var t = 1u; t < 4u; t++) {
-        workgroupBarrier();
-        for (var i = inv.lid; i < 256u; i += WG_SIZE) {
-            let prev = crc_table[(t - 1u) * 256u + i];
-            crc_table[t * 256u + i] = (prev >> 8u) ^ crc_table[prev & 0xffu];
-        }
-    }
-    workgroupBarrier();
-}
-
 // Byte `i` of the output.
 fn output_byte(i: u32) -> u32 {
     return (atomicLoad(&output[i >> 2u]) >> (8u * (i & 3u))) & 0xffu;
-}
-
-fn crc_byte(c: u32, byte: u32) -> u32 {
-    return (c >> 8u) ^ crc_table[(c ^ byte) & 0xffu];
 }
 
 // After `main` (or `main_global`), in a dispatch of its own: each invocation the CRC32 of
@@ -292,9 +267,7 @@ fn block_crcs(inv: Invocation) {
                 at++;
             }
             while at + 4u <= end {
-                let x = c ^ atomicLoad(&output[at >> 2u]);
-                c = crc_table[768u + (x & 0xffu)] ^ crc_table[512u + ((x >> 8u) & 0xffu)]
-                    ^ crc_table[256u + ((x >> 16u) & 0xffu)] ^ crc_table[x >> 24u];
+                c = crc_word(c, atomicLoad(&output[at >> 2u]));
                 at += 4u;
             }
             while at < end {

@@ -202,7 +202,17 @@ pub(crate) fn finish_chunk(
     block_symbols: u64,
     out: &mut [u8],
     gpu_offsets: Option<&(dyn Fn(usize) -> Vec<u64> + Sync)>,
+    block_crcs: Option<&[u32]>,
 ) -> Result<Vec<Finished>> {
+    if let Some(crcs) = block_crcs {
+        if crcs.len() as u64 != (data.len() as u64).div_ceil(block_symbols) {
+            return Err(Error::InvalidArgument(format!(
+                "{} block CRC32s for {} bytes in blocks of {block_symbols}",
+                crcs.len(),
+                data.len()
+            )));
+        }
+    }
     if out.len() as u64 != layout.output_bytes() {
         return Err(Error::InvalidArgument(format!(
             "chunk output of {} bytes, layout says {}",
@@ -221,8 +231,28 @@ pub(crate) fn finish_chunk(
         .map(|(i, region)| {
             let frame = &layout.frames[i];
             let bytes = &data[frame.start as usize..frame.end() as usize];
-            let mut crc = crc32fast::Hasher::new();
-            crc.update(bytes);
+            let crc = match block_crcs {
+                // Frames start on block boundaries (whole cells): the frame's blocks'
+                // CRC32s folded into its own.
+                Some(crcs) => {
+                    if frame.start % block_symbols != 0 {
+                        return Err(Error::InvalidArgument(
+                            "a frame starts inside a block: its CRC32 needs the bytes".into(),
+                        ));
+                    }
+                    let first = frame.start / block_symbols;
+                    let parts = (first..frame.end().div_ceil(block_symbols)).map(|b| {
+                        let len = (frame.end() - b * block_symbols).min(block_symbols);
+                        (crcs[b as usize], len)
+                    });
+                    crc32fast::Hasher::new_with_initial_len(crate::crc::concat(parts), frame.len)
+                }
+                None => {
+                    let mut crc = crc32fast::Hasher::new();
+                    crc.update(bytes);
+                    crc
+                }
+            };
             let offsets = match gpu_offsets {
                 Some(f) => f(i),
                 None => block_offsets(bytes, frame, block_symbols),
@@ -270,7 +300,7 @@ pub fn encode_chunk_cpu(
             }
             Ok(())
         })?;
-    let finished = finish_chunk(data, &layout, format, block_symbols, &mut out, None)?;
+    let finished = finish_chunk(data, &layout, format, block_symbols, &mut out, None, None)?;
     Ok(CodedChunk::new(
         out,
         &layout,

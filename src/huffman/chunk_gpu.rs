@@ -1,4 +1,5 @@
-//! A chunk of a framed stream coded on the GPU: cell histograms (the histogram stage),
+//! A chunk of a framed stream coded on the GPU: cell histograms (the histogram stage)
+//! and block CRC32s (the block_crc stage) in one submission,
 //! frames planned on the host, every frame coded with its own table in one framed CUVLE
 //! pass at the bit its container layout gives it, then the headers and trailers filled
 //! in place on all cores ([`super::chunk::finish_chunk`]). The bytes equal the CPU's
@@ -30,7 +31,7 @@ pub async fn encode_chunk_gpu(
     let encoder = VleEncoder::new(gpu, *cuvle)?.with_chunk_bytes(frames.cell_bytes)?;
     let input = encoder.upload(data)?;
     let t_up = clock();
-    let cells = encoder.histograms(&input, None).await?;
+    let (cells, block_crcs) = encoder.histograms_and_crcs(&input, block).await?;
     let t1 = clock();
     let layout = ChunkLayout::plan(&cells, data.len() as u64, format, frames, block)?;
     let t2 = clock();
@@ -104,7 +105,15 @@ pub async fn encode_chunk_gpu(
             .map(|&o| o - frame_first[i])
             .collect()
     };
-    let finished = finish_chunk(data, &layout, format, block, &mut out, Some(&gpu_offsets))?;
+    let finished = finish_chunk(
+        data,
+        &layout,
+        format,
+        block,
+        &mut out,
+        Some(&gpu_offsets),
+        Some(&block_crcs),
+    )?;
     let t4 = clock();
     if let (Some(t0), Some(tu), Some(t1), Some(t2), Some(ts), Some(t3), Some(t4)) =
         (t0, t_up, t1, t2, t_sub, t3, t4)

@@ -267,6 +267,9 @@ impl GpuInput {
     pub fn chunk_bytes(&self) -> u64 {
         self.chunk_bytes
     }
+    pub(crate) fn windows(&self) -> &[Window] {
+        &self.windows
+    }
     /// (offset, bytes) of every window.
     pub(crate) fn window_spans(&self) -> Vec<(u64, u64)> {
         self.windows.iter().map(|w| (w.offset, w.n_bytes)).collect()
@@ -731,6 +734,45 @@ impl<'g> VleEncoder<'g> {
             .pop()
             .unwrap_or_default();
         Ok(histograms_from_words(&bytes))
+    }
+
+    /// [`Self::histograms`] and the CRC32 of every `block_bytes` block of the input
+    /// ([`super::block_crc`]), in one submission and one readback: what a stream's chunk
+    /// needs before it plans its frames, and after, for their checksums.
+    pub(crate) async fn histograms_and_crcs(
+        &self,
+        input: &GpuInput,
+        block_bytes: u64,
+    ) -> Result<(Vec<[u64; 256]>, Vec<u32>)> {
+        let mut encoder = self
+            .gpu
+            .device
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                label: Some(crate::gpu::registry::huffman::HISTOGRAM.label),
+            });
+        let pending = self.record_histograms(&mut encoder, input, None)?;
+        let crcs = super::block_crc::record_block_crcs(
+            self.gpu,
+            &mut encoder,
+            input,
+            block_bytes,
+            self.config.scan.workgroup_size,
+        )?;
+        let (Some(hist), Some((crcs, n_blocks))) = (&pending.counts, &crcs) else {
+            return Ok((Vec::new(), Vec::new()));
+        };
+        let reads = self.gpu.record_reads(
+            &mut encoder,
+            &[
+                (hist, 0, pending.n_chunks as u64 * 1024),
+                (crcs, 0, *n_blocks as u64 * 4),
+            ],
+        );
+        self.gpu.queue.submit([encoder.finish()]);
+        let mut parts = self.gpu.read_recorded(reads).await?;
+        let crcs = super::block_crc::crcs_from_bytes(&parts.pop().unwrap_or_default());
+        let histograms = histograms_from_words(&parts.pop().unwrap_or_default());
+        Ok((histograms, crcs))
     }
 
     /// Record the per-chunk histograms of `input` into `encoder`; nothing is submitted.

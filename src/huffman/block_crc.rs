@@ -1,0 +1,170 @@
+//! The CRC32 of every block of an input, on the GPU (shaders/huffman/block_crc.wgsl) and
+//! its CPU twin. The stream compressor reads a chunk's block CRC32s back with its cell
+//! histograms and folds each frame's blocks into the frame's CRC32 (`crate::crc`): no
+//! core reads the chunk's bytes again for its checksums.
+
+use wgpu::util::DeviceExt;
+
+use super::cuvle::{GpuInput, VleEncoder};
+use crate::gpu::registry::huffman::BLOCK_CRC;
+use crate::gpu::{Gpu, GpuStage, PooledBuffer};
+use crate::{Error, Result};
+
+#[repr(C)]
+#[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
+/// keep in sync with shaders/huffman/block_crc.wgsl `BlockCrcParams`
+pub(crate) struct BlockCrcParams {
+    pub n_bytes: u32,
+    pub block_words: u32,
+    pub n_blocks: u32,
+    pub crc_base: u32,
+}
+
+/// The CRC32 of each `block_bytes` block of `input` (the last one maybe shorter): the
+/// CPU twin of huffman/block_crc.
+pub fn block_crcs_cpu(input: &[u8], block_bytes: usize) -> Vec<u32> {
+    input
+        .chunks(block_bytes.max(1))
+        .map(crc32fast::hash)
+        .collect()
+}
+
+/// Record the CRC32 of every `block_bytes` block of `input` (a multiple of 4 that
+/// divides its windows' starts) into a buffer of one word a block; None for no bytes.
+pub(crate) fn record_block_crcs(
+    gpu: &Gpu,
+    encoder: &mut wgpu::CommandEncoder,
+    input: &GpuInput,
+    block_bytes: u64,
+    workgroup_size: u32,
+) -> Result<Option<(PooledBuffer, usize)>> {
+    let n_blocks = input.len().div_ceil(block_bytes.max(1)) as usize;
+    if n_blocks == 0 {
+        return Ok(None);
+    }
+    if block_bytes % 4 != 0
+        || block_bytes > u32::MAX as u64
+        || input
+            .window_spans()
+            .iter()
+            .any(|&(offset, _)| offset % block_bytes != 0)
+    {
+        return Err(Error::InvalidArgument(format!(
+            "block CRC32s of {block_bytes}-byte blocks: a multiple of 4 that divides every window's start"
+        )));
+    }
+    let crcs = gpu.pooled_buffer(
+        n_blocks as u64 * 4,
+        wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+    );
+    let built = gpu.pipeline(&BLOCK_CRC, "main", &[("WG_SIZE", workgroup_size as f64)])?;
+    let mut binds = Vec::new();
+    for (window, (offset, n_bytes)) in input.windows().iter().zip(input.window_spans()) {
+        let params = BlockCrcParams {
+            n_bytes: n_bytes as u32,
+            block_words: (block_bytes / 4) as u32,
+            n_blocks: n_bytes.div_ceil(block_bytes) as u32,
+            crc_base: (offset / block_bytes) as u32,
+        };
+        let params_buffer = gpu
+            .device
+            .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some("parvlc.huffman.block_crc.params"),
+                contents: bytemuck::bytes_of(&params),
+                usage: wgpu::BufferUsages::UNIFORM,
+            });
+        let bind = gpu.bind(
+            &built,
+            &[
+                (0, params_buffer.as_entire_buffer_binding()),
+                (
+                    1,
+                    wgpu::BufferBinding {
+                        buffer: &window.buffer,
+                        offset: 0,
+                        size: wgpu::BufferSize::new(n_bytes.next_multiple_of(16)),
+                    },
+                ),
+                (2, crcs.as_entire_buffer_binding()),
+            ],
+        );
+        let groups = params
+            .n_blocks
+            .div_ceil(workgroup_size)
+            .min(gpu.limits.max_compute_workgroups_per_dimension);
+        binds.push((bind, groups));
+    }
+    let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+        label: Some(BLOCK_CRC.label),
+        timestamp_writes: None,
+    });
+    pass.set_pipeline(&built.pipeline);
+    for (bind, groups) in &binds {
+        pass.set_bind_group(0, bind, &[]);
+        pass.dispatch_workgroups(*groups, 1, 1);
+    }
+    Ok(Some((crcs, n_blocks)))
+}
+
+/// Block CRC32s read back from what [`record_block_crcs`] recorded, once submitted.
+pub(crate) fn crcs_from_bytes(bytes: &[u8]) -> Vec<u32> {
+    bytemuck::pod_collect_to_vec(bytes)
+}
+
+/// The block CRC32s as a [`GpuStage`], on `VleEncoder`'s upload, in blocks of `.1` bytes.
+pub struct BlockCrcStage<'e, 'g>(pub &'e VleEncoder<'g>, pub u64);
+
+/// Recorded block CRC32s, read back by [`GpuStage::finish`]; none for an empty input.
+pub struct BlockCrcPending(Option<(PooledBuffer, usize)>);
+
+impl GpuStage for BlockCrcStage<'_, '_> {
+    type Input<'a> = [u8];
+    type Uploaded = GpuInput;
+    type Pending = BlockCrcPending;
+    type Report = Vec<u32>;
+    type Output = Vec<u32>;
+
+    fn gpu(&self) -> &Gpu {
+        GpuStage::gpu(self.0)
+    }
+
+    fn label(&self) -> &'static str {
+        BLOCK_CRC.label
+    }
+
+    async fn upload(&self, input: &Self::Input<'_>) -> Result<GpuInput> {
+        VleEncoder::upload(self.0, input)
+    }
+
+    fn encode_into(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        uploaded: &GpuInput,
+    ) -> Result<BlockCrcPending> {
+        let wg = self.0.config().scan.workgroup_size;
+        record_block_crcs(GpuStage::gpu(self), encoder, uploaded, self.1, wg).map(BlockCrcPending)
+    }
+
+    async fn finish(
+        &self,
+        _input: &Self::Input<'_>,
+        _uploaded: &GpuInput,
+        pending: BlockCrcPending,
+    ) -> Result<Vec<u32>> {
+        let Some((crcs, n)) = pending.0 else {
+            return Ok(Vec::new());
+        };
+        let bytes = GpuStage::gpu(self)
+            .read_buffer(&crcs, 0, n as u64 * 4)
+            .await?;
+        Ok(crcs_from_bytes(&bytes))
+    }
+
+    fn output(report: Vec<u32>) -> Vec<u32> {
+        report
+    }
+
+    fn cpu(&self, input: &[u8]) -> Result<Vec<u32>> {
+        Ok(block_crcs_cpu(input, self.1 as usize))
+    }
+}
