@@ -42,12 +42,12 @@ pub(crate) fn record_block_crcs(
     if n_blocks == 0 {
         return Ok(None);
     }
-    if block_bytes % 4 != 0
+    if !block_bytes.is_multiple_of(4)
         || block_bytes > u32::MAX as u64
         || input
             .window_spans()
             .iter()
-            .any(|&(offset, _)| offset % block_bytes != 0)
+            .any(|&(offset, _)| !offset.is_multiple_of(block_bytes))
     {
         return Err(Error::InvalidArgument(format!(
             "block CRC32s of {block_bytes}-byte blocks: a multiple of 4 that divides every window's start"

@@ -235,7 +235,7 @@ pub(crate) fn finish_chunk(
                 // Frames start on block boundaries (whole cells): the frame's blocks'
                 // CRC32s folded into its own.
                 Some(crcs) => {
-                    if frame.start % block_symbols != 0 {
+                    if !frame.start.is_multiple_of(block_symbols) {
                         return Err(Error::InvalidArgument(
                             "a frame starts inside a block: its CRC32 needs the bytes".into(),
                         ));
