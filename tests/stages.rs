@@ -136,11 +136,9 @@ fn cuvle_equals_its_twin() {
     }
 }
 
-#[test]
-fn histogram_equals_its_twin() {
-    let _s = serial();
-    // The default chunks, and 2 KiB chunks in 2 KiB windows: many of each.
-    let small = CuvleConfig {
+/// Blocks of 1 KiB in windows of 2 KiB: an input of a few KiB is uploaded in many.
+fn small_windows() -> CuvleConfig {
+    CuvleConfig {
         net: 4,
         max_segment_bytes: Some(2048),
         scan: ScanConfig {
@@ -148,8 +146,14 @@ fn histogram_equals_its_twin() {
             ..ScanConfig::default()
         },
         ..CuvleConfig::default()
-    };
-    for config in [CuvleConfig::default(), small] {
+    }
+}
+
+#[test]
+fn histogram_equals_its_twin() {
+    let _s = serial();
+    // The default chunks, and 2 KiB chunks in 2 KiB windows: many of each.
+    for config in [CuvleConfig::default(), small_windows()] {
         let encoder = VleEncoder::new(gpu(), config).unwrap();
         for seed in 0..3 {
             check(
@@ -188,16 +192,7 @@ fn block_crc_equals_its_twin() {
         &BlockCrcStage(&encoder, 4096),
         &[][..],
     );
-    let windows = CuvleConfig {
-        net: 4,
-        max_segment_bytes: Some(2048),
-        scan: ScanConfig {
-            workgroup_size: 64,
-            ..ScanConfig::default()
-        },
-        ..CuvleConfig::default()
-    };
-    let encoder = VleEncoder::new(gpu(), windows).unwrap();
+    let encoder = VleEncoder::new(gpu(), small_windows()).unwrap();
     let data = testdata::generate(20_001, 5.0, 9);
     check(
         "block CRC32s in windows",
