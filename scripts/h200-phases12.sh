@@ -4,7 +4,8 @@
 # files from stdin to /dev/null, per-chunk medians and sums of each phase, and the
 # timed run beside it.
 # There, from the project root, .device carried: bash scripts/h200-phases12.sh
-# (2026-11-28: not run; the session's device time was spent.)
+# (2026-11-28: not run; the session's device time was spent. The thirteenth session ran its
+# successor, scripts/h200-phases13.sh.)
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 # shellcheck source=scripts/h200-lib.sh
