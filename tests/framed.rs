@@ -273,6 +273,66 @@ fn compress_to_vec_copies_long_chunks_whole_and_in_order() {
     }
 }
 
+/// A sink that takes a few bytes of one piece a call and is interrupted every third
+/// call: the writer's vectored writes still put every byte in order.
+#[test]
+fn a_sink_that_takes_little_at_a_time_gets_every_byte() {
+    struct Stingy {
+        out: Vec<u8>,
+        calls: u64,
+    }
+    impl Write for Stingy {
+        fn write(&mut self, data: &[u8]) -> std::io::Result<usize> {
+            self.write_vectored(&[std::io::IoSlice::new(data)])
+        }
+        fn write_vectored(&mut self, pieces: &[std::io::IoSlice<'_>]) -> std::io::Result<usize> {
+            self.calls += 1;
+            if self.calls % 3 == 0 {
+                return Err(std::io::ErrorKind::Interrupted.into());
+            }
+            let Some(piece) = pieces.iter().find(|p| !p.is_empty()) else {
+                return Ok(0);
+            };
+            let n = piece.len().min(1 + (self.calls % 7) as usize * 1000);
+            self.out.extend_from_slice(&piece[..n]);
+            Ok(n)
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let config = StreamConfig {
+        chunk_bytes: 16 << 10,
+        depth: 4,
+        ..tiny()
+    };
+    let data = mixed(200_000, 13);
+    for format in [Format::Native, Format::Gzip] {
+        let mut sink = Stingy {
+            out: Vec::new(),
+            calls: 0,
+        };
+        let summary = compress_stream(
+            &Engine::Cpu,
+            format,
+            &config,
+            StreamInput::Bytes(&data),
+            &mut sink,
+            &mut |_| {},
+        )
+        .unwrap();
+        let want = streamed(&data, format, &config);
+        assert!(sink.out == want, "{format:?}: a stingy sink's bytes differ");
+        assert_eq!(summary.bytes_out, want.len() as u64, "{format:?}");
+        // At most 6,001 bytes a call: the writer had to come back many times.
+        assert!(
+            sink.calls as usize > want.len() / 6001,
+            "{format:?}: {} calls",
+            sink.calls
+        );
+    }
+}
+
 /// Many small chunks appended to a vector that holds its bytes and no room: the vector
 /// grows again and again while chunks are being copied into it, on the CPU and the GPU,
 /// and still holds exactly the stream's bytes after its own.
