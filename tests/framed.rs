@@ -287,7 +287,7 @@ fn a_sink_that_takes_little_at_a_time_gets_every_byte() {
         }
         fn write_vectored(&mut self, pieces: &[std::io::IoSlice<'_>]) -> std::io::Result<usize> {
             self.calls += 1;
-            if self.calls % 3 == 0 {
+            if self.calls.is_multiple_of(3) {
                 return Err(std::io::ErrorKind::Interrupted.into());
             }
             let Some(piece) = pieces.iter().find(|p| !p.is_empty()) else {
