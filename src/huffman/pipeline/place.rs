@@ -7,7 +7,8 @@
 use std::sync::mpsc::{sync_channel, Receiver};
 use std::sync::{Condvar, Mutex};
 
-use super::{CodedChunk, Format, Piece, StreamSummary, StreamWriter};
+use super::writer::Piece;
+use super::{CodedChunk, Format, StreamSummary, StreamWriter};
 use crate::ordered::{in_order, Window};
 use crate::{Error, Result};
 
