@@ -525,6 +525,14 @@ pub struct Pending {
 }
 
 impl Pending {
+    /// What [`VleEncoder::finish`] reads: the output, then the block log.
+    fn readback_ranges(&self) -> [(&wgpu::Buffer, u64, u64); 2] {
+        [
+            (&self.output, 0, self.plan.output_bytes()),
+            (&self.log, 0, self.plan.log_words() * 4),
+        ]
+    }
+
     /// The output buffer, holding the stream as little-endian u32 words.
     pub fn output(&self) -> &wgpu::Buffer {
         &self.output
@@ -707,33 +715,7 @@ impl<'g> VleEncoder<'g> {
         input: &GpuInput,
         profiler: Option<&mut Profiler>,
     ) -> Result<Vec<[u64; 256]>> {
-        let mut encoder = self
-            .gpu
-            .device
-            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
-                label: Some(crate::gpu::registry::huffman::HISTOGRAM.label),
-            });
-        let mut profiler = profiler;
-        let pending = self.record_histograms(&mut encoder, input, profiler.as_deref_mut())?;
-        if let Some(p) = profiler.as_deref() {
-            p.resolve(&mut encoder);
-        }
-        // The counts' readback in the same submission: one submit and one wait a chunk,
-        // not two of each.
-        let Some(hist) = &pending.counts else {
-            return Ok(Vec::new());
-        };
-        let reads = self
-            .gpu
-            .record_reads(&mut encoder, &[(hist, 0, pending.n_chunks as u64 * 1024)]);
-        self.gpu.queue.submit([encoder.finish()]);
-        let bytes = self
-            .gpu
-            .read_recorded(reads)
-            .await?
-            .pop()
-            .unwrap_or_default();
-        Ok(histograms_from_words(&bytes))
+        Ok(self.histograms_with(input, profiler, None).await?.0)
     }
 
     /// [`Self::histograms`] and the CRC32 of every `block_bytes` block of the input
@@ -744,34 +726,50 @@ impl<'g> VleEncoder<'g> {
         input: &GpuInput,
         block_bytes: u64,
     ) -> Result<(Vec<[u64; 256]>, Vec<u32>)> {
+        self.histograms_with(input, None, Some(block_bytes)).await
+    }
+
+    /// The histograms, and with `crc_block` the block CRC32s (empty without), recorded
+    /// into one encoder with their readback: one submit and one wait, not two of each.
+    async fn histograms_with(
+        &self,
+        input: &GpuInput,
+        mut profiler: Option<&mut Profiler>,
+        crc_block: Option<u64>,
+    ) -> Result<(Vec<[u64; 256]>, Vec<u32>)> {
         let mut encoder = self
             .gpu
             .device
             .create_command_encoder(&wgpu::CommandEncoderDescriptor {
                 label: Some(crate::gpu::registry::huffman::HISTOGRAM.label),
             });
-        let pending = self.record_histograms(&mut encoder, input, None)?;
-        let crcs = super::block_crc::record_block_crcs(
-            self.gpu,
-            &mut encoder,
-            input,
-            block_bytes,
-            self.config.scan.workgroup_size,
-        )?;
-        let (Some(hist), Some((crcs, n_blocks))) = (&pending.counts, &crcs) else {
+        let pending = self.record_histograms(&mut encoder, input, profiler.as_deref_mut())?;
+        if let Some(p) = profiler.as_deref() {
+            p.resolve(&mut encoder);
+        }
+        let crcs = match crc_block {
+            Some(block_bytes) => super::block_crc::record_block_crcs(
+                self.gpu,
+                &mut encoder,
+                input,
+                block_bytes,
+                self.config.scan.workgroup_size,
+            )?,
+            None => None,
+        };
+        // No counts: no input, so no blocks either.
+        let Some(hist) = &pending.counts else {
             return Ok((Vec::new(), Vec::new()));
         };
-        let reads = self.gpu.record_reads(
-            &mut encoder,
-            &[
-                (hist, 0, pending.n_chunks as u64 * 1024),
-                (crcs, 0, *n_blocks as u64 * 4),
-            ],
-        );
+        let mut ranges = vec![(hist.buffer(), 0, pending.n_chunks as u64 * 1024)];
+        if let Some((crcs, n_blocks)) = &crcs {
+            ranges.push((crcs.buffer(), 0, *n_blocks as u64 * 4));
+        }
+        let reads = self.gpu.record_reads(&mut encoder, &ranges);
         self.gpu.queue.submit([encoder.finish()]);
-        let mut parts = self.gpu.read_recorded(reads).await?;
-        let crcs = super::block_crc::crcs_from_bytes(&parts.pop().unwrap_or_default());
-        let histograms = histograms_from_words(&parts.pop().unwrap_or_default());
+        let mut parts = self.gpu.read_recorded(reads).await?.into_iter();
+        let histograms = histograms_from_words(&parts.next().unwrap_or_default());
+        let crcs = super::block_crc::crcs_from_bytes(&parts.next().unwrap_or_default());
         Ok((histograms, crcs))
     }
 
@@ -1028,14 +1026,7 @@ impl<'g> VleEncoder<'g> {
     /// Record the copies that [`Self::finish`] reads into `encoder`, after the encode:
     /// the readback then needs no submission of its own, and waits for this one alone.
     pub fn record_readback(&self, encoder: &mut wgpu::CommandEncoder, pending: &mut Pending) {
-        let plan = &pending.plan;
-        pending.reads = Some(self.gpu.record_reads(
-            encoder,
-            &[
-                (&pending.output, 0, plan.output_bytes()),
-                (&pending.log, 0, plan.log_words() * 4),
-            ],
-        ));
+        pending.reads = Some(self.gpu.record_reads(encoder, &pending.readback_ranges()));
     }
 
     /// Read back what [`Self::encode_into`] produced, after its encoder was submitted.
@@ -1043,15 +1034,7 @@ impl<'g> VleEncoder<'g> {
         // Output and log in one copy and one wait.
         let mut parts = match pending.reads.take() {
             Some(reads) => self.gpu.read_recorded(reads).await?,
-            None => {
-                let plan = &pending.plan;
-                self.gpu
-                    .read_buffers(&[
-                        (&pending.output, 0, plan.output_bytes()),
-                        (&pending.log, 0, plan.log_words() * 4),
-                    ])
-                    .await?
-            }
+            None => self.gpu.read_buffers(&pending.readback_ranges()).await?,
         };
         let plan = &pending.plan;
         let log: Vec<u32> = bytemuck::pod_collect_to_vec(&parts.pop().unwrap_or_default());

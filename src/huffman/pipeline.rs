@@ -387,6 +387,12 @@ fn run_stream<'i>(
     })
 }
 
+/// The error of a writer left with a gap in its chunks.
+#[cfg(not(target_arch = "wasm32"))]
+fn lost_chunk() -> Error {
+    Error::InvalidArgument("the pipeline lost a chunk (a coder stopped early)".into())
+}
+
 /// Most chunks one write takes: the window moves on after each write, so a batch as
 /// large as the window would stall the coders while it is written.
 #[cfg(not(target_arch = "wasm32"))]
@@ -403,14 +409,12 @@ fn write_in_order<W: Write>(
     progress: &mut dyn FnMut(u64),
     recycle: &dyn Fn(Vec<u8>),
 ) -> Result<StreamSummary> {
-    let lost =
-        || Error::InvalidArgument("the pipeline lost a chunk (a coder stopped early)".into());
     crate::ordered::in_order_batches(
         from_coders,
         0,
         window,
         WRITE_BATCH,
-        lost,
+        lost_chunk,
         |first, chunks| {
             let t = std::time::Instant::now();
             writer.write_chunks(&chunks)?;

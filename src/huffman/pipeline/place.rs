@@ -8,7 +8,7 @@ use std::sync::mpsc::{sync_channel, Receiver};
 use std::sync::{Condvar, Mutex};
 
 use super::writer::Piece;
-use super::{CodedChunk, Format, StreamSummary, StreamWriter};
+use super::{lost_chunk, CodedChunk, Format, StreamSummary, StreamWriter};
 use crate::ordered::{in_order, Window};
 use crate::{Error, Result};
 
@@ -120,36 +120,40 @@ pub(super) fn place_in_order(
                 in_flight.done();
             });
         }
-        let lost =
-            || Error::InvalidArgument("the pipeline lost a chunk (a coder stopped early)".into());
-        let placed = in_order(from_coders, 0, window, lost, |_, chunk: CodedChunk| {
-            let mut pieces = Vec::with_capacity(3);
-            writer.chunk_pieces(&chunk, &mut pieces)?;
-            let len: usize = pieces.iter().map(|p| p.bytes(&chunk.bytes).len()).sum();
-            if end + len > out.capacity() {
-                // Everything placed is copied before the buffer may move; the length
-                // then covers it, so that growing keeps it.
-                in_flight.wait_for_none()?;
-                // SAFETY: `out[start..end]` was written by the copies, all done.
-                unsafe { out.set_len(end) };
-                out.reserve(len);
-            }
-            in_flight.add(MOST_IN_FLIGHT)?;
-            // SAFETY: `end + len` is within the vector's capacity (just above).
-            let dest = Dest(unsafe { out.as_mut_ptr().add(end) });
-            end += len;
-            let placement = Placement {
-                dest,
-                pieces,
-                chunk,
-            };
-            if to_copiers.send(placement).is_err() {
-                in_flight.done();
-                return Err(poisoned());
-            }
-            progress(writer.summary.bytes_in);
-            Ok(())
-        });
+        let placed = in_order(
+            from_coders,
+            0,
+            window,
+            lost_chunk,
+            |_, chunk: CodedChunk| {
+                let mut pieces = Vec::with_capacity(3);
+                writer.chunk_pieces(&chunk, &mut pieces)?;
+                let len: usize = pieces.iter().map(|p| p.bytes(&chunk.bytes).len()).sum();
+                if end + len > out.capacity() {
+                    // Everything placed is copied before the buffer may move; the length
+                    // then covers it, so that growing keeps it.
+                    in_flight.wait_for_none()?;
+                    // SAFETY: `out[start..end]` was written by the copies, all done.
+                    unsafe { out.set_len(end) };
+                    out.reserve(len);
+                }
+                in_flight.add(MOST_IN_FLIGHT)?;
+                // SAFETY: `end + len` is within the vector's capacity (just above).
+                let dest = Dest(unsafe { out.as_mut_ptr().add(end) });
+                end += len;
+                let placement = Placement {
+                    dest,
+                    pieces,
+                    chunk,
+                };
+                if to_copiers.send(placement).is_err() {
+                    in_flight.done();
+                    return Err(poisoned());
+                }
+                progress(writer.summary.bytes_in);
+                Ok(())
+            },
+        );
         // The copiers finish what was sent, then stop.
         drop(to_copiers);
         placed
