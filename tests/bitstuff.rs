@@ -1,12 +1,12 @@
-//! JPEG 2000 raw-segment bit-stuffing: GPU vote == GPU fsm == the serial reference, byte
-//! for byte, on more than 10^6 random segments (many per dispatch, lengths from 0 bits to
+//! JPEG 2000 raw-segment bit-stuffing: GPU vote == GPU fsm == GPU solo == the serial
+//! reference, byte for byte, on more than 10^6 random segments (many per dispatch, lengths from 0 bits to
 //! the maximum, 0xFF runs from none to all) and on adversarial ones; the serial output
 //! read back as OpenJPEG's raw decoder reads it; clear errors on bad input.
 mod common;
 use common::serial;
 
 use parvlc::bitstuff::{
-    stuff_batch, stuff_fsm, stuff_vote, unstuff, BitstuffConfig, RawBits, Stuffed, Termination,
+    stuff_batch, stuff_vote, unstuff, BitstuffConfig, RawBits, Stuffed, Stuffer, Termination,
     DEFAULT_MAX_SEGMENT_BITS,
 };
 use parvlc::gpu::Gpu;
@@ -53,7 +53,7 @@ fn first_difference(want: &Stuffed, got: &Stuffed, segs: &Segs, what: &str) -> R
     Ok(())
 }
 
-/// Stuff `segs` serially and on both GPU stages; all three must agree. Returns the vote
+/// Stuff `segs` serially and on every GPU stage; all must agree. Returns the vote
 /// iterations (max, sum, segments).
 fn check(
     gpu: &Gpu,
@@ -71,19 +71,23 @@ fn check(
         config.max_segment_bits,
         config.fsm_words
     );
-    let vote = pollster::block_on(stuff_vote(gpu, &raw, term, config))
-        .unwrap_or_else(|e| panic!("{what}: vote: {e}"));
-    first_difference(
-        &want,
-        &vote.stuffed,
-        segs,
-        &format!("{what}: vote vs serial"),
-    )
-    .unwrap_or_else(|e| panic!("{e}"));
-    let fsm = pollster::block_on(stuff_fsm(gpu, &raw, term, config))
-        .unwrap_or_else(|e| panic!("{what}: fsm: {e}"));
-    first_difference(&want, &fsm.stuffed, segs, &format!("{what}: fsm vs serial"))
+    let mut vote = None;
+    for stuffer in Stuffer::ALL {
+        let name = stuffer.name();
+        let got = pollster::block_on(stuffer.stuff(gpu, &raw, term, config))
+            .unwrap_or_else(|e| panic!("{what}: {name}: {e}"));
+        first_difference(
+            &want,
+            &got.stuffed,
+            segs,
+            &format!("{what}: {name} vs serial"),
+        )
         .unwrap_or_else(|e| panic!("{e}"));
+        if stuffer == Stuffer::Vote {
+            vote = Some(got);
+        }
+    }
+    let vote = vote.expect("the vote ran");
     assert_eq!(vote.iterations.len(), segs.len());
     let sum: u64 = vote.iterations.iter().map(|&i| i as u64).sum();
     (vote.max_iterations(), sum, segs.len() as u64)
@@ -408,14 +412,15 @@ fn bad_input_gives_clear_errors() {
     let gpu = common::gpu();
     let data = [0u8; 8];
     let cfg = config(32, 1024);
-    let err = |segs: &[RawBits<'_>], cfg: &BitstuffConfig| -> (String, String) {
-        let v = pollster::block_on(stuff_vote(gpu, segs, Termination::Plain, cfg))
-            .expect_err("vote accepted bad input")
-            .to_string();
-        let f = pollster::block_on(stuff_fsm(gpu, segs, Termination::Plain, cfg))
-            .expect_err("fsm accepted bad input")
-            .to_string();
-        (v, f)
+    let err = |segs: &[RawBits<'_>], cfg: &BitstuffConfig| -> Vec<String> {
+        Stuffer::ALL
+            .iter()
+            .map(|s| {
+                pollster::block_on(s.stuff(gpu, segs, Termination::Plain, cfg))
+                    .expect_err(&format!("{} accepted bad input", s.name()))
+                    .to_string()
+            })
+            .collect()
     };
     // A bit count past the data.
     let segs = [
@@ -425,7 +430,7 @@ fn bad_input_gives_clear_errors() {
             bits: 65,
         },
     ];
-    for e in <[String; 2]>::from(err(&segs, &cfg)) {
+    for e in err(&segs, &cfg) {
         assert!(
             e.contains("raw segment 1: bit count 65 exceeds its data (8 bytes"),
             "{e}"
@@ -438,7 +443,7 @@ fn bad_input_gives_clear_errors() {
         data: &long,
         bits: 1025,
     }];
-    for e in <[String; 2]>::from(err(&segs, &cfg)) {
+    for e in err(&segs, &cfg) {
         assert!(
             e.contains("1025 bits exceed the maximum of 1024 bits"),
             "{e}"
@@ -450,18 +455,27 @@ fn bad_input_gives_clear_errors() {
         ..cfg
     };
     let segs = [RawBits::bytes(&data)];
-    for e in <[String; 2]>::from(err(&segs, &huge)) {
+    // (vote and fsm hold a segment in workgroup memory; solo holds none, and stuffs it.)
+    for s in [Stuffer::Vote, Stuffer::Fsm] {
+        let e = pollster::block_on(s.stuff(gpu, &segs, Termination::Plain, &huge))
+            .expect_err("a segment larger than workgroup memory accepted")
+            .to_string();
         assert!(
             e.contains("workgroup memory") && e.contains("lower max_segment_bits"),
             "{e}"
         );
     }
+    let solo = pollster::block_on(Stuffer::Solo.stuff(gpu, &segs, Termination::Plain, &huge));
+    assert_eq!(
+        solo.unwrap().stuffed,
+        stuff_batch(&segs, Termination::Plain).unwrap()
+    );
     // A workgroup size that is not a power of two.
     let odd = BitstuffConfig {
         workgroup_size: 48,
         ..cfg
     };
-    for e in <[String; 2]>::from(err(&segs, &odd)) {
+    for e in err(&segs, &odd) {
         assert!(e.contains("power of two"), "{e}");
     }
 }
@@ -471,9 +485,10 @@ fn empty_batch() {
     let _g = serial();
     let gpu = common::gpu();
     let cfg = BitstuffConfig::default();
-    let v = pollster::block_on(stuff_vote(gpu, &[], Termination::Plain, &cfg)).unwrap();
-    let f = pollster::block_on(stuff_fsm(gpu, &[], Termination::Plain, &cfg)).unwrap();
-    assert!(v.stuffed.is_empty() && f.stuffed.is_empty());
+    for s in Stuffer::ALL {
+        let got = pollster::block_on(s.stuff(gpu, &[], Termination::Plain, &cfg)).unwrap();
+        assert!(got.stuffed.is_empty(), "{}", s.name());
+    }
 }
 
 /// The benchmark runs every row on a small input (each GPU result is checked against the
@@ -487,16 +502,17 @@ fn bench_runs_small() {
         size: 48 << 10,
         segment_bytes: (1024, 4096),
         inputs: vec!["random".into(), "cascade".into()],
-        variants: vec!["vote".into(), "fsm".into()],
+        variants: vec!["vote".into(), "fsm".into(), "solo".into()],
         cpu_max_bytes: 1 << 30,
         runs: 1,
+        warm_up_secs: 0.0,
         config: BitstuffConfig::default(),
         term: Termination::Plain,
     };
     let mut seen = 0;
     let records = run_bitstuff(Some(gpu), &options, &mut |r| seen += r.len()).unwrap();
     // Per input: 2 CPU rows, and 2 scopes for each GPU variant.
-    assert_eq!(records.len(), 2 * (2 + 2 * 2));
+    assert_eq!(records.len(), 2 * (2 + 2 * 3));
     assert_eq!(seen, records.len());
     assert!(records
         .iter()

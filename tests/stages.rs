@@ -506,7 +506,7 @@ fn bitstuff_stages_equal_their_twin() {
     let _s = serial();
     for seed in 0..3 {
         let segs = segments(seed);
-        for stuffer in [Stuffer::Vote, Stuffer::Fsm] {
+        for stuffer in Stuffer::ALL {
             for term in [Termination::Plain, Termination::Predictable] {
                 let stage = BitstuffStage {
                     gpu: gpu(),

@@ -1,4 +1,4 @@
-//! `parvlc bench bitstuff`: GB/s of raw input for the vote and fsm stages (GPU time from
+//! `parvlc bench bitstuff`: GB/s of raw input for the vote, fsm and solo stages (GPU time from
 //! timestamp queries, and wall time) and the serial reference on one core and on all
 //! cores, on typical raw SPP/MRP bits (random) and adversarial inputs, in code-block
 //! sized segments; the vote's iteration counts; JSON Lines and a table. Every GPU result
@@ -6,8 +6,8 @@
 
 use std::time::Instant;
 
-use super::gpu::{finish, BitstuffConfig, GpuBatch, Pending};
-use super::{encode_fsm, encode_vote, stuff_batch, stuff_batch_par, RawBits, Termination};
+use super::gpu::{finish, BitstuffConfig, GpuBatch, Stuffer};
+use super::{stuff_batch, stuff_batch_par, RawBits, Termination};
 use crate::gpu::{Gpu, Timings};
 use crate::testdata::SplitMix64;
 use crate::{Error, Result};
@@ -21,11 +21,15 @@ pub struct BitstuffBenchOptions {
     pub segment_bytes: (u64, u64),
     /// Inputs: random, all-ff, alternating, cascade.
     pub inputs: Vec<String>,
-    /// GPU variants: vote, fsm.
+    /// GPU variants: vote, fsm, solo.
     pub variants: Vec<String>,
     /// Serial CPU rows (one core, all cores) up to this input size.
     pub cpu_max_bytes: u64,
     pub runs: usize,
+    /// Seconds each GPU row runs untimed, back to back, before its timed runs: the GPU's
+    /// memory path speeds up only after a fraction of a second of steady work
+    /// (docs/results.md, "Seventh pass"), as in a pipeline that keeps it busy.
+    pub warm_up_secs: f64,
     pub config: BitstuffConfig,
     pub term: Termination,
 }
@@ -34,7 +38,7 @@ pub struct BitstuffBenchOptions {
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct BitstuffRecord {
     pub module: String,
-    /// vote, fsm, cpu-1-core, cpu-all-cores.
+    /// vote, fsm, solo, cpu-1-core, cpu-all-cores.
     pub variant: String,
     /// stuff: the stage alone, segments resident on the GPU (the CPU rows: stuff_batch);
     /// end-to-end: host to host, upload and readback included.
@@ -121,22 +125,6 @@ fn best_of(
     crate::bench::best_after_warm_up(runs, 0.0, f)
 }
 
-fn encode_variant(
-    gpu: &Gpu,
-    encoder: &mut wgpu::CommandEncoder,
-    variant: &str,
-    batch: &GpuBatch,
-    config: &BitstuffConfig,
-) -> Result<Pending> {
-    match variant {
-        "vote" => encode_vote(gpu, encoder, batch, config, true),
-        "fsm" => encode_fsm(gpu, encoder, batch, config, true),
-        _ => Err(Error::InvalidArgument(format!(
-            "unknown bitstuff variant `{variant}` (vote, fsm)"
-        ))),
-    }
-}
-
 /// Run the suite; `sink` gets each input's records as they are measured.
 pub fn run_bitstuff(
     gpu: Option<&Gpu>,
@@ -199,9 +187,10 @@ pub fn run_bitstuff(
         if let Some(gpu) = gpu {
             let batch = GpuBatch::upload(gpu, &segments, options.term, &options.config)?;
             for variant in &options.variants {
+                let stuffer = Stuffer::from_name(variant)?;
                 // Check once, and read the vote's iterations.
                 let mut encoder = gpu.device.create_command_encoder(&Default::default());
-                let pending = encode_variant(gpu, &mut encoder, variant, &batch, &options.config)?;
+                let pending = stuffer.encode(gpu, &mut encoder, &batch, &options.config, true)?;
                 gpu.queue.submit([encoder.finish()]);
                 let got = pollster::block_on(finish(gpu, &batch, pending))?;
                 if got.stuffed != want {
@@ -209,17 +198,19 @@ pub fn run_bitstuff(
                         "bitstuff {variant} differs from the serial reference on {input}"
                     )));
                 }
-                let (wall, gpu_s) = best_of(options.runs, || {
-                    let t = Instant::now();
-                    let mut encoder = gpu.device.create_command_encoder(&Default::default());
-                    let pending =
-                        encode_variant(gpu, &mut encoder, variant, &batch, &options.config)?;
-                    gpu.queue.submit([encoder.finish()]);
-                    gpu.wait_idle()?;
-                    let wall = t.elapsed().as_secs_f64();
-                    let timings: Timings = pollster::block_on(pending.timings(gpu))?;
-                    Ok((wall, gpu.has_timestamps().then(|| timings.total())))
-                })?;
+                let warm_up = options.warm_up_secs;
+                let (wall, gpu_s) =
+                    crate::bench::best_after_warm_up(options.runs, warm_up, || {
+                        let t = Instant::now();
+                        let mut encoder = gpu.device.create_command_encoder(&Default::default());
+                        let pending =
+                            stuffer.encode(gpu, &mut encoder, &batch, &options.config, true)?;
+                        gpu.queue.submit([encoder.finish()]);
+                        gpu.wait_idle()?;
+                        let wall = t.elapsed().as_secs_f64();
+                        let timings: Timings = pollster::block_on(pending.timings(gpu))?;
+                        Ok((wall, gpu.has_timestamps().then(|| timings.total())))
+                    })?;
                 let mut r = record(variant, "stuff", wall, gpu_s, out_bytes);
                 if variant == "vote" {
                     r.vote_iterations_max = Some(got.max_iterations());
@@ -228,20 +219,12 @@ pub fn run_bitstuff(
                 records.push(r);
                 let (wall, _) = best_of(options.runs.min(3), || {
                     let t = Instant::now();
-                    let result = match variant.as_str() {
-                        "vote" => pollster::block_on(super::stuff_vote(
-                            gpu,
-                            &segments,
-                            options.term,
-                            &options.config,
-                        ))?,
-                        _ => pollster::block_on(super::stuff_fsm(
-                            gpu,
-                            &segments,
-                            options.term,
-                            &options.config,
-                        ))?,
-                    };
+                    let result = pollster::block_on(stuffer.stuff(
+                        gpu,
+                        &segments,
+                        options.term,
+                        &options.config,
+                    ))?;
                     std::hint::black_box(result);
                     Ok((t.elapsed().as_secs_f64(), None))
                 })?;

@@ -4,12 +4,10 @@
 //! whatever the input, then each invocation emits its bits from its incoming state.
 //! CPU twin: [`super::serial::stuff_batch`].
 
-use super::gpu::{
-    self, BitstuffConfig, BitstuffStage, GpuBatch, GpuStuffed, Pending, StageRun, Stuffer,
-};
+use super::gpu::{BitstuffConfig, GpuBatch, GpuStuffed, Layout, Pending, StageRun, Stuffer};
 use super::{RawBits, Termination};
 use crate::gpu::registry::bitstuff::FSM;
-use crate::gpu::{Gpu, GpuStage};
+use crate::gpu::Gpu;
 use crate::Result;
 
 /// The fsm pipeline and its override constants.
@@ -23,6 +21,7 @@ pub(crate) fn stage(config: &BitstuffConfig) -> StageRun {
             ("FSM_OUT_WORDS", config.out_words() as f64),
             ("FSM_WORDS", config.fsm_words as f64),
         ],
+        layout: Layout::WorkgroupPerSegment,
     }
 }
 
@@ -34,21 +33,15 @@ pub fn encode_fsm(
     config: &BitstuffConfig,
     profile: bool,
 ) -> Result<Pending> {
-    gpu::encode(gpu, encoder, batch, config, stage(config), profile)
+    Stuffer::Fsm.encode(gpu, encoder, batch, config, profile)
 }
 
-/// Upload, stuff by state-machine scan, read back.
+/// Upload, stuff with the fsm stage, read back.
 pub async fn stuff_fsm(
     gpu: &Gpu,
     segments: &[RawBits<'_>],
     term: Termination,
     config: &BitstuffConfig,
 ) -> Result<GpuStuffed> {
-    let stage = BitstuffStage {
-        gpu,
-        stuffer: Stuffer::Fsm,
-        term,
-        config: *config,
-    };
-    GpuStage::run(&stage, segments).await
+    Stuffer::Fsm.stuff(gpu, segments, term, config).await
 }

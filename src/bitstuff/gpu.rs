@@ -1,6 +1,7 @@
-//! What the two GPU stages share (shaders/bitstuff/batch.wgsl): a batch of raw
-//! segments resident on the GPU, one dispatch per group of segments that fits a storage
-//! binding, one workgroup per segment, and the readback into a [`Stuffed`].
+//! What the GPU stages share (shaders/bitstuff/batch.wgsl): a batch of raw segments
+//! resident on the GPU, one dispatch per group of segments that fits a storage binding
+//! (a workgroup per segment, or an invocation per segment), and the readback into a
+//! [`Stuffed`].
 
 use wgpu::util::DeviceExt;
 
@@ -113,7 +114,7 @@ fn bitstuff_scan_bytes(gpu: &Gpu, config: &BitstuffConfig) -> u32 {
     }
 }
 
-/// Workgroup memory of either stage: raw bits, output, common/bitstuff_scan.wgsl, and
+/// Workgroup memory of vote or fsm: raw bits, output, common/bitstuff_scan.wgsl, and
 /// common/wg_scan.wgsl's buffer.
 fn workgroup_bytes(gpu: &Gpu, config: &BitstuffConfig) -> u32 {
     let scan = match gpu.flavour() {
@@ -243,11 +244,21 @@ impl GpuBatch {
     }
 }
 
-/// A stage's pipeline and override constants, chosen by vote.rs / fsm.rs.
+/// A stage's pipeline and override constants, chosen by vote.rs / fsm.rs / solo.rs.
 pub(crate) struct StageRun {
     pub shader: &'static Stage,
     pub label: &'static str,
     pub constants: Vec<(&'static str, f64)>,
+    pub layout: Layout,
+}
+
+/// How a stage's grid covers the segments.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Layout {
+    /// One workgroup per segment, held in workgroup memory (vote, fsm).
+    WorkgroupPerSegment,
+    /// One invocation per segment, in registers (solo).
+    InvocationPerSegment,
 }
 
 struct GroupOut {
@@ -288,7 +299,13 @@ pub(crate) fn encode(
     profile: bool,
 ) -> Result<Pending> {
     config.validate()?;
-    config.check_workgroup_memory(gpu, run.label, workgroup_bytes(gpu, config))?;
+    let per_workgroup = match run.layout {
+        Layout::WorkgroupPerSegment => {
+            config.check_workgroup_memory(gpu, run.label, workgroup_bytes(gpu, config))?;
+            1
+        }
+        Layout::InvocationPerSegment => config.workgroup_size,
+    };
     let built = gpu.pipeline(run.shader, "main", &run.constants)?;
     let storage =
         wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST;
@@ -304,8 +321,9 @@ pub(crate) fn encode(
     let mut outs = Vec::with_capacity(batch.groups.len());
     for g in &batch.groups {
         let n = g.segments.len() as u32;
-        let grid_x = n.min(max_x);
-        let grid_y = n.div_ceil(grid_x);
+        let workgroups = n.div_ceil(per_workgroup);
+        let grid_x = workgroups.min(max_x);
+        let grid_y = workgroups.div_ceil(grid_x);
         if grid_y > max_x {
             return Err(Error::TooLarge(format!(
                 "bitstuff: {n} segments in one dispatch exceed the adapter's grid"
@@ -362,14 +380,67 @@ pub enum Stuffer {
     Vote,
     /// [`super::fsm`]: one scan of composed state maps.
     Fsm,
+    /// [`super::solo`]: one invocation per segment, the serial rule in registers.
+    Solo,
 }
 
 impl Stuffer {
+    pub const ALL: [Stuffer; 3] = [Stuffer::Vote, Stuffer::Fsm, Stuffer::Solo];
+
+    /// The stage's name: its shader, Rust file and bench row.
+    pub fn name(self) -> &'static str {
+        match self {
+            Stuffer::Vote => "vote",
+            Stuffer::Fsm => "fsm",
+            Stuffer::Solo => "solo",
+        }
+    }
+
+    /// The stage named `name` (as [`Self::name`] gives it).
+    pub fn from_name(name: &str) -> Result<Stuffer> {
+        Stuffer::ALL
+            .into_iter()
+            .find(|s| s.name() == name)
+            .ok_or_else(|| {
+                Error::InvalidArgument(format!("unknown bitstuff stage `{name}` (vote, fsm, solo)"))
+            })
+    }
+
     fn run(self, config: &BitstuffConfig) -> StageRun {
         match self {
             Stuffer::Vote => super::vote::stage(config),
             Stuffer::Fsm => super::fsm::stage(config),
+            Stuffer::Solo => super::solo::stage(config),
         }
+    }
+
+    /// Record this stage over `batch` into `encoder`; nothing is submitted.
+    pub fn encode(
+        self,
+        gpu: &Gpu,
+        encoder: &mut wgpu::CommandEncoder,
+        batch: &GpuBatch,
+        config: &BitstuffConfig,
+        profile: bool,
+    ) -> Result<Pending> {
+        encode(gpu, encoder, batch, config, self.run(config), profile)
+    }
+
+    /// Upload `segments`, stuff them with this stage, read them back.
+    pub async fn stuff(
+        self,
+        gpu: &Gpu,
+        segments: &[RawBits<'_>],
+        term: Termination,
+        config: &BitstuffConfig,
+    ) -> Result<GpuStuffed> {
+        let stage = BitstuffStage {
+            gpu,
+            stuffer: self,
+            term,
+            config: *config,
+        };
+        GpuStage::run(&stage, segments).await
     }
 }
 
@@ -428,7 +499,7 @@ impl GpuStage for BitstuffStage<'_> {
 #[derive(Clone, Debug, Default)]
 pub struct GpuStuffed {
     pub stuffed: Stuffed,
-    /// vote: iterations per segment (summed over its rounds); fsm: zeros.
+    /// vote: iterations per segment (summed over its rounds); fsm and solo: zeros.
     pub iterations: Vec<u32>,
     pub timings: Timings,
 }

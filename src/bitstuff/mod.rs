@@ -19,20 +19,23 @@
 //! is not 0xFF (in a codestream it follows a terminated MQ segment, which never ends on
 //! 0xFF), so its first byte carries 8 data bits.
 //!
-//! Three implementations over many segments at once, byte for byte the same:
+//! Four implementations over many segments at once, byte for byte the same:
 //! - [`serial`]: the reference, also an incremental [`RawWriter`] for a CPU tier-1;
 //! - [`vote`] (shaders/bitstuff/vote.wgsl, core in shaders/common/bitstuff_wg.wgsl): the
 //!   EBCOT fast-mode paper's Algorithm 2, a segmented scan over runs of 0xFF repeated
 //!   until no invocation changes its vote;
 //! - [`fsm`] (shaders/bitstuff/fsm.wgsl): every chunk's effect as a function of its
 //!   incoming state (bit phase 0-7, whether the current byte follows 0xFF), composed by
-//!   one scan, so the depth is O(log n) whatever the input.
+//!   one scan, so the depth is O(log n) whatever the input;
+//! - [`solo`] (shaders/bitstuff/solo.wgsl): one invocation per segment, the serial rule
+//!   in registers, for batches of many short segments.
 
 #[cfg(all(feature = "bench", not(target_arch = "wasm32")))]
 pub mod bench;
 pub mod fsm;
 pub mod gpu;
 pub mod serial;
+pub mod solo;
 pub mod vote;
 
 pub use fsm::{encode_fsm, stuff_fsm};

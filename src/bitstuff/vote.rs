@@ -5,12 +5,10 @@
 //! cascade (every insertion making a new 0xFF) needs one per 0xFF. CPU twin:
 //! [`super::serial::stuff_batch`].
 
-use super::gpu::{
-    self, BitstuffConfig, BitstuffStage, GpuBatch, GpuStuffed, Pending, StageRun, Stuffer,
-};
+use super::gpu::{BitstuffConfig, GpuBatch, GpuStuffed, Layout, Pending, StageRun, Stuffer};
 use super::{RawBits, Termination};
 use crate::gpu::registry::bitstuff::VOTE;
-use crate::gpu::{Gpu, GpuStage};
+use crate::gpu::Gpu;
 use crate::Result;
 
 /// The vote pipeline and its override constants.
@@ -23,6 +21,7 @@ pub(crate) fn stage(config: &BitstuffConfig) -> StageRun {
             ("BS_IN_WORDS", config.in_words() as f64),
             ("BS_OUT_WORDS", config.out_words() as f64),
         ],
+        layout: Layout::WorkgroupPerSegment,
     }
 }
 
@@ -34,21 +33,15 @@ pub fn encode_vote(
     config: &BitstuffConfig,
     profile: bool,
 ) -> Result<Pending> {
-    gpu::encode(gpu, encoder, batch, config, stage(config), profile)
+    Stuffer::Vote.encode(gpu, encoder, batch, config, profile)
 }
 
-/// Upload, stuff by vote, read back.
+/// Upload, stuff with the vote stage, read back.
 pub async fn stuff_vote(
     gpu: &Gpu,
     segments: &[RawBits<'_>],
     term: Termination,
     config: &BitstuffConfig,
 ) -> Result<GpuStuffed> {
-    let stage = BitstuffStage {
-        gpu,
-        stuffer: Stuffer::Vote,
-        term,
-        config: *config,
-    };
-    GpuStage::run(&stage, segments).await
+    Stuffer::Vote.stuff(gpu, segments, term, config).await
 }

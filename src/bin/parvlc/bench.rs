@@ -140,7 +140,7 @@ pub enum BenchModule {
         #[arg(long)]
         json: Option<PathBuf>,
     },
-    /// JPEG 2000 raw-segment bit-stuffing: vote and fsm on the GPU, the serial reference
+    /// JPEG 2000 raw-segment bit-stuffing: vote, fsm and solo on the GPU, the serial reference
     /// on one core and on all cores, on random bits and adversarial inputs cut into
     /// code-block sized segments; GB/s of raw input and the vote's iteration counts.
     Bitstuff {
@@ -159,18 +159,22 @@ pub enum BenchModule {
         )]
         inputs: Vec<String>,
         /// GPU variants.
-        #[arg(long, value_delimiter = ',', default_value = "vote,fsm")]
+        #[arg(long, value_delimiter = ',', default_value = "vote,fsm,solo")]
         variants: Vec<String>,
         /// Timed runs per measurement (best is kept).
         #[arg(long, default_value_t = 10)]
         runs: usize,
+        /// Seconds each GPU row runs back to back, untimed, before its timed runs (the
+        /// GPU's memory path is faster once kept busy: docs/results.md, "Seventh pass").
+        #[arg(long, default_value_t = 0.0)]
+        warm_up: f64,
         /// Largest input the CPU rows run on.
         #[arg(long, default_value_t = 1 << 30)]
         cpu_max: u64,
         /// `--backend cpu`: the CPU rows alone (no GPU needed).
         #[command(flatten)]
         backend: BackendArg,
-        /// Threads per workgroup (one workgroup per segment).
+        /// Threads per workgroup (vote and fsm: a workgroup per segment; solo: an invocation).
         #[arg(long, default_value_t = 256)]
         workgroup_size: u32,
         /// fsm: raw words per invocation per round.
@@ -361,6 +365,7 @@ fn bench_module(module: BenchModule) -> Result<()> {
             inputs,
             variants,
             runs,
+            warm_up,
             cpu_max,
             backend,
             workgroup_size,
@@ -389,6 +394,7 @@ fn bench_module(module: BenchModule) -> Result<()> {
                 variants: if gpu.is_some() { variants } else { Vec::new() },
                 cpu_max_bytes: cpu_max,
                 runs,
+                warm_up_secs: warm_up,
                 config: parvlc::bitstuff::BitstuffConfig {
                     workgroup_size,
                     max_segment_bits,
