@@ -8,14 +8,13 @@
 // CPU twin: src/bitstuff/serial.rs `stuff_batch`; host: src/bitstuff/solo.rs.
 //!import bitstuff/batch
 
-// The next raw bits of a segment, MSB-first: `hi` holds the word at `word`, `lo` and
-// `ahead` the two after (zero past the segment), `at` bits of `hi` already taken. The
-// word after `lo` is loaded a step before it is needed, so that a step does not wait on
-// the load of the step before.
+// The next raw bits of a segment, MSB-first: `hi` holds the word at `word` and `lo` the
+// one after (zero past the segment), `at` bits of `hi` already taken. (Loading a third
+// word a step ahead measured the same on the H200: results/h200-2026-11-28-solo14b.txt
+// under benches/.)
 struct Reader {
     hi: u32,
     lo: u32,
-    ahead: u32,
     at: u32,
     word: u32,
 }
@@ -51,8 +50,7 @@ fn advance(r: ptr<function, Reader>, n: u32, seg: Segment, n_words: u32) {
     if at >= 32u {
         (*r).word += 1u;
         (*r).hi = (*r).lo;
-        (*r).lo = (*r).ahead;
-        (*r).ahead = load_word(seg, (*r).word + 2u, n_words);
+        (*r).lo = load_word(seg, (*r).word + 1u, n_words);
         (*r).at = at - 32u;
     } else {
         (*r).at = at;
@@ -84,13 +82,7 @@ fn main(inv: Invocation) {
     let seg = segments[index];
     let n = seg.bits;
     let n_words = (n + 31u) / 32u;
-    var r = Reader(
-        load_word(seg, 0u, n_words),
-        load_word(seg, 1u, n_words),
-        load_word(seg, 2u, n_words),
-        0u,
-        0u,
-    );
+    var r = Reader(load_word(seg, 0u, n_words), load_word(seg, 1u, n_words), 0u, 0u);
     var w = Writer(0u, 0u, 0u, seg.out_word);
     var taken = 0u;
     // The last byte was 0xFF (so the next takes 7 bits), and the last two bytes.
