@@ -204,11 +204,17 @@ fn code_pass(kind: u32, base: u32, n: u32, plane: u32, last: bool) {
     if prev_term {
         mq_start();
     }
-    for (var w = 0u; w * 4u < n; w += 2u) {
-        mq_encode_word(scratch[base + w], n - w * 4u);
-        if (w + 1u) * 4u < n {
-            mq_encode_word(scratch[base + w + 1u], n - (w + 1u) * 4u);
+    // One pair an iteration, so that the coder is inlined once (a copy per pair of a word
+    // made the kernel's code many times larger), its words loaded a word ahead.
+    var word = scratch[base];
+    var next = scratch[base + 1u];
+    for (var i = 0u; i < n; i++) {
+        if (i & 3u) == 0u && i > 0u {
+            word = next;
+            next = scratch[base + i / 4u + 1u];
         }
+        mq_encode((word >> 1u) & 31u, word & 1u);
+        word >>= 8u;
     }
     let term = is_term(kind, plane, last);
     if term {
