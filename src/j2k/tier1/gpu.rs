@@ -70,8 +70,12 @@ const MAX_CPI: u32 = 8;
 /// shaders/j2k/tier1_split.wgsl `STATE_WORDS`, `SCRATCH_WORDS`).
 const SPLIT_STATE_WORDS: u64 = 176;
 const SPLIT_SCRATCH_WORDS: u64 = 3073;
-/// Code-blocks per workgroup of the split strategy's MQ kernel (one invocation each).
-const SPLIT_MQ_WG: u32 = 64;
+/// Code-blocks per workgroup of the split strategy's MQ kernel (one invocation each). A
+/// warp runs its coders' branches in lockstep and waits for its longest block, so fewer
+/// coders a warp run faster while blocks are few: on the H200 a 4K picture's fast-mode
+/// tier-1 took 23.0 ms of GPU time with 8, 24.4 with 16 and 25.8 with 32 or 64 (2K: 14.7
+/// against 17.5; docs/results.md, "Fourteenth pass").
+const SPLIT_MQ_WG: u32 = 8;
 /// Raw segment room of common/bitstuff_wg.wgsl: at most 2 bits per sample of 4096, which
 /// stuffing turns into at most ceil(8192 / 7) bytes.
 const BS_IN_WORDS: f64 = 257.0;
