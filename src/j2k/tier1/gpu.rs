@@ -73,9 +73,13 @@ const SPLIT_SCRATCH_WORDS: u64 = 3073;
 /// Code-blocks per workgroup of the split strategy's MQ kernel (one invocation each). A
 /// warp runs its coders' branches in lockstep and waits for its longest block, so fewer
 /// coders a warp run faster while blocks are few: on the H200 a 4K picture's fast-mode
-/// tier-1 took 23.0 ms of GPU time with 8, 24.4 with 16 and 25.8 with 32 or 64 (2K: 14.7
-/// against 17.5; docs/results.md, "Fourteenth pass").
-const SPLIT_MQ_WG: u32 = 8;
+/// tier-1 took 25.8 ms of GPU time with 64 or 32, 24.4 with 16, 23.0 with 8, 22.1 with
+/// 4 and 21.5 with 2 (2K: 17.5, 16.2, 14.7, 13.2, 11.9), and thirty 4K frames took
+/// 1.46-1.55 s with 4 against 1.51-1.54 with 8 and 1.45-1.53 with 2 (docs/results.md,
+/// "Fourteenth pass"). 4, not 2: each workgroup takes a warp, and an SM holds at most
+/// 32 of them, so 2 would take twice the waves of 4 on pictures with more blocks than
+/// 4K (not measured).
+const SPLIT_MQ_WG: u32 = 4;
 /// Raw segment room of common/bitstuff_wg.wgsl: at most 2 bits per sample of 4096, which
 /// stuffing turns into at most ceil(8192 / 7) bytes.
 const BS_IN_WORDS: f64 = 257.0;
