@@ -6,7 +6,7 @@ mod common;
 use common::serial;
 
 use parvlc::bitstuff::{
-    stuff_batch, stuff_vote, unstuff, BitstuffConfig, RawBits, Stuffed, Stuffer, Termination,
+    stuff_batch, unstuff, BitstuffConfig, RawBits, Stuffed, Stuffer, Termination,
     DEFAULT_MAX_SEGMENT_BITS,
 };
 use parvlc::gpu::Gpu;
@@ -354,12 +354,12 @@ fn vote_iteration_counts() {
     // The 0xFF makes 513 output bytes: a fifth round, which converges at once.
     let want_rounds = [0, 1, 1, 2, 4, 1 + 2 + 1 + 1 + 1];
     for term in TERMS {
-        let r = pollster::block_on(stuff_vote(gpu, &segs, term, &config)).unwrap();
+        let r = pollster::block_on(Stuffer::Vote.stuff(gpu, &segs, term, &config)).unwrap();
         assert_eq!(r.iterations, want_rounds, "{term:?}");
         assert_eq!(r.stuffed, stuff_batch(&segs, term).unwrap());
     }
     let cascade = cascade(4000);
-    let r = pollster::block_on(stuff_vote(
+    let r = pollster::block_on(Stuffer::Vote.stuff(
         gpu,
         &[RawBits {
             data: &cascade,

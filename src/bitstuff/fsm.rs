@@ -4,11 +4,8 @@
 //! whatever the input, then each invocation emits its bits from its incoming state.
 //! CPU twin: [`super::serial::stuff_batch`].
 
-use super::gpu::{BitstuffConfig, GpuBatch, GpuStuffed, Layout, Pending, StageRun, Stuffer};
-use super::{RawBits, Termination};
+use super::gpu::{BitstuffConfig, Layout, StageRun};
 use crate::gpu::registry::bitstuff::FSM;
-use crate::gpu::Gpu;
-use crate::Result;
 
 /// The fsm pipeline and its override constants.
 pub(crate) fn stage(config: &BitstuffConfig) -> StageRun {
@@ -23,25 +20,4 @@ pub(crate) fn stage(config: &BitstuffConfig) -> StageRun {
         ],
         layout: Layout::WorkgroupPerSegment,
     }
-}
-
-/// Record the fsm stage over `batch` into `encoder`; nothing is submitted.
-pub fn encode_fsm(
-    gpu: &Gpu,
-    encoder: &mut wgpu::CommandEncoder,
-    batch: &GpuBatch,
-    config: &BitstuffConfig,
-    profile: bool,
-) -> Result<Pending> {
-    Stuffer::Fsm.encode(gpu, encoder, batch, config, profile)
-}
-
-/// Upload, stuff with the fsm stage, read back.
-pub async fn stuff_fsm(
-    gpu: &Gpu,
-    segments: &[RawBits<'_>],
-    term: Termination,
-    config: &BitstuffConfig,
-) -> Result<GpuStuffed> {
-    Stuffer::Fsm.stuff(gpu, segments, term, config).await
 }

@@ -38,12 +38,10 @@ pub mod serial;
 pub mod solo;
 pub mod vote;
 
-pub use fsm::{encode_fsm, stuff_fsm};
 pub use gpu::{
     BitstuffConfig, BitstuffStage, GpuBatch, GpuStuffed, Pending, Stuffer, DEFAULT_MAX_SEGMENT_BITS,
 };
 pub use serial::{stuff, stuff_batch, stuff_batch_par, unstuff, RawWriter};
-pub use vote::{encode_vote, stuff_vote};
 
 use crate::{Error, Result};
 

@@ -5,11 +5,8 @@
 //! cascade (every insertion making a new 0xFF) needs one per 0xFF. CPU twin:
 //! [`super::serial::stuff_batch`].
 
-use super::gpu::{BitstuffConfig, GpuBatch, GpuStuffed, Layout, Pending, StageRun, Stuffer};
-use super::{RawBits, Termination};
+use super::gpu::{BitstuffConfig, Layout, StageRun};
 use crate::gpu::registry::bitstuff::VOTE;
-use crate::gpu::Gpu;
-use crate::Result;
 
 /// The vote pipeline and its override constants.
 pub(crate) fn stage(config: &BitstuffConfig) -> StageRun {
@@ -23,25 +20,4 @@ pub(crate) fn stage(config: &BitstuffConfig) -> StageRun {
         ],
         layout: Layout::WorkgroupPerSegment,
     }
-}
-
-/// Record the vote stage over `batch` into `encoder`; nothing is submitted.
-pub fn encode_vote(
-    gpu: &Gpu,
-    encoder: &mut wgpu::CommandEncoder,
-    batch: &GpuBatch,
-    config: &BitstuffConfig,
-    profile: bool,
-) -> Result<Pending> {
-    Stuffer::Vote.encode(gpu, encoder, batch, config, profile)
-}
-
-/// Upload, stuff with the vote stage, read back.
-pub async fn stuff_vote(
-    gpu: &Gpu,
-    segments: &[RawBits<'_>],
-    term: Termination,
-    config: &BitstuffConfig,
-) -> Result<GpuStuffed> {
-    Stuffer::Vote.stuff(gpu, segments, term, config).await
 }
