@@ -275,12 +275,11 @@ fn the_resident_whole_gpu_path_writes_the_cpu_codestream() {
             ht: false,
         };
         let cpu = pollster::block_on(j2k::encode(&img, &config(None), &Engine::Cpu)).unwrap();
-        for t1 in [
-            Tier1GpuConfig::default(),
-            three,
-            tight(Tier1GpuConfig::default()),
-            tight(three),
-        ] {
+        let one = Tier1GpuConfig {
+            strategy: Tier1Strategy::OneKernel,
+            ..three
+        };
+        for t1 in [one, three, tight(one), tight(three)] {
             let stages = Stages {
                 tier1_gpu: t1,
                 ..Stages::new(Placement::Gpu, Placement::Gpu)

@@ -240,14 +240,17 @@ fn opts(bypass_from: Option<u32>) -> Tier1Options {
     Tier1Options { bypass_from }
 }
 
+/// The one-kernel strategy (the default is the three-kernel one).
+fn one_kernel() -> Tier1GpuConfig {
+    Tier1GpuConfig {
+        strategy: Tier1Strategy::OneKernel,
+        ..Default::default()
+    }
+}
+
 #[test]
 fn part1_bypass_equals_cpu() {
-    check(
-        common::gpu(),
-        Tier1GpuConfig::default(),
-        &blocks(1),
-        opts(Some(5)),
-    );
+    check(common::gpu(), one_kernel(), &blocks(1), opts(Some(5)));
 }
 
 #[test]
@@ -255,7 +258,7 @@ fn part2_early_bypass_equals_cpu() {
     for k in 1..=4 {
         check(
             common::gpu(),
-            Tier1GpuConfig::default(),
+            one_kernel(),
             &blocks(10 + k as u64),
             opts(Some(k)),
         );
@@ -264,23 +267,18 @@ fn part2_early_bypass_equals_cpu() {
 
 #[test]
 fn all_mq_equals_cpu() {
-    check(
-        common::gpu(),
-        Tier1GpuConfig::default(),
-        &blocks(2),
-        opts(None),
-    );
+    check(common::gpu(), one_kernel(), &blocks(2), opts(None));
 }
 
 #[test]
 fn workgroup_flavour_and_smaller_workgroups_equal_cpu() {
     let small = Tier1GpuConfig {
         workgroup_size: 128,
-        ..Default::default()
+        ..one_kernel()
     };
     check(
         common::gpu_workgroup_flavour(),
-        Tier1GpuConfig::default(),
+        one_kernel(),
         &blocks(3),
         opts(Some(5)),
     );
@@ -292,7 +290,7 @@ fn workgroup_flavour_and_smaller_workgroups_equal_cpu() {
 fn blocks_that_outgrow_their_room_are_reencoded() {
     let tight = Tier1GpuConfig {
         block_capacity: Some(8),
-        ..Default::default()
+        ..one_kernel()
     };
     check(common::gpu(), tight, &blocks(6), opts(Some(5)));
     check(common::gpu(), tight, &blocks(7), opts(None));
@@ -300,10 +298,8 @@ fn blocks_that_outgrow_their_room_are_reencoded() {
 
 #[test]
 fn three_kernel_strategy_equals_cpu() {
-    let three = Tier1GpuConfig {
-        strategy: Tier1Strategy::ThreeKernel,
-        ..Default::default()
-    };
+    let three = Tier1GpuConfig::default();
+    assert_eq!(three.strategy, Tier1Strategy::ThreeKernel);
     check(common::gpu(), three, &blocks(20), opts(Some(5)));
     check(common::gpu(), three, &blocks(21), opts(Some(2)));
     check(common::gpu(), three, &blocks(22), opts(None));

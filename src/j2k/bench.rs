@@ -562,13 +562,17 @@ pub fn run_j2k(
         check_decodes("CPU tier-1 (all MQ)", &batch, &want_mq, &all_mq)?;
         let mut records = Vec::new();
         if let (Some(g), Some(e)) = (&gpu, &gpu_engine) {
-            // The configured strategy, then the paper's three-kernel one (per bit-plane:
+            // The one-kernel strategy, then the paper's three-kernel one (per bit-plane:
             // context modelling, raw passes, MQ passes over all code-blocks).
-            let three = Tier1GpuConfig {
-                strategy: Tier1Strategy::ThreeKernel,
+            let with = |strategy| Tier1GpuConfig {
+                strategy,
                 ..options.gpu_config
             };
-            for (strategy, suffix) in [(options.gpu_config, ""), (three, "-three-kernel")] {
+            let strategies = [
+                (with(Tier1Strategy::OneKernel), ""),
+                (with(Tier1Strategy::ThreeKernel), "-three-kernel"),
+            ];
+            for (strategy, suffix) in strategies {
                 let tier1 = Tier1Kernels::with_config(g, strategy)?;
                 let (fast_name, mq_name) =
                     (format!("gpu-fast{suffix}"), format!("gpu-all-mq{suffix}"));
