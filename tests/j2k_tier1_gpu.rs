@@ -240,7 +240,7 @@ fn opts(bypass_from: Option<u32>) -> Tier1Options {
     Tier1Options { bypass_from }
 }
 
-/// The one-kernel strategy (the default is the three-kernel one).
+/// The one-kernel strategy (the default chooses by the dispatch's size).
 fn one_kernel() -> Tier1GpuConfig {
     Tier1GpuConfig {
         strategy: Tier1Strategy::OneKernel,
@@ -298,8 +298,10 @@ fn blocks_that_outgrow_their_room_are_reencoded() {
 
 #[test]
 fn three_kernel_strategy_equals_cpu() {
-    let three = Tier1GpuConfig::default();
-    assert_eq!(three.strategy, Tier1Strategy::ThreeKernel);
+    let three = Tier1GpuConfig {
+        strategy: Tier1Strategy::ThreeKernel,
+        ..Default::default()
+    };
     check(common::gpu(), three, &blocks(20), opts(Some(5)));
     check(common::gpu(), three, &blocks(21), opts(Some(2)));
     check(common::gpu(), three, &blocks(22), opts(None));
@@ -314,6 +316,27 @@ fn three_kernel_strategy_equals_cpu() {
         &blocks(23),
         opts(Some(4)),
     );
+}
+
+/// `Auto` takes one kernel below its threshold and three from it on: both sides forced
+/// with a low threshold, each the CPU's bytes; the default threshold as documented.
+#[test]
+fn auto_strategy_chooses_by_block_count() {
+    let auto = Tier1GpuConfig::default();
+    assert_eq!(auto.strategy, Tier1Strategy::Auto);
+    assert_eq!(auto.auto_split_blocks, 2_700);
+    assert!(!auto.splits(2_699) && auto.splits(2_700));
+    let blocks = blocks(24);
+    let n = blocks.len();
+    for threshold in [n as u32 + 1, n as u32] {
+        let config = Tier1GpuConfig {
+            auto_split_blocks: threshold,
+            ..auto
+        };
+        assert_eq!(config.splits(n), threshold as usize <= n);
+        check(common::gpu(), config, &blocks, opts(Some(5)));
+    }
+    assert!(!one_kernel().splits(1 << 20));
 }
 
 #[test]

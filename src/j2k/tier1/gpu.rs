@@ -94,7 +94,17 @@ pub enum Tier1Strategy {
     /// Per bit-plane, three kernels over all code-blocks: context modelling, raw passes,
     /// MQ passes (the paper's choice for many frames at once); state in global memory.
     ThreeKernel,
+    /// Three kernels for a dispatch of at least [`Tier1GpuConfig::auto_split_blocks`]
+    /// code-blocks, one kernel for fewer: the three-kernel strategy's MQ kernel is one
+    /// invocation per block, which few blocks leave idle.
+    Auto,
 }
+
+/// Where `Auto` turns to three kernels. On the H200 (fast mode, GPU time;
+/// docs/results.md, "Fourteenth pass"): 1,812 code-blocks (2048x1080 RGB) took 10.5 ms
+/// in one kernel and 13.3 in three; 2,913 (2560x1440) 16.6 and 15.6; 4,074 (3072x1728)
+/// 23.2 and 17.7; 6,708 (4096x2160) 37.9 and 22.2. The ratio crosses 1 near 2,700.
+pub const AUTO_SPLIT_BLOCKS: u32 = 2_700;
 
 /// GPU tier-1 tuning.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -105,23 +115,33 @@ pub struct Tier1GpuConfig {
     /// Tests force a small room to prove the re-encode of blocks that outgrow it.
     pub block_capacity: Option<u32>,
     pub strategy: Tier1Strategy,
+    /// With [`Tier1Strategy::Auto`]: dispatches of at least this many code-blocks take
+    /// three kernels ([`AUTO_SPLIT_BLOCKS`]; tests lower it to prove both sides).
+    pub auto_split_blocks: u32,
 }
 
-/// The three-kernel strategy by default, as the CLI: on the H200 a 4K RGB picture's
-/// fast-mode tier-1 takes 22.1 ms of GPU time that way against 38.8 ms in one kernel, a
-/// 2K one 13.2 against 30.8 (docs/results.md, "Fourteenth pass"), and its first build is
-/// the shorter (1.1 s against 2.1 s).
+/// The strategy chosen by the dispatch's size ([`Tier1Strategy::Auto`]), as the CLI.
 impl Default for Tier1GpuConfig {
     fn default() -> Self {
         Tier1GpuConfig {
             workgroup_size: 256,
             block_capacity: None,
-            strategy: Tier1Strategy::ThreeKernel,
+            strategy: Tier1Strategy::Auto,
+            auto_split_blocks: AUTO_SPLIT_BLOCKS,
         }
     }
 }
 
 impl Tier1GpuConfig {
+    /// Whether a dispatch of `blocks` code-blocks takes the three-kernel strategy.
+    pub fn splits(&self, blocks: usize) -> bool {
+        match self.strategy {
+            Tier1Strategy::OneKernel => false,
+            Tier1Strategy::ThreeKernel => true,
+            Tier1Strategy::Auto => blocks >= self.auto_split_blocks as usize,
+        }
+    }
+
     fn validate(&self) -> Result<()> {
         let wg = self.workgroup_size;
         if !wg.is_power_of_two() || !(32..=256).contains(&wg) {
@@ -276,13 +296,14 @@ impl Tier1Kernels {
         ]
     }
 
-    /// Build the pipelines of the configured strategy for `cpi`.
+    /// Build the pipelines of the configured strategy for `cpi` (`Auto`: the three
+    /// kernels; the one kernel is built when a small dispatch first needs it).
     fn warm(&self, gpu: &Gpu, cpi: u32) -> Result<()> {
         match self.config.strategy {
             Tier1Strategy::OneKernel => {
                 gpu.pipeline(&TIER1, "main", &self.constants(cpi))?;
             }
-            Tier1Strategy::ThreeKernel => {
+            Tier1Strategy::ThreeKernel | Tier1Strategy::Auto => {
                 gpu.pipeline(&TIER1_SPLIT, "cm", &self.constants(cpi))?;
                 gpu.pipeline(&TIER1_SPLIT, "raw", &self.constants(cpi))?;
                 gpu.pipeline(&TIER1_SPLIT, "mq", &Self::mq_constants())?;
@@ -337,7 +358,7 @@ impl Tier1Kernels {
                     && (coeff_bytes + c > max_binding
                         || out_bytes + o > max_binding
                         || r > max_binding
-                        || (self.config.strategy == Tier1Strategy::ThreeKernel
+                        || (self.config.strategy != Tier1Strategy::OneKernel
                             && scratch > max_binding))
                 {
                     break;
@@ -456,8 +477,7 @@ impl Tier1Kernels {
             || coeffs.size() > max_binding
             || out_word * 4 > max_binding
             || n * (RESULT_STRIDE as u64) * 4 > max_binding
-            || (self.config.strategy == Tier1Strategy::ThreeKernel
-                && n * SPLIT_SCRATCH_WORDS * 4 > max_binding)
+            || (self.config.splits(jobs.len()) && n * SPLIT_SCRATCH_WORDS * 4 > max_binding)
         {
             return Ok(Err(coeffs));
         }
@@ -562,7 +582,7 @@ impl Tier1Kernels {
             (blocks.len() * RESULT_STRIDE * 4) as u64,
             storage | wgpu::BufferUsages::COPY_SRC,
         );
-        let split = (self.config.strategy == Tier1Strategy::ThreeKernel).then(|| {
+        let split = self.config.splits(blocks.len()).then(|| {
             let n = blocks.len() as u64;
             // One uniform per plane: the plane is all that differs.
             let plane_params = (1..=planes.max(1))
