@@ -34,6 +34,24 @@ pan_ppm() {
   python3 scripts/ppm.py pan "$1" "$2" "$3"
 }
 
+# pan_frames DIR N: N frames of a vertical pan over the synthetic 4K RGB 8-bit picture
+# DIR/base.ppm (frame k: its rows rotated by 8k, so frames differ) as DIR/in/f000.ppm...
+pan_frames() {
+  mkdir -p "$1/in"
+  python3 scripts/ppm.py make "$1/base.ppm" 3840 2160
+  python3 - "$1" "$2" <<'PY'
+import sys
+d, n = sys.argv[1], int(sys.argv[2])
+data = open(f"{d}/base.ppm", "rb").read()
+head = data[: data.index(b"255\n") + 4]
+body = data[len(head):]
+row = 3 * 3840
+for k in range(n):
+    s = (8 * k % 2160) * row
+    open(f"{d}/in/f{k:03d}.ppm", "wb").write(head + body[s:] + body[:s])
+PY
+}
+
 # sys_files DIR: 4 GiB of the machine's own system files (`tar` of /usr, /opt and /etc,
 # repeated) as DIR/sys.tar and its first GiB as DIR/sys1g, both in the page cache.
 sys_files() {

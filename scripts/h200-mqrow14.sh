@@ -14,18 +14,7 @@ source scripts/h200-lib.sh
 h200_start mqrow14
 D=/tmp/parvlc-mqrow14
 mkdir -p "$D/in" "$D/a" "$D/b"
-python3 scripts/ppm.py make "$D/base.ppm" 3840 2160
-python3 - "$D" 30 <<'PY'
-import sys
-d, n = sys.argv[1], int(sys.argv[2])
-data = open(f"{d}/base.ppm", "rb").read()
-head = data[: data.index(b"255\n") + 4]
-body = data[len(head):]
-row = 3 * 3840
-for k in range(n):
-    s = (8 * k % 2160) * row
-    open(f"{d}/in/f{k:03d}.ppm", "wb").write(head + body[s:] + body[:s])
-PY
+pan_frames "$D" 30
 .device/parvlc j2k "$D"/in/*.ppm -o "$D/a" --force --depth 8 2>/dev/null
 .device/parvlc-old j2k "$D"/in/*.ppm -o "$D/b" --force --depth 8 2>/dev/null
 bad=0; for f in "$D"/a/*.j2k; do cmp -s "$f" "$D/b/$(basename "$f")" || bad=1; done

@@ -11,18 +11,7 @@ source scripts/h200-lib.sh
 h200_start mqseq14
 D=/tmp/parvlc-mqseq14
 mkdir -p "$D/in" "$D/8" "$D/4" "$D/2"
-python3 scripts/ppm.py make "$D/base.ppm" 3840 2160
-python3 - "$D" 30 <<'PY'
-import sys
-d, n = sys.argv[1], int(sys.argv[2])
-data = open(f"{d}/base.ppm", "rb").read()
-head = data[: data.index(b"255\n") + 4]
-body = data[len(head):]
-row = 3 * 3840
-for k in range(n):
-    s = (8 * k % 2160) * row
-    open(f"{d}/in/f{k:03d}.ppm", "wb").write(head + body[s:] + body[:s])
-PY
+pan_frames "$D" 30
 for wg in 8 4 2; do
   PARVLC_EXP_MQ_WG=$wg .device/parvlc-mqwg j2k "$D"/in/*.ppm -o "$D/$wg" --force --depth 8 2>/dev/null
 done
