@@ -11,7 +11,6 @@ use crate::gpu::registry::bitstuff::FSM;
 pub(crate) fn stage(config: &BitstuffConfig) -> StageRun {
     StageRun {
         shader: &FSM,
-        label: "fsm",
         constants: vec![
             ("WG_SIZE", config.workgroup_size as f64),
             ("FSM_IN_WORDS", config.in_words() as f64),

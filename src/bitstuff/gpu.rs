@@ -247,7 +247,6 @@ impl GpuBatch {
 /// A stage's pipeline and override constants, chosen by vote.rs / fsm.rs / solo.rs.
 pub(crate) struct StageRun {
     pub shader: &'static Stage,
-    pub label: &'static str,
     pub constants: Vec<(&'static str, f64)>,
     pub layout: Layout,
 }
@@ -290,18 +289,19 @@ fn sized(buffer: &PooledBuffer, bytes: u64) -> wgpu::BufferBinding<'_> {
 }
 
 /// Record one stage over the whole batch into `encoder`; nothing is submitted.
-pub(crate) fn encode(
+fn encode(
     gpu: &Gpu,
     encoder: &mut wgpu::CommandEncoder,
     batch: &GpuBatch,
     config: &BitstuffConfig,
-    run: StageRun,
+    stuffer: Stuffer,
     profile: bool,
 ) -> Result<Pending> {
     config.validate()?;
+    let (run, label) = (stuffer.run(config), stuffer.name());
     let per_workgroup = match run.layout {
         Layout::WorkgroupPerSegment => {
-            config.check_workgroup_memory(gpu, run.label, workgroup_bytes(gpu, config))?;
+            config.check_workgroup_memory(gpu, label, workgroup_bytes(gpu, config))?;
             1
         }
         Layout::InvocationPerSegment => config.workgroup_size,
@@ -353,10 +353,10 @@ pub(crate) fn encode(
                 (4, sized(&results, n as u64 * 8)),
             ],
         );
-        let timestamp_writes = profiler.pass(run.label);
+        let timestamp_writes = profiler.pass(label);
         {
             let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                label: Some(run.label),
+                label: Some(label),
                 timestamp_writes,
             });
             pass.set_pipeline(&built.pipeline);
@@ -402,7 +402,11 @@ impl Stuffer {
             .into_iter()
             .find(|s| s.name() == name)
             .ok_or_else(|| {
-                Error::InvalidArgument(format!("unknown bitstuff stage `{name}` (vote, fsm, solo)"))
+                let names: Vec<&str> = Stuffer::ALL.iter().map(|s| s.name()).collect();
+                Error::InvalidArgument(format!(
+                    "unknown bitstuff stage `{name}` ({})",
+                    names.join(", ")
+                ))
             })
     }
 
@@ -423,7 +427,7 @@ impl Stuffer {
         config: &BitstuffConfig,
         profile: bool,
     ) -> Result<Pending> {
-        encode(gpu, encoder, batch, config, self.run(config), profile)
+        encode(gpu, encoder, batch, config, self, profile)
     }
 
     /// Upload `segments`, stuff them with this stage, read them back.
@@ -473,8 +477,8 @@ impl GpuStage for BitstuffStage<'_> {
     }
 
     fn encode_into(&self, encoder: &mut wgpu::CommandEncoder, batch: &GpuBatch) -> Result<Pending> {
-        let run = self.stuffer.run(&self.config);
-        encode(self.gpu, encoder, batch, &self.config, run, false)
+        self.stuffer
+            .encode(self.gpu, encoder, batch, &self.config, false)
     }
 
     async fn finish(

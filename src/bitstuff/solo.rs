@@ -13,7 +13,6 @@ use crate::gpu::registry::bitstuff::SOLO;
 pub(crate) fn stage(config: &BitstuffConfig) -> StageRun {
     StageRun {
         shader: &SOLO,
-        label: "solo",
         constants: vec![("WG_SIZE", config.workgroup_size as f64)],
         layout: Layout::InvocationPerSegment,
     }

@@ -12,7 +12,6 @@ use crate::gpu::registry::bitstuff::VOTE;
 pub(crate) fn stage(config: &BitstuffConfig) -> StageRun {
     StageRun {
         shader: &VOTE,
-        label: "vote",
         constants: vec![
             ("WG_SIZE", config.workgroup_size as f64),
             ("BS_IN_WORDS", config.in_words() as f64),
