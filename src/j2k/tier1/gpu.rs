@@ -262,7 +262,8 @@ impl Tier1Kernels {
         Self::with_config(gpu, Tier1GpuConfig::default())
     }
 
-    /// Builds the pipeline for 64x64 code-blocks up front.
+    /// Builds the pipelines for 64x64 code-blocks up front (with `Auto`, when a dispatch
+    /// first needs them).
     pub fn with_config(gpu: &Gpu, config: Tier1GpuConfig) -> Result<Tier1Kernels> {
         config.validate()?;
         let t = Tier1Kernels { config };
@@ -296,14 +297,17 @@ impl Tier1Kernels {
         ]
     }
 
-    /// Build the pipelines of the configured strategy for `cpi` (`Auto`: the three
-    /// kernels; the one kernel is built when a small dispatch first needs it).
+    /// Build the pipelines of the configured strategy for `cpi`. `Auto` builds none: which
+    /// strategy a dispatch takes is known from its blocks, and its pipelines are built
+    /// when it first records (up front, a small picture's first run would compile the
+    /// three kernels it never uses).
     fn warm(&self, gpu: &Gpu, cpi: u32) -> Result<()> {
         match self.config.strategy {
+            Tier1Strategy::Auto => {}
             Tier1Strategy::OneKernel => {
                 gpu.pipeline(&TIER1, "main", &self.constants(cpi))?;
             }
-            Tier1Strategy::ThreeKernel | Tier1Strategy::Auto => {
+            Tier1Strategy::ThreeKernel => {
                 gpu.pipeline(&TIER1_SPLIT, "cm", &self.constants(cpi))?;
                 gpu.pipeline(&TIER1_SPLIT, "raw", &self.constants(cpi))?;
                 gpu.pipeline(&TIER1_SPLIT, "mq", &Self::mq_constants())?;
