@@ -41,3 +41,43 @@ fn many_threads_read_back_at_once_each_its_own_bytes() {
         }
     });
 }
+
+/// `read_gathered` gives what `read_buffers` gives: ranges of two buffers interleaved
+/// (runs of each), empty ranges, a range that is a whole buffer; and ranges it cannot
+/// pack (a buffer without STORAGE usage) through the plain copies.
+#[test]
+fn gathered_reads_equal_plain_reads() {
+    let gpu = common::gpu();
+    let a_words: Vec<u32> = (0..3000u32).map(|i| i.wrapping_mul(2654435761)).collect();
+    let b_words: Vec<u32> = (0..777u32).map(|i| !i.wrapping_mul(40503)).collect();
+    let (a, b) = (buffer_of(gpu, &a_words), buffer_of(gpu, &b_words));
+    let ranges: Vec<(&wgpu::Buffer, u64, u64)> = vec![
+        (&a, 0, 40),
+        (&a, 4000, 0),
+        (&a, 400, 1200),
+        (&b, 12, 3000),
+        (&b, 0, 777 * 4),
+        (&a, 11996, 4),
+        (&b, 3100, 0),
+        (&a, 4, 8),
+    ];
+    let plain = pollster::block_on(gpu.read_buffers(&ranges)).unwrap();
+    let gathered = pollster::block_on(gpu.read_gathered(&ranges)).unwrap();
+    assert_eq!(gathered.len(), ranges.len());
+    assert!(gathered == plain, "gathered and plain reads differ");
+    assert!(gathered[3][..] == *bytemuck::cast_slice::<u32, u8>(&b_words[3..753]));
+
+    let copy_only = gpu
+        .device
+        .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("test.readback.copy_only"),
+            contents: bytemuck::cast_slice(&b_words),
+            usage: wgpu::BufferUsages::COPY_SRC,
+        });
+    let ranges = [(&a, 8, 16), (&copy_only, 4, 40)];
+    let plain = pollster::block_on(gpu.read_buffers(&ranges)).unwrap();
+    assert!(pollster::block_on(gpu.read_gathered(&ranges)).unwrap() == plain);
+    assert!(pollster::block_on(gpu.read_gathered(&[]))
+        .unwrap()
+        .is_empty());
+}

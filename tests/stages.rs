@@ -11,6 +11,7 @@ use common::serial;
 use parvlc::bitstuff::{BitstuffConfig, BitstuffStage, RawBits, Stuffer, Termination};
 use parvlc::cavlc::testframes::RandomFrame;
 use parvlc::cavlc::{CavlcGpu, GpuVariant};
+use parvlc::gpu::gather::{GatherInput, GatherStage};
 use parvlc::gpu::{Gpu, GpuStage};
 use parvlc::huffman::block_crc::BlockCrcStage;
 use parvlc::huffman::bytestream::{BytestreamConfig, BytestreamEncoder};
@@ -164,6 +165,58 @@ fn histogram_equals_its_twin() {
         }
         check("histogram of nothing", &HistogramStage(&encoder), &[][..]);
     }
+}
+
+/// The gather stage: seeded spans of seeded lengths (empty ones among them, spans that
+/// overlap and repeat, more spans than a workgroup's invocations and spans longer than a
+/// workgroup), spans of no words, and a source of no words.
+#[test]
+fn gather_equals_its_twin() {
+    let _s = serial();
+    for seed in 0..4u64 {
+        let mut rng = SplitMix64(seed);
+        let source: Vec<u32> = (0..1 + rng.below(5000))
+            .map(|_| rng.next_u64() as u32)
+            .collect();
+        let spans: Vec<(u32, u32)> = (0..rng.below(300))
+            .map(|_| {
+                let at = rng.below(source.len() as u64);
+                let words = rng.below((source.len() as u64 - at).min(400) + 1);
+                (at as u32, words as u32)
+            })
+            .collect();
+        check(
+            &format!("gather seed {seed}, {} spans", spans.len()),
+            &GatherStage(gpu()),
+            &GatherInput {
+                source: &source,
+                spans: &spans,
+            },
+        );
+    }
+    let source = [7u32, 8, 9];
+    check(
+        "gather of empty spans",
+        &GatherStage(gpu()),
+        &GatherInput {
+            source: &source,
+            spans: &[(0, 0), (3, 0)],
+        },
+    );
+    check(
+        "gather from nothing",
+        &GatherStage(gpu()),
+        &GatherInput {
+            source: &[],
+            spans: &[],
+        },
+    );
+    let past = GatherInput {
+        source: &source,
+        spans: &[(2, 2)],
+    };
+    assert!(pollster::block_on(GatherStage(gpu()).encode(&past)).is_err());
+    assert!(GatherStage(gpu()).cpu(&past).is_err());
 }
 
 /// Block CRC32s: blocks that do and do not divide the input or a word, an input of fewer

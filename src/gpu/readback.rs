@@ -8,6 +8,21 @@ pub(crate) struct RecordedReads {
     total: u64,
 }
 
+impl RecordedReads {
+    /// The same staged bytes, read back as consecutive parts of `lens` bytes (which sum
+    /// to what was recorded).
+    pub(crate) fn split_as(self, lens: Vec<u64>) -> Result<RecordedReads> {
+        let sum: u64 = lens.iter().sum();
+        if sum != self.total {
+            return Err(Error::Readback(format!(
+                "{sum} bytes asked of a readback of {}",
+                self.total
+            )));
+        }
+        Ok(RecordedReads { lens, ..self })
+    }
+}
+
 /// Copies at least this long are split across the host's cores: one core's copy out of
 /// mapped memory is a visible share of a chunk's time.
 const PARALLEL_COPY_BYTES: usize = 4 << 20;

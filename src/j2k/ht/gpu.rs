@@ -193,7 +193,7 @@ impl HtGpu {
                 lens.push((job, len, planes));
             }
         }
-        let parts = gpu.read_buffers(&ranges).await?;
+        let parts = gpu.read_gathered(&ranges).await?;
         for ((job, len, planes), mut data) in lens.into_iter().zip(parts) {
             data.truncate(len);
             coded[job] = CodeBlockCoded {

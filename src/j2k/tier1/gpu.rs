@@ -779,7 +779,7 @@ impl Tier1Kernels {
                 part_of.push(None);
             }
         }
-        let parts = gpu.read_buffers(&ranges).await?;
+        let parts = gpu.read_gathered(&ranges).await?;
         if let Some(t) = started {
             log::debug!(
                 "tier-1: {} dispatch(es) done and {} bytes read back in {:.1} ms",
@@ -1076,6 +1076,7 @@ impl Tier1GpuEngine {
             });
         // `front`'s work buffers stay alive (out of the pool) until the submission.
         let front = DwtGpu::new(gpu)?.encode_into(gpu, &mut encoder, samples, plan, None)?;
+        let front_recorded = crate::gpu::clock();
         // Room for the usual magnitudes (RCT chroma 1 bit, HH gain 2 bits): blocks beyond
         // it are coded again. Rounds: a block with more bit-planes than bit depth + 8
         // would need more than 7 guard bits, which the encoder refuses anyway.
@@ -1098,14 +1099,22 @@ impl Tier1GpuEngine {
                     .await;
             }
         };
+        let planned = crate::gpu::clock();
         self.tier1.encode_into(gpu, &batch, &mut encoder, None)?;
+        let recorded = crate::gpu::clock();
         gpu.queue.submit([encoder.finish()]);
         gpu.check_errors(TIER1.name)?;
-        if let Some(a) = started {
+        if let (Some(a), Some(b), Some(c), Some(d)) = (started, front_recorded, planned, recorded) {
+            let ms =
+                |from: std::time::Instant, to: std::time::Instant| (to - from).as_secs_f64() * 1e3;
             log::debug!(
-                "tier-1 of {} code-blocks: record and submit {:.1} ms",
+                "tier-1 of {} code-blocks: record and submit {:.1} ms (front end recorded {:.1}, blocks planned {:.1}, tier-1 recorded {:.1}, submitted {:.1})",
                 plan.jobs.len(),
-                a.elapsed().as_secs_f64() * 1e3
+                a.elapsed().as_secs_f64() * 1e3,
+                ms(a, b),
+                ms(b, c),
+                ms(c, d),
+                d.elapsed().as_secs_f64() * 1e3
             );
         }
         self.tier1
