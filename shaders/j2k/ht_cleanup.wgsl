@@ -51,7 +51,7 @@ const FLAG_TOO_DEEP: u32 = 8u;
 @group(0) @binding(5) var<storage, read_write> scratch: array<u32>;
 @group(0) @binding(6) var<storage, read_write> results: array<u32>;
 
-override WG_SIZE: u32 = 64u;
+override WG_SIZE: u32 = 4u;
 
 var<private> blk: HtBlock;
 var<private> flags: u32;
@@ -245,10 +245,6 @@ fn v_at(x: u32, y: u32) -> u32 {
     return 2u * (mu - 1u) + select(0u, 1u, c < 0);
 }
 
-fn sig(x: i32, y: u32) -> bool {
-    return e_at(x, y) > 0u;
-}
-
 // The u code of u (prefix, its length, suffix, its length; first bit in bit 0).
 fn ucode(u: u32) -> vec4<u32> {
     var c = vec4<u32>(0u, 3u, u - 5u, 5u);
@@ -277,27 +273,28 @@ fn code_quad(qx: u32, qy: u32, left_rho: u32) -> vec2<u32> {
     let sig4 = vec4<u32>(e[0], e[1], e[2], e[3]) > vec4<u32>(0u);
     let rho = pattern(sig4);
     let e_max = max(max(e[0], e[1]), max(e[2], e[3]));
+    // The row above (its four exponents, read once) gives kappa and the context.
     var kappa = 1u;
-    if qy > 0u && countOneBits(rho) > 1u {
+    var c_q = 0u;
+    if qy == 0u {
+        c_q = (left_rho & 1u) | (left_rho >> 1u);
+    } else {
         let ya = y - 1u;
-        let above = max(max(e_at(x - 1, ya), e_at(x, ya)), max(e_at(x + 1, ya), e_at(x + 2, ya)));
-        kappa = max(select(0u, above - 1u, above > 0u), 1u);
+        let a = vec4<u32>(e_at(x - 1, ya), e_at(x, ya), e_at(x + 1, ya), e_at(x + 2, ya));
+        if countOneBits(rho) > 1u {
+            let above = max(max(a.x, a.y), max(a.z, a.w));
+            kappa = max(select(0u, above - 1u, above > 0u), 1u);
+        }
+        let nw_n = a.x > 0u || a.y > 0u;
+        let ne_nf = a.z > 0u || a.w > 0u;
+        let west = (left_rho & 12u) != 0u;
+        c_q = select(0u, 1u, nw_n) | (select(0u, 1u, west) << 1u) | (select(0u, 1u, ne_nf) << 2u);
     }
     let big_u = max(e_max, kappa);
     let u = big_u - kappa;
     var eps = 0u;
     if u > 0u {
         eps = pattern(vec4<u32>(e[0], e[1], e[2], e[3]) == vec4<u32>(big_u));
-    }
-    var c_q = 0u;
-    if qy == 0u {
-        c_q = (left_rho & 1u) | (left_rho >> 1u);
-    } else {
-        let above = y - 1u;
-        let nw_n = sig(x - 1, above) || sig(x, above);
-        let ne_nf = sig(x + 1, above) || sig(x + 2, above);
-        let west = (left_rho & 12u) != 0u;
-        c_q = select(0u, 1u, nw_n) | (select(0u, 1u, west) << 1u) | (select(0u, 1u, ne_nf) << 2u);
     }
     if c_q == 0u {
         mel_encode(rho != 0u);
@@ -419,10 +416,18 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
     }
     blk = blocks[i];
     // The block's bit-planes: the host knows them only where it holds the coefficients.
+    // Four loads in flight at a time: one at a time, each waits out a trip to memory.
     var max_mu = 0u;
     let n = blk.width * blk.height;
-    for (var k = 0u; k < n; k++) {
-        max_mu = max(max_mu, u32(abs(coeffs[blk.coeff_offset + k])));
+    let at = blk.coeff_offset;
+    var k = 0u;
+    for (; k + 4u <= n; k += 4u) {
+        let c = vec4<i32>(coeffs[at + k], coeffs[at + k + 1u], coeffs[at + k + 2u], coeffs[at + k + 3u]);
+        let m = vec4<u32>(abs(c));
+        max_mu = max(max_mu, max(max(m.x, m.y), max(m.z, m.w)));
+    }
+    for (; k < n; k++) {
+        max_mu = max(max_mu, u32(abs(coeffs[at + k])));
     }
     let planes = 32u - countLeadingZeros(max_mu);
     if planes == 0u || planes > 30u {

@@ -54,8 +54,11 @@ const FLAG_NO_CODEWORD: u32 = 1;
 const FLAG_OVERFLOW: u32 = 2;
 const FLAG_CUT: u32 = 4;
 const FLAG_TOO_DEEP: u32 = 8;
-/// Invocations (code-blocks) per workgroup.
-const WG_SIZE: u32 = 64;
+/// Invocations (code-blocks) per workgroup. Few: a warp runs its blocks' branches in
+/// lockstep and waits for the longest, and few workgroups of many would leave SMs idle
+/// (6,321 blocks of a 4K picture in 64s filled 99 of the H200's 132). 4K on the H200:
+/// 22.8 ms at 64, 20.0 at 16, 19.7 at 4 (`docs/htj2k.md`).
+const WG_SIZE: u32 = 4;
 /// A MEL or VLC stream longer than this cannot be signalled (Scup is at most
 /// [`MAX_SCUP`]): its room is capped here, and a longer one is the CPU's Scup error.
 const STREAM_CAP: usize = MAX_SCUP + 17;
