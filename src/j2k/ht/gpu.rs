@@ -376,6 +376,7 @@ impl HtGpu {
         plan: &DwtPlan,
     ) -> Result<Option<Vec<CodeBlockCoded>>> {
         let gpu = &*self.gpu;
+        let turn = gpu.recording_turn();
         let mut encoder = gpu
             .device
             .create_command_encoder(&wgpu::CommandEncoderDescriptor {
@@ -395,6 +396,7 @@ impl HtGpu {
         };
         batch.record(self, &mut encoder, None)?;
         gpu.queue.submit([encoder.finish()]);
+        drop(turn);
         self.read(&batch).await.map(Some)
     }
 

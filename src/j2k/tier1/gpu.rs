@@ -1068,6 +1068,7 @@ impl Tier1GpuEngine {
     ) -> Result<Vec<CodeBlockCoded>> {
         use crate::j2k::dwt_gpu::DwtGpu;
         let gpu = &*self.gpu;
+        let turn = gpu.recording_turn();
         let started = crate::gpu::clock();
         let mut encoder = gpu
             .device
@@ -1088,6 +1089,7 @@ impl Tier1GpuEngine {
             Ok(batch) => batch,
             Err(coeffs) => {
                 gpu.queue.submit([encoder.finish()]);
+                drop(turn);
                 let bytes = gpu.read_buffer(&coeffs, 0, plan.n_coeffs() * 4).await?;
                 let host = CodeBlockBatch {
                     coeffs: bytemuck::pod_collect_to_vec(&bytes),
@@ -1103,6 +1105,7 @@ impl Tier1GpuEngine {
         self.tier1.encode_into(gpu, &batch, &mut encoder, None)?;
         let recorded = crate::gpu::clock();
         gpu.queue.submit([encoder.finish()]);
+        drop(turn);
         gpu.check_errors(TIER1.name)?;
         if let (Some(a), Some(b), Some(c), Some(d)) = (started, front_recorded, planned, recorded) {
             let ms =
