@@ -133,9 +133,9 @@ pub(crate) fn record_gather(
 impl Gpu {
     /// [`Self::read_buffers`] for many small ranges: the ranges are packed on the GPU
     /// (one dispatch per run of ranges of one buffer) and come back in one copy, however
-    /// many they are. Ranges it cannot pack (offsets or lengths not multiples of 4, a
-    /// buffer without STORAGE usage or larger than one binding) are read as
-    /// [`Self::read_buffers`] reads them.
+    /// many they are. Offsets and lengths are multiples of 4, as for
+    /// [`Self::read_buffers`]; ranges of a buffer it cannot bind (without STORAGE usage,
+    /// or larger than one binding) are read with plain copies, as that reads them.
     pub async fn read_gathered(
         &self,
         ranges: &[(&wgpu::Buffer, u64, u64)],
@@ -181,6 +181,7 @@ impl Gpu {
             .record_reads(&mut encoder, &whole)
             .split_as(ranges.iter().map(|r| r.2).collect())?;
         self.queue.submit([encoder.finish()]);
+        // The packed buffers stay out of the pool until their copies are submitted.
         drop(packed);
         self.check_errors(GATHER.name)?;
         self.read_recorded(reads).await

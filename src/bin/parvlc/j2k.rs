@@ -369,7 +369,7 @@ fn encode_sequence(a: &J2kArgs) -> Result<()> {
     let engine = match opened.into_inner() {
         Some(Ok((engine, _))) => engine,
         Some(Err(e)) => return Err(e),
-        // Every picture failed before the GPU was needed, and the opener saw the stop.
+        // Not reached: the opener thread always runs `open`.
         None => {
             return Err(failure
                 .into_inner()
