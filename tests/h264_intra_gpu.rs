@@ -164,3 +164,75 @@ fn a_wide_picture_in_slices_of_several_rows() {
         check(200, 100, 37, None, 2, luma);
     }
 }
+
+/// The front end's CAVLC bit count (h264/rate.wgsl `block_bits`, run alone as the
+/// h264/bits stage) equals its twin, `block_bits_nc`: every pattern of nonzero levels
+/// in 16 positions (so every run_before with every count of zeros left), and seeded
+/// blocks of every density with levels from +-1 to past what Baseline can code, for 16
+/// levels and for the 15 of an AC block, at nC 0 to 16.
+#[test]
+fn block_bits_equal_their_twin() {
+    use parvlc::h264::bits::{count_block_bits, count_block_bits_cpu, BitsQuery};
+    let mut rng = SplitMix64(0xb175);
+    let mut queries = Vec::new();
+    for mask in 0u32..1 << 16 {
+        let mut levels = [0i32; 16];
+        for (i, level) in levels.iter_mut().enumerate() {
+            if mask >> i & 1 != 0 {
+                // Mostly +-1 (trailing ones, their count capped at three), some larger.
+                let magnitude = [1, 1, 1, 2, 1, 3, 1, 9][(i + mask as usize) % 8];
+                *level = if (mask >> (i + 3)) & 1 != 0 {
+                    -magnitude
+                } else {
+                    magnitude
+                };
+            }
+        }
+        let (first, n) = if mask % 3 == 0 { (1, 15) } else { (0, 16) };
+        queries.push(BitsQuery {
+            levels,
+            first,
+            n,
+            nc: (mask % 17),
+            pad: 0,
+        });
+    }
+    for k in 0..40_000u32 {
+        let density = [0, 1, 3, 6, 10][k as usize % 5];
+        let mut levels = [0i32; 16];
+        for level in levels.iter_mut() {
+            if rng.below(10) < density {
+                let magnitude = match rng.below(100) {
+                    0..=59 => 1,
+                    60..=84 => 2 + rng.below(4) as i32,
+                    85..=96 => 6 + rng.below(120) as i32,
+                    97 => 1000 + rng.below(1100) as i32,
+                    _ => 2000 + rng.below(70_000) as i32,
+                };
+                *level = if rng.below(2) == 0 {
+                    magnitude
+                } else {
+                    -magnitude
+                };
+            }
+        }
+        let (first, n) = if k % 2 == 0 { (0, 16) } else { (1, 15) };
+        queries.push(BitsQuery {
+            levels,
+            first,
+            n,
+            nc: rng.below(17) as u32,
+            pad: 0,
+        });
+    }
+    let want = count_block_bits_cpu(&queries).unwrap();
+    let got = pollster::block_on(count_block_bits(common::gpu(), &queries)).unwrap();
+    let uncodable = want.iter().filter(|&&b| b == 0).count();
+    assert!(
+        uncodable > 100,
+        "only {uncodable} blocks past Baseline's levels"
+    );
+    for (i, q) in queries.iter().enumerate() {
+        assert_eq!(got[i], want[i], "query {i}: {q:?}");
+    }
+}

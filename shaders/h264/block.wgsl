@@ -312,8 +312,19 @@ fn zigzag(block: array<i32, 16>) -> array<i32, 16> {
 
 // A block's 16 levels in scan order (`ZIGZAG` written out: no array indexed at run time).
 fn zigzag_block(b: Block) -> array<i32, 16> {
-    return array<i32, 16>(b.r0.x, b.r0.y, b.r1.x, b.r2.x, b.r1.y, b.r0.z, b.r0.w, b.r1.z,
-        b.r2.y, b.r3.x, b.r3.y, b.r2.z, b.r1.w, b.r2.w, b.r3.z, b.r3.w);
+    return block_array(zigzag_rows(b));
+}
+
+// The same, four a row.
+fn zigzag_rows(b: Block) -> Block {
+    return Block(vec4<i32>(b.r0.x, b.r0.y, b.r1.x, b.r2.x), vec4<i32>(b.r1.y, b.r0.z, b.r0.w, b.r1.z),
+        vec4<i32>(b.r2.y, b.r3.x, b.r3.y, b.r2.z), vec4<i32>(b.r1.w, b.r2.w, b.r3.z, b.r3.w));
+}
+
+// 16 values (raster) as a block.
+fn array_block(a: array<i32, 16>) -> Block {
+    return Block(vec4<i32>(a[0], a[1], a[2], a[3]), vec4<i32>(a[4], a[5], a[6], a[7]),
+        vec4<i32>(a[8], a[9], a[10], a[11]), vec4<i32>(a[12], a[13], a[14], a[15]));
 }
 
 // Whether an I_16x16 AC or chroma AC block (15 levels from scan position 1) is codable.

@@ -377,13 +377,9 @@ fn wave(@builtin(local_invocation_index) lane: u32, @builtin(workgroup_id) group
             workgroupBarrier();
             var bits = 0u;
             if cbp_luma == 15u {
-                var ac = zigzag_block(ac_y);
-                for (var i = 0u; i < 15u; i++) {
-                    ac[i] = ac[i + 1u];
-                }
                 let a = select(left_tc[by], i16_tc[max(lane, 1u) - 1u], bx > 0u);
                 let b = select(top_tc[bx], i16_tc[max(lane, 4u) - 4u], by > 0u);
-                bits = block_bits(ac, 15u, nc_of(a, b));
+                bits = block_bits(zigzag_rows(ac_y), 1u, 15u, nc_of(a, b));
             }
             if lane == 0u {
                 var dc: array<i32, 16>;
@@ -391,7 +387,7 @@ fn wave(@builtin(local_invocation_index) lane: u32, @builtin(workgroup_id) group
                     dc[i] = luma_dc_levels[i];
                 }
                 bits += ue_bits(1u + luma_mode + 4u * cbp_chroma + select(0u, 12u, cbp_luma == 15u)) + 1u
-                    + block_bits(zigzag(dc), 16u, nc_of(left_tc[0], top_tc[0]));
+                    + block_bits(zigzag_rows(array_block(dc)), 0u, 16u, nc_of(left_tc[0], top_tc[0]));
             }
             atomicAdd(&i16_bits, bits);
             workgroupBarrier();

@@ -233,8 +233,7 @@ fn luma4x4(lane: u32, qp: u32, forced: u32, mb_top: bool, mb_left: bool, mb_top_
         if sub < n_candidates {
             let p = mode_pred[half][mode];
             z = quant4x4(forward4x4(block_sub(src, p)), qp);
-            let scan = zigzag_block(z);
-            let ok = !beyond_escape(z) || codable(scan, 16u);
+            let ok = !beyond_escape(z) || codable(zigzag_block(z), 16u);
             tc = block_nonzero(z);
             rec = p;
             if tc != 0u {
@@ -243,7 +242,7 @@ fn luma4x4(lane: u32, qp: u32, forced: u32, mb_top: bool, mb_left: bool, mb_top_
             ssd = block_ssd(src, rec);
             let at = select(left_tc[by], i4_tc[max(raster, 1u) - 1u], bx > 0u);
             let above = select(top_tc[bx], i4_tc[max(raster, 4u) - 4u], by > 0u);
-            bits = block_bits(scan, 16u, nc_of(at, above));
+            bits = block_bits(zigzag_rows(z), 0u, 16u, nc_of(at, above));
             cand_ok[half][sub] = select(0u, 1u, ok);
             cand_cost[half][sub] = rd_cost(ssd, select(4u, 1u, mode == pred_mode) + bits, qp);
         }

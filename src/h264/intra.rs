@@ -59,13 +59,12 @@ const INFO_WORDS: u64 = 8;
 
 /// What the rate-distortion decisions read (keep in sync with shaders/h264/rate.wgsl
 /// `RT_*`): coeff_token lengths [nC 0-1, 2-3, 4-7, 8+][TotalCoeff][T1s], total_zeros
-/// lengths [TotalCoeff - 1][total_zeros], run_before lengths [min(zerosLeft, 7) - 1][run],
-/// the codeNum of each Intra_4x4 coded_block_pattern, lambda and lambda2 by QP; then
+/// lengths [TotalCoeff - 1][total_zeros], the codeNum of each Intra_4x4 coded_block_pattern, lambda and lambda2 by QP; then
 /// how each Intra_4x4 mode predicts from the block's edge line
 /// ([`super::predict4x4::line_taps`]).
 pub(crate) fn rate_tables() -> Vec<u32> {
     let l = &VLC_LENGTHS;
-    let mut t = Vec::with_capacity(805);
+    let mut t = Vec::with_capacity(700);
     t.extend(
         l.coeff_token
             .as_flattened()
@@ -74,7 +73,6 @@ pub(crate) fn rate_tables() -> Vec<u32> {
             .map(|&v| v as u32),
     );
     t.extend(l.total_zeros.as_flattened().iter().map(|&v| v as u32));
-    t.extend(l.run_before.as_flattened().iter().map(|&v| v as u32));
     t.extend((0..48).map(intra_cbp_code_num));
     t.extend((0..52).map(lambda));
     t.extend((0..52).map(super::rate::lambda2));

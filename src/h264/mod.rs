@@ -12,6 +12,7 @@
 //! coded and displayed one sample larger (the last column or row repeated); the
 //! reconstruction we return has that display size, the size decoders output.
 
+pub mod bits;
 pub mod intra;
 pub mod intra4x4;
 pub mod macroblock;
