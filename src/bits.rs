@@ -113,21 +113,27 @@ impl MsbWriter {
     pub fn append(&mut self, other: &MsbWriter) {
         self.append_bytes(&other.bytes, other.bits);
     }
-    /// Append the first `bits` bits of the MSB-first `bytes` (at most `bytes.len() * 8`),
-    /// a byte at a time: a shift and an OR per byte when this writer is not byte aligned.
+    /// Append the first `bits` bits of the MSB-first `bytes` (at most `bytes.len() * 8`).
+    /// Where this writer is not byte aligned, each new byte is two neighbours of `bytes`
+    /// shifted (a loop the compiler vectorizes: a slice of a 1080p picture is most of a
+    /// megabyte).
     pub fn append_bytes(&mut self, bytes: &[u8], bits: u64) {
         let bits = bits.min(bytes.len() as u64 * 8);
         let src = &bytes[..bits.div_ceil(8) as usize];
         let off = (self.bits % 8) as u32;
-        if off == 0 {
-            self.bytes.extend_from_slice(src);
-        } else {
-            self.bytes.reserve(src.len());
-            for &b in src {
-                if let Some(last) = self.bytes.last_mut() {
-                    *last |= b >> off;
+        match (off, self.bytes.last_mut(), src.first()) {
+            (0, ..) | (_, None, _) | (_, _, None) => self.bytes.extend_from_slice(src),
+            (_, Some(last), Some(&first)) => {
+                *last |= first >> off;
+                let start = self.bytes.len();
+                self.bytes.resize(start + src.len(), 0);
+                let dst = &mut self.bytes[start..];
+                for (d, pair) in dst.iter_mut().zip(src.windows(2)) {
+                    *d = pair[0] << (8 - off) | pair[1] >> off;
                 }
-                self.bytes.push(b << (8 - off));
+                if let (Some(d), Some(&lastb)) = (dst.last_mut(), src.last()) {
+                    *d = lastb << (8 - off);
+                }
             }
         }
         self.bits += bits;

@@ -290,8 +290,10 @@ impl Encoder {
         let refs: Vec<&Picture> = pictures.iter().collect();
         let starts = self.config.slice_starts(&self.geometry);
         let t0 = crate::gpu::clock();
-        // GPU times in the debug log.
-        let profile = log::log_enabled!(log::Level::Debug) && gpu.has_timestamps();
+        // GPU times in the trace log: each is read back in a submission of its own, which
+        // waits for every batch submitted before it (the debug log's phases would include
+        // other batches' work).
+        let profile = log::log_enabled!(log::Level::Trace) && gpu.has_timestamps();
         let mut profiler = crate::gpu::Profiler::new(gpu, if profile { 1 } else { 0 });
         let mut encoder = gpu.device.create_command_encoder(&Default::default());
         let batch =
@@ -336,18 +338,7 @@ impl Encoder {
             (longest + longest / 4).next_multiple_of(64 << 10),
             Ordering::Relaxed,
         );
-        if let (Some(t0), Some(t1), Some(t2), Some(t3)) = (t0, t1, t2, t3) {
-            let ms = |a: std::time::Instant, b: std::time::Instant| (b - a).as_secs_f64() * 1e3;
-            let front_ms = profiler.timings(gpu).await?.total() * 1e3;
-            log::debug!(
-                "h264 batch of {} at {first}: front end upload and record {:.1} ms, CAVLC record {:.1} ms, until the results are read {:.1} ms, then {:.1} ms; GPU front end {front_ms:.2} ms, CAVLC {cavlc_ms:.2} ms",
-                pictures.len(),
-                ms(t0, t1),
-                ms(t1, t2),
-                ms(t2, t3),
-                ms(t3, std::time::Instant::now())
-            );
-        }
+        let t4 = crate::gpu::clock();
         let mut out = Vec::with_capacity(pictures.len());
         for (k, c) in coded.into_iter().enumerate() {
             let index = first + k as u64;
@@ -370,6 +361,22 @@ impl Encoder {
                 recon,
                 frame,
             });
+        }
+        if let (Some(t0), Some(t1), Some(t2), Some(t3), Some(t4)) = (t0, t1, t2, t3, t4) {
+            let ms = |a: std::time::Instant, b: std::time::Instant| (b - a).as_secs_f64() * 1e3;
+            log::debug!(
+                "h264 batch of {} at {first}: front end upload and record {:.1} ms, CAVLC record {:.1} ms, until the results are read {:.1} ms, status {:.1} ms, pictures written {:.1} ms",
+                pictures.len(),
+                ms(t0, t1),
+                ms(t1, t2),
+                ms(t2, t3),
+                ms(t3, t4),
+                ms(t4, std::time::Instant::now())
+            );
+            if profile {
+                let front_ms = profiler.timings(gpu).await?.total() * 1e3;
+                log::trace!("h264 batch of {} at {first}: GPU front end {front_ms:.2} ms, CAVLC {cavlc_ms:.2} ms", pictures.len());
+            }
         }
         Ok(out)
     }
