@@ -45,16 +45,122 @@ var<workgroup> i4_failed: atomic<u32>;
 var<workgroup> i4_failed_seen: u32;
 
 // Each of a step's two blocks' decision (index: the block's half of the workgroup): each
-// mode's SATD cost and prediction, the candidates' modes, and whether each candidate codes
-// and at what cost (the candidate's own invocation keeps the rest).
+// mode's SATD cost and prediction, and whether each candidate codes and at what cost (the
+// candidate's own invocation keeps the rest).
 var<workgroup> mode_cost: array<array<u32, 9>, 2>;
 var<workgroup> mode_pred: array<array<Block, 9>, 2>;
-var<workgroup> cand_mode: array<array<u32, 5>, 2>;
 var<workgroup> cand_ok: array<array<u32, 5>, 2>;
 var<workgroup> cand_cost: array<array<vec2<u32>, 5>, 2>;
 
 // Most candidates coded per block (`RD_CANDIDATES`).
 const RD_CANDIDATES: u32 = 5u;
+
+// `half`'s mode `m` as a sort key: its SATD cost and then its number (costs stay far
+// below 2^28: a 4x4 block's SATD plus lambda times 4 bits); unavailable modes last.
+fn mode_key(half: u32, m: u32) -> u32 {
+    let cost = mode_cost[half][m];
+    return select((cost << 4u) | m, NONE, cost == NONE);
+}
+
+// Candidate `sub`'s mode among `half`'s modes ranked by SATD cost, ties in mode order
+// (x), and how many candidates there are (y): the keys sorted by a network of 25
+// comparisons in registers. Every invocation of the block ranks them itself, so none
+// waits on another's placing (that took a barrier and a pass over all nine modes per
+// mode).
+fn rank_modes(half: u32, sub: u32) -> vec2<u32> {
+    var k0 = mode_key(half, 0u);
+    var k1 = mode_key(half, 1u);
+    var k2 = mode_key(half, 2u);
+    var k3 = mode_key(half, 3u);
+    var k4 = mode_key(half, 4u);
+    var k5 = mode_key(half, 5u);
+    var k6 = mode_key(half, 6u);
+    var k7 = mode_key(half, 7u);
+    var k8 = mode_key(half, 8u);
+    var available = 0u;
+    for (var m = 0u; m < 9u; m++) {
+        available += u32(mode_cost[half][m] != NONE);
+    }
+    var o: vec2<u32>;
+    o = vec2<u32>(min(k0, k1), max(k0, k1));
+    k0 = o.x;
+    k1 = o.y;
+    o = vec2<u32>(min(k3, k4), max(k3, k4));
+    k3 = o.x;
+    k4 = o.y;
+    o = vec2<u32>(min(k6, k7), max(k6, k7));
+    k6 = o.x;
+    k7 = o.y;
+    o = vec2<u32>(min(k1, k2), max(k1, k2));
+    k1 = o.x;
+    k2 = o.y;
+    o = vec2<u32>(min(k4, k5), max(k4, k5));
+    k4 = o.x;
+    k5 = o.y;
+    o = vec2<u32>(min(k7, k8), max(k7, k8));
+    k7 = o.x;
+    k8 = o.y;
+    o = vec2<u32>(min(k0, k1), max(k0, k1));
+    k0 = o.x;
+    k1 = o.y;
+    o = vec2<u32>(min(k3, k4), max(k3, k4));
+    k3 = o.x;
+    k4 = o.y;
+    o = vec2<u32>(min(k6, k7), max(k6, k7));
+    k6 = o.x;
+    k7 = o.y;
+    o = vec2<u32>(min(k0, k3), max(k0, k3));
+    k0 = o.x;
+    k3 = o.y;
+    o = vec2<u32>(min(k3, k6), max(k3, k6));
+    k3 = o.x;
+    k6 = o.y;
+    o = vec2<u32>(min(k0, k3), max(k0, k3));
+    k0 = o.x;
+    k3 = o.y;
+    o = vec2<u32>(min(k1, k4), max(k1, k4));
+    k1 = o.x;
+    k4 = o.y;
+    o = vec2<u32>(min(k4, k7), max(k4, k7));
+    k4 = o.x;
+    k7 = o.y;
+    o = vec2<u32>(min(k1, k4), max(k1, k4));
+    k1 = o.x;
+    k4 = o.y;
+    o = vec2<u32>(min(k2, k5), max(k2, k5));
+    k2 = o.x;
+    k5 = o.y;
+    o = vec2<u32>(min(k5, k8), max(k5, k8));
+    k5 = o.x;
+    k8 = o.y;
+    o = vec2<u32>(min(k2, k5), max(k2, k5));
+    k2 = o.x;
+    k5 = o.y;
+    o = vec2<u32>(min(k1, k3), max(k1, k3));
+    k1 = o.x;
+    k3 = o.y;
+    o = vec2<u32>(min(k5, k7), max(k5, k7));
+    k5 = o.x;
+    k7 = o.y;
+    o = vec2<u32>(min(k2, k6), max(k2, k6));
+    k2 = o.x;
+    k6 = o.y;
+    o = vec2<u32>(min(k4, k6), max(k4, k6));
+    k4 = o.x;
+    k6 = o.y;
+    o = vec2<u32>(min(k2, k4), max(k2, k4));
+    k2 = o.x;
+    k4 = o.y;
+    o = vec2<u32>(min(k2, k3), max(k2, k3));
+    k2 = o.x;
+    k3 = o.y;
+    o = vec2<u32>(min(k5, k6), max(k5, k6));
+    k5 = o.x;
+    k6 = o.y;
+    // (A select per place: an array indexed at run time would go to memory.)
+    let mine = select(select(select(select(k4, k3, sub == 3u), k2, sub == 2u), k1, sub == 1u), k0, sub == 0u);
+    return vec2<u32>(mine & 15u, min(available, RD_CANDIDATES));
+}
 
 // luma4x4BlkIdx of the block at (bx, by).
 fn blk_idx(bx: u32, by: u32) -> u32 {
@@ -185,28 +291,8 @@ fn luma4x4(lane: u32, qp: u32, forced: u32, mb_top: bool, mb_left: bool, mb_top_
             }
         }
         workgroupBarrier();
-        // The available modes by SATD cost, ties in mode order (the twin's stable sort):
-        // each invocation places the modes it costed, and the cheapest five are named in
-        // `cand_mode` (nine comparisons a mode, where each invocation placing them all
-        // took eighty-one).
-        if has_block {
-            for (var m = sub; m < 9u; m += 8u) {
-                let cost = mode_cost[half][m];
-                if cost != NONE {
-                    var place = 0u;
-                    for (var o = 0u; o < 9u; o++) {
-                        let c = mode_cost[half][o];
-                        place += u32(c != NONE && (c < cost || (c == cost && o < m)));
-                    }
-                    if place < RD_CANDIDATES {
-                        cand_mode[half][place] = m;
-                    }
-                }
-            }
-        }
-        workgroupBarrier();
         // The forced mode where it predicts; else candidate `sub` is the mode with `sub`
-        // modes before it.
+        // modes before it by SATD cost, ties in mode order (the twin's stable sort).
         var n_candidates = 0u;
         var mode = 0u;
         if has_block {
@@ -214,13 +300,10 @@ fn luma4x4(lane: u32, qp: u32, forced: u32, mb_top: bool, mb_left: bool, mb_top_
                 n_candidates = 1u;
                 mode = forced - 1u;
             } else {
-                var available = 0u;
-                for (var o = 0u; o < 9u; o++) {
-                    available += u32(mode_cost[half][o] != NONE);
-                }
-                n_candidates = min(available, RD_CANDIDATES);
+                let ranked = rank_modes(half, sub);
+                n_candidates = ranked.y;
                 if sub < n_candidates {
-                    mode = cand_mode[half][sub];
+                    mode = ranked.x;
                 }
             }
         }
