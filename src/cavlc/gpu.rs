@@ -226,6 +226,12 @@ impl CavlcGpu {
     }
 
     pub fn with_config(gpu: &Gpu, config: CavlcConfig) -> Result<Self> {
+        Self::for_variants(gpu, config, &GpuVariant::ALL)
+    }
+
+    /// [`Self::with_config`] with the pipelines of `variants` built now (and packing's);
+    /// another variant's are built when it is first used.
+    pub fn for_variants(gpu: &Gpu, config: CavlcConfig, variants: &[GpuVariant]) -> Result<Self> {
         if !(1..=16).contains(&config.reg_size) {
             return Err(Error::InvalidArgument(format!(
                 "CAVLC: REG_SIZE must be 1..=16 macroblocks, not {}",
@@ -250,7 +256,7 @@ impl CavlcGpu {
         let frame = Frame::new(1, 1);
         let input = me.upload(gpu, &frame)?;
         let mut encoder = gpu.device.create_command_encoder(&Default::default());
-        for variant in GpuVariant::ALL {
+        for &variant in variants {
             me.encode_into(gpu, &mut encoder, &input, variant, true, false)?;
         }
         gpu.check_errors("cavlc")?;

@@ -13,7 +13,7 @@ use super::syntax::{level_idc, pps, slice_header, sps};
 use super::{Geometry, LumaModes, Picture};
 use crate::bits::MsbWriter;
 use crate::cavlc::frame::{encode_slice_data, total_coeffs, Frame};
-use crate::cavlc::{CavlcGpu, GpuVariant};
+use crate::cavlc::{CavlcConfig, CavlcGpu, GpuVariant};
 use crate::gpu::Gpu;
 use crate::{Engine, Error, Result};
 
@@ -188,7 +188,11 @@ impl Encoder {
         config.validate()?;
         let geometry = Geometry::new(width, height)?;
         let gpu = match engine.wgpu_or_cpu("the H.264 encoder")? {
-            Some(g) => Some((g.clone(), CavlcGpu::new(g)?)),
+            // Only the configured variant's pipelines: a process builds what it uses.
+            Some(g) => Some((
+                g.clone(),
+                CavlcGpu::for_variants(g, CavlcConfig::default(), &[config.cavlc])?,
+            )),
             None => None,
         };
         let front = match &gpu {
