@@ -9,8 +9,8 @@
 // The twin codes the blocks in luma4x4BlkIdx order; a block needs only its left, upper
 // left, upper and upper right neighbours, so here the blocks where x + 2 * y is the same
 // are coded at once: ten steps, at most two blocks each. Each block has eight of the
-// macroblock's sixteen invocations: one per mode for the predictions (DC's also the
-// ninth mode), one per candidate for the coding, and the winner writes the result.
+// macroblock's sixteen invocations: one per mode for the predictions (the first also
+// the ninth mode), one per candidate for the coding, and the winner writes the result.
 
 //!import h264/predict
 //!import h264/predict4x4
@@ -280,9 +280,7 @@ fn luma4x4(lane: u32, qp: u32, forced: u32, mb_top: bool, mb_left: bool, mb_top_
         workgroupBarrier();
         if has_block {
             let dc = dc_from_edges(e.t[1] + e.t[2] + e.t[3] + e.t[4], e.l[1] + e.l[2] + e.l[3] + e.l[4], e.has_top, e.has_left, 2u);
-            // Invocation `sub` predicts mode `sub`, and the one with DC (a flat block, the
-            // cheapest prediction) the ninth mode too.
-            for (var m = sub; m < 9u; m = select(9u, 8u, m == 2u)) {
+            for (var m = sub; m < 9u; m += 8u) {
                 var cost = NONE;
                 if i4_mode_available(m, e.has_top, e.has_left, e.has_corner) {
                     let p = predict4x4(m, half, dc);
