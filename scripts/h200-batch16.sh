@@ -14,24 +14,10 @@ h200_start batch16
 D=/tmp/parvlc-batch16
 mkdir -p "$D"
 pan_y4m "$D/p240.y4m"
-python3 - "$D/p240.y4m" "$D/p960.y4m" <<'PY'
-import sys
-data = open(sys.argv[1], "rb").read()
-head = data[: data.index(b"\n") + 1]
-open(sys.argv[2], "wb").write(head + data[len(head):] * 4)
-PY
-cat "$D/p960.y4m" > /dev/null
+pan_y4m_times "$D/p240.y4m" "$D/p960.y4m" 4
 echo "== A. old against new, defaults"
 for n in 240 960; do
-  .device/parvlc-old h264 "$D/p$n.y4m" --qp 27 --force -o "$D/old$n.264" 2>/dev/null
-  .device/parvlc h264 "$D/p$n.y4m" --qp 27 --force -o "$D/new$n.264" 2>/dev/null
-  cmp "$D/old$n.264" "$D/new$n.264" && echo "$n frames: both builds write the same stream ($(stat -c %s "$D/new$n.264") bytes)"
-  for r in 1 2; do
-    for b in parvlc-old parvlc; do
-      wall "$n frames defaults, $b, run $r" ".device/$b h264 $D/p$n.y4m --qp 27 --force -o $D/x.264"
-      cmp -s "$D/x.264" "$D/old$n.264" || echo "OTHER BYTES"
-    done
-  done
+  h264_ab "$n" 2
 done
 echo "== B. shapes, 960 frames"
 for r in 1 2; do

@@ -17,14 +17,7 @@ cd "$(dirname "$0")/.." || exit 2
 source scripts/h200-lib.sh
 h200_start bits16
 echo "== A. front end GPU time"
-for r in 1 2; do
-  for b in h264_intra_bench-old h264_intra_bench; do
-    echo "-- $b round $r"
-    for luma in auto 4x4; do
-      LUMA=$luma BATCHES=16,64 .device/$b 1920 1080 2>&1 | grep intra
-    done
-  done
-done
+intra_bench_ab 2 "auto 4x4" 16,64
 echo "== B. phases (experiment build)"
 for exp in NONE=0 EXP_ONE_ROUND=1 EXP_NO_RANK=1 EXP_NO_CODE=1 EXP_ONE_ROUND=1,EXP_NO_RANK=1,EXP_NO_CODE=1; do
   echo "-- $exp"
@@ -34,23 +27,9 @@ echo "== C. CLI"
 D=/tmp/parvlc-bits16
 mkdir -p "$D"
 pan_y4m "$D/p240.y4m"
-python3 - "$D/p240.y4m" "$D/p960.y4m" <<'PY'
-import sys
-data = open(sys.argv[1], "rb").read()
-head = data[: data.index(b"\n") + 1]
-open(sys.argv[2], "wb").write(head + data[len(head):] * 4)
-PY
-cat "$D/p960.y4m" > /dev/null
+pan_y4m_times "$D/p240.y4m" "$D/p960.y4m" 4
 for n in 240 960; do
-  .device/parvlc-old h264 "$D/p$n.y4m" --qp 27 --force -o "$D/old$n.264" 2>/dev/null
-  .device/parvlc h264 "$D/p$n.y4m" --qp 27 --force -o "$D/new$n.264" 2>/dev/null
-  cmp "$D/old$n.264" "$D/new$n.264" && echo "$n frames: both builds write the same stream ($(stat -c %s "$D/new$n.264") bytes)"
-  for r in 1 2 3; do
-    for b in parvlc-old parvlc; do
-      wall "$n frames defaults, $b, run $r" ".device/$b h264 $D/p$n.y4m --qp 27 --force -o $D/x.264"
-      cmp -s "$D/x.264" "$D/old$n.264" || echo "OTHER BYTES"
-    done
-  done
+  h264_ab "$n" 3
 done
 RUST_LOG=parvlc=debug .device/parvlc h264 "$D/p960.y4m" --qp 27 --force -o "$D/x.264" 2>&1 \
   | grep -E "h264 batch|GPU opened" | sed -n '1p;20,26p' | cut -c 1-240

@@ -28,13 +28,8 @@ B=.device/parvlc
 D=/tmp/parvlc-ablate16
 mkdir -p "$D"
 pan_y4m "$D/p240.y4m"
-python3 - "$D/p240.y4m" "$D/pan.y4m" <<'PY'
-import sys
-data = open(sys.argv[1], "rb").read()
-head = data[: data.index(b"\n") + 1]
-open(sys.argv[2], "wb").write(head + data[len(head):] * 4)
-PY
-rm "$D/p240.y4m"; cat "$D/pan.y4m" > /dev/null
+pan_y4m_times "$D/p240.y4m" "$D/pan.y4m" 4
+rm "$D/p240.y4m"
 $B h264 "$D/pan.y4m" --qp 27 --force -o "$D/ref.264" 2>/dev/null
 ls -l "$D/ref.264" | awk '{print "default stream bytes", $5}'
 for r in 1 2; do

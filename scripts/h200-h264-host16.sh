@@ -15,13 +15,8 @@ h200_start h264-host16
 D=/tmp/parvlc-host16
 mkdir -p "$D"
 pan_y4m "$D/p240.y4m"
-python3 - "$D/p240.y4m" "$D/p960.y4m" <<'PY'
-import sys
-data = open(sys.argv[1], "rb").read()
-head = data[: data.index(b"\n") + 1]
-open(sys.argv[2], "wb").write(head + data[len(head):] * 4)
-PY
-rm "$D/p240.y4m"; cat "$D/p960.y4m" > /dev/null
+pan_y4m_times "$D/p240.y4m" "$D/p960.y4m" 4
+rm "$D/p240.y4m"
 echo "== A. batch phases"
 for shape in "16 4" "64 1" "64 2"; do
   set -- $shape

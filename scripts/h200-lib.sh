@@ -90,3 +90,45 @@ for n, v in ph.items():
     print(f"  {n}: {len(v)} chunks, median {st.median(v):.2f} ms, p90 {sorted(v)[int(len(v)*0.9)]:.2f} ms, sum {sum(v):.0f} ms")
 '
 }
+
+# pan_y4m_times SRC DST K: DST holds SRC's frames K times over (SRC's header once), in the
+# page cache (960 frames of the pan without computing them four times).
+pan_y4m_times() {
+  python3 - "$1" "$2" "$3" <<'PY'
+import sys
+data = open(sys.argv[1], "rb").read()
+head = data[: data.index(b"\n") + 1]
+open(sys.argv[2], "wb").write(head + data[len(head):] * int(sys.argv[3]))
+PY
+  cat "$2" > /dev/null
+}
+
+# h264_ab N ROUNDS: the CLI at its defaults (QP 27) on $D/pN.y4m, .device/parvlc-old
+# against .device/parvlc, ROUNDS rounds alternating; the builds' streams compared first,
+# then every run's with the old build's.
+h264_ab() {
+  .device/parvlc-old h264 "$D/p$1.y4m" --qp 27 --force -o "$D/old$1.264" 2>/dev/null
+  .device/parvlc h264 "$D/p$1.y4m" --qp 27 --force -o "$D/new$1.264" 2>/dev/null
+  cmp "$D/old$1.264" "$D/new$1.264" && echo "$1 frames: both builds write the same stream ($(stat -c %s "$D/new$1.264") bytes)"
+  for r in $(seq "$2"); do
+    for b in parvlc-old parvlc; do
+      wall "$1 frames defaults, $b, run $r" ".device/$b h264 $D/p$1.y4m --qp 27 --force -o $D/x.264"
+      cmp -s "$D/x.264" "$D/old$1.264" || echo "OTHER BYTES"
+    done
+  done
+}
+
+# intra_bench_ab ROUNDS LUMAS BATCHES: the H.264 front end's GPU time at 1080p,
+# .device/h264_intra_bench-old against .device/h264_intra_bench, ROUNDS rounds
+# alternating, for each --luma in LUMAS (a space-separated list) and the comma list of
+# batch sizes BATCHES.
+intra_bench_ab() {
+  for r in $(seq "$1"); do
+    for b in h264_intra_bench-old h264_intra_bench; do
+      echo "-- $b round $r"
+      for luma in $2; do
+        LUMA=$luma BATCHES=$3 .device/$b 1920 1080 2>&1 | grep intra
+      done
+    done
+  done
+}

@@ -36,13 +36,7 @@ rm -rf "$D"
 echo "== B. H.264 batch shapes"
 mkdir -p "$D"
 pan_y4m "$D/p240.y4m"
-python3 - "$D/p240.y4m" "$D/p960.y4m" <<'PY'
-import sys
-data = open(sys.argv[1], "rb").read()
-head = data[: data.index(b"\n") + 1]
-open(sys.argv[2], "wb").write(head + data[len(head):] * 4)
-PY
-cat "$D/p960.y4m" > /dev/null
+pan_y4m_times "$D/p240.y4m" "$D/p960.y4m" 4
 $B h264 "$D/p960.y4m" --qp 27 --force -o "$D/ref.264" 2>/dev/null
 for r in 1 2; do
   for shape in "16 4" "32 3" "32 4"; do
