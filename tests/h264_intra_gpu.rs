@@ -225,6 +225,18 @@ fn block_bits_equal_their_twin() {
             pad: 0,
         });
     }
+    // A count of levels no block has is an error on both sides, before any work.
+    let odd = [BitsQuery {
+        first: 2,
+        n: 14,
+        ..BitsQuery::default()
+    }];
+    assert!(count_block_bits_cpu(&odd).is_err());
+    assert!(pollster::block_on(count_block_bits(common::gpu(), &odd)).is_err());
+    assert_eq!(
+        pollster::block_on(count_block_bits(common::gpu(), &[])).unwrap(),
+        Vec::<u32>::new()
+    );
     let want = count_block_bits_cpu(&queries).unwrap();
     let got = pollster::block_on(count_block_bits(common::gpu(), &queries)).unwrap();
     let uncodable = want.iter().filter(|&&b| b == 0).count();
