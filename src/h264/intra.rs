@@ -61,9 +61,10 @@ const INFO_WORDS: u64 = 8;
 
 /// What the rate-distortion decisions read (keep in sync with shaders/h264/rate.wgsl
 /// `RT_*`): coeff_token lengths [nC 0-1, 2-3, 4-7, 8+][TotalCoeff][T1s], total_zeros
-/// lengths [TotalCoeff - 1][total_zeros], the codeNum of each Intra_4x4 coded_block_pattern, lambda and lambda2 by QP; then
-/// how each Intra_4x4 mode predicts from the block's edge line
-/// ([`super::predict4x4::line_taps`]).
+/// lengths [TotalCoeff - 1][total_zeros], the codeNum of each Intra_4x4
+/// coded_block_pattern, lambda and lambda2 by QP; then how each Intra_4x4 mode predicts
+/// from the block's edge line ([`super::predict4x4::line_taps`]). (run_before's lengths
+/// are computed in the shader: `run_before_bits`.)
 pub(crate) fn rate_tables() -> Vec<u32> {
     let l = &VLC_LENGTHS;
     let mut t = Vec::with_capacity(700);

@@ -387,7 +387,10 @@ impl Encoder {
             );
             if profile {
                 let front_ms = profiler.timings(gpu).await?.total() * 1e3;
-                log::trace!("h264 batch of {} at {first}: GPU front end {front_ms:.2} ms, CAVLC {cavlc_ms:.2} ms", pictures.len());
+                log::trace!(
+                    "h264 batch of {} at {first}: GPU front end {front_ms:.2} ms, CAVLC {cavlc_ms:.2} ms",
+                    pictures.len()
+                );
             }
         }
         Ok(out)
