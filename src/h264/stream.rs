@@ -344,7 +344,10 @@ impl Encoder {
         );
         let t4 = crate::gpu::clock();
         // Each picture's NAL units on its own core: a 1080p picture is most of a megabyte
-        // to escape and copy, and a batch of 64 took 80 ms of this thread.
+        // to escape and copy, and a batch of 64 took 80 ms of this thread. (The parameter
+        // sets' fields are copied out: the encoder, which holds the GPU, is not `Sync` in
+        // the browser.)
+        let (geometry, level_idc, qp) = (self.geometry, self.level_idc, self.config.qp);
         let written: Vec<Vec<u8>> = coded
             .par_iter()
             .enumerate()
@@ -353,7 +356,7 @@ impl Encoder {
                 write_slices(
                     &starts,
                     &c.slices,
-                    (index == 0).then_some((&self.geometry, self.level_idc, self.config.qp)),
+                    (index == 0).then_some((&geometry, level_idc, qp)),
                     (index % 2) as u32,
                 )
             })
