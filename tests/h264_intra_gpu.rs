@@ -233,6 +233,14 @@ fn block_bits_equal_their_twin() {
     }];
     assert!(count_block_bits_cpu(&odd).is_err());
     assert!(pollster::block_on(count_block_bits(common::gpu(), &odd)).is_err());
+    // So is an nC past what the twin takes.
+    let wild = [BitsQuery {
+        n: 16,
+        nc: u32::MAX,
+        ..BitsQuery::default()
+    }];
+    assert!(count_block_bits_cpu(&wild).is_err());
+    assert!(pollster::block_on(count_block_bits(common::gpu(), &wild)).is_err());
     assert_eq!(
         pollster::block_on(count_block_bits(common::gpu(), &[])).unwrap(),
         Vec::<u32>::new()

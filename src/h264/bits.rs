@@ -24,16 +24,20 @@ pub struct BitsQuery {
 }
 
 impl BitsQuery {
-    /// The levels it counts, or an error where `first` and `n` are not a block's.
-    fn counted(&self) -> Result<&[i32]> {
-        match (self.first, self.n) {
-            (0, 16) | (1, 15) | (0, 15) => {
-                Ok(&self.levels[self.first as usize..][..self.n as usize])
+    /// The levels it counts and its nC, or an error where `first` and `n` are not a
+    /// block's or nC is out of range (both sides refuse the same queries).
+    fn checked(&self) -> Result<(&[i32], i32)> {
+        let levels = match (self.first, self.n) {
+            (0, 16) | (1, 15) | (0, 15) => &self.levels[self.first as usize..][..self.n as usize],
+            (first, n) => {
+                return Err(Error::InvalidArgument(format!(
+                    "a block of {n} levels from position {first}: count 16 from 0 or 15 from 0 or 1"
+                )))
             }
-            (first, n) => Err(Error::InvalidArgument(format!(
-                "a block of {n} levels from position {first}: count 16 from 0 or 15 from 0 or 1"
-            ))),
-        }
+        };
+        let nc = i32::try_from(self.nc)
+            .map_err(|_| Error::InvalidArgument(format!("nC {}", self.nc)))?;
+        Ok((levels, nc))
     }
 }
 
@@ -43,17 +47,17 @@ pub fn count_block_bits_cpu(queries: &[BitsQuery]) -> Result<Vec<u32>> {
     queries
         .iter()
         .map(|q| {
-            let nc =
-                i32::try_from(q.nc).map_err(|_| Error::InvalidArgument(format!("nC {}", q.nc)))?;
-            Ok(block_bits_nc(q.counted()?, nc))
+            let (levels, nc) = q.checked()?;
+            Ok(block_bits_nc(levels, nc))
         })
         .collect()
 }
 
-/// The bits of each query on `gpu`: equal to [`count_block_bits_cpu`].
+/// The bits of each query on `gpu`: equal to [`count_block_bits_cpu`], and errors for the
+/// same queries.
 pub async fn count_block_bits(gpu: &Gpu, queries: &[BitsQuery]) -> Result<Vec<u32>> {
     for q in queries {
-        q.counted()?;
+        q.checked()?;
     }
     if queries.is_empty() {
         return Ok(Vec::new());
