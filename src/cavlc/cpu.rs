@@ -226,10 +226,22 @@ pub fn block_bits_nc(coeffs: &[i32], nc: i32) -> u32 {
     if total_coeff < max {
         bits += l.total_zeros[total_coeff - 1][total_zeros] as u32;
     }
-    // run_before of each level but the last, while zeros are left.
-    let mut zeros_left = total_zeros;
+    bits + run_before_bits(mask)
+}
+
+/// The run_before bits of a 4x4 block whose nonzero levels are `mask` (bit `i`: the
+/// level at position `i` of those counted): each level's but the lowest, while zeros are
+/// left below it. A table of it by mask serves the GPU's count (h264/rate.wgsl).
+pub fn run_before_bits(mask: u32) -> u32 {
+    let l = &tables::VLC_LENGTHS;
+    let total = mask.count_ones();
+    if total < 2 {
+        return 0;
+    }
+    let mut zeros_left = (32 - mask.leading_zeros() - total) as usize;
     let mut rest = mask;
-    for _ in 0..total_coeff - 1 {
+    let mut bits = 0;
+    for _ in 0..total - 1 {
         if zeros_left == 0 {
             break;
         }

@@ -21,6 +21,7 @@ use rayon::prelude::*;
 
 use super::intra4x4::lambda;
 use super::{EncoderConfig, Geometry, LumaModes, Picture};
+use crate::cavlc::cpu::run_before_bits;
 use crate::cavlc::frame::{intra_cbp_code_num, Frame, MbHeader, MB_LEVELS};
 use crate::cavlc::tables::VLC_LENGTHS;
 use crate::cavlc::GpuFrame;
@@ -59,28 +60,52 @@ const LUMA_4X4: u32 = 2;
 /// Words of `mb_info` per macroblock (the shader's `INFO_WORDS`).
 const INFO_WORDS: u64 = 8;
 
-/// What the rate-distortion decisions read (keep in sync with shaders/h264/rate.wgsl
-/// `RT_*`): coeff_token lengths [nC 0-1, 2-3, 4-7, 8+][TotalCoeff][T1s], total_zeros
-/// lengths [TotalCoeff - 1][total_zeros], the codeNum of each Intra_4x4
-/// coded_block_pattern, lambda and lambda2 by QP; then how each Intra_4x4 mode predicts
-/// from the block's edge line ([`super::predict4x4::line_taps`]). (run_before's lengths
-/// are computed in the shader: `run_before_bits`.)
-pub(crate) fn rate_tables() -> Vec<u32> {
+/// What the rate-distortion decisions read, part by part with the name of its offset
+/// in shaders/h264/rate.wgsl (keep in sync: a test reads the offsets there): coeff_token
+/// lengths [nC 0-1, 2-3, 4-7, 8+][TotalCoeff][T1s], total_zeros lengths [TotalCoeff -
+/// 1][total_zeros], the codeNum of each Intra_4x4 coded_block_pattern, lambda and lambda2
+/// by QP, how each Intra_4x4 mode predicts from the block's edge line
+/// ([`super::predict4x4::line_taps`]), and the run_before bits of a block by its nonzero
+/// levels' mask ([`run_before_bits`]), a byte each.
+fn rate_table_parts() -> [(&'static str, Vec<u32>); 7] {
     let l = &VLC_LENGTHS;
-    let mut t = Vec::with_capacity(700);
-    t.extend(
-        l.coeff_token
-            .as_flattened()
-            .as_flattened()
-            .iter()
-            .map(|&v| v as u32),
-    );
-    t.extend(l.total_zeros.as_flattened().iter().map(|&v| v as u32));
-    t.extend((0..48).map(intra_cbp_code_num));
-    t.extend((0..52).map(lambda));
-    t.extend((0..52).map(super::rate::lambda2));
-    t.extend(super::predict4x4::line_taps());
-    t
+    [
+        (
+            "RT_COEFF_TOKEN",
+            l.coeff_token
+                .as_flattened()
+                .as_flattened()
+                .iter()
+                .map(|&v| v as u32)
+                .collect(),
+        ),
+        (
+            "RT_TOTAL_ZEROS",
+            l.total_zeros
+                .as_flattened()
+                .iter()
+                .map(|&v| v as u32)
+                .collect(),
+        ),
+        ("RT_CBP_CODE", (0..48).map(intra_cbp_code_num).collect()),
+        ("RT_LAMBDA", (0..52).map(lambda).collect()),
+        ("RT_LAMBDA2", (0..52).map(super::rate::lambda2).collect()),
+        ("RT_I4_TAPS", super::predict4x4::line_taps()),
+        (
+            "RT_RUN_BEFORE",
+            (0..1u32 << 14)
+                .map(|w| (0..4).fold(0, |word, b| word | run_before_bits(4 * w + b) << (8 * b)))
+                .collect(),
+        ),
+    ]
+}
+
+/// [`rate_table_parts`], one after another.
+pub(crate) fn rate_tables() -> Vec<u32> {
+    rate_table_parts()
+        .into_iter()
+        .flat_map(|(_, part)| part)
+        .collect()
 }
 
 /// The intra front end for pictures of one size and configuration.
@@ -440,6 +465,28 @@ impl IntraBatch {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn rate_table_parts_start_where_the_shader_reads_them() {
+        let shader = include_str!("../../shaders/h264/rate.wgsl");
+        let mut at = 0;
+        for (name, part) in rate_table_parts() {
+            let line = shader
+                .lines()
+                .find(|l| l.starts_with(&format!("const {name}: u32 = ")))
+                .unwrap_or_else(|| panic!("rate.wgsl has no {name}"));
+            let value = line
+                .split(['=', ';'])
+                .nth(1)
+                .unwrap()
+                .trim()
+                .trim_end_matches('u');
+            assert_eq!(value.parse::<usize>().unwrap(), at, "{name}");
+            at += part.len();
+        }
+        // Every mask's run_before bits fit their byte.
+        assert!((0..1 << 16).all(|m| run_before_bits(m) < 256));
+    }
 
     #[test]
     fn waves_cover_every_macroblock_once_after_its_neighbours() {
