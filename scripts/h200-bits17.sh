@@ -2,7 +2,7 @@
 # Seventeenth pass, first call (2026-11-28): the CAVLC bit count of the intra front end
 # as straight-line code over the sixteen positions against the sixteenth pass's loop over
 # the nonzero levels (EXP_BITS_LOOP=1 in an experiment build, timing only; patch
-# benches/results/h200-2026-11-28-bits17.patch). `h264_intra_bench 1920 1080`, --luma
+# benches/results/h200-2026-11-28-bits17.patch on 4c17c60). `h264_intra_bench 1920 1080`, --luma
 # auto, batches of 16 and 64, three rounds alternating; then the CLI at its defaults on 240
 # and 960 frames of the 1080p pan (QP 27), the two walks' streams compared byte for byte
 # first and every run's after.

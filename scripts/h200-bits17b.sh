@@ -2,9 +2,9 @@
 # Seventeenth pass, second call (2026-11-28): the CAVLC bit count's second form
 # (run_before from a table by the nonzero levels' mask, the levels after the first
 # carrying suffixLength through a shift and a comparison) against the first call's
-# straight-line form (h264_intra_bench-v1, patch benches/results/h200-2026-11-28-bits17.patch)
-# and the loop over the nonzero levels (EXP_BITS_LOOP=1 in an experiment build, timing
-# only). `h264_intra_bench 1920 1080`, --luma auto, batches of 16 and 64, three rounds
+# straight-line form (h264_intra_bench-v1: benches/results/h200-2026-11-28-bits17.patch
+# on 4c17c60) and the loop over the nonzero levels (EXP_BITS_LOOP=1 in an experiment
+# build, timing only: benches/results/h200-2026-11-28-bits17b.patch on 5a826ed). `h264_intra_bench 1920 1080`, --luma auto, batches of 16 and 64, three rounds
 # alternating. Then the CLI at its defaults on 960 frames of the 1080p pan (QP 27): the
 # stream compared with the loop's, three timed runs, and one debug-logged run summarized
 # (how long the coders waited for pictures, each batch's phases).
