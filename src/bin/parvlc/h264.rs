@@ -28,8 +28,8 @@ pub struct H264Args {
     #[arg(long, default_value = "auto")]
     luma: h264::LumaModes,
     /// Where prediction, transform, quantization and reconstruction run: gpu (on a wgpu
-    /// GPU with `--luma 16x16`, pictures in batches of `--depth`; the CPU otherwise) or
-    /// cpu. The same bytes either way.
+    /// GPU, pictures in batches of `--depth`; the CPU where there is none) or cpu. The
+    /// same bytes either way.
     #[arg(long, default_value = "gpu")]
     front_end: h264::FrontEnd,
     /// Macroblock rows per slice (default: one slice per picture).

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Seventeenth pass, third call (2026-11-28): the CLI's batch shape with the faster front
+# end. `parvlc h264` at QP 27 on 1920 and 960 frames of the 1080p pan (the 240-frame pan
+# of scripts/h264_rd.py repeated), --depth 16, 32, 48 and 64 with 2, 3 and 4 batches in
+# flight (PARVLC_H264_CODERS), two runs each; every stream compared with the defaults'
+# byte for byte; then a slice per macroblock row at the best shapes.
+# There, from the project root, .device carried: bash scripts/h200-depth17.sh
+set -uo pipefail
+cd "$(dirname "$0")/.." || exit 2
+# shellcheck source=scripts/h200-lib.sh
+source scripts/h200-lib.sh
+h200_start depth17
+D=/tmp/parvlc-depth17
+mkdir -p "$D"
+pan_y4m "$D/p240.y4m"
+pan_y4m_times "$D/p240.y4m" "$D/p960.y4m" 4
+pan_y4m_times "$D/p240.y4m" "$D/p1920.y4m" 8
+rm "$D/p240.y4m"
+for n in 1920 960; do
+  .device/parvlc h264 "$D/p$n.y4m" --qp 27 --force -o "$D/ref$n.264" 2>/dev/null
+  echo "$n frames: $(stat -c %s "$D/ref$n.264") bytes at the defaults"
+done
+run() { # N DEPTH CODERS [ARGS...]
+  local n=$1 depth=$2 coders=$3
+  shift 3
+  for r in 1 2; do
+    wall "$n frames, depth $depth, $coders in flight $*, run $r" \
+      "PARVLC_H264_CODERS=$coders .device/parvlc h264 $D/p$n.y4m --qp 27 --force --depth $depth $* -o $D/x.264"
+    [ $# -gt 0 ] || cmp -s "$D/x.264" "$D/ref$n.264" || echo "OTHER BYTES"
+  done
+}
+for depth in 16 32 48 64; do
+  for coders in 2 3 4; do
+    run 1920 $depth $coders
+  done
+done
+for shape in "16 4" "32 3" "32 2" "64 2"; do
+  run 960 $shape
+done
+.device/parvlc h264 "$D/p1920.y4m" --qp 27 --force --slice-rows 1 -o "$D/rows.264" 2>/dev/null
+for shape in "16 4" "32 3" "64 2"; do
+  run 1920 $shape --slice-rows 1
+  cmp -s "$D/x.264" "$D/rows.264" || echo "OTHER BYTES (rows)"
+done
+rm -rf "$D"
+date -u
