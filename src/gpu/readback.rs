@@ -104,14 +104,16 @@ impl Gpu {
                 .slice(..total)
                 .get_mapped_range()
                 .map_err(|e| Error::Readback(e.to_string()))?;
-            let mut at = 0usize;
-            lens.iter()
+            let mut rest = &mapped[..];
+            let sources: Vec<&[u8]> = lens
+                .iter()
                 .map(|&len| {
-                    let part = self.copy_out(&mapped[at..at + len as usize]);
-                    at += len as usize;
+                    let (part, tail) = rest.split_at(len as usize);
+                    rest = tail;
                     part
                 })
-                .collect()
+                .collect();
+            self.copy_parts_out(&sources, total as usize)
         };
         staging.unmap();
         if let (Some(t0), Some(t1)) = (t0, t1) {
@@ -180,6 +182,20 @@ impl Gpu {
 }
 
 impl Gpu {
+    /// Mapped parts, `total` bytes in all, each into a vector of its own: the parts on all
+    /// cores at once when there is much to copy (a batch of 16 1080p pictures reads 16 MB
+    /// back in 80 parts, none long enough for `copy_out` to split, and one core copying
+    /// them took 7-13 ms of a coder's thread).
+    fn copy_parts_out(&self, parts: &[&[u8]], total: usize) -> Vec<Vec<u8>> {
+        #[cfg(not(target_arch = "wasm32"))]
+        if total >= PARALLEL_COPY_BYTES && parts.len() > 1 {
+            use rayon::prelude::*;
+            return parts.par_iter().map(|part| self.copy_out(part)).collect();
+        }
+        let _ = total; // (the browser's build copies on its one thread)
+        parts.iter().map(|part| self.copy_out(part)).collect()
+    }
+
     /// Mapped bytes into a vector of their own (a recycled one when long), on all cores
     /// when long.
     fn copy_out(&self, mapped: &[u8]) -> Vec<u8> {
