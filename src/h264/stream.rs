@@ -17,11 +17,17 @@ use crate::cavlc::{CavlcConfig, CavlcGpu, GpuVariant};
 use crate::gpu::Gpu;
 use crate::{Engine, Error, Result};
 
-/// Batches of the GPU front end in flight at once. On the H200, 240 1080p frames at
-/// batches of 16: 1.67-1.72 s with two, 1.50-1.51 with three, 1.34-1.43 with four, 1.41-1.44
-/// with six (docs/results.md, "Eleventh pass").
+/// Batches of the GPU front end in flight at once for batches of `depth` pictures: about
+/// 64 pictures in all, two to four batches. The batches run one after another on the
+/// GPU, each a wave at a time, and a larger batch fills more of a large GPU's cores per
+/// wave; the batches in flight hide the host's part (upload, readback, NAL units). On the
+/// H200, 1920 1080p frames: depth 16 with four in flight 3.18-3.44 s, depth 32 with two
+/// 2.70-3.17 s at the same peak memory (730 MB), 64 with two 3.38-3.55 s (docs/h264.md,
+/// "The seventeenth pass").
 #[cfg(not(target_arch = "wasm32"))]
-const GPU_CODERS: usize = 4;
+fn gpu_coders(depth: usize) -> usize {
+    (64 / depth.max(1)).clamp(2, 4)
+}
 
 /// What the encoder is asked for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -446,9 +452,9 @@ impl Encoder {
 
     /// Code every picture `next` gives and hand each to `sink` in order; returns how many.
     /// `next` runs on a reader thread. The GPU front end codes batches of `depth`
-    /// pictures, four batches at once, and admits at most five batches' pictures; the CPU
-    /// front end codes `depth` pictures at once on threads of their own and admits twice
-    /// as many.
+    /// pictures, two to four batches at once (about 64 pictures), and admits one batch's
+    /// pictures more; the CPU front end codes `depth` pictures at once on threads of their
+    /// own and admits twice as many.
     /// Blocks: call it from a thread of your own.
     #[cfg(not(target_arch = "wasm32"))]
     pub fn encode_stream(
@@ -467,9 +473,9 @@ impl Encoder {
         }
         let first = self.pictures;
         let this = &*self;
-        // The GPU front end codes `depth` pictures a batch, `GPU_CODERS` batches in flight:
-        // a batch's waves are small dispatches that leave much of a large GPU idle, which
-        // the other batches fill (and one uploads or reads back while the others compute).
+        // The GPU front end codes `depth` pictures a batch, `gpu_coders` batches in flight:
+        // the GPU runs them one after another (each wave's dispatch waits for all the work
+        // before it), while the others upload, record, read back and write NAL units.
         // The CPU front end codes a picture per coder, `depth` coders.
         let (coders, batch) = match self.front {
             Some(_) => (
@@ -477,7 +483,7 @@ impl Encoder {
                     .ok()
                     .and_then(|v| v.parse().ok())
                     .filter(|&n| n > 0)
-                    .unwrap_or(GPU_CODERS),
+                    .unwrap_or_else(|| gpu_coders(depth)),
                 depth,
             ),
             None => (depth, 1),

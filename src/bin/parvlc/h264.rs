@@ -42,9 +42,10 @@ pub struct H264Args {
     #[arg(long)]
     force: bool,
     /// Pictures coded at once (intra pictures are independent): with the GPU front end a
-    /// batch of this many, four batches in flight (1080p at 16: peak about 650 MB; 8:
-    /// about 490 MB, and 1.4x the time on an H200); with the CPU's, one per coder.
-    #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u32).range(1..=64))]
+    /// batch of this many, about 64 pictures in flight in two to four batches (1080p at
+    /// 32: peak about 730 MB, as at 16; a larger batch fills more of a large GPU); with the
+    /// CPU's, one per coder.
+    #[arg(long, default_value_t = 32, value_parser = clap::value_parser!(u32).range(1..=64))]
     depth: u32,
     #[command(flatten)]
     backend: crate::BackendArg,
