@@ -36,26 +36,7 @@ for env in "" "$HEAP"; do
   env $env PARVLC_H264_CODERS=3 RUST_LOG=parvlc=debug /usr/bin/time -f "wall %e s user %U s sys %S s" \
     .device/parvlc h264 "$D/p1920.y4m" --qp 27 --force --depth 64 -o "$D/x.264" 2> "$D/log.txt"
   tail -1 "$D/log.txt"
-  python3 - "$D/log.txt" <<'PY'
-import re, statistics, sys
-waits, phases = [], {}
-names = ["upload and record", "CAVLC record", "until the results are read", "status", "pictures written"]
-for line in open(sys.argv[1]):
-    m = re.search(r"coder waited ([\d.]+) ms", line)
-    if m:
-        waits.append(float(m.group(1)))
-    if "h264 batch of" in line:
-        for n in names:
-            m = re.search(re.escape(n) + r" ([\d.]+) ms", line)
-            if m:
-                phases.setdefault(n, []).append(float(m.group(1)))
-def show(label, v):
-    v = sorted(v)
-    print(f"{label}: {len(v)} times, median {statistics.median(v):.1f} ms, 90th {v[int(0.9 * (len(v) - 1))]:.1f}, max {v[-1]:.1f}, sum {sum(v):.0f} ms")
-show("coder waited for pictures", waits)
-for n, v in phases.items():
-    show(n, v)
-PY
+  batch_phases "$D/log.txt"
   grep "readback of" "$D/log.txt" | tail -3 | cut -c 1-160
 done
 rm -rf "$D"

@@ -12,34 +12,23 @@ source scripts/h200-lib.sh
 h200_start depth17
 D=/tmp/parvlc-depth17
 mkdir -p "$D"
-pan_y4m "$D/p240.y4m"
-pan_y4m_times "$D/p240.y4m" "$D/p960.y4m" 4
-pan_y4m_times "$D/p240.y4m" "$D/p1920.y4m" 8
+pan_lengths "$D"
 rm "$D/p240.y4m"
 for n in 1920 960; do
   .device/parvlc h264 "$D/p$n.y4m" --qp 27 --force -o "$D/ref$n.264" 2>/dev/null
   echo "$n frames: $(stat -c %s "$D/ref$n.264") bytes at the defaults"
 done
-run() { # N DEPTH CODERS [ARGS...]
-  local n=$1 depth=$2 coders=$3
-  shift 3
-  for r in 1 2; do
-    wall "$n frames, depth $depth, $coders in flight $*, run $r" \
-      "PARVLC_H264_CODERS=$coders .device/parvlc h264 $D/p$n.y4m --qp 27 --force --depth $depth $* -o $D/x.264"
-    [ $# -gt 0 ] || cmp -s "$D/x.264" "$D/ref$n.264" || echo "OTHER BYTES"
-  done
-}
 for depth in 16 32 48 64; do
   for coders in 2 3 4; do
-    run 1920 $depth $coders
+    shape_runs 1920 $depth $coders
   done
 done
 for shape in "16 4" "32 3" "32 2" "64 2"; do
-  run 960 $shape
+  shape_runs 960 $shape
 done
 .device/parvlc h264 "$D/p1920.y4m" --qp 27 --force --slice-rows 1 -o "$D/rows.264" 2>/dev/null
 for shape in "16 4" "32 3" "64 2"; do
-  run 1920 $shape --slice-rows 1
+  shape_runs 1920 $shape --slice-rows 1
   cmp -s "$D/x.264" "$D/rows.264" || echo "OTHER BYTES (rows)"
 done
 rm -rf "$D"

@@ -10,34 +10,23 @@ cd "$(dirname "$0")/.." || exit 2
 # shellcheck source=scripts/h200-lib.sh
 source scripts/h200-lib.sh
 h200_start depth17b
-S=/dev/shm/parvlc-depth17b
-mkdir -p "$S"
-pan_y4m "$S/p240.y4m"
-pan_y4m_times "$S/p240.y4m" "$S/p960.y4m" 4
-pan_y4m_times "$S/p240.y4m" "$S/p1920.y4m" 8
-rm "$S/p240.y4m"
+D=/dev/shm/parvlc-depth17b
+mkdir -p "$D"
+pan_lengths "$D"
+rm "$D/p240.y4m"
 for n in 1920 960; do
-  .device/parvlc h264 "$S/p$n.y4m" --qp 27 --force -o "$S/ref$n.264" 2>/dev/null
+  .device/parvlc h264 "$D/p$n.y4m" --qp 27 --force -o "$D/ref$n.264" 2>/dev/null
 done
-run() { # N DEPTH CODERS [ARGS...]
-  local n=$1 depth=$2 coders=$3
-  shift 3
-  for r in 1 2; do
-    wall "$n frames, depth $depth, $coders in flight $*, run $r" \
-      "PARVLC_H264_CODERS=$coders .device/parvlc h264 $S/p$n.y4m --qp 27 --force --depth $depth $* -o $S/x.264"
-    [ $# -gt 0 ] || cmp -s "$S/x.264" "$S/ref$n.264" || echo "OTHER BYTES"
-  done
-}
 for shape in "16 4" "32 2" "32 3" "32 4" "48 3" "64 2" "64 3"; do
-  run 1920 $shape
+  shape_runs 1920 $shape
 done
 for shape in "16 4" "32 3" "32 4" "64 2"; do
-  run 960 $shape
+  shape_runs 960 $shape
 done
-.device/parvlc h264 "$S/p1920.y4m" --qp 27 --force --slice-rows 1 -o "$S/rows.264" 2>/dev/null
+.device/parvlc h264 "$D/p1920.y4m" --qp 27 --force --slice-rows 1 -o "$D/rows.264" 2>/dev/null
 for shape in "16 4" "32 4" "64 2"; do
-  run 1920 $shape --slice-rows 1
-  cmp -s "$S/x.264" "$S/rows.264" || echo "OTHER BYTES (rows)"
+  shape_runs 1920 $shape --slice-rows 1
+  cmp -s "$D/x.264" "$D/rows.264" || echo "OTHER BYTES (rows)"
 done
-rm -rf "$S"
+rm -rf "$D"
 date -u

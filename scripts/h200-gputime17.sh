@@ -21,17 +21,7 @@ for shape in "16 4" "64 3"; do
   PARVLC_H264_CODERS=$2 RUST_LOG=parvlc=trace /usr/bin/time -f "wall %e s user %U s sys %S s" \
     .device/parvlc h264 "$D/p1920.y4m" --qp 27 --force --depth "$1" -o "$D/x.264" 2> "$D/log.txt"
   tail -1 "$D/log.txt"
-  python3 - "$D/log.txt" <<'PY'
-import re, statistics, sys
-front, cavlc = [], []
-for line in open(sys.argv[1]):
-    m = re.search(r"GPU front end ([\d.]+) ms, CAVLC ([\d.]+) ms", line)
-    if m:
-        front.append(float(m.group(1)))
-        cavlc.append(float(m.group(2)))
-for label, v in (("front end", front), ("CAVLC", cavlc)):
-    print(f"GPU {label}: {len(v)} batches, median {statistics.median(v):.2f} ms, min {min(v):.2f}, max {max(v):.2f}, sum {sum(v):.0f} ms")
-PY
+  gpu_batch_times "$D/log.txt"
 done
 nvidia-smi dmon -s u -d 1 > "$D/dmon.txt" 2>&1 &
 sleep 1.5

@@ -37,16 +37,6 @@ done
 cmp "$D/x.264" "$S/x.264" && echo "the same stream again"
 echo "-- trace-logged, luma 16x16, depth 16"
 RUST_LOG=parvlc=trace .device/parvlc h264 "$S/p1920.y4m" --qp 27 --force --luma 16x16 -o "$S/x.264" 2> "$D/log.txt"
-python3 - "$D/log.txt" <<'PY'
-import re, statistics, sys
-front, cavlc = [], []
-for line in open(sys.argv[1]):
-    m = re.search(r"GPU front end ([\d.]+) ms, CAVLC ([\d.]+) ms", line)
-    if m:
-        front.append(float(m.group(1)))
-        cavlc.append(float(m.group(2)))
-for label, v in (("front end", front), ("CAVLC", cavlc)):
-    print(f"GPU {label}: {len(v)} batches, median {statistics.median(v):.2f} ms, sum {sum(v):.0f} ms")
-PY
+gpu_batch_times "$D/log.txt"
 rm -rf "$D" "$S"
 date -u

@@ -118,6 +118,19 @@ h264_ab() {
   done
 }
 
+# rows_ab ROUNDS: a slice per macroblock row on $D/p1920.y4m, .device/parvlc-old against
+# .device/parvlc, ROUNDS rounds alternating, every run's stream compared with the old
+# build's.
+rows_ab() {
+  .device/parvlc-old h264 "$D/p1920.y4m" --qp 27 --force --slice-rows 1 -o "$D/rows.264" 2>/dev/null
+  for r in $(seq "$1"); do
+    for b in parvlc-old parvlc; do
+      wall "1920 frames, a slice per row, $b, run $r" ".device/$b h264 $D/p1920.y4m --qp 27 --force --slice-rows 1 -o $D/x.264"
+      cmp -s "$D/x.264" "$D/rows.264" || echo "OTHER BYTES"
+    done
+  done
+}
+
 # intra_bench_ab ROUNDS LUMAS BATCHES: the H.264 front end's GPU time at 1080p,
 # .device/h264_intra_bench-old against .device/h264_intra_bench, ROUNDS rounds
 # alternating, for each --luma in LUMAS (a space-separated list) and the comma list of
@@ -131,4 +144,67 @@ intra_bench_ab() {
       done
     done
   done
+}
+
+# pan_lengths DIR: the pan (pan_y4m) as DIR/p240.y4m, and it four and eight times as
+# DIR/p960.y4m and DIR/p1920.y4m, all in the page cache.
+pan_lengths() {
+  pan_y4m "$1/p240.y4m"
+  pan_y4m_times "$1/p240.y4m" "$1/p960.y4m" 4
+  pan_y4m_times "$1/p240.y4m" "$1/p1920.y4m" 8
+}
+
+# shape_runs N DEPTH CODERS [ARGS...]: two runs of `.device/parvlc h264 $D/pN.y4m --qp 27
+# --depth DEPTH ARGS...` with CODERS batches in flight (PARVLC_H264_CODERS); without ARGS
+# each stream compared with $D/refN.264.
+shape_runs() {
+  local n=$1 depth=$2 coders=$3
+  shift 3
+  for r in 1 2; do
+    wall "$n frames, depth $depth, $coders in flight $*, run $r" \
+      "PARVLC_H264_CODERS=$coders .device/parvlc h264 $D/p$n.y4m --qp 27 --force --depth $depth $* -o $D/x.264"
+    [ $# -gt 0 ] || cmp -s "$D/x.264" "$D/ref$n.264" || echo "OTHER BYTES"
+  done
+}
+
+# batch_phases LOG: a debug-logged `parvlc h264` run summarized: how long its coders
+# waited for pictures, and each phase of its batches (count, median, 90th percentile,
+# most, sum).
+batch_phases() {
+  python3 - "$1" <<'PY'
+import re, statistics, sys
+waits, phases = [], {}
+names = ["upload and record", "CAVLC record", "until the results are read", "status", "pictures written"]
+for line in open(sys.argv[1]):
+    m = re.search(r"coder waited ([\d.]+) ms", line)
+    if m:
+        waits.append(float(m.group(1)))
+    if "h264 batch of" in line:
+        for n in names:
+            m = re.search(re.escape(n) + r" ([\d.]+) ms", line)
+            if m:
+                phases.setdefault(n, []).append(float(m.group(1)))
+def show(label, v):
+    v = sorted(v)
+    print(f"{label}: {len(v)} times, median {statistics.median(v):.1f} ms, 90th {v[int(0.9 * (len(v) - 1))]:.1f}, max {v[-1]:.1f}, sum {sum(v):.0f} ms")
+show("coder waited for pictures", waits)
+for n, v in phases.items():
+    show(n, v)
+PY
+}
+
+# gpu_batch_times LOG: a trace-logged `parvlc h264` run's GPU time of each batch's front
+# end and CAVLC (timestamps), summarized.
+gpu_batch_times() {
+  python3 - "$1" <<'PY'
+import re, statistics, sys
+front, cavlc = [], []
+for line in open(sys.argv[1]):
+    m = re.search(r"GPU front end ([\d.]+) ms, CAVLC ([\d.]+) ms", line)
+    if m:
+        front.append(float(m.group(1)))
+        cavlc.append(float(m.group(2)))
+for label, v in (("front end", front), ("CAVLC", cavlc)):
+    print(f"GPU {label}: {len(v)} batches, median {statistics.median(v):.2f} ms, min {min(v):.2f}, max {max(v):.2f}, sum {sum(v):.0f} ms")
+PY
 }

@@ -12,28 +12,12 @@ cd "$(dirname "$0")/.." || exit 2
 # shellcheck source=scripts/h200-lib.sh
 source scripts/h200-lib.sh
 h200_start shape17
-S=/dev/shm/parvlc-shape17
-mkdir -p "$S"
-pan_y4m "$S/p240.y4m"
-pan_y4m_times "$S/p240.y4m" "$S/p960.y4m" 4
-pan_y4m_times "$S/p240.y4m" "$S/p1920.y4m" 8
+D=/dev/shm/parvlc-shape17
+mkdir -p "$D"
+pan_lengths "$D"
 for n in 240 960 1920; do
-  .device/parvlc-old h264 "$S/p$n.y4m" --qp 27 --force -o "$S/old$n.264" 2>/dev/null
-  .device/parvlc h264 "$S/p$n.y4m" --qp 27 --force -o "$S/new$n.264" 2>/dev/null
-  cmp "$S/old$n.264" "$S/new$n.264" && echo "$n frames: both builds write the same stream ($(stat -c %s "$S/new$n.264") bytes)"
-  for r in 1 2 3; do
-    for b in parvlc-old parvlc; do
-      wall "$n frames defaults, $b, run $r" ".device/$b h264 $S/p$n.y4m --qp 27 --force -o $S/x.264"
-      cmp -s "$S/x.264" "$S/old$n.264" || echo "OTHER BYTES"
-    done
-  done
+  h264_ab $n 3
 done
-.device/parvlc-old h264 "$S/p1920.y4m" --qp 27 --force --slice-rows 1 -o "$S/rows.264" 2>/dev/null
-for r in 1 2; do
-  for b in parvlc-old parvlc; do
-    wall "1920 frames, a slice per row, $b, run $r" ".device/$b h264 $S/p1920.y4m --qp 27 --force --slice-rows 1 -o $S/x.264"
-    cmp -s "$S/x.264" "$S/rows.264" || echo "OTHER BYTES"
-  done
-done
-rm -rf "$S"
+rows_ab 2
+rm -rf "$D"
 date -u
