@@ -7,9 +7,11 @@
 // `encode_picture_levels` (src/h264/intra.rs holds the Rust side); the I_NxN luma is
 // h264/intra4x4.wgsl, the twin of src/h264/intra4x4.rs.
 //
-// Entry `wave`: one workgroup of 16 invocations per macroblock, invocation b working on
-// luma 4x4 block b (raster) and invocations 0..7 also on chroma block b (Cb 0..3, Cr
-// 4..7). A dispatch codes one wave of every slice of every picture of the batch: the
+// Entry `wave`: one workgroup of 32 invocations per macroblock (a macroblock takes a
+// whole warp of 32 anyway), invocation b < 16 working on luma 4x4 block b (raster) and
+// invocations 0..7 also on chroma block b (Cb 0..3, Cr 4..7); invocations 16..31 compute
+// as invocation b - 16 does but write nothing, and give the I_NxN luma sixteen
+// invocations a block (h264/intra4x4.wgsl). A dispatch codes one wave of every slice of every picture of the batch: the
 // macroblocks where x + 2 * row (row within the slice) equals `wave`, whose left, top-left,
 // top and top-right neighbours were coded by earlier waves (earlier dispatches).
 // Entry `write_headers`: one invocation per macroblock, after the last wave: mb_qp_delta
@@ -145,9 +147,12 @@ fn store_samples(at: u32, stride: u32, b: Block) {
 }
 
 
-@compute @workgroup_size(16)
-fn wave(@builtin(local_invocation_index) lane: u32, @builtin(workgroup_id) group: vec3<u32>) {
+@compute @workgroup_size(32)
+fn wave(@builtin(local_invocation_index) invocation: u32, @builtin(workgroup_id) group: vec3<u32>) {
     let p = params;
+    // The luma block this invocation works on, and whether it is the one that writes.
+    let lane = invocation % 16u;
+    let writes = invocation < 16u;
     let r = p.first_row + group.x; // row within the slice
     if r * 2u > p.wave || p.wave - r * 2u >= p.width_mbs {
         return;
@@ -181,46 +186,50 @@ fn wave(@builtin(local_invocation_index) lane: u32, @builtin(workgroup_id) group
     let info = (pic * p.n_mbs + mb) * INFO_WORDS;
 
     // Neighbours (read only where they exist; the modes that need them are unavailable).
-    if has_top {
-        top_y[lane] = recon_byte(rec_y + (y0 - 1u) * ys + x0 + lane);
-        let c_base = select(rec_cb, rec_cr, lane >= 8u);
-        top_c[lane] = recon_byte(c_base + (cy0 - 1u) * cs + cx0 + lane % 8u);
-    }
-    if has_left {
-        left_y[lane] = recon_byte(rec_y + (y0 + lane) * ys + x0 - 1u);
-        let c_base = select(rec_cb, rec_cr, lane >= 8u);
-        left_c[lane] = recon_byte(c_base + (cy0 + lane % 8u) * cs + cx0 - 1u);
-    }
-    if has_top && has_left && lane < 3u {
-        var at = rec_y + (y0 - 1u) * ys + x0 - 1u;
-        if lane > 0u {
-            at = select(rec_cb, rec_cr, lane == 2u) + (cy0 - 1u) * cs + cx0 - 1u;
+    if writes {
+        if has_top {
+            top_y[lane] = recon_byte(rec_y + (y0 - 1u) * ys + x0 + lane);
+            let c_base = select(rec_cb, rec_cr, lane >= 8u);
+            top_c[lane] = recon_byte(c_base + (cy0 - 1u) * cs + cx0 + lane % 8u);
         }
-        corner[lane] = recon_byte(at);
-    }
-    if lane < 4u {
-        if has_top_right {
-            top_right_y[lane] = recon_byte(rec_y + (y0 - 1u) * ys + x0 + 16u + lane);
+        if has_left {
+            left_y[lane] = recon_byte(rec_y + (y0 + lane) * ys + x0 - 1u);
+            let c_base = select(rec_cb, rec_cr, lane >= 8u);
+            left_c[lane] = recon_byte(c_base + (cy0 + lane % 8u) * cs + cx0 - 1u);
         }
-        // The neighbours' modes and TotalCoeff along this macroblock's edges: the left
-        // one's block (3, lane), the upper one's block (lane, 3).
-        // (Both sides are read, in this macroblock's own words where there is none.)
-        let left = info - select(0u, INFO_WORDS, has_left);
-        left_modes[lane] = select(NONE, info_mode(left, lane * 4u + 3u), has_left);
-        left_tc[lane] = select(NONE, info_tc(left, lane * 4u + 3u), has_left);
-        let above = info - select(0u, p.width_mbs * INFO_WORDS, has_top);
-        top_modes[lane] = select(NONE, info_mode(above, 12u + lane), has_top);
-        top_tc[lane] = select(NONE, info_tc(above, 12u + lane), has_top);
-    }
-    if lane < 12u {
-        atomicStore(&satd_sums[lane], 0u);
+        if has_top && has_left && lane < 3u {
+            var at = rec_y + (y0 - 1u) * ys + x0 - 1u;
+            if lane > 0u {
+                at = select(rec_cb, rec_cr, lane == 2u) + (cy0 - 1u) * cs + cx0 - 1u;
+            }
+            corner[lane] = recon_byte(at);
+        }
+        if lane < 4u {
+            if has_top_right {
+                top_right_y[lane] = recon_byte(rec_y + (y0 - 1u) * ys + x0 + 16u + lane);
+            }
+            // The neighbours' modes and TotalCoeff along this macroblock's edges: the left
+            // one's block (3, lane), the upper one's block (lane, 3).
+            // (Both sides are read, in this macroblock's own words where there is none.)
+            let left = info - select(0u, INFO_WORDS, has_left);
+            left_modes[lane] = select(NONE, info_mode(left, lane * 4u + 3u), has_left);
+            left_tc[lane] = select(NONE, info_tc(left, lane * 4u + 3u), has_left);
+            let above = info - select(0u, p.width_mbs * INFO_WORDS, has_top);
+            top_modes[lane] = select(NONE, info_mode(above, 12u + lane), has_top);
+            top_tc[lane] = select(NONE, info_tc(above, 12u + lane), has_top);
+        }
+        if lane < 12u {
+            atomicStore(&satd_sums[lane], 0u);
+        }
     }
 
     // This invocation's luma block and (invocations 0..7) chroma block.
     let bx = lane % 4u;
     let by = lane / 4u;
     let src_y = source_block(src_base, p.width, p.height, x0 + bx * 4u, y0 + by * 4u);
-    src_blocks[lane] = src_y;
+    if writes {
+        src_blocks[lane] = src_y;
+    }
     let is_chroma = lane < 8u;
     let comp = lane / 4u; // chroma component (0 Cb, 1 Cr) of invocations 0..7
     let cbx = lane % 2u;
@@ -253,11 +262,11 @@ fn wave(@builtin(local_invocation_index) lane: u32, @builtin(workgroup_id) group
         dc_c = chroma_dc_pred(comp, cbx, cby, has_top, has_left);
     }
     for (var m = 0u; m < 4u; m++) {
-        if allows16 && luma_mode_available(m, has_top, has_left) {
+        if writes && allows16 && luma_mode_available(m, has_top, has_left) {
             let d = block_sub(src_y, luma_pred(m, bx, by, dc16, plane16));
             atomicAdd(&satd_sums[m], hadamard_abs_sum(d));
         }
-        if is_chroma && chroma_mode_available(m, has_top, has_left) {
+        if writes && is_chroma && chroma_mode_available(m, has_top, has_left) {
             let d = block_sub(src_c, chroma_pred(m, comp, cbx, cby, dc_c, plane_c));
             atomicAdd(&satd_sums[4u + comp * 4u + m], hadamard_abs_sum(d));
         }
@@ -290,13 +299,17 @@ fn wave(@builtin(local_invocation_index) lane: u32, @builtin(workgroup_id) group
     // Forward transforms of the chosen predictions' residuals.
     let pred_y = luma_pred(luma_mode, bx, by, dc16, plane16);
     let w_y = forward4x4(block_sub(src_y, pred_y));
-    luma_dc_coeffs[lane] = w_y.r0.x;
+    if writes {
+        luma_dc_coeffs[lane] = w_y.r0.x;
+    }
     var pred_c = splat_block(0);
     var w_c = splat_block(0);
     if is_chroma {
         pred_c = chroma_pred(chroma_mode, comp, cbx, cby, dc_c, plane_c);
         w_c = forward4x4(block_sub(src_c, pred_c));
-        chroma_dc_coeffs[lane] = w_c.r0.x;
+        if writes {
+            chroma_dc_coeffs[lane] = w_c.r0.x;
+        }
     }
     workgroupBarrier();
     let luma_dc = (hadamard_luma_dc(luma_dc_coeffs, lane) + 1) >> 1u;
@@ -315,15 +328,19 @@ fn wave(@builtin(local_invocation_index) lane: u32, @builtin(workgroup_id) group
     var codable_here = false;
     loop {
         let qpc = chroma_qp(qp);
-        if lane == 0u {
+        if invocation == 0u {
             atomicStore(&flags, 0u);
             atomicStore(&i16_ssd, 0u);
             atomicStore(&i16_bits, 0u);
         }
-        luma_dc_levels[lane] = quant(luma_dc, MF[qp % 6u].x, 16u + qp / 6u);
+        if writes {
+            luma_dc_levels[lane] = quant(luma_dc, MF[qp % 6u].x, 16u + qp / 6u);
+        }
         ac_y = quant_ac(w_y, qp);
         if is_chroma {
-            chroma_dc_levels[lane] = quant(chroma_dc, MF[qpc % 6u].x, 16u + qpc / 6u);
+            if writes {
+                chroma_dc_levels[lane] = quant(chroma_dc, MF[qpc % 6u].x, 16u + qpc / 6u);
+            }
             ac_c = quant_ac(w_c, qpc);
         }
         workgroupBarrier();
@@ -335,7 +352,7 @@ fn wave(@builtin(local_invocation_index) lane: u32, @builtin(workgroup_id) group
                 | select(0u, 8u, chroma_dc_levels[lane] != 0);
         }
         // Each DC block is checked by one invocation.
-        if lane == 0u {
+        if invocation == 0u {
             var dc: array<i32, 16>;
             var large = false;
             for (var i = 0u; i < 16u; i++) {
@@ -344,7 +361,7 @@ fn wave(@builtin(local_invocation_index) lane: u32, @builtin(workgroup_id) group
             }
             mine |= select(0u, 16u, large && !codable(zigzag(dc), 16u));
         }
-        if lane == 1u || lane == 2u {
+        if invocation == 1u || invocation == 2u {
             var dc: array<i32, 16>;
             var large = false;
             for (var i = 0u; i < 4u; i++) {
@@ -353,9 +370,11 @@ fn wave(@builtin(local_invocation_index) lane: u32, @builtin(workgroup_id) group
             }
             mine |= select(0u, 1u, large && !codable(dc, 4u));
         }
-        atomicOr(&flags, mine);
+        if writes {
+            atomicOr(&flags, mine);
+        }
         workgroupBarrier();
-        if lane == 0u {
+        if invocation == 0u {
             flags_seen = atomicLoad(&flags);
         }
         seen = workgroupUniformLoad(&flags_seen);
@@ -363,7 +382,7 @@ fn wave(@builtin(local_invocation_index) lane: u32, @builtin(workgroup_id) group
         let ok16 = allows16 && chroma_ok && (seen & 16u) == 0u;
         var ok4 = false;
         if allows4 && chroma_ok {
-            luma4x4(lane, qp, p.forced, has_top, has_left, has_top_right);
+            luma4x4(invocation, qp, p.forced, has_top, has_left, has_top_right);
             ok4 = workgroupUniformLoad(&i4_failed_seen) == 0u;
         }
         let cbp_chroma = cbp_chroma_of(seen);
@@ -371,9 +390,11 @@ fn wave(@builtin(local_invocation_index) lane: u32, @builtin(workgroup_id) group
             // Both codable: the one with less squared error plus lambda2 times bits
             // (`encode_mb`'s `rd`), I_16x16 where they tie.
             let rec16 = block_add_clamped(pred_y, luma16_residual(lane, ac_y, qp));
-            atomicAdd(&i16_ssd, block_ssd(src_y, rec16));
             let cbp_luma = select(0u, 15u, (seen & 2u) != 0u);
-            i16_tc[lane] = block_nonzero(ac_y);
+            if writes {
+                atomicAdd(&i16_ssd, block_ssd(src_y, rec16));
+                i16_tc[lane] = block_nonzero(ac_y);
+            }
             workgroupBarrier();
             var bits = 0u;
             if cbp_luma == 15u {
@@ -381,7 +402,7 @@ fn wave(@builtin(local_invocation_index) lane: u32, @builtin(workgroup_id) group
                 let b = select(top_tc[bx], i16_tc[max(lane, 4u) - 4u], by > 0u);
                 bits = block_bits(zigzag_rows(ac_y), 1u, 15u, nc_of(a, b));
             }
-            if lane == 0u {
+            if invocation == 0u {
                 var dc: array<i32, 16>;
                 for (var i = 0u; i < 16u; i++) {
                     dc[i] = luma_dc_levels[i];
@@ -389,9 +410,11 @@ fn wave(@builtin(local_invocation_index) lane: u32, @builtin(workgroup_id) group
                 bits += ue_bits(1u + luma_mode + 4u * cbp_chroma + select(0u, 12u, cbp_luma == 15u)) + 1u
                     + block_bits(zigzag_rows(array_block(dc)), 0u, 16u, nc_of(left_tc[0], top_tc[0]));
             }
-            atomicAdd(&i16_bits, bits);
+            if writes {
+                atomicAdd(&i16_bits, bits);
+            }
             workgroupBarrier();
-            if lane == 0u {
+            if invocation == 0u {
                 let cost16 = rd_cost(atomicLoad(&i16_ssd), atomicLoad(&i16_bits), qp);
                 let cost4 = rd_cost(atomicLoad(&i4_ssd), luma4x4_bits(cbp_chroma), qp);
                 chose_4x4 = select(0u, 1u, cost_less(cost4, cost16));
@@ -409,30 +432,32 @@ fn wave(@builtin(local_invocation_index) lane: u32, @builtin(workgroup_id) group
 
     // Reconstruction, as a decoder computes it, and what the CAVLC stages and the
     // neighbours read.
-    let mb_word = (pic * p.n_mbs + mb) * 192u;
-    let rec_at = rec_y + (y0 + by * 4u) * ys + x0 + bx * 4u;
-    var tc = 0u;
-    if use4 {
-        store_samples(rec_at, ys, i4_recon[lane]);
-        store_levels(mb_word + lane * 8u, i4_levels[lane]);
-        tc = i4_tc[lane];
-    } else {
-        store_samples(rec_at, ys, block_add_clamped(pred_y, luma16_residual(lane, ac_y, qp)));
-        store_levels(mb_word + lane * 8u, with_dc(ac_y, luma_dc_levels[lane]));
-        tc = block_nonzero(ac_y);
-    }
-    i16_tc[lane] = tc;
-    if is_chroma {
-        let qpc = chroma_qp(qp);
-        let fc = chroma_dc_transform(chroma_dc_levels, comp, lane % 4u);
-        let dcc = ((fc * 16 * NORM[qpc % 6u].x) << (qpc / 6u)) >> 5u;
-        let res_c = inverse4x4(dequant_ac(with_dc(ac_c, dcc), qpc));
-        let base = select(rec_cb, rec_cr, comp == 1u);
-        store_samples(base + (cy0 + cby * 4u) * cs + cx0 + cbx * 4u, cs, block_add_clamped(pred_c, res_c));
-        store_levels(mb_word + (16u + lane) * 8u, with_dc(ac_c, chroma_dc_levels[lane]));
+    if writes {
+        let mb_word = (pic * p.n_mbs + mb) * 192u;
+        let rec_at = rec_y + (y0 + by * 4u) * ys + x0 + bx * 4u;
+        var tc = 0u;
+        if use4 {
+            store_samples(rec_at, ys, i4_recon[lane]);
+            store_levels(mb_word + lane * 8u, i4_levels[lane]);
+            tc = i4_tc[lane];
+        } else {
+            store_samples(rec_at, ys, block_add_clamped(pred_y, luma16_residual(lane, ac_y, qp)));
+            store_levels(mb_word + lane * 8u, with_dc(ac_y, luma_dc_levels[lane]));
+            tc = block_nonzero(ac_y);
+        }
+        i16_tc[lane] = tc;
+        if is_chroma {
+            let qpc = chroma_qp(qp);
+            let fc = chroma_dc_transform(chroma_dc_levels, comp, lane % 4u);
+            let dcc = ((fc * 16 * NORM[qpc % 6u].x) << (qpc / 6u)) >> 5u;
+            let res_c = inverse4x4(dequant_ac(with_dc(ac_c, dcc), qpc));
+            let base = select(rec_cb, rec_cr, comp == 1u);
+            store_samples(base + (cy0 + cby * 4u) * cs + cx0 + cbx * 4u, cs, block_add_clamped(pred_c, res_c));
+            store_levels(mb_word + (16u + lane) * 8u, with_dc(ac_c, chroma_dc_levels[lane]));
+        }
     }
     workgroupBarrier();
-    if lane == 0u {
+    if invocation == 0u {
         let cbp_chroma = cbp_chroma_of(seen);
         var choice = luma_mode | (chroma_mode << 2u) | (((seen >> 1u) & 1u) << 4u) | (cbp_chroma << 5u)
             | (qp << 8u) | (select(1u, 0u, codable_here) << 14u);

@@ -8,9 +8,10 @@
 //
 // The twin codes the blocks in luma4x4BlkIdx order; a block needs only its left, upper
 // left, upper and upper right neighbours, so here the blocks where x + 2 * y is the same
-// are coded at once: ten steps, at most two blocks each. Each block has eight of the
-// macroblock's sixteen invocations: one per mode for the predictions (the first also
-// the ninth mode), one per candidate for the coding, and the winner writes the result.
+// are coded at once: ten steps, at most two blocks each. Each block has sixteen of the
+// macroblock's 32 invocations: one per mode for the predictions (all nine at once: with
+// eight, the ninth mode took a second round), one per candidate for the coding, and the
+// winner writes the result.
 
 //!import h264/predict
 //!import h264/predict4x4
@@ -188,7 +189,7 @@ fn edge_of(bx: u32, by: u32, mb_top: bool, mb_left: bool, mb_top_right: bool) ->
 // Code the I_NxN luma at `qp` (`forced`: a mode + 1 to force where available, 0 none)
 // into the i4_ state; `i4_failed_seen` is nonzero after it when some block cannot be
 // coded.
-// Every invocation of the workgroup calls it.
+// Every invocation of the workgroup (32, `lane` its index) calls it.
 fn luma4x4(lane: u32, qp: u32, forced: u32, mb_top: bool, mb_left: bool, mb_top_right: bool) {
     if lane < 2u {
         atomicStore(&i4_syntax[lane], 0u);
@@ -199,8 +200,8 @@ fn luma4x4(lane: u32, qp: u32, forced: u32, mb_top: bool, mb_left: bool, mb_top_
         atomicStore(&i4_failed, 0u);
     }
     let lambda = rate_tables[RT_LAMBDA + qp];
-    let half = lane / 8u; // which of the step's blocks
-    let sub = lane % 8u;
+    let half = lane / 16u; // which of the step's blocks
+    let sub = lane % 16u;
     for (var step = 0u; step < 10u; step++) {
         // The blocks (x, y) with x + 2 * y = step, by y: this half's is the first's y plus
         // `half`, where there is one.
@@ -230,7 +231,8 @@ fn luma4x4(lane: u32, qp: u32, forced: u32, mb_top: bool, mb_left: bool, mb_top_
         workgroupBarrier();
         if has_block {
             let dc = dc_from_edges(e.t[1] + e.t[2] + e.t[3] + e.t[4], e.l[1] + e.l[2] + e.l[3] + e.l[4], e.has_top, e.has_left, 2u);
-            for (var m = sub; m < 9u; m += 8u) {
+            if sub < 9u {
+                let m = sub;
                 var cost = NONE;
                 if i4_mode_available(m, e.has_top, e.has_left, e.has_corner) {
                     let p = predict4x4(m, half, dc);
