@@ -6,7 +6,8 @@ libx264 with `-profile:v baseline -g 1` at presets ultrafast and medium (x264's 
 options string, is dropped from the count); then the Bjontegaard delta rate (BD-rate) of
 ours against each preset, per clip, and an SVG plot of the curves.
 
-    python3 scripts/h264_rd.py [--clips small|full] [--parvlc PATH] [--backend cpu|wgpu]
+    python3 scripts/h264_rd.py [--clips small|full|hd] [--sources photo,pan,...]
+                               [--parvlc PATH] [--backend cpu|wgpu]
                                [--qps 22,27,32,37] [--out DIR]
     python3 scripts/h264_rd.py --self-test
 
@@ -26,16 +27,25 @@ import subprocess
 import sys
 import tempfile
 
-# Clips as FFmpeg lavfi sources, or `pan` (written here): synthetic, so every machine
-# makes the same bytes. `texture` pans over a fine sine pattern; `pan` over a hashed
-# texture smoothed along rows (scripts/h200-h264.sh's clip: detail that I_16x16 alone
-# codes poorly).
+# A photograph Debian ships (package python-matplotlib-data: Grace Hopper, a portrait of
+# 512x600, public domain), which `photo` pans over, scaled so that the pan fits: down at
+# 176x144, up 1.5x at 640x360, 2.7x at 1280x720 and 4x at 1920x1080.
+PHOTO = "/usr/share/matplotlib/mpl-data/sample_data/grace_hopper.jpg"
+
+# Clips as FFmpeg lavfi sources, or `pan` (written here). `texture` pans over a fine sine
+# pattern; `pan` over a hashed texture smoothed along rows (scripts/h200-h264.sh's clip:
+# detail that I_16x16 alone codes poorly); `photo` over the photograph, 4 samples a
+# frame (scaled with swscale's bit-exact flags). All but the photograph are synthetic,
+# so every machine makes the same bytes.
 SOURCES = {
     "testsrc2": "testsrc2=size={w}x{h}:rate=25",
     "mandelbrot": "mandelbrot=size={w}x{h}:rate=25",
     "texture": "nullsrc=size={w}x{h}:rate=25,"
     "geq=lum='128+60*sin((X+6*N)*0.8)*cos(Y*1.1)+50*sin((X+6*N)*Y*0.013)':cb=128:cr=128",
     "pan": None,
+    "photo": "movie=" + PHOTO + ",loop=loop=-1:size=1,"
+    "scale=w={pw}:h=-2:flags=bicubic+accurate_rnd+full_chroma_int+bitexact,"
+    "crop=w={w}:h={h}:x='4*n':y='(ih-oh)/2',setsar=1,fps=25",
 }
 
 
@@ -57,6 +67,8 @@ CLIP_SETS = {
     # CI: a few seconds in all.
     "small": [(name, 176, 144, 8) for name in SOURCES],
     "full": [(name, w, h, 30) for name in SOURCES for (w, h) in [(640, 360), (1280, 720)]],
+    # The benchmarks' 1080p pan (scripts/h200-lib.sh) and the photograph up 4x.
+    "hd": [(name, 1920, 1080, 30) for name in ("pan", "photo")],
 }
 PRESETS = ["ultrafast", "medium"]
 
@@ -72,7 +84,10 @@ def run(cmd, **kw):
 def make_clip(name, w, h, frames, path):
     if SOURCES[name] is None:
         return write_pan(w, h, frames, path)
-    src = SOURCES[name].format(w=w, h=h)
+    if name == "photo" and not os.path.exists(PHOTO):
+        sys.exit(f"{PHOTO} is missing: install Debian's python-matplotlib-data")
+    # The photograph's width: the pan's, so that 4 samples a frame stay inside it.
+    src = SOURCES[name].format(w=w, h=h, pw=w + 4 * frames)
     run(["ffmpeg", "-v", "error", "-f", "lavfi", "-i", src, "-frames:v", str(frames),
          "-pix_fmt", "yuv420p", "-y", path])
 
@@ -217,6 +232,8 @@ def main():
         os.environ.get("CARGO_TARGET_DIR", "target"), "release", "parvlc"))
     ap.add_argument("--backend", default="cpu", help="parvlc's --backend (same bytes)")
     ap.add_argument("--qps", default="22,27,32,37")
+    ap.add_argument("--sources", default=",".join(SOURCES),
+                    help="the clips' sources, a comma list (all by default)")
     ap.add_argument("--out", default=None, help="where rd.tsv, rd.md and rd.svg go")
     ap.add_argument("--self-test", action="store_true")
     a = ap.parse_args()
@@ -224,11 +241,15 @@ def main():
         self_test()
         return
     qps = [int(q) for q in a.qps.split(",")]
+    sources = a.sources.split(",")
+    unknown = [s for s in sources if s not in SOURCES]
+    if unknown:
+        sys.exit(f"unknown sources {unknown}: {', '.join(SOURCES)}")
     out = a.out or tempfile.mkdtemp(prefix="parvlc-rd-")
     os.makedirs(out, exist_ok=True)
     results, clips, tsv = {}, [], ["clip\tencoder\tqp\tbytes\tpsnr_y"]
     with tempfile.TemporaryDirectory() as tmp:
-        for name, w, h, frames in CLIP_SETS[a.clips]:
+        for name, w, h, frames in (c for c in CLIP_SETS[a.clips] if c[0] in sources):
             clip_id = f"{name} {w}x{h}"
             clips.append(clip_id)
             clip = os.path.join(tmp, f"{name}-{w}x{h}.y4m")

@@ -3,6 +3,7 @@
 #   - mesa-vulkan-drivers: lavapipe, the software Vulkan adapter the GPU tests run on
 #   - gzip: third-party judge of our gzip output
 #   - ffmpeg: third-party judge of our H.264 streams (decodes with -err_detect explode)
+#   - python-matplotlib-data: the photograph the H.264 rate-distortion report pans over
 #   - libopenjp2-tools: opj_decompress / opj_dump, third-party judges of our JPEG 2000 codestreams
 #   - openjph-tools, grokj2k-tools: ojph_expand and grk_decompress, the other two judges of
 #     our HTJ2K (Part 15) codestreams (and ojph_compress, the size anchor)
@@ -14,7 +15,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 missing=()
-for pkg in mesa-vulkan-drivers gzip chromium ffmpeg libopenjp2-tools openjph-tools grokj2k-tools g++; do
+for pkg in mesa-vulkan-drivers gzip chromium ffmpeg python-matplotlib-data libopenjp2-tools openjph-tools grokj2k-tools g++; do
   dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg")
 done
 command -v node >/dev/null 2>&1 || missing+=(nodejs)
