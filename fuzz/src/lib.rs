@@ -23,13 +23,16 @@ pub use opj::opj_decode;
 ///   (`huffman/decode_table.rs`), whose stack names no std storage type;
 /// - a scoped thread's own handle (`Thread::new`'s `Arc`), whose last reference is the
 ///   thread's `current` thread-local, dropped in the same window (framed_decode met it
-///   in CI on an empty input).
+///   in CI on an empty input);
+/// - a scoped thread's boxed closure (`std::thread::lifecycle::spawn_unchecked`), which
+///   the thread frees after the closure returns, in the same window (vld_decode met it
+///   in CI, in a frame decoder's own pool, `ordered::in_own_pool`).
 #[macro_export]
 macro_rules! lsan_suppressions {
     () => {
         #[no_mangle]
         pub extern "C" fn __lsan_default_suppressions() -> *const std::ffi::c_char {
-            c"leak:libvulkan_lvp.so\nleak:__cxa_thread_atexit_impl\nleak:std::sys::thread_local::native::lazy::Storage\nleak:huffman/decode_table.rs\nleak:std::thread::thread::Thread>::new\n"
+            c"leak:libvulkan_lvp.so\nleak:__cxa_thread_atexit_impl\nleak:std::sys::thread_local::native::lazy::Storage\nleak:huffman/decode_table.rs\nleak:std::thread::thread::Thread>::new\nleak:std::thread::lifecycle::spawn_unchecked\n"
                 .as_ptr()
         }
     };
