@@ -171,26 +171,7 @@ shape_runs() {
 # waited for pictures, and each phase of its batches (count, median, 90th percentile,
 # most, sum).
 batch_phases() {
-  python3 - "$1" <<'PY'
-import re, statistics, sys
-waits, phases = [], {}
-names = ["upload and record", "CAVLC record", "until the results are read", "status", "pictures written"]
-for line in open(sys.argv[1]):
-    m = re.search(r"coder waited ([\d.]+) ms", line)
-    if m:
-        waits.append(float(m.group(1)))
-    if "h264 batch of" in line:
-        for n in names:
-            m = re.search(re.escape(n) + r" ([\d.]+) ms", line)
-            if m:
-                phases.setdefault(n, []).append(float(m.group(1)))
-def show(label, v):
-    v = sorted(v)
-    print(f"{label}: {len(v)} times, median {statistics.median(v):.1f} ms, 90th {v[int(0.9 * (len(v) - 1))]:.1f}, max {v[-1]:.1f}, sum {sum(v):.0f} ms")
-show("coder waited for pictures", waits)
-for n, v in phases.items():
-    show(n, v)
-PY
+  python3 scripts/h264_timeline.py --phases "$1"
 }
 
 # gpu_batch_times LOG: a trace-logged `parvlc h264` run's GPU time of each batch's front

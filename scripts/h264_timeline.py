@@ -1,15 +1,19 @@
 #!/usr/bin/env python3
-"""The batches of a debug-logged `parvlc h264` run on a time line.
+"""The batches of a debug-logged `parvlc h264` run, on a time line or summed up.
 
     python3 scripts/h264_timeline.py RUN.log[.gz]
+    python3 scripts/h264_timeline.py --phases RUN.log[.gz]
 
-Each batch's start (its coder's "waited ... for N pictures" line) and end (its "h264
-batch of" line) by the log's millisecond timestamps, its phases, and how many batches
-were between their upload and their results at each moment: where a coder waits on the
-GPU and where on the host.
+On a time line: each batch's start (its end less its phases) and end (its "h264 batch
+of" line) by the log's millisecond timestamps, with its phases, for the first twelve and
+the last four; then, over the middle half of the batches, how often one ends and each
+phase's median and most; and the coders' waits for pictures. With `--phases`: the
+coders' waits and each phase over all batches (count, median, 90th percentile, most,
+sum), as scripts/h200-lib.sh `batch_phases` prints them.
 """
 import gzip
 import re
+import statistics
 import sys
 from datetime import datetime
 
@@ -22,26 +26,43 @@ def stamp(line):
     return datetime.fromisoformat(m.group(1)).timestamp() if m else None
 
 
-def main(path):
+def parse(path):
+    """The coders' waits as (time, ms) and the batches as (first picture, start, end,
+    phases); times in seconds from the log's first stamp (None without one)."""
     opener = gzip.open if path.endswith(".gz") else open
     with opener(path, "rt") as f:
         lines = f.read().splitlines()
-    t0 = next(t for t in map(stamp, lines) if t is not None)
-    batches, waits = [], []
+    t0 = next((t for t in map(stamp, lines) if t is not None), None)
+    waits, batches = [], []
     for line in lines:
         t = stamp(line)
-        if t is None:
-            continue
+        at = None if t is None else t - t0
         m = re.search(r"coder waited ([\d.]+) ms for (\d+) pictures", line)
         if m:
-            waits.append((t - t0, float(m.group(1))))
+            waits.append((at, float(m.group(1))))
         m = re.search(r"h264 batch of (\d+) at (\d+): (.*)", line)
         if m:
             ph = {n: float(re.search(re.escape(n) + r" ([\d.]+) ms", m.group(3)).group(1)) for n in PHASES}
-            end = t - t0
-            start = end - sum(ph.values()) / 1e3
-            batches.append((int(m.group(2)), start, end, ph))
-    batches.sort(key=lambda b: b[1])
+            start = None if at is None else at - sum(ph.values()) / 1e3
+            batches.append((int(m.group(2)), start, at, ph))
+    return waits, batches
+
+
+def phases(path):
+    waits, batches = parse(path)
+
+    def show(label, v):
+        v = sorted(v)
+        print(f"{label}: {len(v)} times, median {statistics.median(v):.1f} ms, 90th {v[int(0.9 * (len(v) - 1))]:.1f}, max {v[-1]:.1f}, sum {sum(v):.0f} ms")
+
+    show("coder waited for pictures", [ms for _, ms in waits])
+    for n in PHASES:
+        show(n, [b[3][n] for b in batches])
+
+
+def timeline(path):
+    waits, batches = parse(path)
+    batches = sorted((b for b in batches if b[2] is not None), key=lambda b: b[1])
     print(f"{len(batches)} batches; first starts at {batches[0][1]:.3f} s, last ends at {batches[-1][2]:.3f} s")
     for at, start, end, ph in batches[:12] + batches[-4:]:
         print(f"  at {at:5d}: {start:7.3f}-{end:7.3f} s  " + ", ".join(f"{n} {v:.1f}" for n, v in ph.items()))
@@ -52,9 +73,12 @@ def main(path):
     for n in PHASES:
         v = sorted(b[3][n] for b in mid)
         print(f"  {n}: median {v[len(v) // 2]:.1f} ms, max {v[-1]:.1f}")
-    w = sorted(x for _, x in waits)
+    w = sorted(ms for _, ms in waits)
     print(f"coders' waits for pictures: median {w[len(w) // 2]:.1f} ms, sum {sum(w):.0f} ms")
 
 
 if __name__ == "__main__":
-    main(sys.argv[1])
+    if sys.argv[1] == "--phases":
+        phases(sys.argv[2])
+    else:
+        timeline(sys.argv[1])
