@@ -73,8 +73,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("{} bytes, {format:?}, on {}", data.len(), engine.name());
     // Pages of the output touched once, before any run, as a caller that keeps its buffer.
     let mut out: Vec<u8> = vec![0; data.len() + data.len() / 8 + (1 << 20)];
-    // The library's defaults unless the environment sweeps others.
-    let shape = StreamConfig::default();
+    // The CLI's shape for the format unless the environment sweeps others.
+    let shape = StreamConfig::for_format(format);
     for &chunk_mib in &list("CHUNKS_MIB", &(shape.chunk_bytes >> 20).to_string()) {
         for &depth in &list("DEPTHS", &shape.depth.to_string()) {
             let config = StreamConfig {

@@ -37,6 +37,7 @@ fn config(block_threads: u32, frame: u64, chunk: usize) -> StreamConfig {
             },
             ..CuvleConfig::default()
         },
+        ..StreamConfig::default()
     }
 }
 

@@ -15,8 +15,11 @@ use parvlc::gpu::gather::{GatherInput, GatherStage};
 use parvlc::gpu::{Gpu, GpuStage};
 use parvlc::huffman::block_crc::BlockCrcStage;
 use parvlc::huffman::bytestream::{BytestreamConfig, BytestreamEncoder};
+use parvlc::huffman::compress::Format;
 use parvlc::huffman::cuvle::{CuvleConfig, CuvleInput, VleEncoder};
+use parvlc::huffman::frame_plan::FramePlanStage;
 use parvlc::huffman::framed::{FrameSpec, FramedInput, FramedStage, Framing};
+use parvlc::huffman::frames::FrameConfig;
 use parvlc::huffman::histogram::HistogramStage;
 use parvlc::huffman::pavle::{PavleConfig, PavleEncoder};
 use parvlc::huffman::vld::{VldDecoder, VldFrame, VldTables};
@@ -217,6 +220,93 @@ fn gather_equals_its_twin() {
     };
     assert!(pollster::block_on(GatherStage(gpu()).encode(&past)).is_err());
     assert!(GatherStage(gpu()).cpu(&past).is_err());
+}
+
+/// Bytes of one value per run, the `i`th value `fib(i)` times: a plain Huffman code of
+/// them is `runs - 1` bits deep, past the frames' 15-bit limit from 17 runs on.
+fn fibonacci_bytes(runs: usize) -> Vec<u8> {
+    let (mut a, mut b) = (1usize, 1usize);
+    let mut out = Vec::new();
+    for v in 0..runs {
+        out.extend(std::iter::repeat_n(v as u8 * 7, a));
+        (a, b) = (b, a + b);
+    }
+    out
+}
+
+/// The frame plan (cells merged into frames, each frame's code lengths) in both flavours
+/// of its reductions: seeded data of mixed entropies in regions of several cells, a last
+/// cell cut short, every cell a frame (`fixed`), one-symbol frames, and frames whose plain
+/// code is too deep (the host builds those: a GPU length past 15 bits would differ from
+/// the twin's).
+#[test]
+fn frame_plan_equals_its_twin() {
+    let _s = serial();
+    let cell = 4096u64;
+    let config = FrameConfig {
+        cell_bytes: cell,
+        max_frame_bytes: 4 * cell,
+        fixed: false,
+    };
+    let fixed = FrameConfig {
+        fixed: true,
+        ..config
+    };
+    let mut mixed = Vec::new();
+    for k in 0..12u64 {
+        mixed.extend(testdata::generate(
+            2500 + 1000 * k as usize,
+            1.0 + (k % 7) as f64,
+            k,
+        ));
+    }
+    let mut inputs = vec![
+        ("mixed".to_string(), mixed),
+        ("one byte".into(), vec![9u8; 3 * cell as usize + 5]),
+        ("three bytes".into(), vec![1, 2, 3]),
+    ];
+    for seed in 0..3 {
+        inputs.push((format!("seed {seed}"), cuvle_data(seed)));
+    }
+    // One frame of 21 runs: 20 bits deep as plain Huffman.
+    let deep = fibonacci_bytes(21);
+    let big = FrameConfig {
+        cell_bytes: 1 << 15,
+        max_frame_bytes: 1 << 15,
+        fixed: false,
+    };
+    assert!(deep.len() < 1 << 15);
+    for (gpu, flavour) in [
+        (gpu(), "subgroup"),
+        (common::gpu_workgroup_flavour(), "workgroup"),
+    ] {
+        let encoder = VleEncoder::new(gpu, small_windows())
+            .unwrap()
+            .with_chunk_bytes(cell)
+            .unwrap();
+        for (name, data) in &inputs {
+            for format in [Format::Native, Format::Gzip] {
+                for (how, frames) in [("merged", config), ("fixed", fixed)] {
+                    check(
+                        &format!("frame plan of {name}, {format:?}, {how}, {flavour}"),
+                        &FramePlanStage(&encoder, format, frames),
+                        &data[..],
+                    );
+                }
+            }
+        }
+        let encoder = VleEncoder::new(gpu, small_windows())
+            .unwrap()
+            .with_chunk_bytes(big.cell_bytes)
+            .unwrap();
+        for format in [Format::Native, Format::Gzip] {
+            check(
+                &format!("frame plan of a too-deep code, {format:?}, {flavour}"),
+                &FramePlanStage(&encoder, format, big),
+                &deep[..],
+            );
+        }
+    }
 }
 
 /// Block CRC32s: blocks that do and do not divide the input or a word, an input of fewer

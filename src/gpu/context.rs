@@ -49,6 +49,8 @@ pub struct Gpu {
     pub(crate) disk_cache: Option<super::disk_cache::DiskCache>,
     errors: Arc<Mutex<Vec<String>>>,
     recording: Mutex<()>,
+    /// Read-only tables stages share for the GPU's life (by label), uploaded once.
+    resident: Mutex<std::collections::HashMap<&'static str, Arc<wgpu::Buffer>>>,
 }
 
 #[cfg(target_arch = "wasm32")]
@@ -157,6 +159,7 @@ impl Gpu {
             pool: BufferPool::default(),
             errors,
             recording: Mutex::new(()),
+            resident: Mutex::default(),
         })
     }
 
@@ -211,6 +214,33 @@ impl Gpu {
         self.recording
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// The storage buffer `label` holding `contents()`, uploaded on first use and shared
+    /// by every later caller: a stage's constant table, not one upload per dispatch.
+    pub(crate) fn resident_buffer(
+        &self,
+        label: &'static str,
+        contents: impl FnOnce() -> Vec<u8>,
+    ) -> Arc<wgpu::Buffer> {
+        use wgpu::util::DeviceExt;
+        // A poisoned map still holds whole entries (each is inserted in one step).
+        let mut map = self
+            .resident
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        map.entry(label)
+            .or_insert_with(|| {
+                Arc::new(
+                    self.device
+                        .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                            label: Some(label),
+                            contents: &contents(),
+                            usage: wgpu::BufferUsages::STORAGE,
+                        }),
+                )
+            })
+            .clone()
     }
 
     /// Record an error of ours beside wgpu's, for the next [`Gpu::check_errors`].

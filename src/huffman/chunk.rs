@@ -48,6 +48,23 @@ impl ChunkLayout {
             frames.extend(f);
             layouts.extend(l);
         }
+        Ok(ChunkLayout::with_layouts(frames, layouts))
+    }
+
+    /// The layout of frames planned elsewhere (on the GPU: [`super::frame_plan`]).
+    pub(crate) fn from_frames(
+        frames: Vec<FramePlan>,
+        format: Format,
+        block_symbols: u64,
+    ) -> Result<ChunkLayout> {
+        let layouts = frames
+            .iter()
+            .map(|f| frame_layout(format, f, block_symbols))
+            .collect::<Result<Vec<_>>>()?;
+        Ok(ChunkLayout::with_layouts(frames, layouts))
+    }
+
+    fn with_layouts(frames: Vec<FramePlan>, layouts: Vec<FrameLayout>) -> ChunkLayout {
         let mut starts = Vec::with_capacity(frames.len() + 1);
         let mut at = 0u64;
         for l in &layouts {
@@ -55,11 +72,11 @@ impl ChunkLayout {
             at += l.bytes;
         }
         starts.push(at);
-        Ok(ChunkLayout {
+        ChunkLayout {
             frames,
             layouts,
             starts,
-        })
+        }
     }
 
     pub fn output_bytes(&self) -> u64 {

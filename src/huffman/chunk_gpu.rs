@@ -1,27 +1,30 @@
-//! A chunk of a framed stream coded on the GPU: cell histograms (the histogram stage)
-//! and block CRC32s (the block_crc stage) in one submission,
-//! frames planned on the host, every frame coded with its own table in one framed CUVLE
-//! pass at the bit its container layout gives it, then the headers and trailers filled
-//! in place on all cores ([`super::chunk::finish_chunk`]). The bytes equal the CPU's
+//! A chunk of a framed stream coded on the GPU: cell histograms (the histogram stage),
+//! block CRC32s (the block_crc stage) and the frames with their code lengths (the
+//! frame_plan stage) in one submission, codes and headers made on the host, every
+//! frame coded with its own table in one framed CUVLE pass at the bit its container
+//! layout gives it, then the headers and trailers filled in place on all cores ([`super::chunk::finish_chunk`]). The bytes equal the CPU's
 //! ([`super::chunk::encode_chunk_cpu`]).
 
 use super::chunk::{bit_order, finish_chunk, ChunkLayout, CodedChunk};
 use super::compress::Format;
 use super::cuvle::VleEncoder;
+use super::frame_plan::frames_from_plan;
 use super::framed::{FrameSpec, Framing};
-use super::frames::FrameConfig;
+use super::pipeline::StreamConfig;
 use super::CodeTable;
 use crate::gpu::{clock, Gpu};
 use crate::{Error, Result};
 
-/// Code `data` as one chunk of a framed stream on `gpu`.
+/// Code `data` as one chunk of a framed stream on `gpu`, its frames planned on the GPU
+/// (`plan_on_gpu`) or on this thread.
 pub async fn encode_chunk_gpu(
     gpu: &Gpu,
     data: &[u8],
     format: Format,
-    frames: &FrameConfig,
-    cuvle: &super::cuvle::CuvleConfig,
+    config: &StreamConfig,
+    plan_on_gpu: bool,
 ) -> Result<CodedChunk> {
+    let (frames, cuvle) = (&config.frames, &config.cuvle);
     let block = cuvle.block_bytes();
     frames.validate(block)?;
     if data.is_empty() {
@@ -31,9 +34,18 @@ pub async fn encode_chunk_gpu(
     let encoder = VleEncoder::new(gpu, *cuvle)?.with_chunk_bytes(frames.cell_bytes)?;
     let input = encoder.upload(data)?;
     let t_up = clock();
-    let (cells, block_crcs) = encoder.histograms_and_crcs(&input, block).await?;
+    let len = data.len() as u64;
+    let plan_with = plan_on_gpu.then_some((format, frames));
+    let (cells, block_crcs, plan) = encoder
+        .histograms_with_crcs(&input, block, plan_with)
+        .await?;
     let t1 = clock();
-    let layout = ChunkLayout::plan(&cells, data.len() as u64, format, frames, block)?;
+    let layout = if plan_on_gpu {
+        let planned = frames_from_plan(&plan, &cells, len, format, frames)?;
+        ChunkLayout::from_frames(planned, format, block)?
+    } else {
+        ChunkLayout::plan(&cells, len, format, frames, block)?
+    };
     let t2 = clock();
     let (gaps, tail_bits) = layout.gaps();
     let to_u32 = |v: u64, what: &str| {

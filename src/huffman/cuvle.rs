@@ -715,28 +715,34 @@ impl<'g> VleEncoder<'g> {
         input: &GpuInput,
         profiler: Option<&mut Profiler>,
     ) -> Result<Vec<[u64; 256]>> {
-        Ok(self.histograms_with(input, profiler, None).await?.0)
+        Ok(self.histograms_with(input, profiler, None, None).await?.0)
     }
 
-    /// [`Self::histograms`] and the CRC32 of every `block_bytes` block of the input
-    /// ([`super::block_crc`]), in one submission and one readback: what a stream's chunk
-    /// needs before it plans its frames, and after, for their checksums.
-    pub(crate) async fn histograms_and_crcs(
+    /// [`Self::histograms`], the CRC32 of every `block_bytes` block of the input
+    /// ([`super::block_crc`]) and, with `plan`, the input's frames planned as its format
+    /// and frame config cut them ([`super::frame_plan`]; no words without), in one
+    /// submission and one readback: what a stream's chunk needs before it codes its
+    /// frames, and after, for their checksums.
+    pub(crate) async fn histograms_with_crcs(
         &self,
         input: &GpuInput,
         block_bytes: u64,
-    ) -> Result<(Vec<[u64; 256]>, Vec<u32>)> {
-        self.histograms_with(input, None, Some(block_bytes)).await
+        plan: Option<(super::compress::Format, &super::frames::FrameConfig)>,
+    ) -> Result<(Vec<[u64; 256]>, Vec<u32>, Vec<u32>)> {
+        self.histograms_with(input, None, Some(block_bytes), plan)
+            .await
     }
 
-    /// The histograms, and with `crc_block` the block CRC32s (empty without), recorded
-    /// into one encoder with their readback: one submit and one wait, not two of each.
+    /// The histograms, with `crc_block` the block CRC32s and with `plan` the frame plan's
+    /// words (each empty without), recorded into one encoder with their readback: one
+    /// submit and one wait, not one of each.
     async fn histograms_with(
         &self,
         input: &GpuInput,
         mut profiler: Option<&mut Profiler>,
         crc_block: Option<u64>,
-    ) -> Result<(Vec<[u64; 256]>, Vec<u32>)> {
+        plan: Option<(super::compress::Format, &super::frames::FrameConfig)>,
+    ) -> Result<(Vec<[u64; 256]>, Vec<u32>, Vec<u32>)> {
         let mut encoder = self
             .gpu
             .device
@@ -757,20 +763,40 @@ impl<'g> VleEncoder<'g> {
             )?,
             None => None,
         };
+        let plan = match plan {
+            Some((format, frames)) => super::frame_plan::record_frame_plan(
+                self.gpu,
+                &mut encoder,
+                &pending,
+                input.len(),
+                format,
+                frames,
+                None,
+            )?,
+            None => None,
+        };
         // No counts: no input, so no blocks either.
         let Some(hist) = &pending.counts else {
-            return Ok((Vec::new(), Vec::new()));
+            return Ok((Vec::new(), Vec::new(), Vec::new()));
         };
         let mut ranges = vec![(hist.buffer(), 0, pending.n_chunks as u64 * 1024)];
+        let n_blocks = crcs.as_ref().map_or(0, |c| c.1);
         if let Some((crcs, n_blocks)) = &crcs {
             ranges.push((crcs.buffer(), 0, *n_blocks as u64 * 4));
+        }
+        if let Some(p) = &plan {
+            ranges.push((p.buffer.buffer(), 0, p.read_words as u64 * 4));
         }
         let reads = self.gpu.record_reads(&mut encoder, &ranges);
         self.gpu.queue.submit([encoder.finish()]);
         let mut parts = self.gpu.read_recorded(reads).await?.into_iter();
         let histograms = histograms_from_words(&parts.next().unwrap_or_default());
-        let crcs = super::block_crc::crcs_from_bytes(&parts.next().unwrap_or_default());
-        Ok((histograms, crcs))
+        let crcs = match n_blocks {
+            0 => Vec::new(),
+            _ => super::block_crc::crcs_from_bytes(&parts.next().unwrap_or_default()),
+        };
+        let plan = bytemuck::pod_collect_to_vec(&parts.next().unwrap_or_default());
+        Ok((histograms, crcs, plan))
     }
 
     /// Record the per-chunk histograms of `input` into `encoder`; nothing is submitted.

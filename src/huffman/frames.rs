@@ -73,7 +73,6 @@ pub struct FramePlan {
     /// First byte within the chunk.
     pub start: u64,
     pub len: u64,
-    pub histogram: [u64; 256],
     /// Its code: 256 symbols (native) or 257, end-of-block included (gzip).
     pub book: Codebook,
     pub table: CodeTable,
@@ -88,50 +87,92 @@ impl FramePlan {
 }
 
 /// Bytes a frame's header costs beyond its code bits, roughly: the merge threshold.
-fn header_estimate(format: Format) -> f64 {
+fn header_estimate(format: Format) -> u64 {
     match format {
         // A dynamic block header with a typical spread of literal lengths, the end of
         // block and the 5-byte empty stored block that byte-aligns the frame.
-        Format::Gzip => 70.0,
+        Format::Gzip => 70,
         // Fixed fields, 128 bytes of lengths and a few block offsets.
-        Format::Native => 170.0,
+        Format::Native => 170,
     }
 }
 
-/// Counts below this take `f * log2(f)` from a table: a cell's counts always do, and
-/// the merge test runs twice per cell, so this is most of planning's arithmetic.
-const F_LOG_F_TABLE: usize = 1 << 16;
+/// The merge threshold in the estimate's units (bits with [`LOG_FRACTION_BITS`]
+/// fraction bits): what a second frame's header costs.
+pub(crate) fn merge_threshold(format: Format) -> u64 {
+    (header_estimate(format) * 8) << LOG_FRACTION_BITS
+}
 
-fn f_log_f_table() -> &'static [f64] {
-    static TABLE: std::sync::OnceLock<Vec<f64>> = std::sync::OnceLock::new();
+/// Fraction bits of the fixed-point log2 the merge estimate uses.
+pub(crate) const LOG_FRACTION_BITS: u32 = 16;
+
+/// `round(log2(1 + i / 256) * 2^16)` for `i` in `0..=256`: the estimate's only floating
+/// point, computed once and shared with the GPU planner (shaders/huffman/frame_plan.wgsl),
+/// which keeps it in workgroup memory. The rest is integer arithmetic, exact in any
+/// order, so both cut frames in the same places.
+pub(crate) fn log2_segments() -> &'static [u32; 257] {
+    static TABLE: std::sync::OnceLock<[u32; 257]> = std::sync::OnceLock::new();
     TABLE.get_or_init(|| {
-        (0..F_LOG_F_TABLE)
-            .map(|f| {
-                if f > 1 {
-                    f as f64 * (f as f64).log2()
-                } else {
-                    0.0
-                }
-            })
-            .collect()
+        std::array::from_fn(|i| {
+            ((1.0 + i as f64 / 256.0).log2() * (1u64 << LOG_FRACTION_BITS) as f64).round() as u32
+        })
     })
 }
 
+/// log2(f) in fixed point: the leading bit's place, then the 24 bits below it between
+/// the two nearest of 256 segments' ends, linearly (within 2^-15 of log2; never
+/// decreasing in `f`, so a histogram's terms sum to at most `n * log2(n)`).
 #[inline]
-fn f_log_f(table: &[f64], f: u64) -> f64 {
-    match table.get(f as usize) {
-        Some(&v) => v,
-        None => f as f64 * (f as f64).log2(),
+fn fixed_log2(table: &[u32; 257], f: u64) -> u64 {
+    if f < 2 {
+        return 0;
+    }
+    let e = 63 - f.leading_zeros();
+    let below = (if e >= 24 {
+        f >> (e - 24)
+    } else {
+        f << (24 - e)
+    }) & 0xff_ffff;
+    let (i, rest) = ((below >> 16) as usize, below & 0xffff);
+    let (a, b) = (table[i] as u64, table[i + 1] as u64);
+    ((e as u64) << LOG_FRACTION_BITS) + a + (((b - a) * rest) >> 16)
+}
+
+/// [`fixed_log2`] of every count below 2^16 (a cell's counts always are), so that the
+/// host's merge reads a value where the GPU computes it: the same numbers. Computed a
+/// term at a time, the host planned 14-37% slower than with the floating-point table
+/// this replaced; read from here, 5-10% faster (examples/plan_bench, 8 MiB chunks of
+/// libraries and source, one core of the development machine).
+struct Log2 {
+    segments: &'static [u32; 257],
+    small: Vec<u32>,
+}
+
+fn log2s() -> &'static Log2 {
+    static LOG2: std::sync::OnceLock<Log2> = std::sync::OnceLock::new();
+    LOG2.get_or_init(|| {
+        let segments = log2_segments();
+        let small = (0..1u64 << 16)
+            .map(|f| fixed_log2(segments, f) as u32)
+            .collect();
+        Log2 { segments, small }
+    })
+}
+
+/// `f * log2(f)` in fixed point. Frames are at most 2^28 bytes (`FrameConfig`), so a
+/// term is below 2^49 and a histogram's sum too.
+#[inline]
+fn term(log2: &Log2, f: u64) -> u64 {
+    match log2.small.get(f as usize) {
+        Some(&l) => f * l as u64,
+        None => f * fixed_log2(log2.segments, f),
     }
 }
 
-/// Estimated code bytes of a histogram of `n` bytes whose `f * log2(f)` terms, summed
-/// in symbol order, are `sum_f_log_f`: its order-0 entropy.
-fn entropy_bytes(table: &[f64], n: u64, sum_f_log_f: f64) -> f64 {
-    if n == 0 {
-        return 0.0;
-    }
-    (f_log_f(table, n) - sum_f_log_f) / 8.0
+/// Estimated code bits (fixed point) of a histogram of `n` bytes whose terms sum to
+/// `sum_terms`: its order-0 entropy.
+fn entropy_bits(table: &Log2, n: u64, sum_terms: u64) -> u64 {
+    term(table, n).saturating_sub(sum_terms)
 }
 
 /// Greedy merging of one region's cells (the first is cell `base` of the chunk): each
@@ -146,19 +187,11 @@ fn merge_region(
     let Some((first_cell, rest)) = region.split_first() else {
         return Ok(());
     };
-    let table = f_log_f_table();
-    let header = header_estimate(format);
-    // Every sum of f * log2(f) runs in symbol order, as one chain of additions, so that
-    // the estimates, and with them the cuts, do not depend on how they are computed. A
-    // term of a count below 2 is +0.0, which leaves a sum of non-negative terms as it is.
+    let table = log2s();
+    let header = merge_threshold(format);
     let cost = |h: &[u64; 256]| {
-        let mut sum = 0.0;
-        for &f in h {
-            if f > 1 {
-                sum += f_log_f(table, f);
-            }
-        }
-        entropy_bytes(table, h.iter().sum(), sum)
+        let sum = h.iter().map(|&f| term(table, f)).sum();
+        entropy_bits(table, h.iter().sum(), sum)
     };
     let mut acc = *first_cell;
     let mut acc_n: u64 = acc.iter().sum();
@@ -173,20 +206,16 @@ fn merge_region(
             continue;
         }
         // The cell's estimate and the merged one in one pass: two independent chains.
-        let (mut sum_h, mut sum_m) = (0.0, 0.0);
+        let (mut sum_h, mut sum_m) = (0u64, 0u64);
         let mut h_n = 0u64;
         for ((m, &a), &f) in merged.iter_mut().zip(&acc).zip(h) {
             *m = a + f;
             h_n += f;
-            if f > 1 {
-                sum_h += f_log_f(table, f);
-            }
-            if *m > 1 {
-                sum_m += f_log_f(table, *m);
-            }
+            sum_h += term(table, f);
+            sum_m += term(table, *m);
         }
-        let cost_h = entropy_bytes(table, h_n, sum_h);
-        let cost_merged = entropy_bytes(table, acc_n + h_n, sum_m);
+        let cost_h = entropy_bits(table, h_n, sum_h);
+        let cost_merged = entropy_bits(table, acc_n + h_n, sum_m);
         if cost_merged <= cost_acc + cost_h + header {
             acc = merged;
             acc_n += h_n;
@@ -279,7 +308,6 @@ pub(crate) fn frame_code(
     Ok(FramePlan {
         start,
         len,
-        histogram: *histogram,
         book,
         table,
         symbol_bits,
@@ -330,7 +358,6 @@ mod tests {
                 for &b in &data[f.start as usize..f.end() as usize] {
                     h[b as usize] += 1;
                 }
-                assert_eq!(h, f.histogram);
                 assert_eq!(f.symbol_bits, f.table.encoded_bits(&h));
                 at = f.end();
             }

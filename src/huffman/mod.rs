@@ -15,6 +15,7 @@ pub mod compress;
 pub mod cpu;
 pub mod cuvle;
 pub(crate) mod decode_table;
+pub mod frame_plan;
 pub mod framed;
 pub(crate) mod framed_decode;
 pub mod frames;

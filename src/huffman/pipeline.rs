@@ -37,6 +37,42 @@ pub struct StreamConfig {
     pub depth: usize,
     pub frames: FrameConfig,
     pub cuvle: CuvleConfig,
+    /// Where a GPU coder plans a chunk's frames (the CPU engine plans on its cores).
+    pub planner: FramePlanner,
+}
+
+/// Where a GPU coder plans a chunk's frames and builds their code lengths: on the GPU
+/// (the frame_plan stage, in the histograms' submission) or on the coder's core (the
+/// CPU twin). The two give the same frames; they cost different things.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum FramePlanner {
+    /// Where it measured faster on the H200 (docs/results.md, "Eighteenth pass"): gzip
+    /// frames of at most [`GPU_PLANNED_FRAME_BYTES`] on the GPU (a quarter less CPU, and
+    /// a faster compress), everything else on the host (native plans cost half what
+    /// gzip's do, and the GPU's serial pass a chunk made native compress slower; a
+    /// region of 1 MiB is a serial chain four times as long).
+    #[default]
+    Auto,
+    Gpu,
+    Host,
+}
+
+/// The largest frame [`FramePlanner::Auto`] plans on the GPU: a region's merge decisions
+/// are a serial chain there, and 16 cells took the pass from 0.10 to 0.03 ms a 4 MiB
+/// chunk on the H200 against 64 (1 MiB), for 0.001-0.02% more bytes.
+pub const GPU_PLANNED_FRAME_BYTES: u64 = 256 << 10;
+
+impl FramePlanner {
+    /// Whether `format`'s frames, cut by `frames`, are planned on the GPU.
+    pub fn on_gpu(self, format: Format, frames: &FrameConfig) -> bool {
+        match self {
+            FramePlanner::Auto => {
+                format == Format::Gzip && frames.max_frame_bytes <= GPU_PLANNED_FRAME_BYTES
+            }
+            FramePlanner::Gpu => true,
+            FramePlanner::Host => false,
+        }
+    }
 }
 
 /// Threads per workgroup of a stream's CUVLE pass. A native frame's blocks are the
@@ -57,11 +93,23 @@ impl Default for StreamConfig {
             depth: 10,
             frames: FrameConfig::default(),
             cuvle,
+            planner: FramePlanner::default(),
         }
     }
 }
 
 impl StreamConfig {
+    /// The default shape with the frames `format` codes fastest: gzip's of at most
+    /// [`GPU_PLANNED_FRAME_BYTES`], planned on the GPU; native's as [`FrameConfig`]'s
+    /// default (the CLI's shapes).
+    pub fn for_format(format: Format) -> StreamConfig {
+        let mut config = StreamConfig::default();
+        if format == Format::Gzip {
+            config.frames.max_frame_bytes = GPU_PLANNED_FRAME_BYTES;
+        }
+        config
+    }
+
     pub(crate) fn validate(&self) -> Result<()> {
         self.cuvle.validate()?;
         self.frames.validate(self.cuvle.block_bytes())?;
@@ -101,8 +149,8 @@ pub async fn encode_chunk(
     match engine {
         Engine::Cpu => encode_chunk_cpu(data, format, &config.frames, block),
         Engine::Wgpu(gpu) => {
-            super::chunk_gpu::encode_chunk_gpu(gpu, data, format, &config.frames, &config.cuvle)
-                .await
+            let on_gpu = config.planner.on_gpu(format, &config.frames);
+            super::chunk_gpu::encode_chunk_gpu(gpu, data, format, config, on_gpu).await
         }
         #[cfg(feature = "cuda")]
         Engine::Cuda(..) => Err(Error::InvalidArgument(

@@ -299,7 +299,7 @@ pub fn compress(a: CompressArgs) -> Result<()> {
             chunk_bytes: a.chunk_size,
             depth: a.depth as usize,
             cuvle: a.tuning.stream_config(engine.backend()),
-            ..StreamConfig::default()
+            ..StreamConfig::for_format(a.format)
         };
         // Standard input redirected from a regular file is read as that file.
         let file = if is_stdio(&a.input) {

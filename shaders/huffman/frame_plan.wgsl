@@ -1,0 +1,356 @@
+// A chunk's frames planned on the GPU from its cell histograms: `merge` (a workgroup a
+// region) joins neighbouring cells while one code for both is estimated to cost less
+// than two codes and a second header, and `code_lengths` (a workgroup a frame) builds
+// each frame's code lengths, so that the host only turns lengths into codes and headers.
+// CPU twin: src/huffman/frames.rs `plan_frames`: the same estimate in the same fixed
+// point (exact integer sums, so any order gives the same cuts), and the lengths of
+// code_lengths.rs's plain Huffman construction (sorted by count then symbol, two queues,
+// the leaf first on a tie). A frame whose plain code is longer than the limit is left
+// to the host (package-merge), flagged by its deepest leaf.
+// Both run at WG_SIZE = 256: an invocation a byte value.
+//!import common/invocation
+//!import huffman/wg_sum64
+
+struct FramePlanParams {
+    n_cells: u32,
+    cells_per_region: u32, // frames never cross a region
+    cell_bytes: u32,
+    last_cell_bytes: u32,
+    alphabet: u32,     // 256, or 257: the end-of-block symbol, counted once
+    fixed: u32,        // 1: every cell a frame
+    threshold_lo: u32, // what a second header costs, in the estimate's fixed point
+    threshold_hi: u32,
+}
+// keep in sync with src/huffman/frame_plan.rs `FramePlanParams`
+@group(0) @binding(0) var<uniform> params: FramePlanParams;
+// round(log2(1 + i / 256) * 2^16) for i in 0..=256 (src/huffman/frames.rs
+// `log2_segments`).
+@group(0) @binding(1) var<storage, read> log2_segments: array<u32>;
+// 256 counts a cell.
+@group(0) @binding(2) var<storage, read> cells: array<u32>;
+// By cell c, a frame's slot being its first cell: at c, the frame's cells (0: no frame
+// starts there); at INFO + 2c its code bits and its deepest leaf; at LENGTHS + 65c its
+// code lengths, four a word, the first in the low byte; at HIST + 256c its histogram.
+@group(0) @binding(3) var<storage, read_write> plan: array<u32>;
+
+// keep in sync with src/huffman/frame_plan.rs `PlanWords`
+fn info_at() -> u32 { return params.n_cells; }
+fn lengths_at() -> u32 { return 3u * params.n_cells; }
+fn hist_at() -> u32 { return 68u * params.n_cells; }
+
+// 64-bit values as (low, high) words.
+fn mul_wide(a: u32, b: u32) -> vec2<u32> {
+    let a0 = a & 0xffffu;
+    let a1 = a >> 16u;
+    let b0 = b & 0xffffu;
+    let b1 = b >> 16u;
+    let p00 = a0 * b0;
+    let p01 = a0 * b1;
+    let p10 = a1 * b0;
+    let mid = (p00 >> 16u) + (p01 & 0xffffu) + (p10 & 0xffffu);
+    let high = a1 * b1 + (p01 >> 16u) + (p10 >> 16u) + (mid >> 16u);
+    return vec2<u32>((mid << 16u) | (p00 & 0xffffu), high);
+}
+
+fn le64(a: vec2<u32>, b: vec2<u32>) -> bool {
+    return a.y < b.y || (a.y == b.y && a.x <= b.x);
+}
+
+// a - b, or 0 where b > a.
+fn sub_sat64(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> {
+    if le64(a, b) {
+        return vec2<u32>(0u, 0u);
+    }
+    return vec2<u32>(a.x - b.x, a.y - b.y - select(0u, 1u, a.x < b.x));
+}
+
+var<workgroup> segments: array<u32, 257>;
+
+// Call first, in uniform control flow.
+fn load_segments(lid: u32) {
+    for (var i = lid; i < 257u; i += WG_SIZE) {
+        segments[i] = log2_segments[i];
+    }
+    workgroupBarrier();
+}
+
+// log2(f) in fixed point: the leading bit's place, then the 24 bits below it between
+// the nearest two of 256 segments' ends (frames.rs `fixed_log2`).
+fn fixed_log2(f: u32) -> u32 {
+    if f < 2u {
+        return 0u;
+    }
+    let e = 31u - countLeadingZeros(f);
+    var below = f << (24u - min(e, 24u));
+    if e > 24u {
+        below = f >> (e - 24u);
+    }
+    below &= 0xffffffu;
+    let i = below >> 16u;
+    let a = segments[i];
+    let b = segments[i + 1u];
+    return (e << 16u) + a + (((b - a) * (below & 0xffffu)) >> 16u);
+}
+
+fn term(f: u32) -> vec2<u32> {
+    return mul_wide(f, fixed_log2(f));
+}
+
+// Estimated code bits of `n` bytes whose counts' terms sum to `sum`.
+fn entropy_bits(n: u32, sum: vec2<u32>) -> vec2<u32> {
+    return sub_sat64(term(n), sum);
+}
+
+fn cell_len(c: u32) -> u32 {
+    return select(params.cell_bytes, params.last_cell_bytes, c + 1u == params.n_cells);
+}
+
+// A frame of `n` cells from cell `first`, whose count of this invocation's byte value is
+// `count`.
+fn emit(s: u32, first: u32, n: u32, count: u32) {
+    plan[hist_at() + first * 256u + s] = count;
+    if s == 0u {
+        plan[first] = n;
+    }
+}
+
+// One region at a time (its cells a serial chain of decisions), an invocation a byte
+// value: a decision's terms spread over the workgroup (one warp's serial arithmetic
+// measured slower than the wider reduction). The next cell's counts are loaded while a
+// decision is made.
+@compute @workgroup_size(WG_SIZE)
+fn merge(inv: Invocation) {
+    let s = inv.lid;
+    load_segments(s);
+    let grid = workgroup_grid(inv);
+    let per_region = params.cells_per_region;
+    let n_regions = (params.n_cells + per_region - 1u) / per_region;
+    let threshold = vec2<u32>(params.threshold_lo, params.threshold_hi);
+    for (var r = grid.x; r < n_regions; r += grid.y) {
+        let begin = r * per_region;
+        let end = min(begin + per_region, params.n_cells);
+        let last = end - 1u;
+        var acc = cells[begin * 256u + s];
+        var acc_n = cell_len(begin);
+        var cost_acc = entropy_bits(acc_n, wg_sum64_pairs(inv, vec4<u32>(term(acc), 0u, 0u)).xy);
+        var first = begin;
+        var n = 1u;
+        var next = cells[min(begin + 1u, last) * 256u + s];
+        for (var c = begin + 1u; c < end; c++) {
+            let h = next;
+            next = cells[min(c + 1u, last) * 256u + s];
+            let h_n = cell_len(c);
+            var take = false;
+            var cost_h = vec2<u32>(0u, 0u);
+            if params.fixed == 0u {
+                // The cell's estimate and the merged one, from one reduction.
+                let total = wg_sum64_pairs(inv, vec4<u32>(term(h), term(acc + h)));
+                cost_h = entropy_bits(h_n, total.xy);
+                let cost_merged = entropy_bits(acc_n + h_n, total.zw);
+                take = le64(cost_merged, add64(add64(cost_acc, cost_h), threshold));
+                if take {
+                    cost_acc = cost_merged;
+                }
+            }
+            if take {
+                acc += h;
+                acc_n += h_n;
+                n += 1u;
+            } else {
+                emit(s, first, n, acc);
+                acc = h;
+                acc_n = h_n;
+                cost_acc = cost_h;
+                first = c;
+                n = 1u;
+            }
+        }
+        emit(s, first, n, acc);
+    }
+}
+
+// Above every weight but the root's: ends both queues.
+const NONE: u32 = 0xffffffffu;
+
+var<workgroup> frame_cells: u32;
+var<workgroup> counts: array<u32, 257>;
+// Sorted leaves, then the tree's nodes from `k + 2` (code_lengths.rs `huffman_depths`).
+var<workgroup> weight: array<u32, 516>;
+var<workgroup> parent: array<u32, 516>;
+// Pointer jumping over the inner nodes: each one's farthest ancestor reached so far.
+var<workgroup> jump: array<u32, 516>;
+var<workgroup> leaf_symbol: array<u32, 512>;
+var<workgroup> used: u32;
+var<workgroup> lengths: array<u32, 260>;
+var<workgroup> deepest: atomic<u32>;
+var<workgroup> code_bits: atomic<u32>;
+
+// The tree over the `k >= 2` sorted leaves in `weight`: each node's parent in `parent`.
+// One invocation: each step waits on the one before, so both fronts' next entries are
+// loaded a step ahead.
+fn huffman_tree(k: u32) {
+    let first = k + 2u;
+    for (var i = k; i < 2u * k + 2u; i++) {
+        weight[i] = NONE;
+    }
+    var leaf = 0u;
+    var inner = first;
+    var lw = weight[0];
+    var lw_next = weight[1];
+    var iw = NONE;
+    var iw_next = NONE;
+    for (var node = first; node < 2u * k + 1u; node++) {
+        var sum = 0u;
+        for (var pick = 0u; pick < 2u; pick++) {
+            // The smaller front, the leaf on a tie.
+            if lw <= iw {
+                parent[leaf] = node;
+                sum += lw;
+                leaf += 1u;
+                lw = lw_next;
+                lw_next = weight[leaf + 1u];
+            } else {
+                parent[inner] = node;
+                sum += iw;
+                inner += 1u;
+                iw = iw_next;
+                iw_next = weight[inner + 1u];
+            }
+        }
+        weight[node] = sum;
+        // A front that read this node before it was made.
+        if inner == node {
+            iw = sum;
+        } else if inner + 1u == node {
+            iw_next = sum;
+        }
+    }
+}
+
+@compute @workgroup_size(WG_SIZE)
+fn code_lengths(inv: Invocation) {
+    let lid = inv.lid;
+    let grid = workgroup_grid(inv);
+    let alphabet = params.alphabet;
+    for (var c = grid.x; c < params.n_cells; c += grid.y) {
+        if lid == 0u {
+            frame_cells = plan[c];
+            atomicStore(&deepest, 0u);
+            atomicStore(&code_bits, 0u);
+        }
+        if workgroupUniformLoad(&frame_cells) == 0u {
+            continue;
+        }
+        for (var s = lid; s < 260u; s += WG_SIZE) {
+            if s < alphabet {
+                counts[s] = select(1u, plan[hist_at() + c * 256u + s], s < 256u);
+            }
+            lengths[s] = 0u;
+        }
+        workgroupBarrier();
+        // The used symbols in order of (count, symbol), the unused after them: a bitonic
+        // sort of 512 entries in `weight` and `leaf_symbol`, a pair an invocation a step.
+        for (var e = lid; e < 512u; e += WG_SIZE) {
+            var f = 0u;
+            if e < alphabet {
+                f = counts[e];
+            }
+            weight[e] = select(NONE, f, f > 0u);
+            leaf_symbol[e] = e;
+        }
+        workgroupBarrier();
+        for (var size = 2u; size <= 512u; size <<= 1u) {
+            for (var stride = size >> 1u; stride > 0u; stride >>= 1u) {
+                for (var p = lid; p < 256u; p += WG_SIZE) {
+                    let i = 2u * p - (p & (stride - 1u));
+                    let j = i + stride;
+                    let wi = weight[i];
+                    let wj = weight[j];
+                    let si = leaf_symbol[i];
+                    let sj = leaf_symbol[j];
+                    let i_after = wi > wj || (wi == wj && si > sj);
+                    if i_after == ((i & size) == 0u) {
+                        weight[i] = wj;
+                        weight[j] = wi;
+                        leaf_symbol[i] = sj;
+                        leaf_symbol[j] = si;
+                    }
+                }
+                workgroupBarrier();
+            }
+        }
+        // The used count: where the order's real counts end.
+        for (var e = lid; e < 512u; e += WG_SIZE) {
+            if weight[e] != NONE && (e == 511u || weight[e + 1u] == NONE) {
+                used = e + 1u;
+            }
+        }
+        if lid == 0u && weight[0] == NONE {
+            used = 0u;
+        }
+        workgroupBarrier();
+        let k = workgroupUniformLoad(&used);
+        if lid == 0u {
+            if k == 1u {
+                // One symbol: it and the first other symbol get one bit each.
+                let s = leaf_symbol[0];
+                lengths[s] = 1u;
+                lengths[select(0u, 1u, s == 0u)] = 1u;
+                atomicStore(&deepest, 1u);
+            } else if k >= 2u {
+                huffman_tree(k);
+            }
+        }
+        workgroupBarrier();
+        // Inner nodes' depths by pointer jumping (the tree is done with `weight`: it
+        // holds the distance to `jump`), nine rounds for trees of up to 512 levels.
+        let root = 2u * k;
+        let x = k + 2u + lid;
+        let inner = k >= 2u && x <= root;
+        if inner {
+            jump[x] = select(parent[x], x, x == root);
+            weight[x] = select(1u, 0u, x == root);
+        }
+        workgroupBarrier();
+        for (var round = 0u; round < 9u; round++) {
+            var to = 0u;
+            var gained = 0u;
+            if inner {
+                let j = jump[x];
+                gained = weight[j];
+                to = jump[j];
+            }
+            workgroupBarrier();
+            if inner {
+                weight[x] += gained;
+                jump[x] = to;
+            }
+            workgroupBarrier();
+        }
+        // Each leaf's depth: its parent's, plus one.
+        if k >= 2u {
+            for (var r = lid; r < k; r += WG_SIZE) {
+                let d = weight[parent[r]] + 1u;
+                lengths[leaf_symbol[r]] = d;
+                atomicMax(&deepest, d);
+            }
+        }
+        workgroupBarrier();
+        // Code bits of the frame's bytes (no end-of-block).
+        var bits = 0u;
+        for (var s = lid; s < 256u; s += WG_SIZE) {
+            bits += counts[s] * lengths[s];
+        }
+        atomicAdd(&code_bits, bits);
+        for (var w = lid; w < 65u; w += WG_SIZE) {
+            let b = 4u * w;
+            plan[lengths_at() + 65u * c + w] = lengths[b] | (lengths[b + 1u] << 8u)
+                | (lengths[b + 2u] << 16u) | (lengths[b + 3u] << 24u);
+        }
+        workgroupBarrier();
+        if lid == 0u {
+            plan[info_at() + 2u * c] = atomicLoad(&code_bits);
+            plan[info_at() + 2u * c + 1u] = atomicLoad(&deepest);
+        }
+    }
+}

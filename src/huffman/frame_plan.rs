@@ -1,0 +1,329 @@
+//! A chunk's frames planned on the GPU (shaders/huffman/frame_plan.wgsl): cells merged
+//! into frames and every frame's code lengths, recorded after the cell histograms in the
+//! same submission and read back with them. The host then only turns lengths into codes
+//! and headers: planning on the host was a stream compressor's largest cost a chunk
+//! (docs/results.md, "Thirteenth pass"). CPU twin: [`plan_frames`], which the result
+//! equals frame for frame; a frame whose plain Huffman code is too long is built on the
+//! host (package-merge), as the twin does.
+
+use wgpu::util::DeviceExt;
+
+use super::compress::Format;
+use super::cuvle::{GpuInput, VleEncoder};
+use super::frames::{
+    frame_code, log2_segments, merge_threshold, plan_frames, FrameConfig, FramePlan,
+    FRAME_MAX_CODE_LEN,
+};
+use super::gzip::LITERAL_SYMBOLS;
+use super::histogram::{histogram_cpu, total_histogram, HistogramPending};
+use super::Codebook;
+use crate::gpu::registry::huffman::FRAME_PLAN;
+use crate::gpu::{Gpu, GpuStage, PooledBuffer, Profiler};
+use crate::{Error, Result};
+
+#[repr(C)]
+#[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
+/// keep in sync with shaders/huffman/frame_plan.wgsl `FramePlanParams`
+struct FramePlanParams {
+    n_cells: u32,
+    cells_per_region: u32,
+    cell_bytes: u32,
+    last_cell_bytes: u32,
+    alphabet: u32,
+    fixed: u32,
+    threshold_lo: u32,
+    threshold_hi: u32,
+}
+
+/// Where each part of a plan lies, in words (keep in sync with the shader's `info_at`,
+/// `lengths_at` and `hist_at`).
+struct PlanWords {
+    n_cells: usize,
+}
+
+/// Words of a frame's code lengths: 257 lengths, four a word.
+const LENGTH_WORDS: usize = 65;
+
+impl PlanWords {
+    fn info(&self, c: usize) -> usize {
+        self.n_cells + 2 * c
+    }
+    fn lengths(&self, c: usize) -> usize {
+        3 * self.n_cells + LENGTH_WORDS * c
+    }
+    /// Words the host reads back: everything but the frames' histograms.
+    fn read_back(&self) -> usize {
+        (3 + LENGTH_WORDS) * self.n_cells
+    }
+    fn all(&self) -> usize {
+        (3 + LENGTH_WORDS + 256) * self.n_cells
+    }
+}
+
+/// A plan recorded by [`record_frame_plan`]: read its first `read_words` words back.
+pub(crate) struct PlanPending {
+    pub(crate) buffer: PooledBuffer,
+    pub(crate) read_words: usize,
+}
+
+/// Record the frame plan of an input of `len` bytes whose cell histograms (of
+/// `config.cell_bytes`, as [`VleEncoder::with_chunk_bytes`] counts them) `cells` holds;
+/// None for no input.
+pub(crate) fn record_frame_plan(
+    gpu: &Gpu,
+    encoder: &mut wgpu::CommandEncoder,
+    cells: &HistogramPending,
+    len: u64,
+    format: Format,
+    config: &FrameConfig,
+    mut profiler: Option<&mut Profiler>,
+) -> Result<Option<PlanPending>> {
+    let Some(counts) = &cells.counts else {
+        return Ok(None);
+    };
+    let n_cells = cells.n_chunks;
+    if n_cells as u64 != len.div_ceil(config.cell_bytes) || n_cells >= u32::MAX as usize / 324 {
+        return Err(Error::InvalidArgument(format!(
+            "a frame plan of {n_cells} cells for {len} bytes in cells of {}",
+            config.cell_bytes
+        )));
+    }
+    let words = PlanWords { n_cells };
+    let threshold = merge_threshold(format);
+    let params = FramePlanParams {
+        n_cells: n_cells as u32,
+        cells_per_region: (config.max_frame_bytes / config.cell_bytes) as u32,
+        cell_bytes: config.cell_bytes as u32,
+        last_cell_bytes: (len - (n_cells as u64 - 1) * config.cell_bytes) as u32,
+        alphabet: match format {
+            Format::Native => 256,
+            Format::Gzip => LITERAL_SYMBOLS as u32,
+        },
+        fixed: config.fixed as u32,
+        threshold_lo: threshold as u32,
+        threshold_hi: (threshold >> 32) as u32,
+    };
+    let params_buffer = gpu
+        .device
+        .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("parvlc.huffman.frame_plan.params"),
+            contents: bytemuck::bytes_of(&params),
+            usage: wgpu::BufferUsages::UNIFORM,
+        });
+    let table = gpu.resident_buffer("parvlc.huffman.frame_plan.log2_segments", || {
+        bytemuck::cast_slice(log2_segments()).to_vec()
+    });
+    let plan = gpu.pooled_buffer(
+        words.all() as u64 * 4,
+        wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST,
+    );
+    // Only frames' first cells are written: the others must read "no frame".
+    encoder.clear_buffer(&plan, 0, Some(n_cells as u64 * 4));
+    // An invocation a byte value.
+    let constants = [("WG_SIZE", 256.0)];
+    let merge = gpu.pipeline(&FRAME_PLAN, "merge", &constants)?;
+    let lengths = gpu.pipeline(&FRAME_PLAN, "code_lengths", &constants)?;
+    let entries = [
+        (0, params_buffer.as_entire_buffer_binding()),
+        (1, table.as_entire_buffer_binding()),
+        (2, counts.as_entire_buffer_binding()),
+        (3, plan.as_entire_buffer_binding()),
+    ];
+    let max_groups = gpu.limits.max_compute_workgroups_per_dimension;
+    let n_regions = n_cells.div_ceil(params.cells_per_region as usize) as u32;
+    // A pass each, so that a profiler times them apart.
+    for (built, label, groups) in [
+        (&merge, "frame_plan.merge", n_regions),
+        (&lengths, "frame_plan.code_lengths", n_cells as u32),
+    ] {
+        let timestamp_writes = profiler.as_deref_mut().and_then(|p| p.pass(label));
+        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: Some(FRAME_PLAN.label),
+            timestamp_writes,
+        });
+        pass.set_pipeline(&built.pipeline);
+        pass.set_bind_group(0, &gpu.bind(built, &entries), &[]);
+        pass.dispatch_workgroups(groups.min(max_groups), 1, 1);
+    }
+    Ok(Some(PlanPending {
+        buffer: plan,
+        read_words: words.read_back(),
+    }))
+}
+
+/// The frames of a plan read back (`words`, [`PlanPending::read_words`] of them), with
+/// their codes: a frame the GPU flagged (its plain code too long) coded from `cells` on
+/// the host. Checks what it reads: frames that tile the input, within regions, with
+/// codes that code their bytes.
+pub(crate) fn frames_from_plan(
+    words: &[u32],
+    cells: &[[u64; 256]],
+    len: u64,
+    format: Format,
+    config: &FrameConfig,
+) -> Result<Vec<FramePlan>> {
+    let n_cells = cells.len();
+    let layout = PlanWords { n_cells };
+    let bad = |what: String| Error::Gpu {
+        stage: FRAME_PLAN.name,
+        message: what,
+    };
+    if words.len() < layout.read_back() || n_cells as u64 != len.div_ceil(config.cell_bytes) {
+        return Err(bad(format!(
+            "a plan of {} words for {n_cells} cells",
+            words.len()
+        )));
+    }
+    let per_region = (config.max_frame_bytes / config.cell_bytes) as usize;
+    let alphabet = match format {
+        Format::Native => 256,
+        Format::Gzip => LITERAL_SYMBOLS,
+    };
+    let cell = config.cell_bytes;
+    let mut frames = Vec::new();
+    let mut c = 0;
+    while c < n_cells {
+        let n = words[c] as usize;
+        if n == 0 || c + n > n_cells || c / per_region != (c + n - 1) / per_region {
+            return Err(bad(format!("a frame of {n} cells at cell {c}")));
+        }
+        let start = c as u64 * cell;
+        let frame_len = ((c + n) as u64 * cell).min(len) - start;
+        let info = layout.info(c);
+        let (bits, deepest) = (words[info] as u64, words[info + 1]);
+        let frame = if deepest > FRAME_MAX_CODE_LEN as u32 {
+            frame_code(start, frame_len, &total_histogram(&cells[c..c + n]), format)?
+        } else {
+            let at = layout.lengths(c);
+            let lengths: Vec<u8> =
+                bytemuck::cast_slice::<u32, u8>(&words[at..at + LENGTH_WORDS])[..alphabet].to_vec();
+            let book = Codebook::from_lengths(&lengths)?;
+            let table = book.table()?;
+            FramePlan {
+                start,
+                len: frame_len,
+                book,
+                table,
+                symbol_bits: bits,
+            }
+        };
+        frames.push(frame);
+        c += n;
+    }
+    Ok(frames)
+}
+
+/// What a plan says of a frame, to compare the GPU's with the twin's: where it lies, its
+/// code lengths and its code bits.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PlannedSummary {
+    pub start: u64,
+    pub len: u64,
+    pub lengths: Vec<u8>,
+    pub symbol_bits: u64,
+}
+
+fn summaries(frames: &[FramePlan]) -> Vec<PlannedSummary> {
+    frames
+        .iter()
+        .map(|f| PlannedSummary {
+            start: f.start,
+            len: f.len,
+            lengths: f.book.lengths().to_vec(),
+            symbol_bits: f.symbol_bits,
+        })
+        .collect()
+}
+
+/// The frame plan as a [`GpuStage`]: bytes in, uploaded in `VleEncoder`'s windows with
+/// cells of `.2.cell_bytes` (set the encoder's chunk bytes to it), their histograms and
+/// the plan recorded, the frames read back.
+pub struct FramePlanStage<'e, 'g>(pub &'e VleEncoder<'g>, pub Format, pub FrameConfig);
+
+impl FramePlanStage<'_, '_> {
+    /// GPU seconds of the plan's two passes (merge, code lengths) on `uploaded`, from
+    /// timestamps (zeros where the adapter has none): for benchmarks.
+    pub async fn kernel_seconds(&self, uploaded: &GpuInput) -> Result<(f64, f64)> {
+        let gpu = GpuStage::gpu(self);
+        let mut profiler = Profiler::new(gpu, 2);
+        let mut encoder = gpu.device.create_command_encoder(&Default::default());
+        let cells = self.0.record_histograms(&mut encoder, uploaded, None)?;
+        record_frame_plan(
+            gpu,
+            &mut encoder,
+            &cells,
+            uploaded.len(),
+            self.1,
+            &self.2,
+            Some(&mut profiler),
+        )?;
+        profiler.resolve(&mut encoder);
+        gpu.queue.submit([encoder.finish()]);
+        let t = profiler.timings(gpu).await?;
+        Ok((t.get("frame_plan.merge"), t.get("frame_plan.code_lengths")))
+    }
+}
+
+/// Recorded histograms and plan; none for an empty input.
+pub struct FramePlanPending(HistogramPending, Option<PlanPending>);
+
+impl GpuStage for FramePlanStage<'_, '_> {
+    type Input<'a> = [u8];
+    type Uploaded = GpuInput;
+    type Pending = FramePlanPending;
+    type Report = Vec<PlannedSummary>;
+    type Output = Vec<PlannedSummary>;
+
+    fn gpu(&self) -> &Gpu {
+        GpuStage::gpu(self.0)
+    }
+
+    fn label(&self) -> &'static str {
+        FRAME_PLAN.label
+    }
+
+    async fn upload(&self, input: &Self::Input<'_>) -> Result<GpuInput> {
+        VleEncoder::upload(self.0, input)
+    }
+
+    fn encode_into(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        uploaded: &GpuInput,
+    ) -> Result<FramePlanPending> {
+        let cells = self.0.record_histograms(encoder, uploaded, None)?;
+        let gpu = GpuStage::gpu(self);
+        let plan = record_frame_plan(gpu, encoder, &cells, uploaded.len(), self.1, &self.2, None)?;
+        Ok(FramePlanPending(cells, plan))
+    }
+
+    async fn finish(
+        &self,
+        input: &Self::Input<'_>,
+        _uploaded: &GpuInput,
+        pending: FramePlanPending,
+    ) -> Result<Vec<PlannedSummary>> {
+        let FramePlanPending(cells, plan) = pending;
+        let Some(plan) = plan else {
+            return self.cpu(input);
+        };
+        let words: Vec<u32> = bytemuck::pod_collect_to_vec(
+            &GpuStage::gpu(self)
+                .read_buffer(&plan.buffer, 0, plan.read_words as u64 * 4)
+                .await?,
+        );
+        let cells = self.0.read_histograms(cells).await?;
+        let frames = frames_from_plan(&words, &cells, input.len() as u64, self.1, &self.2)?;
+        Ok(summaries(&frames))
+    }
+
+    fn output(report: Vec<PlannedSummary>) -> Vec<PlannedSummary> {
+        report
+    }
+
+    fn cpu(&self, input: &[u8]) -> Result<Vec<PlannedSummary>> {
+        let cells = histogram_cpu(input, self.2.cell_bytes as usize);
+        let frames = plan_frames(&cells, input.len() as u64, self.1, &self.2)?;
+        Ok(summaries(&frames))
+    }
+}
