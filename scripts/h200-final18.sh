@@ -23,30 +23,13 @@ head -c 67108864 "$D/sys1g" > "$D/sys64m"
 for f in native gzip; do
   FORMAT=$f ROUNDS=10 .device/frame_plan_bench "$D/sys64m"
 done
-for r in 1 2 3; do
-  for b in stream_bench-old stream_bench; do
-    echo "== $b round $r"
-    RUNS=3 .device/$b "$D/sys1g" | tail -n +2
-    FORMAT=gzip RUNS=3 .device/$b "$D/sys1g" | tail -n +2
-  done
-done
+library_ab "$D/sys1g" 3
 echo "== 8 MiB x 12"
 for b in stream_bench-old stream_bench; do
   CHUNKS_MIB=8 DEPTHS=12 RUNS=3 .device/$b "$D/sys1g" | tail -n +2
   FORMAT=gzip CHUNKS_MIB=8 DEPTHS=12 RUNS=3 .device/$b "$D/sys1g" | tail -n +2
 done
-for b in parvlc-old parvlc; do
-  .device/$b compress -f gzip - -o - < "$D/sys.tar" 2>/dev/null > "$D/$b.gz"
-  gzip -dc "$D/$b.gz" | cmp - "$D/sys.tar" && echo "$b gzip: gzip -dc gives the input, $(stat -c %s "$D/$b.gz") bytes"
-  .device/$b compress -f native - -o - < "$D/sys.tar" 2>/dev/null > "$D/$b.pvlc"
-  .device/$b decompress "$D/$b.pvlc" -o - 2>/dev/null | cmp - "$D/sys.tar" && echo "$b native: decompress gives the input, $(stat -c %s "$D/$b.pvlc") bytes"
-  rm -f "$D/$b.gz" "$D/$b.pvlc"
-done
-for r in 1 2 3; do
-  for b in parvlc-old parvlc; do
-    wall "$b gzip stdin run $r" ".device/$b compress -f gzip - -o - < $D/sys.tar"
-    wall "$b native stdin run $r" ".device/$b compress -f native - -o - < $D/sys.tar"
-  done
-done
+cli_compress_check "$D"
+cli_compress_ab "$D" 3
 rm -rf "$D"
 date -u

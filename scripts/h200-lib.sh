@@ -189,3 +189,42 @@ for label, v in (("front end", front), ("CAVLC", cavlc)):
     print(f"GPU {label}: {len(v)} batches, median {statistics.median(v):.2f} ms, min {min(v):.2f}, max {max(v):.2f}, sum {sum(v):.0f} ms")
 PY
 }
+
+# cli_compress_check DIR: .device/parvlc-old's and .device/parvlc's compress of DIR/sys.tar
+# from standard input, gzip and native, each output decoded (gzip -dc, our decompress)
+# and compared with the input; its size after the verdict.
+cli_compress_check() {
+  local b
+  for b in parvlc-old parvlc; do
+    .device/$b compress -f gzip - -o - < "$1/sys.tar" 2>/dev/null > "$1/$b.gz"
+    gzip -dc "$1/$b.gz" | cmp - "$1/sys.tar" && echo "$b gzip: gzip -dc gives the input, $(stat -c %s "$1/$b.gz") bytes"
+    .device/$b compress -f native - -o - < "$1/sys.tar" 2>/dev/null > "$1/$b.pvlc"
+    .device/$b decompress "$1/$b.pvlc" -o - 2>/dev/null | cmp - "$1/sys.tar" && echo "$b native: decompress gives the input, $(stat -c %s "$1/$b.pvlc") bytes"
+    rm -f "$1/$b.gz" "$1/$b.pvlc"
+  done
+}
+
+# cli_compress_ab DIR ROUNDS: the same compresses timed (`wall`) to /dev/null, ROUNDS
+# rounds alternating the builds, gzip then native in each.
+cli_compress_ab() {
+  local r b
+  for r in $(seq 1 "$2"); do
+    for b in parvlc-old parvlc; do
+      wall "$b gzip stdin run $r" ".device/$b compress -f gzip - -o - < $1/sys.tar"
+      wall "$b native stdin run $r" ".device/$b compress -f native - -o - < $1/sys.tar"
+    done
+  done
+}
+
+# library_ab FILE ROUNDS: examples/stream_bench (.device/stream_bench-old against
+# .device/stream_bench) on FILE, native then gzip, RUNS=3, ROUNDS rounds alternating.
+library_ab() {
+  local r b
+  for r in $(seq 1 "$2"); do
+    for b in stream_bench-old stream_bench; do
+      echo "== $b round $r"
+      RUNS=3 .device/$b "$1" | tail -n +2
+      FORMAT=gzip RUNS=3 .device/$b "$1" | tail -n +2
+    done
+  done
+}

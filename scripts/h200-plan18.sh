@@ -17,29 +17,12 @@ source scripts/h200-lib.sh
 h200_start plan18
 D=/tmp/parvlc-plan18
 sys_files "$D"
-for b in parvlc-old parvlc; do
-  .device/$b compress -f gzip - -o - < "$D/sys.tar" 2>/dev/null > "$D/$b.gz"
-  gzip -dc "$D/$b.gz" | cmp - "$D/sys.tar" && echo "$b gzip: gzip -dc gives the input, $(stat -c %s "$D/$b.gz") bytes"
-  .device/$b compress -f native - -o - < "$D/sys.tar" 2>/dev/null > "$D/$b.pvlc"
-  .device/$b decompress "$D/$b.pvlc" -o - 2>/dev/null | cmp - "$D/sys.tar" && echo "$b native: decompress gives the input, $(stat -c %s "$D/$b.pvlc") bytes"
-  rm -f "$D/$b.gz" "$D/$b.pvlc"
-done
-for r in 1 2 3; do
-  for b in stream_bench-old stream_bench; do
-    echo "== $b round $r"
-    RUNS=3 .device/$b "$D/sys1g" | tail -n +2
-    FORMAT=gzip RUNS=3 .device/$b "$D/sys1g" | tail -n +2
-  done
-done
+cli_compress_check "$D"
+library_ab "$D/sys1g" 3
 echo "== depths, new build"
 DEPTHS=8,12,16 RUNS=3 .device/stream_bench "$D/sys1g" | tail -n +2
 FORMAT=gzip DEPTHS=12,16 RUNS=3 .device/stream_bench "$D/sys1g" | tail -n +2
-for r in 1 2 3; do
-  for b in parvlc-old parvlc; do
-    wall "$b gzip stdin run $r" ".device/$b compress -f gzip - -o - < $D/sys.tar"
-    wall "$b native stdin run $r" ".device/$b compress -f native - -o - < $D/sys.tar"
-  done
-done
+cli_compress_ab "$D" 3
 echo "== library, debug-logged (new build)"
 RUST_LOG=parvlc=debug RUNS=1 .device/stream_bench "$D/sys1g" 2>&1 | chunk_phases
 echo "== library, debug-logged (old build)"

@@ -30,18 +30,7 @@ for r in 1 2; do
     FORMAT=gzip CHUNKS_MIB=4,8 DEPTHS=10 RUNS=3 .device/$b "$D/sys1g" | tail -n +2
   done
 done
-for b in parvlc-old parvlc; do
-  .device/$b compress -f gzip - -o - < "$D/sys.tar" 2>/dev/null > "$D/$b.gz"
-  gzip -dc "$D/$b.gz" | cmp - "$D/sys.tar" && echo "$b gzip: gzip -dc gives the input, $(stat -c %s "$D/$b.gz") bytes"
-  .device/$b compress -f native - -o - < "$D/sys.tar" 2>/dev/null > "$D/$b.pvlc"
-  .device/$b decompress "$D/$b.pvlc" -o - 2>/dev/null | cmp - "$D/sys.tar" && echo "$b native: decompress gives the input, $(stat -c %s "$D/$b.pvlc") bytes"
-  rm -f "$D/$b.gz" "$D/$b.pvlc"
-done
-for r in 1 2 3; do
-  for b in parvlc-old parvlc; do
-    wall "$b gzip stdin run $r" ".device/$b compress -f gzip - -o - < $D/sys.tar"
-    wall "$b native stdin run $r" ".device/$b compress -f native - -o - < $D/sys.tar"
-  done
-done
+cli_compress_check "$D"
+cli_compress_ab "$D" 3
 rm -rf "$D"
 date -u

@@ -5,6 +5,7 @@
 // (high, low) pair (src/h264/rate.rs `rd_cost`).
 
 //!import h264/block
+//!import common/mul_wide
 
 // keep in sync with src/h264/intra.rs `rate_table_parts` (a test reads the offsets here):
 // u32 entries.
@@ -214,19 +215,6 @@ fn intra4x4_header_bits(syntax0: u32, syntax1: u32, cbp: u32) -> u32 {
         fields += select(4u, 1u, ((syntax1 >> (4u * i)) & 15u) == 8u);
     }
     return 1u + fields + ue_bits(rate_tables[RT_CBP_CODE + cbp]) + select(0u, 1u, cbp != 0u);
-}
-
-// a * b as (high, low) words.
-fn mul_wide(a: u32, b: u32) -> vec2<u32> {
-    let al = a & 0xffffu;
-    let ah = a >> 16u;
-    let bl = b & 0xffffu;
-    let bh = b >> 16u;
-    let ll = al * bl;
-    let lh = al * bh;
-    let hl = ah * bl;
-    let mid = (ll >> 16u) + (lh & 0xffffu) + (hl & 0xffffu);
-    return vec2<u32>(ah * bh + (lh >> 16u) + (hl >> 16u) + (mid >> 16u), (ll & 0xffffu) | (mid << 16u));
 }
 
 // `ssd` (below 2^26) times 2^RD_SHIFT plus lambda2 at `qp` times `bits` (`rd_cost`).

@@ -10,6 +10,7 @@
 // Both run at WG_SIZE = 256: an invocation a byte value.
 //!import common/invocation
 //!import huffman/wg_sum64
+//!import common/mul_wide
 
 struct FramePlanParams {
     n_cells: u32,
@@ -39,19 +40,6 @@ fn lengths_at() -> u32 { return 3u * params.n_cells; }
 fn hist_at() -> u32 { return 68u * params.n_cells; }
 
 // 64-bit values as (low, high) words.
-fn mul_wide(a: u32, b: u32) -> vec2<u32> {
-    let a0 = a & 0xffffu;
-    let a1 = a >> 16u;
-    let b0 = b & 0xffffu;
-    let b1 = b >> 16u;
-    let p00 = a0 * b0;
-    let p01 = a0 * b1;
-    let p10 = a1 * b0;
-    let mid = (p00 >> 16u) + (p01 & 0xffffu) + (p10 & 0xffffu);
-    let high = a1 * b1 + (p01 >> 16u) + (p10 >> 16u) + (mid >> 16u);
-    return vec2<u32>((mid << 16u) | (p00 & 0xffffu), high);
-}
-
 fn le64(a: vec2<u32>, b: vec2<u32>) -> bool {
     return a.y < b.y || (a.y == b.y && a.x <= b.x);
 }
@@ -93,7 +81,7 @@ fn fixed_log2(f: u32) -> u32 {
 }
 
 fn term(f: u32) -> vec2<u32> {
-    return mul_wide(f, fixed_log2(f));
+    return mul_wide(f, fixed_log2(f)).yx;
 }
 
 // Estimated code bits of `n` bytes whose counts' terms sum to `sum`.
