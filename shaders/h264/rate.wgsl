@@ -5,7 +5,7 @@
 // (high, low) pair (src/h264/rate.rs `rd_cost`).
 
 //!import h264/block
-//!import common/mul_wide
+//!import common/wide
 
 // keep in sync with src/h264/intra.rs `rate_table_parts` (a test reads the offsets here):
 // u32 entries.
@@ -219,11 +219,9 @@ fn intra4x4_header_bits(syntax0: u32, syntax1: u32, cbp: u32) -> u32 {
 
 // `ssd` (below 2^26) times 2^RD_SHIFT plus lambda2 at `qp` times `bits` (`rd_cost`).
 fn rd_cost(ssd: u32, bits: u32, qp: u32) -> vec2<u32> {
-    let product = mul_wide(rate_tables[RT_LAMBDA2 + qp], bits);
-    let lo = product.y + (ssd << RD_SHIFT);
-    return vec2<u32>(product.x + select(0u, 1u, lo < product.y), lo);
+    return add_wide(mul_wide(rate_tables[RT_LAMBDA2 + qp], bits), vec2<u32>(0u, ssd << RD_SHIFT));
 }
 
 fn cost_less(a: vec2<u32>, b: vec2<u32>) -> bool {
-    return a.x < b.x || (a.x == b.x && a.y < b.y);
+    return !le_wide(b, a);
 }

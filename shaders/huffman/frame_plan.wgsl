@@ -10,7 +10,7 @@
 // Both run at WG_SIZE = 256: an invocation a byte value.
 //!import common/invocation
 //!import huffman/wg_sum64
-//!import common/mul_wide
+//!import common/wide
 
 struct FramePlanParams {
     n_cells: u32,
@@ -39,17 +39,12 @@ fn info_at() -> u32 { return params.n_cells; }
 fn lengths_at() -> u32 { return 3u * params.n_cells; }
 fn hist_at() -> u32 { return 68u * params.n_cells; }
 
-// 64-bit values as (low, high) words.
-fn le64(a: vec2<u32>, b: vec2<u32>) -> bool {
-    return a.y < b.y || (a.y == b.y && a.x <= b.x);
-}
-
-// a - b, or 0 where b > a.
-fn sub_sat64(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> {
-    if le64(a, b) {
+// a - b, or 0 where b > a: (high, low) words, as common/wide.
+fn sub_sat_wide(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> {
+    if le_wide(a, b) {
         return vec2<u32>(0u, 0u);
     }
-    return vec2<u32>(a.x - b.x, a.y - b.y - select(0u, 1u, a.x < b.x));
+    return vec2<u32>(a.x - b.x - select(0u, 1u, a.y < b.y), a.y - b.y);
 }
 
 var<workgroup> segments: array<u32, 257>;
@@ -81,12 +76,12 @@ fn fixed_log2(f: u32) -> u32 {
 }
 
 fn term(f: u32) -> vec2<u32> {
-    return mul_wide(f, fixed_log2(f)).yx;
+    return mul_wide(f, fixed_log2(f));
 }
 
 // Estimated code bits of `n` bytes whose counts' terms sum to `sum`.
 fn entropy_bits(n: u32, sum: vec2<u32>) -> vec2<u32> {
-    return sub_sat64(term(n), sum);
+    return sub_sat_wide(term(n), sum);
 }
 
 fn cell_len(c: u32) -> u32 {
@@ -113,7 +108,7 @@ fn merge(inv: Invocation) {
     let grid = workgroup_grid(inv);
     let per_region = params.cells_per_region;
     let n_regions = (params.n_cells + per_region - 1u) / per_region;
-    let threshold = vec2<u32>(params.threshold_lo, params.threshold_hi);
+    let threshold = vec2<u32>(params.threshold_hi, params.threshold_lo);
     for (var r = grid.x; r < n_regions; r += grid.y) {
         let begin = r * per_region;
         let end = min(begin + per_region, params.n_cells);
@@ -135,7 +130,7 @@ fn merge(inv: Invocation) {
                 let total = wg_sum64_pairs(inv, vec4<u32>(term(h), term(acc + h)));
                 cost_h = entropy_bits(h_n, total.xy);
                 let cost_merged = entropy_bits(acc_n + h_n, total.zw);
-                take = le64(cost_merged, add64(add64(cost_acc, cost_h), threshold));
+                take = le_wide(cost_merged, add_wide(add_wide(cost_acc, cost_h), threshold));
                 if take {
                     cost_acc = cost_merged;
                 }
@@ -294,8 +289,8 @@ fn code_lengths(inv: Invocation) {
         // holds the distance to `jump`), nine rounds for trees of up to 512 levels.
         let root = 2u * k;
         let x = k + 2u + lid;
-        let inner = k >= 2u && x <= root;
-        if inner {
+        let in_tree = k >= 2u && x <= root;
+        if in_tree {
             jump[x] = select(parent[x], x, x == root);
             weight[x] = select(1u, 0u, x == root);
         }
@@ -303,13 +298,13 @@ fn code_lengths(inv: Invocation) {
         for (var round = 0u; round < 9u; round++) {
             var to = 0u;
             var gained = 0u;
-            if inner {
+            if in_tree {
                 let j = jump[x];
                 gained = weight[j];
                 to = jump[j];
             }
             workgroupBarrier();
-            if inner {
+            if in_tree {
                 weight[x] += gained;
                 jump[x] = to;
             }

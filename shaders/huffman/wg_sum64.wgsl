@@ -1,13 +1,9 @@
-// Workgroup-wide sums of two 64-bit values an invocation, each as (low, high) words:
-// (x, y) and (z, w) of a vec4, every value below 2^56. Twin of
+// Workgroup-wide sums of two 64-bit values an invocation, each as (high, low) words
+// (common/wide): (x, y) and (z, w) of a vec4, every value below 2^56. Twin of
 // huffman/wg_sum64_subgroup.wgsl. Call in uniform control flow; the result is the same
 // in every invocation (though not uniform to the analysis: read from workgroup memory).
 //!import common/invocation
-
-fn add64(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> {
-    let low = a.x + b.x;
-    return vec2<u32>(low, a.y + b.y + select(0u, 1u, low < a.x));
-}
+//!import common/wide
 
 var<workgroup> wg_sum64_partial: array<vec4<u32>, 256>;
 
@@ -19,7 +15,7 @@ fn wg_sum64_pairs(inv: Invocation, v: vec4<u32>) -> vec4<u32> {
         if lid < stride {
             let a = wg_sum64_partial[lid];
             let b = wg_sum64_partial[lid + stride];
-            wg_sum64_partial[lid] = vec4<u32>(add64(a.xy, b.xy), add64(a.zw, b.zw));
+            wg_sum64_partial[lid] = vec4<u32>(add_wide(a.xy, b.xy), add_wide(a.zw, b.zw));
         }
         workgroupBarrier();
     }

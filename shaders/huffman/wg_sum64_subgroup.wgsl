@@ -3,30 +3,27 @@
 // over at most 256 invocations fit a word, summed by subgroups, the subgroups' sums
 // through workgroup memory. Call in uniform control flow.
 //!import common/invocation
-
-fn add64(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> {
-    let low = a.x + b.x;
-    return vec2<u32>(low, a.y + b.y + select(0u, 1u, low < a.x));
-}
+//!import common/wide
 
 // Subgroups of a workgroup, at most: 256 invocations in subgroups of at least 4.
 const WG_SUM64_MAX_SUBGROUPS: u32 = 64u;
 var<workgroup> wg_sum64_pieces: array<vec4<u32>, WG_SUM64_MAX_SUBGROUPS>;
 var<workgroup> wg_sum64_tops: array<vec2<u32>, WG_SUM64_MAX_SUBGROUPS>;
 
-// A value's bits 0-23 and 24-47 (bits 48 up are summed apart).
+// A (high, low) value's bits 0-23 and 24-47 (bits 48 up are summed apart).
 fn wg_sum64_low_pieces(a: vec2<u32>) -> vec2<u32> {
-    return vec2<u32>(a.x & 0xffffffu, ((a.x >> 24u) | (a.y << 8u)) & 0xffffffu);
+    return vec2<u32>(a.y & 0xffffffu, ((a.y >> 24u) | (a.x << 8u)) & 0xffffffu);
 }
 
+// The value whose bits 0-23 sum to `low.x`, 24-47 to `low.y` and 48 up to `top`.
 fn wg_sum64_join(low: vec2<u32>, top: u32) -> vec2<u32> {
-    let mid = vec2<u32>(low.y << 24u, (low.y >> 8u) + (top << 16u));
-    return add64(vec2<u32>(low.x, 0u), mid);
+    let mid = vec2<u32>((low.y >> 8u) + (top << 16u), low.y << 24u);
+    return add_wide(vec2<u32>(0u, low.x), mid);
 }
 
 fn wg_sum64_pairs(inv: Invocation, v: vec4<u32>) -> vec4<u32> {
     let pieces = subgroupAdd(vec4<u32>(wg_sum64_low_pieces(v.xy), wg_sum64_low_pieces(v.zw)));
-    let tops = subgroupAdd(vec2<u32>(v.y >> 16u, v.w >> 16u));
+    let tops = subgroupAdd(vec2<u32>(v.x >> 16u, v.z >> 16u));
     if inv.sg_lane == 0u {
         wg_sum64_pieces[inv.sg_id] = pieces;
         wg_sum64_tops[inv.sg_id] = tops;
