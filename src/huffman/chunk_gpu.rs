@@ -1,8 +1,9 @@
 //! A chunk of a framed stream coded on the GPU: cell histograms (the histogram stage),
-//! block CRC32s (the block_crc stage) and the frames with their code lengths (the
-//! frame_plan stage) in one submission, codes and headers made on the host, every
-//! frame coded with its own table in one framed CUVLE pass at the bit its container
-//! layout gives it, then the headers and trailers filled in place on all cores ([`super::chunk::finish_chunk`]). The bytes equal the CPU's
+//! block CRC32s (the block_crc stage) and, where the config's planner says, the frames
+//! with their code lengths (the frame_plan stage) in one submission; codes and headers
+//! made on the host; every frame coded with its own table in one framed CUVLE pass at
+//! the bit its container layout gives it; then the headers and trailers filled in place
+//! on all cores ([`super::chunk::finish_chunk`]). The bytes equal the CPU's
 //! ([`super::chunk::encode_chunk_cpu`]).
 
 use super::chunk::{bit_order, finish_chunk, ChunkLayout, CodedChunk};
@@ -15,16 +16,16 @@ use super::CodeTable;
 use crate::gpu::{clock, Gpu};
 use crate::{Error, Result};
 
-/// Code `data` as one chunk of a framed stream on `gpu`, its frames planned on the GPU
-/// (`plan_on_gpu`) or on this thread.
+/// Code `data` as one chunk of a framed stream on `gpu`, its frames planned on the GPU or
+/// on this thread as `config.planner` says.
 pub async fn encode_chunk_gpu(
     gpu: &Gpu,
     data: &[u8],
     format: Format,
     config: &StreamConfig,
-    plan_on_gpu: bool,
 ) -> Result<CodedChunk> {
     let (frames, cuvle) = (&config.frames, &config.cuvle);
+    let plan_on_gpu = config.planner.on_gpu(format, frames);
     let block = cuvle.block_bytes();
     frames.validate(block)?;
     if data.is_empty() {

@@ -780,7 +780,6 @@ impl<'g> VleEncoder<'g> {
             return Ok((Vec::new(), Vec::new(), Vec::new()));
         };
         let mut ranges = vec![(hist.buffer(), 0, pending.n_chunks as u64 * 1024)];
-        let n_blocks = crcs.as_ref().map_or(0, |c| c.1);
         if let Some((crcs, n_blocks)) = &crcs {
             ranges.push((crcs.buffer(), 0, *n_blocks as u64 * 4));
         }
@@ -791,9 +790,10 @@ impl<'g> VleEncoder<'g> {
         self.gpu.queue.submit([encoder.finish()]);
         let mut parts = self.gpu.read_recorded(reads).await?.into_iter();
         let histograms = histograms_from_words(&parts.next().unwrap_or_default());
-        let crcs = match n_blocks {
-            0 => Vec::new(),
-            _ => super::block_crc::crcs_from_bytes(&parts.next().unwrap_or_default()),
+        // The parts come in the order their ranges went in.
+        let crcs = match crcs {
+            Some(_) => super::block_crc::crcs_from_bytes(&parts.next().unwrap_or_default()),
+            None => Vec::new(),
         };
         let plan = bytemuck::pod_collect_to_vec(&parts.next().unwrap_or_default());
         Ok((histograms, crcs, plan))

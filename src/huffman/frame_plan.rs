@@ -60,6 +60,14 @@ impl PlanWords {
     }
 }
 
+/// Symbols of `format`'s frame codes: the bytes, and gzip's end-of-block.
+fn alphabet(format: Format) -> usize {
+    match format {
+        Format::Native => 256,
+        Format::Gzip => LITERAL_SYMBOLS,
+    }
+}
+
 /// A plan recorded by [`record_frame_plan`]: read its first `read_words` words back.
 pub(crate) struct PlanPending {
     pub(crate) buffer: PooledBuffer,
@@ -95,10 +103,7 @@ pub(crate) fn record_frame_plan(
         cells_per_region: (config.max_frame_bytes / config.cell_bytes) as u32,
         cell_bytes: config.cell_bytes as u32,
         last_cell_bytes: (len - (n_cells as u64 - 1) * config.cell_bytes) as u32,
-        alphabet: match format {
-            Format::Native => 256,
-            Format::Gzip => LITERAL_SYMBOLS as u32,
-        },
+        alphabet: alphabet(format) as u32,
         fixed: config.fixed as u32,
         threshold_lo: threshold as u32,
         threshold_hi: (threshold >> 32) as u32,
@@ -175,10 +180,7 @@ pub(crate) fn frames_from_plan(
         )));
     }
     let per_region = (config.max_frame_bytes / config.cell_bytes) as usize;
-    let alphabet = match format {
-        Format::Native => 256,
-        Format::Gzip => LITERAL_SYMBOLS,
-    };
+    let alphabet = alphabet(format);
     let cell = config.cell_bytes;
     let mut frames = Vec::new();
     let mut c = 0;
@@ -241,22 +243,35 @@ fn summaries(frames: &[FramePlan]) -> Vec<PlannedSummary> {
 pub struct FramePlanStage<'e, 'g>(pub &'e VleEncoder<'g>, pub Format, pub FrameConfig);
 
 impl FramePlanStage<'_, '_> {
+    /// The cell histograms and the plan recorded into `encoder`, its passes timed by
+    /// `profiler` if given.
+    fn record(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        uploaded: &GpuInput,
+        profiler: Option<&mut Profiler>,
+    ) -> Result<FramePlanPending> {
+        let cells = self.0.record_histograms(encoder, uploaded, None)?;
+        let gpu = GpuStage::gpu(self);
+        let plan = record_frame_plan(
+            gpu,
+            encoder,
+            &cells,
+            uploaded.len(),
+            self.1,
+            &self.2,
+            profiler,
+        )?;
+        Ok(FramePlanPending(cells, plan))
+    }
+
     /// GPU seconds of the plan's two passes (merge, code lengths) on `uploaded`, from
     /// timestamps (zeros where the adapter has none): for benchmarks.
     pub async fn kernel_seconds(&self, uploaded: &GpuInput) -> Result<(f64, f64)> {
         let gpu = GpuStage::gpu(self);
         let mut profiler = Profiler::new(gpu, 2);
         let mut encoder = gpu.device.create_command_encoder(&Default::default());
-        let cells = self.0.record_histograms(&mut encoder, uploaded, None)?;
-        record_frame_plan(
-            gpu,
-            &mut encoder,
-            &cells,
-            uploaded.len(),
-            self.1,
-            &self.2,
-            Some(&mut profiler),
-        )?;
+        self.record(&mut encoder, uploaded, Some(&mut profiler))?;
         profiler.resolve(&mut encoder);
         gpu.queue.submit([encoder.finish()]);
         let t = profiler.timings(gpu).await?;
@@ -291,10 +306,7 @@ impl GpuStage for FramePlanStage<'_, '_> {
         encoder: &mut wgpu::CommandEncoder,
         uploaded: &GpuInput,
     ) -> Result<FramePlanPending> {
-        let cells = self.0.record_histograms(encoder, uploaded, None)?;
-        let gpu = GpuStage::gpu(self);
-        let plan = record_frame_plan(gpu, encoder, &cells, uploaded.len(), self.1, &self.2, None)?;
-        Ok(FramePlanPending(cells, plan))
+        self.record(encoder, uploaded, None)
     }
 
     async fn finish(
@@ -304,8 +316,9 @@ impl GpuStage for FramePlanStage<'_, '_> {
         pending: FramePlanPending,
     ) -> Result<Vec<PlannedSummary>> {
         let FramePlanPending(cells, plan) = pending;
+        // No input, no frames (as the twin plans them).
         let Some(plan) = plan else {
-            return self.cpu(input);
+            return Ok(Vec::new());
         };
         let words: Vec<u32> = bytemuck::pod_collect_to_vec(
             &GpuStage::gpu(self)

@@ -171,8 +171,8 @@ fn term(log2: &Log2, f: u64) -> u64 {
 
 /// Estimated code bits (fixed point) of a histogram of `n` bytes whose terms sum to
 /// `sum_terms`: its order-0 entropy.
-fn entropy_bits(table: &Log2, n: u64, sum_terms: u64) -> u64 {
-    term(table, n).saturating_sub(sum_terms)
+fn entropy_bits(log2: &Log2, n: u64, sum_terms: u64) -> u64 {
+    term(log2, n).saturating_sub(sum_terms)
 }
 
 /// Greedy merging of one region's cells (the first is cell `base` of the chunk): each
@@ -187,11 +187,11 @@ fn merge_region(
     let Some((first_cell, rest)) = region.split_first() else {
         return Ok(());
     };
-    let table = log2s();
+    let log2 = log2s();
     let header = merge_threshold(format);
     let cost = |h: &[u64; 256]| {
-        let sum = h.iter().map(|&f| term(table, f)).sum();
-        entropy_bits(table, h.iter().sum(), sum)
+        let sum = h.iter().map(|&f| term(log2, f)).sum();
+        entropy_bits(log2, h.iter().sum(), sum)
     };
     let mut acc = *first_cell;
     let mut acc_n: u64 = acc.iter().sum();
@@ -211,11 +211,11 @@ fn merge_region(
         for ((m, &a), &f) in merged.iter_mut().zip(&acc).zip(h) {
             *m = a + f;
             h_n += f;
-            sum_h += term(table, f);
-            sum_m += term(table, *m);
+            sum_h += term(log2, f);
+            sum_m += term(log2, *m);
         }
-        let cost_h = entropy_bits(table, h_n, sum_h);
-        let cost_merged = entropy_bits(table, acc_n + h_n, sum_m);
+        let cost_h = entropy_bits(log2, h_n, sum_h);
+        let cost_merged = entropy_bits(log2, acc_n + h_n, sum_m);
         if cost_merged <= cost_acc + cost_h + header {
             acc = merged;
             acc_n += h_n;

@@ -148,10 +148,7 @@ pub async fn encode_chunk(
     let block = config.cuvle.block_bytes();
     match engine {
         Engine::Cpu => encode_chunk_cpu(data, format, &config.frames, block),
-        Engine::Wgpu(gpu) => {
-            let on_gpu = config.planner.on_gpu(format, &config.frames);
-            super::chunk_gpu::encode_chunk_gpu(gpu, data, format, config, on_gpu).await
-        }
+        Engine::Wgpu(gpu) => super::chunk_gpu::encode_chunk_gpu(gpu, data, format, config).await,
         #[cfg(feature = "cuda")]
         Engine::Cuda(..) => Err(Error::InvalidArgument(
             "the streaming compressor runs on wgpu or the CPU; CUDA compresses whole files \
