@@ -105,4 +105,53 @@ mod tests {
             shift(shift(0x1234_5678, 1 << 39), 1 << 39)
         );
     }
+
+    /// `a * b mod P`, reflected (zlib's `multmodp`), as shaders/huffman/crc32.wgsl
+    /// `crc_mul` computes it.
+    fn mul_mod_p(a: u32, mut b: u32) -> u32 {
+        let mut p = 0;
+        for i in 0..32 {
+            if a >> (31 - i) & 1 == 1 {
+                p ^= b;
+            }
+            b = (b >> 1) ^ (POLY & 0u32.wrapping_sub(b & 1));
+        }
+        p
+    }
+
+    /// The shader's table of multipliers for 2^k zero bytes (`CRC_ZERO_POWERS`) is
+    /// x^(8 * 2^k) mod P, and shifting by them equals [`shift`].
+    #[test]
+    fn the_shaders_zero_byte_multipliers_are_the_powers_of_x() {
+        let shader = include_str!("../shaders/huffman/crc32.wgsl");
+        let table = shader
+            .split("CRC_ZERO_POWERS = array<u32, 32>(")
+            .nth(1)
+            .and_then(|rest| rest.split(')').next())
+            .expect("the table in crc32.wgsl");
+        let words: Vec<u32> = table
+            .split(',')
+            .map(|w| w.trim().trim_end_matches('u'))
+            .filter(|w| !w.is_empty())
+            .map(|w| u32::from_str_radix(w.trim_start_matches("0x"), 16).expect("a hex word"))
+            .collect();
+        // x^1 squared k + 3 times is x^(8 * 2^k).
+        let mut power = 0x4000_0000u32;
+        let mut expected = Vec::new();
+        for k in 0..35 {
+            if k >= 3 {
+                expected.push(power);
+            }
+            power = mul_mod_p(power, power);
+        }
+        assert_eq!(words, expected);
+        let mut rng = SplitMix64(3);
+        for _ in 0..100 {
+            let (c, n) = (rng.next_u64() as u32, rng.below(1 << 20));
+            let op = (0..32)
+                .filter(|k| n >> k & 1 == 1)
+                .fold(0x8000_0000, |op, k| mul_mod_p(words[k], op));
+            assert_eq!(mul_mod_p(op, c), shift(c, n), "{c:#x} over {n} zero bytes");
+        }
+    }
 }

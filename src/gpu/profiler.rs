@@ -16,6 +16,10 @@ pub struct Timings {
     pub passes: Vec<(&'static str, f64)>,
     /// First pass's begin to last pass's end.
     pub span: f64,
+    /// The first pass's begin and the last pass's end on the GPU's clock, in seconds
+    /// (0 when nothing was timed): timings of different submissions on one GPU line up.
+    pub begin: f64,
+    pub end: f64,
 }
 
 impl Timings {
@@ -84,18 +88,28 @@ impl Profiler {
         }
     }
 
+    /// The resolved queries' range, for a caller that reads it back with its own data
+    /// ([`Self::timings_from`] then reads the bytes); None when nothing was timed.
+    pub fn resolved_range(&self) -> Option<(&wgpu::Buffer, u64, u64)> {
+        let resolve = self.resolve.as_ref()?;
+        (!self.labels.is_empty()).then(|| (resolve, 0, self.labels.len() as u64 * 16))
+    }
+
     /// Read the resolved times (after the encoder was submitted).
     pub async fn timings(&self, gpu: &Gpu) -> Result<Timings> {
-        let Some(resolve) = &self.resolve else {
+        let Some((resolve, offset, len)) = self.resolved_range() else {
             return Ok(Timings::default());
         };
-        if self.labels.is_empty() {
-            return Ok(Timings::default());
+        let bytes = gpu.read_buffer(resolve, offset, len).await?;
+        Ok(self.timings_from(gpu, &bytes))
+    }
+
+    /// The times in `bytes`, read back from [`Self::resolved_range`].
+    pub fn timings_from(&self, gpu: &Gpu, bytes: &[u8]) -> Timings {
+        if self.labels.is_empty() || bytes.len() < self.labels.len() * 16 {
+            return Timings::default();
         }
-        let bytes = gpu
-            .read_buffer(resolve, 0, self.labels.len() as u64 * 16)
-            .await?;
-        let ticks: Vec<u64> = bytemuck::pod_collect_to_vec(&bytes);
+        let ticks: Vec<u64> = bytemuck::pod_collect_to_vec(&bytes[..self.labels.len() * 16]);
         let period = gpu.queue.get_timestamp_period() as f64 * 1e-9;
         let mut passes: Vec<(&'static str, f64)> = Vec::new();
         for (i, label) in self.labels.iter().enumerate() {
@@ -107,6 +121,11 @@ impl Profiler {
         }
         let last = ticks[2 * self.labels.len() - 1];
         let span = last.saturating_sub(ticks[0]) as f64 * period;
-        Ok(Timings { passes, span })
+        Timings {
+            passes,
+            span,
+            begin: ticks[0] as f64 * period,
+            end: last as f64 * period,
+        }
     }
 }

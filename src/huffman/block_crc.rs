@@ -7,7 +7,7 @@ use wgpu::util::DeviceExt;
 
 use super::cuvle::{GpuInput, VleEncoder};
 use crate::gpu::registry::huffman::BLOCK_CRC;
-use crate::gpu::{Gpu, GpuStage, PooledBuffer};
+use crate::gpu::{Gpu, GpuStage, PooledBuffer, Profiler};
 use crate::{Error, Result};
 
 #[repr(C)]
@@ -37,6 +37,7 @@ pub(crate) fn record_block_crcs(
     input: &GpuInput,
     block_bytes: u64,
     workgroup_size: u32,
+    profiler: Option<&mut Profiler>,
 ) -> Result<Option<(PooledBuffer, usize)>> {
     let n_blocks = input.len().div_ceil(block_bytes.max(1)) as usize;
     if n_blocks == 0 {
@@ -88,15 +89,15 @@ pub(crate) fn record_block_crcs(
                 (2, crcs.as_entire_buffer_binding()),
             ],
         );
+        // A workgroup a block.
         let groups = params
             .n_blocks
-            .div_ceil(workgroup_size)
             .min(gpu.limits.max_compute_workgroups_per_dimension);
         binds.push((bind, groups));
     }
     let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
         label: Some(BLOCK_CRC.label),
-        timestamp_writes: None,
+        timestamp_writes: profiler.and_then(|p| p.pass("block_crc")),
     });
     pass.set_pipeline(&built.pipeline);
     for (bind, groups) in &binds {
@@ -142,7 +143,8 @@ impl GpuStage for BlockCrcStage<'_, '_> {
         uploaded: &GpuInput,
     ) -> Result<BlockCrcPending> {
         let wg = self.0.config().scan.workgroup_size;
-        record_block_crcs(GpuStage::gpu(self), encoder, uploaded, self.1, wg).map(BlockCrcPending)
+        record_block_crcs(GpuStage::gpu(self), encoder, uploaded, self.1, wg, None)
+            .map(BlockCrcPending)
     }
 
     async fn finish(

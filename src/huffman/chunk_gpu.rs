@@ -37,9 +37,13 @@ pub async fn encode_chunk_gpu(
     let t_up = clock();
     let len = data.len() as u64;
     let plan_with = plan_on_gpu.then_some((format, frames));
-    let (cells, block_crcs, plan) = encoder
-        .histograms_with_crcs(&input, block, plan_with)
+    // Trace level: the GPU's passes timed, on its clock, for a timeline of the chunks.
+    let timeline = log::log_enabled!(log::Level::Trace) && gpu.has_timestamps();
+    let mut scan_profiler = timeline.then(|| crate::gpu::Profiler::new(gpu, 4));
+    let scan = encoder
+        .histograms_with_crcs(&input, block, plan_with, scan_profiler.as_mut())
         .await?;
+    let (cells, block_crcs, plan) = (scan.histograms, scan.crcs, scan.plan);
     let t1 = clock();
     let layout = if plan_on_gpu {
         let planned = frames_from_plan(&plan, &cells, len, format, frames)?;
@@ -80,7 +84,8 @@ pub async fn encode_chunk_gpu(
         .create_command_encoder(&wgpu::CommandEncoderDescriptor {
             label: Some("parvlc.huffman.chunk"),
         });
-    let mut pending = encoder.encode_framed_into(&mut command, &input, &uploaded, &plan, false)?;
+    let mut pending =
+        encoder.encode_framed_into(&mut command, &input, &uploaded, &plan, timeline)?;
     encoder.record_readback(&mut command, &mut pending);
     gpu.queue.submit([command.finish()]);
     let t_sub = clock();
@@ -128,6 +133,14 @@ pub async fn encode_chunk_gpu(
         Some(&block_crcs),
     )?;
     let t4 = clock();
+    if timeline {
+        log::trace!(
+            "chunk of {} bytes on the GPU's clock: scan {} encode {}",
+            data.len(),
+            timeline_passes(&scan.timings),
+            timeline_passes(&encoded.timings),
+        );
+    }
     if let (Some(t0), Some(tu), Some(t1), Some(t2), Some(ts), Some(t3), Some(t4)) =
         (t0, t_up, t1, t2, t_sub, t3, t4)
     {
@@ -152,4 +165,20 @@ pub async fn encode_chunk_gpu(
         data.len() as u64,
         block,
     ))
+}
+
+/// A submission's passes for the trace log: its begin and end on the GPU's clock (us),
+/// then each pass's label and time (us).
+fn timeline_passes(t: &crate::gpu::Timings) -> String {
+    let passes: Vec<String> = t
+        .passes
+        .iter()
+        .map(|(label, secs)| format!("{label}={:.1}", secs * 1e6))
+        .collect();
+    format!(
+        "[{:.1}..{:.1}] {}",
+        t.begin * 1e6,
+        t.end * 1e6,
+        passes.join(",")
+    )
 }

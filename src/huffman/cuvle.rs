@@ -525,12 +525,15 @@ pub struct Pending {
 }
 
 impl Pending {
-    /// What [`VleEncoder::finish`] reads: the output, then the block log.
-    fn readback_ranges(&self) -> [(&wgpu::Buffer, u64, u64); 2] {
-        [
-            (&self.output, 0, self.plan.output_bytes()),
-            (&self.log, 0, self.plan.log_words() * 4),
-        ]
+    /// What [`VleEncoder::finish`] reads: the output, the block log, and the kernel
+    /// times when profiled (in the same copy, so a profiled encode waits no longer).
+    fn readback_ranges(&self) -> Vec<(&wgpu::Buffer, u64, u64)> {
+        let mut ranges = vec![
+            (&*self.output, 0, self.plan.output_bytes()),
+            (&*self.log, 0, self.plan.log_words() * 4),
+        ];
+        ranges.extend(self.profiler.resolved_range());
+        ranges
     }
 
     /// The output buffer, holding the stream as little-endian u32 words.
@@ -542,6 +545,18 @@ impl Pending {
     pub async fn timings(&self, gpu: &Gpu) -> Result<Timings> {
         self.profiler.timings(gpu).await
     }
+}
+
+/// What a stream's chunk reads back before it codes (see
+/// [`VleEncoder::histograms_with_crcs`]): each cell's histogram, each block's CRC32, the
+/// frame plan's words (empty unless planned on the GPU) and the passes' times (empty
+/// unless profiled).
+#[derive(Default)]
+pub(crate) struct ChunkScan {
+    pub histograms: Vec<[u64; 256]>,
+    pub crcs: Vec<u32>,
+    pub plan: Vec<u32>,
+    pub timings: Timings,
 }
 
 /// Per-chunk histograms from the histogram stage's u32 counts, as read back.
@@ -715,21 +730,26 @@ impl<'g> VleEncoder<'g> {
         input: &GpuInput,
         profiler: Option<&mut Profiler>,
     ) -> Result<Vec<[u64; 256]>> {
-        Ok(self.histograms_with(input, profiler, None, None).await?.0)
+        Ok(self
+            .histograms_with(input, profiler, None, None)
+            .await?
+            .histograms)
     }
 
     /// [`Self::histograms`], the CRC32 of every `block_bytes` block of the input
     /// ([`super::block_crc`]) and, with `plan`, the input's frames planned as its format
     /// and frame config cut them ([`super::frame_plan`]; no words without), in one
     /// submission and one readback: what a stream's chunk needs before it codes its
-    /// frames, and after, for their checksums.
+    /// frames, and after, for their checksums. With `profiler`, its passes' times come
+    /// back in the same readback.
     pub(crate) async fn histograms_with_crcs(
         &self,
         input: &GpuInput,
         block_bytes: u64,
         plan: Option<(super::compress::Format, &super::frames::FrameConfig)>,
-    ) -> Result<(Vec<[u64; 256]>, Vec<u32>, Vec<u32>)> {
-        self.histograms_with(input, None, Some(block_bytes), plan)
+        profiler: Option<&mut Profiler>,
+    ) -> Result<ChunkScan> {
+        self.histograms_with(input, profiler, Some(block_bytes), plan)
             .await
     }
 
@@ -742,7 +762,7 @@ impl<'g> VleEncoder<'g> {
         mut profiler: Option<&mut Profiler>,
         crc_block: Option<u64>,
         plan: Option<(super::compress::Format, &super::frames::FrameConfig)>,
-    ) -> Result<(Vec<[u64; 256]>, Vec<u32>, Vec<u32>)> {
+    ) -> Result<ChunkScan> {
         let mut encoder = self
             .gpu
             .device
@@ -750,9 +770,6 @@ impl<'g> VleEncoder<'g> {
                 label: Some(crate::gpu::registry::huffman::HISTOGRAM.label),
             });
         let pending = self.record_histograms(&mut encoder, input, profiler.as_deref_mut())?;
-        if let Some(p) = profiler.as_deref() {
-            p.resolve(&mut encoder);
-        }
         let crcs = match crc_block {
             Some(block_bytes) => super::block_crc::record_block_crcs(
                 self.gpu,
@@ -760,6 +777,7 @@ impl<'g> VleEncoder<'g> {
                 input,
                 block_bytes,
                 self.config.scan.workgroup_size,
+                profiler.as_deref_mut(),
             )?,
             None => None,
         };
@@ -771,13 +789,16 @@ impl<'g> VleEncoder<'g> {
                 input.len(),
                 format,
                 frames,
-                None,
+                profiler.as_deref_mut(),
             )?,
             None => None,
         };
+        if let Some(p) = profiler.as_deref() {
+            p.resolve(&mut encoder);
+        }
         // No counts: no input, so no blocks either.
         let Some(hist) = &pending.counts else {
-            return Ok((Vec::new(), Vec::new(), Vec::new()));
+            return Ok(ChunkScan::default());
         };
         let mut ranges = vec![(hist.buffer(), 0, pending.n_chunks as u64 * 1024)];
         if let Some((crcs, n_blocks)) = &crcs {
@@ -786,17 +807,33 @@ impl<'g> VleEncoder<'g> {
         if let Some(p) = &plan {
             ranges.push((p.buffer.buffer(), 0, p.read_words as u64 * 4));
         }
+        let times = profiler.as_deref().and_then(|p| p.resolved_range());
+        ranges.extend(times);
         let reads = self.gpu.record_reads(&mut encoder, &ranges);
         self.gpu.queue.submit([encoder.finish()]);
         let mut parts = self.gpu.read_recorded(reads).await?.into_iter();
-        let histograms = histograms_from_words(&parts.next().unwrap_or_default());
         // The parts come in the order their ranges went in.
+        let histograms = histograms_from_words(&parts.next().unwrap_or_default());
         let crcs = match crcs {
             Some(_) => super::block_crc::crcs_from_bytes(&parts.next().unwrap_or_default()),
             None => Vec::new(),
         };
-        let plan = bytemuck::pod_collect_to_vec(&parts.next().unwrap_or_default());
-        Ok((histograms, crcs, plan))
+        let plan = match plan {
+            Some(_) => bytemuck::pod_collect_to_vec(&parts.next().unwrap_or_default()),
+            None => Vec::new(),
+        };
+        let timings = match profiler {
+            Some(p) if p.resolved_range().is_some() => {
+                p.timings_from(self.gpu, &parts.next().unwrap_or_default())
+            }
+            _ => Timings::default(),
+        };
+        Ok(ChunkScan {
+            histograms,
+            crcs,
+            plan,
+            timings,
+        })
     }
 
     /// Record the per-chunk histograms of `input` into `encoder`; nothing is submitted.
@@ -1063,12 +1100,18 @@ impl<'g> VleEncoder<'g> {
             None => self.gpu.read_buffers(&pending.readback_ranges()).await?,
         };
         let plan = &pending.plan;
+        // The parts come in the order of the ranges: output, log, times.
+        let timings = match pending.profiler.resolved_range() {
+            Some(_) => pending
+                .profiler
+                .timings_from(self.gpu, &parts.pop().unwrap_or_default()),
+            None => Timings::default(),
+        };
         let log: Vec<u32> = bytemuck::pod_collect_to_vec(&parts.pop().unwrap_or_default());
         let mut bytes = parts.pop().unwrap_or_default();
         bytes.truncate(plan.total_bits.div_ceil(8) as usize);
         let (block_offsets, fallbacks) = plan.read_log(&log, self.config.scan.strategy)?;
         let frame_offsets = plan.frame_offsets(&block_offsets)?;
-        let timings = pending.profiler.timings(self.gpu).await?;
         Ok(Encoded {
             stream: BitBuf {
                 bytes,
