@@ -7,12 +7,15 @@
 //!
 //! Without a file: 24 MiB of synthetic mixed data. `DEPTHS` and `CHUNKS_MIB` are comma
 //! lists swept in full (by default the library's `StreamConfig::default()`), `RUNS` the
-//! timed runs of each shape (3), `FORMAT` gzip or native (native). Opens the GPU as the CLI does (wgpu; the CPU where there is none).
+//! timed runs of each shape (3), `FORMAT` gzip or native (native), `PLANNER` gpu, host or
+//! auto and `FRAME_KIB` the largest frame (the CLI's for the format). Opens the GPU as the CLI does (wgpu; the CPU where there is none).
 
 use std::time::Instant;
 
 use parvlc::huffman::compress::{decompress, Format};
-use parvlc::huffman::pipeline::{compress_stream, compress_to_vec, StreamConfig, StreamInput};
+use parvlc::huffman::pipeline::{
+    compress_stream, compress_to_vec, FramePlanner, StreamConfig, StreamInput,
+};
 use parvlc::testdata::generate;
 use parvlc::{Backend, Engine};
 
@@ -73,8 +76,18 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("{} bytes, {format:?}, on {}", data.len(), engine.name());
     // Pages of the output touched once, before any run, as a caller that keeps its buffer.
     let mut out: Vec<u8> = vec![0; data.len() + data.len() / 8 + (1 << 20)];
-    // The CLI's shape for the format unless the environment sweeps others.
-    let shape = StreamConfig::for_format(format);
+    // The CLI's shape for the format unless the environment sweeps others, or names
+    // where frames are planned (`PLANNER` gpu, host or auto) and their largest size
+    // (`FRAME_KIB`).
+    let mut shape = StreamConfig::for_format(format);
+    shape.planner = match std::env::var("PLANNER").as_deref() {
+        Ok("gpu") => FramePlanner::Gpu,
+        Ok("host") => FramePlanner::Host,
+        _ => shape.planner,
+    };
+    if let Some(&kib) = list("FRAME_KIB", "").first() {
+        shape.frames.max_frame_bytes = (kib as u64) << 10;
+    }
     for &chunk_mib in &list("CHUNKS_MIB", &(shape.chunk_bytes >> 20).to_string()) {
         for &depth in &list("DEPTHS", &shape.depth.to_string()) {
             let config = StreamConfig {

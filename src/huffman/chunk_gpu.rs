@@ -25,7 +25,7 @@ pub async fn encode_chunk_gpu(
     config: &StreamConfig,
 ) -> Result<CodedChunk> {
     let (frames, cuvle) = (&config.frames, &config.cuvle);
-    let plan_on_gpu = config.planner.on_gpu(format, frames);
+    let plan_on_gpu = config.planner.on_gpu(frames);
     let block = cuvle.block_bytes();
     frames.validate(block)?;
     if data.is_empty() {
