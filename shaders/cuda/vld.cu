@@ -142,9 +142,10 @@ vld_main(VldArgs args, const unsigned* __restrict__ payload,
     }
 }
 
-// Twin of vld.wgsl `block_crcs`: after vld_main, each thread the CRC32 (IEEE, reflected)
-// of one block's output bytes, by bytes up to a word boundary, then by words (slicing by
-// 4, the tables built by the thread block in shared memory).
+// The same CRC32s as vld.wgsl `block_crcs`, after vld_main: each thread the CRC32 (IEEE,
+// reflected) of one block's output bytes, by bytes up to a word boundary, then by words
+// (slicing by 4, the tables built by the thread block in shared memory). (The WGSL one
+// splits a block over a workgroup and shifts the parts together.)
 __device__ __forceinline__ unsigned output_byte(const unsigned* output, unsigned i) {
     return (output[i >> 2u] >> (8u * (i & 3u))) & 0xffu;
 }

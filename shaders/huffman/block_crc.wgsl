@@ -20,9 +20,6 @@ struct BlockCrcParams {
 @group(0) @binding(1) var<storage, read> input: array<u32>;
 @group(0) @binding(2) var<storage, read_write> crcs: array<u32>;
 
-// Each invocation's register, shifted to the block's end, for the XOR.
-var<workgroup> parts: array<u32, WG_SIZE>;
-
 @compute @workgroup_size(WG_SIZE)
 fn main(inv: Invocation) {
     build_crc_tables(inv);
@@ -56,16 +53,9 @@ fn main(inv: Invocation) {
         if after != whole_after {
             op = crc_zeros(after);
         }
-        parts[inv.lid] = crc_mul(op, c);
-        for (var s = 1u; s < WG_SIZE; s <<= 1u) {
-            workgroupBarrier();
-            if (inv.lid & (2u * s - 1u)) == 0u && inv.lid + s < WG_SIZE {
-                parts[inv.lid] ^= parts[inv.lid + s];
-            }
-        }
+        let all = crc_xor_parts(inv.lid, crc_mul(op, c));
         if inv.lid == 0u {
-            crcs[params.crc_base + b] = ~parts[0];
+            crcs[params.crc_base + b] = ~all;
         }
-        workgroupBarrier();
     }
 }

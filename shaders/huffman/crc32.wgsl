@@ -74,3 +74,22 @@ fn crc_zeros(n: u32) -> u32 {
     }
     return op;
 }
+
+var<workgroup> crc_parts: array<u32, WG_SIZE>;
+
+// The XOR of every invocation's `part`, to every invocation: the workgroup's registers,
+// each already shifted to the message's end, combined. Call in uniform control flow.
+fn crc_xor_parts(lid: u32, part: u32) -> u32 {
+    crc_parts[lid] = part;
+    for (var s = 1u; s < WG_SIZE; s <<= 1u) {
+        workgroupBarrier();
+        if (lid & (2u * s - 1u)) == 0u && lid + s < WG_SIZE {
+            crc_parts[lid] ^= crc_parts[lid + s];
+        }
+    }
+    workgroupBarrier();
+    let all = crc_parts[0];
+    // Before the next call overwrites it.
+    workgroupBarrier();
+    return all;
+}

@@ -249,32 +249,38 @@ fn output_byte(i: u32) -> u32 {
     return (atomicLoad(&output[i >> 2u]) >> (8u * (i & 3u))) & 0xffu;
 }
 
-// After `main` (or `main_global`), in a dispatch of its own: each invocation the CRC32 of
-// one block's output bytes, by bytes up to a word boundary, then by words.
+// After `main` (or `main_global`), in a dispatch of its own: a workgroup a block, each
+// invocation the register over its own run of the block's output bytes, shifted past the
+// runs after it, the workgroup's XORed (crc32.wgsl; one invocation a block was a serial
+// chain of the whole block, as block_crc.wgsl's was).
 @compute @workgroup_size(WG_SIZE)
 fn block_crcs(inv: Invocation) {
     build_crc_tables(inv);
     let grid = workgroup_grid(inv);
-    for (var first = grid.x * WG_SIZE; first < params.n_blocks; first += grid.y * WG_SIZE) {
-        let b = first + inv.lid;
-        if b < params.n_blocks {
-            let task = blocks[b];
-            var at = task.z;
-            let end = task.z + (task.w & ~LAST_BLOCK);
-            var c = 0xffffffffu;
-            while at < end && (at & 3u) != 0u {
-                c = crc_byte(c, output_byte(at));
-                at++;
-            }
-            while at + 4u <= end {
-                c = crc_word(c, atomicLoad(&output[at >> 2u]));
-                at += 4u;
-            }
-            while at < end {
-                c = crc_byte(c, output_byte(at));
-                at++;
-            }
-            crcs[b] = ~c;
+    for (var b = grid.x; b < params.n_blocks; b += grid.y) {
+        let task = blocks[b];
+        let len = task.w & ~LAST_BLOCK;
+        // Runs of whole words but the block's ends.
+        let run = (len + 4u * WG_SIZE - 1u) / (4u * WG_SIZE) * 4u;
+        let run_end = min(inv.lid * run + run, len);
+        var at = task.z + min(inv.lid * run, len);
+        let end = task.z + run_end;
+        var c = select(0u, 0xffffffffu, inv.lid == 0u);
+        while at < end && (at & 3u) != 0u {
+            c = crc_byte(c, output_byte(at));
+            at++;
+        }
+        while at + 4u <= end {
+            c = crc_word(c, atomicLoad(&output[at >> 2u]));
+            at += 4u;
+        }
+        while at < end {
+            c = crc_byte(c, output_byte(at));
+            at++;
+        }
+        let all = crc_xor_parts(inv.lid, crc_mul(crc_zeros(len - run_end), c));
+        if inv.lid == 0u {
+            crcs[b] = ~all;
         }
     }
 }

@@ -399,8 +399,13 @@ impl<'r, R: Read> Walk<'r, R> {
 /// CUDA takes as many: its copies and kernels all go through the device's one stream,
 /// so batches do not overlap there, but each batch's host work overlaps another batch's
 /// round trip only with several threads.
+///
+/// Five since the nineteenth pass: with the block CRC32s a workgroup a block, five
+/// decoded the same 4 GiB in 0.80-0.82 s at 462-463 MiB against six's 0.76-0.83 s at
+/// 484-486 MiB (and six had peaked at 544 MiB once), four in 0.83-0.89 s at 428-444 MiB,
+/// alternating in one call: the same wall, further under issue 13's 512 MiB.
 #[cfg(not(target_arch = "wasm32"))]
-const GPU_DECODERS: usize = 6;
+const GPU_DECODERS: usize = 5;
 
 /// Threads of each GPU decoder's own pool (see [`GPU_DECODERS`]).
 #[cfg(not(target_arch = "wasm32"))]

@@ -766,8 +766,8 @@ impl GpuStage for VldDecoder<'_> {
             };
             dispatch("vld", &built.pipeline, workgroups);
             let checksums = gpu.pipeline(&VLD, "block_crcs", &[wg])?;
-            let per_block = plan.blocks.len().div_ceil(self.workgroup_size as usize);
-            dispatch("crc", &checksums.pipeline, per_block);
+            // A workgroup a block.
+            dispatch("crc", &checksums.pipeline, plan.blocks.len());
         }
         profiler.resolve(encoder);
         Ok(VldPending {
