@@ -6,7 +6,9 @@
 # input to /dev/null, outputs checked first (gzip -dc, our decompress), three rounds
 # alternating; then where the library's CPU goes now: a perf profile (by symbol and by
 # thread) of six native and six gzip runs of the committed build. perf travels as
-# .device/perf.tgz (the binary and the libraries it links).
+# .device/perf.tgz (the binary and the libraries it links). Its perf part segfaulted in
+# that call: its perf.tgz carried the development machine's libc, which perf_tools' now
+# leaves out.
 # There, from the project root, .device carried: bash scripts/h200-base19.sh
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
@@ -15,14 +17,12 @@ source scripts/h200-lib.sh
 h200_start base19
 # The binaries travel gzipped (the call's 64 MiB limit).
 for f in .device/*.gz; do gunzip -f "$f"; done
-tar xzf .device/perf.tgz -C .device
+perf_tools
 D=/tmp/parvlc-base19
 sys_files "$D"
 library_ab "$D/sys1g" 3
 cli_compress_check "$D"
 cli_compress_ab "$D" 3
-perf() { LD_LIBRARY_PATH=.device/perf/lib .device/perf/perf "$@"; }
-echo -1 > /proc/sys/kernel/perf_event_paranoid 2>/dev/null
 report() {
   perf report -i "$1" --no-children --stdio --sort sym --percent-limit 0.5 2>/dev/null | grep -v '^#' | grep -v '^$' | head -45
   perf report -i "$1" --no-children --stdio --sort comm --percent-limit 1 2>/dev/null | grep -v '^#' | grep -v '^$' | head -12

@@ -14,7 +14,7 @@ cd "$(dirname "$0")/.." || exit 2
 source scripts/h200-lib.sh
 h200_start crc19
 for f in .device/*.gz; do gunzip -f "$f"; done
-tar xzf .device/perf.tgz -C .device
+perf_tools
 D=/tmp/parvlc-crc19
 sys_files "$D"
 for b in stream_bench-old stream_bench; do
@@ -32,8 +32,6 @@ for b in stream_bench-old stream_bench; do
 done
 cli_compress_check "$D"
 cli_compress_ab "$D" 3
-perf() { LD_LIBRARY_PATH=.device/perf/lib .device/perf/perf "$@"; }
-echo -1 > /proc/sys/kernel/perf_event_paranoid 2>/dev/null
 for f in native gzip; do
   echo "== perf: library, 1 GiB $f, ten runs after the checked one"
   perf record -F 1999 -o "$D/$f.data" -- env FORMAT=$f RUNS=10 .device/stream_bench "$D/sys1g" 2>&1 | tail -3

@@ -13,11 +13,9 @@ cd "$(dirname "$0")/.." || exit 2
 source scripts/h200-lib.sh
 h200_start faults19
 for f in .device/*.gz; do gunzip -f "$f"; done
-tar xzf .device/perf.tgz -C .device
+perf_tools
 D=/tmp/parvlc-faults19
 sys_files "$D"
-perf() { LD_LIBRARY_PATH=.device/perf/lib .device/perf/perf "$@"; }
-echo -1 > /proc/sys/kernel/perf_event_paranoid 2>/dev/null
 for r in 1 2; do
   for b in stream_bench stream_bench-exp; do
     for f in native gzip; do

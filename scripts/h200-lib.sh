@@ -228,3 +228,12 @@ library_ab() {
     done
   done
 }
+
+# perf_tools: perf from .device/perf.tgz (the development machine's perf and the
+# libraries it links, but libc: the GPU machine's own) as the function `perf`, and
+# sampling allowed.
+perf_tools() {
+  tar xzf .device/perf.tgz -C .device
+  perf() { LD_LIBRARY_PATH=.device/perf/lib .device/perf/perf "$@"; }
+  echo -1 > /proc/sys/kernel/perf_event_paranoid 2>/dev/null
+}

@@ -13,7 +13,7 @@ cd "$(dirname "$0")/.." || exit 2
 source scripts/h200-lib.sh
 h200_start timeline19
 for f in .device/*.gz; do gunzip -f "$f"; done
-tar xzf .device/perf.tgz -C .device
+perf_tools
 D=/tmp/parvlc-timeline19
 sys_files "$D"
 for f in native gzip; do
@@ -29,8 +29,6 @@ echo "== CLI gzip, 4 GiB stdin, trace-logged"
 RUST_LOG=parvlc=trace .device/parvlc compress -f gzip - -o - < "$D/sys.tar" 2>"$D/c.log" >/dev/null
 grep -E "GB/s" "$D/c.log" | tail -2
 python3 scripts/gpu_timeline.py "$D/c.log"
-perf() { LD_LIBRARY_PATH=.device/perf/lib .device/perf/perf "$@"; }
-echo -1 > /proc/sys/kernel/perf_event_paranoid 2>/dev/null
 report() {
   perf report -i "$1" --no-children --stdio --sort sym --percent-limit 0.5 2>/dev/null | grep -v '^#' | grep -v '^$' | head -45
   perf report -i "$1" --no-children --stdio --sort comm --percent-limit 1 2>/dev/null | grep -v '^#' | grep -v '^$' | head -12
