@@ -7,7 +7,7 @@
 # alternating; then where the library's CPU goes now: a perf profile (by symbol and by
 # thread) of six native and six gzip runs of the committed build. perf travels as
 # .device/perf.tgz (the binary and the libraries it links). Its perf part segfaulted in
-# that call: its perf.tgz carried the development machine's libc, which perf_tools' now
+# that call: its perf.tgz carried the development machine's libc, which perf_tools now
 # leaves out.
 # There, from the project root, .device carried: bash scripts/h200-base19.sh
 set -uo pipefail

@@ -258,6 +258,65 @@ fn every_strategy_order_and_gap() {
     }
 }
 
+/// A profiled encode (the stream pipeline's trace-level timeline) writes the same bits,
+/// and brings its passes' times back in the output's readback: labelled, and placed on
+/// the GPU's clock after the histograms' (read by their own profiler).
+#[test]
+fn a_profiled_encode_reads_its_times_back_with_its_output() {
+    let _g = serial();
+    let gpu = common::gpu();
+    let config = config(ScanStrategy::Decoupled, 64, None);
+    let case = case(5, 40 * BLOCK + 3, 4, u64::MAX);
+    let framing = case.framing(BitOrder::LsbFirst, 5, 0);
+    let (plain, _) = check(gpu, &case, &framing, &config, "unprofiled").unwrap();
+    let encoder = VleEncoder::new(gpu, config)
+        .unwrap()
+        .with_chunk_bytes(BLOCK as u64)
+        .unwrap();
+    let input = encoder.upload(&case.data).unwrap();
+    let mut profiler = parvlc::gpu::Profiler::new(gpu, 4);
+    let histograms = pollster::block_on(encoder.histograms(&input, Some(&mut profiler))).unwrap();
+    let scan = pollster::block_on(profiler.timings(gpu)).unwrap();
+    let plan = encoder.plan_framed(&input, &histograms, &framing).unwrap();
+    let tables = encoder.upload_frames(framing.tables, &plan).unwrap();
+    let mut recorder = gpu
+        .device
+        .create_command_encoder(&wgpu::CommandEncoderDescriptor::default());
+    let mut pending = encoder
+        .encode_framed_into(&mut recorder, &input, &tables, &plan, true)
+        .unwrap();
+    encoder.record_readback(&mut recorder, &mut pending);
+    gpu.queue.submit([recorder.finish()]);
+    let got = pollster::block_on(encoder.finish(pending)).unwrap();
+    same_bits(&got.stream, &plain.stream, "profiled vs unprofiled")
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(got.block_offsets, plain.block_offsets);
+    if !gpu.has_timestamps() {
+        eprintln!("no timestamp queries on this adapter: times not checked");
+        return;
+    }
+    let encode = &got.timings;
+    assert!(
+        encode.passes.iter().any(|(label, _)| *label == "cuvle"),
+        "{encode:?}"
+    );
+    assert!(
+        scan.passes.iter().any(|(label, _)| *label == "histogram"),
+        "{scan:?}"
+    );
+    for t in [&scan, encode] {
+        assert!(t.begin > 0.0 && t.begin <= t.end, "{t:?}");
+        assert!(
+            (t.end - t.begin - t.span).abs() <= 1e-6 * t.end.max(1.0),
+            "{t:?}"
+        );
+    }
+    assert!(
+        scan.end <= encode.begin,
+        "the encode ran after the histograms: {scan:?} {encode:?}"
+    );
+}
+
 #[test]
 fn decoupled_fallback_uses_each_blocks_own_table_and_gap() {
     let _g = serial();

@@ -18,7 +18,7 @@ use parvlc::huffman::native;
 use parvlc::huffman::stream::{decompress_to, decompress_to_batched, Decompressed, Trailing};
 use parvlc::scan::{ScanConfig, ScanStrategy};
 use parvlc::testdata::{generate, SplitMix64};
-use parvlc::Error;
+use parvlc::{Engine, Error};
 
 const FORMATS: [Format; 2] = [Format::Native, Format::Gzip];
 
@@ -57,7 +57,7 @@ fn gpu_compress(gpu: &Gpu, data: &[u8], format: Format, config: &CuvleConfig) ->
 
 /// A way to compress: a backend, or a particular GPU context.
 type CompressFn = dyn Fn(&[u8], Format, &CuvleConfig) -> Compressed;
-type Compress<'a> = &'a CompressFn;
+type Compress<'a> = &'a (dyn Fn(&[u8], Format, &CuvleConfig) -> Compressed + 'a);
 
 /// Every backend present (wgpu, CUDA, CPU), as a compress function and its name.
 fn backends() -> Vec<(String, Box<CompressFn>)> {
@@ -197,6 +197,46 @@ fn length_limits_bind() {
     }
 }
 
+/// Chained look-back on a software adapter may exhaust llvmpipe's loop budget while it
+/// waits (docs/huffman.md, "Scan strategies"): detected and reported as an error, never
+/// as wrong output, and accepted for chained on software adapters alone, as in
+/// tests/cuvle.rs and tests/scan.rs (tests/scan.rs requires chained to be exact with one
+/// workgroup, where nothing waits). For that case, each format's output made once here:
+/// None when that error came up (the case is skipped), the outputs for the round trip's
+/// checks otherwise; any other error fails. Outside that case, None of None: compress as
+/// usual.
+#[allow(clippy::type_complexity)]
+fn chained_on_software(
+    engine: &Engine,
+    data: &[u8],
+    config: &CuvleConfig,
+) -> Option<Option<Vec<Compressed>>> {
+    let software = match engine {
+        Engine::Wgpu(gpu) => gpu.info.device_type == wgpu::DeviceType::Cpu,
+        _ => false,
+    };
+    if config.scan.strategy != ScanStrategy::Chained || !software {
+        return None;
+    }
+    let mut outs = Vec::new();
+    for format in FORMATS {
+        let mut progress = |_| {};
+        let run = parvlc::huffman::compress(engine, data, format, config, &mut progress);
+        match pollster::block_on(run) {
+            Ok(out) => outs.push(out),
+            Err(e @ (Error::ScanStalled { .. } | Error::Gpu { .. })) => {
+                eprintln!(
+                    "chained on {}: accepted error on a software adapter: {e}",
+                    engine.name()
+                );
+                return Some(None);
+            }
+            Err(e) => panic!("chained on {}, {format:?}: {e}", engine.name()),
+        }
+    }
+    Some(Some(outs))
+}
+
 #[test]
 fn many_segments_and_strategies() {
     let _g = serial();
@@ -208,6 +248,15 @@ fn many_segments_and_strategies() {
             let mut config = small_config();
             config.scan.strategy = strategy;
             config.max_segment_bytes = Some(4096);
+            let made = chained_on_software(engine, &data, &config);
+            if matches!(made, Some(None)) {
+                continue;
+            }
+            let made = made.flatten();
+            let compress = |d: &[u8], f: Format, c: &CuvleConfig| match &made {
+                Some(outs) => outs[FORMATS.iter().position(|&g| g == f).unwrap()].clone(),
+                None => common::compress(engine, d, f, c),
+            };
             for out in round_trip(
                 &compress,
                 &data,
