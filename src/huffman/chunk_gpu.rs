@@ -37,7 +37,9 @@ pub async fn encode_chunk_gpu(
     let t_up = clock();
     let len = data.len() as u64;
     let plan_with = plan_on_gpu.then_some((format, frames));
-    // Trace level: the GPU's passes timed, on its clock, for a timeline of the chunks.
+    // Trace level: the GPU's passes timed, on its clock, for a timeline of the chunks
+    // (scripts/gpu_timeline.py). The scan's passes: the histogram (one a window; a
+    // chunk is one), block_crc, and the frame plan's merge and code lengths.
     let timeline = log::log_enabled!(log::Level::Trace) && gpu.has_timestamps();
     let mut scan_profiler = timeline.then(|| crate::gpu::Profiler::new(gpu, 4));
     let scan = encoder
