@@ -8,6 +8,9 @@ pub struct Profiler {
     resolve: Option<wgpu::Buffer>,
     labels: Vec<&'static str>,
     capacity: u32,
+    /// The times once read back with a caller's data ([`Self::timings_from`]), so that
+    /// [`Self::timings`] does not read them a second time.
+    read_back: std::sync::OnceLock<Timings>,
 }
 
 /// Seconds per profiled pass label, summed over passes with the same label.
@@ -61,6 +64,7 @@ impl Profiler {
             resolve,
             labels: Vec::new(),
             capacity,
+            read_back: std::sync::OnceLock::new(),
         }
     }
 
@@ -95,17 +99,28 @@ impl Profiler {
         (!self.labels.is_empty()).then(|| (resolve, 0, self.labels.len() as u64 * 16))
     }
 
-    /// Read the resolved times (after the encoder was submitted).
+    /// Read the resolved times (after the encoder was submitted); those already read
+    /// back with a caller's data come without another read.
     pub async fn timings(&self, gpu: &Gpu) -> Result<Timings> {
+        if let Some(t) = self.read_back.get() {
+            return Ok(t.clone());
+        }
         let Some((resolve, offset, len)) = self.resolved_range() else {
             return Ok(Timings::default());
         };
         let bytes = gpu.read_buffer(resolve, offset, len).await?;
-        Ok(self.timings_from(gpu, &bytes))
+        Ok(self.times_in(gpu, &bytes))
     }
 
-    /// The times in `bytes`, read back from [`Self::resolved_range`].
+    /// The times in `bytes`, read back from [`Self::resolved_range`] with a caller's
+    /// data; kept for [`Self::timings`].
     pub fn timings_from(&self, gpu: &Gpu, bytes: &[u8]) -> Timings {
+        let t = self.times_in(gpu, bytes);
+        let _ = self.read_back.set(t.clone());
+        t
+    }
+
+    fn times_in(&self, gpu: &Gpu, bytes: &[u8]) -> Timings {
         if self.labels.is_empty() || bytes.len() < self.labels.len() * 16 {
             return Timings::default();
         }
