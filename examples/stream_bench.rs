@@ -53,6 +53,17 @@ fn cpu_seconds() -> Option<f64> {
     Some(ticks / 100.0)
 }
 
+/// With `PERF_CTL` naming the control FIFO of a `perf record --control=fifo:...` started
+/// disabled (`-D -1`), the profile covers the timed runs alone, not the check's decode.
+fn profile_control(command: &str) {
+    if let Some(path) = std::env::var_os("PERF_CTL") {
+        use std::io::Write;
+        if let Ok(mut fifo) = std::fs::OpenOptions::new().write(true).open(path) {
+            let _ = writeln!(fifo, "{command}");
+        }
+    }
+}
+
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     // RUST_LOG=parvlc=debug logs each chunk's phases, as the CLI does.
     #[cfg(feature = "cli")]
@@ -119,11 +130,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 );
             }
             let mut best = f64::MAX;
+            profile_control("enable");
             let cpu = cpu_seconds();
             for _ in 0..runs {
                 best = best.min(run(&mut out)?);
             }
             let cpu = cpu_seconds().zip(cpu).map(|(b, a)| (b - a) / runs as f64);
+            profile_control("disable");
             println!(
                 "depth {depth:>2}, chunks of {chunk_mib:>2} MiB: {:.2} GB/s ({:.1} ms), ratio {:.3}{}",
                 data.len() as f64 / best / 1e9,

@@ -236,9 +236,9 @@ fn fibonacci_bytes(runs: usize) -> Vec<u8> {
 
 /// The frame plan (cells merged into frames, each frame's code lengths) in both flavours
 /// of its reductions: seeded data of mixed entropies in regions of several cells, a last
-/// cell cut short, every cell a frame (`fixed`), one-symbol frames, and frames whose plain
-/// code is too deep (the host builds those: a GPU length past 15 bits would differ from
-/// the twin's).
+/// cell cut short, every cell a frame (`fixed`), one-symbol frames, counts that tie, and
+/// frames whose plain code is too deep (the host builds those: a GPU length past 15 bits
+/// would differ from the twin's).
 #[test]
 fn frame_plan_equals_its_twin() {
     let _s = serial();
@@ -260,10 +260,18 @@ fn frame_plan_equals_its_twin() {
             k,
         ));
     }
+    // Counts that tie: every byte value as often, and counts of powers of two, whose
+    // nodes weigh as much as leaves (the twin takes the leaf first).
+    let uniform: Vec<u8> = (0..4 * cell as usize).map(|i| i as u8).collect();
+    let powers: Vec<u8> = (0..=255u8)
+        .flat_map(|s| std::iter::repeat_n(s, 1 << (s % 6)))
+        .collect();
     let mut inputs = vec![
         ("mixed".to_string(), mixed),
         ("one byte".into(), vec![9u8; 3 * cell as usize + 5]),
         ("three bytes".into(), vec![1, 2, 3]),
+        ("every byte as often".into(), uniform),
+        ("counts of powers of two".into(), powers),
     ];
     for seed in 0..3 {
         inputs.push((format!("seed {seed}"), cuvle_data(seed)));

@@ -152,12 +152,13 @@ fn merge(inv: Invocation) {
     }
 }
 
-// Above every weight but the root's: ends both queues.
+// Above every count: the unused symbols sort last.
 const NONE: u32 = 0xffffffffu;
 
 var<workgroup> frame_cells: u32;
 var<workgroup> counts: array<u32, 257>;
-// Sorted leaves, then the tree's nodes from `k + 2` (code_lengths.rs `huffman_depths`).
+// The sorted leaves; once the tree is built, its nodes' distances to `jump` (nodes from
+// `k + 2`, as code_lengths.rs `huffman_depths` numbers them).
 var<workgroup> weight: array<u32, 516>;
 var<workgroup> parent: array<u32, 516>;
 // Pointer jumping over the inner nodes: each one's farthest ancestor reached so far.
@@ -168,45 +169,87 @@ var<workgroup> lengths: array<u32, 260>;
 var<workgroup> deepest: atomic<u32>;
 var<workgroup> code_bits: atomic<u32>;
 
-// The tree over the `k >= 2` sorted leaves in `weight`: each node's parent in `parent`.
-// One invocation: each step waits on the one before, so both fronts' next entries are
-// loaded a step ahead.
-fn huffman_tree(k: u32) {
-    let first = k + 2u;
-    for (var i = k; i < 2u * k + 2u; i++) {
-        weight[i] = NONE;
+// The tree's build in rounds: the front of both queues (leaves, then nodes made) as one
+// ordered sequence, two of them to swap between.
+var<workgroup> front_weight: array<array<u32, 260>, 2>;
+var<workgroup> front_node: array<array<u32, 260>, 2>;
+var<workgroup> made_weight: array<u32, 130>;
+var<workgroup> round_items: u32;
+
+// The tree over the `k >= 2` sorted leaves in `weight`: each node's parent in `parent`,
+// nodes numbered from `k + 2` in the order the twin makes them (two queues, the smaller
+// front first, the leaf on a tie). In rounds, by the whole workgroup, in uniform control
+// flow: the first node made weighs t = the two lightest, and every entry of the front
+// that weighs at most t comes before it (a leaf on a tie, or a node made earlier), so the
+// twin pairs those entries in order before it uses any node it makes now: a round makes
+// all those pairs at once, then merges the nodes made into the rest of the front. Rounds
+// are as many as the tree's levels on most data; a chain of one pair a round (Fibonacci
+// counts) is as long as the serial build.
+fn huffman_tree(lid: u32, k: u32) {
+    for (var i = lid; i < k; i += WG_SIZE) {
+        front_weight[0][i] = weight[i];
+        front_node[0][i] = i;
     }
-    var leaf = 0u;
-    var inner = first;
-    var lw = weight[0];
-    var lw_next = weight[1];
-    var iw = NONE;
-    var iw_next = NONE;
-    for (var node = first; node < 2u * k + 1u; node++) {
-        var sum = 0u;
-        for (var pick = 0u; pick < 2u; pick++) {
-            // The smaller front, the leaf on a tie.
-            if lw <= iw {
-                parent[leaf] = node;
-                sum += lw;
-                leaf += 1u;
-                lw = lw_next;
-                lw_next = weight[leaf + 1u];
-            } else {
-                parent[inner] = node;
-                sum += iw;
-                inner += 1u;
-                iw = iw_next;
-                iw_next = weight[inner + 1u];
+    var cur = 0u;
+    var n = k;
+    var next_node = k + 2u;
+    workgroupBarrier();
+    while n > 1u {
+        let t = front_weight[cur][0] + front_weight[cur][1];
+        // The entries that come before a node of weight t: those of at most t (sorted).
+        for (var i = lid; i < n; i += WG_SIZE) {
+            if front_weight[cur][i] <= t && (i + 1u == n || front_weight[cur][i + 1u] > t) {
+                round_items = i + 1u;
             }
         }
-        weight[node] = sum;
-        // A front that read this node before it was made.
-        if inner == node {
-            iw = sum;
-        } else if inner + 1u == node {
-            iw_next = sum;
+        let pairs = workgroupUniformLoad(&round_items) / 2u;
+        for (var j = lid; j < pairs; j += WG_SIZE) {
+            let node = next_node + j;
+            parent[front_node[cur][2u * j]] = node;
+            parent[front_node[cur][2u * j + 1u]] = node;
+            made_weight[j] = front_weight[cur][2u * j] + front_weight[cur][2u * j + 1u];
         }
+        workgroupBarrier();
+        // Merge the rest of the front with the nodes made: an entry of the rest goes
+        // before every made node of at least its weight (a leaf, or made earlier).
+        let rest = n - 2u * pairs;
+        let to = cur ^ 1u;
+        for (var i = lid; i < rest; i += WG_SIZE) {
+            let w = front_weight[cur][2u * pairs + i];
+            // Made nodes lighter than w: a lower bound in `made_weight`.
+            var lo = 0u;
+            var hi = pairs;
+            while lo < hi {
+                let mid = (lo + hi) / 2u;
+                if made_weight[mid] < w {
+                    lo = mid + 1u;
+                } else {
+                    hi = mid;
+                }
+            }
+            front_weight[to][i + lo] = w;
+            front_node[to][i + lo] = front_node[cur][2u * pairs + i];
+        }
+        for (var j = lid; j < pairs; j += WG_SIZE) {
+            let w = made_weight[j];
+            // Entries of the rest of at most w: an upper bound in the rest.
+            var lo = 0u;
+            var hi = rest;
+            while lo < hi {
+                let mid = (lo + hi) / 2u;
+                if front_weight[cur][2u * pairs + mid] <= w {
+                    lo = mid + 1u;
+                } else {
+                    hi = mid;
+                }
+            }
+            front_weight[to][j + lo] = w;
+            front_node[to][j + lo] = next_node + j;
+        }
+        workgroupBarrier();
+        next_node += pairs;
+        n -= pairs;
+        cur = to;
     }
 }
 
@@ -273,16 +316,15 @@ fn code_lengths(inv: Invocation) {
         }
         workgroupBarrier();
         let k = workgroupUniformLoad(&used);
-        if lid == 0u {
-            if k == 1u {
-                // One symbol: it and the first other symbol get one bit each.
-                let s = leaf_symbol[0];
-                lengths[s] = 1u;
-                lengths[select(0u, 1u, s == 0u)] = 1u;
-                atomicStore(&deepest, 1u);
-            } else if k >= 2u {
-                huffman_tree(k);
-            }
+        if lid == 0u && k == 1u {
+            // One symbol: it and the first other symbol get one bit each.
+            let s = leaf_symbol[0];
+            lengths[s] = 1u;
+            lengths[select(0u, 1u, s == 0u)] = 1u;
+            atomicStore(&deepest, 1u);
+        }
+        if k >= 2u {
+            huffman_tree(lid, k);
         }
         workgroupBarrier();
         // Inner nodes' depths by pointer jumping (the tree is done with `weight`: it
