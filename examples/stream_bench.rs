@@ -1,7 +1,7 @@
 //! The library's host-to-host compress (`compress_stream` over bytes in memory, into a
 //! vector whose pages an earlier run touched) at several pipeline shapes: wall GB/s of
-//! input, best of the runs, for each depth and chunk size. Every shape's output is
-//! decoded and compared with the input before it is timed.
+//! input, best and median of the runs, for each depth and chunk size. Every shape's
+//! output is decoded and compared with the input before it is timed.
 //!
 //!     cargo run --release --example stream_bench [FILE]
 //!
@@ -129,18 +129,20 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                     format!("depth {depth}, chunks of {chunk_mib} MiB: wrong output").into(),
                 );
             }
-            let mut best = f64::MAX;
             profile_control("enable");
             let cpu = cpu_seconds();
-            for _ in 0..runs {
-                best = best.min(run(&mut out)?);
-            }
+            let mut times = (0..runs)
+                .map(|_| run(&mut out))
+                .collect::<parvlc::Result<Vec<f64>>>()?;
             let cpu = cpu_seconds().zip(cpu).map(|(b, a)| (b - a) / runs as f64);
             profile_control("disable");
+            times.sort_by(f64::total_cmp);
+            let (best, median) = (times[0], times[times.len() / 2]);
             println!(
-                "depth {depth:>2}, chunks of {chunk_mib:>2} MiB: {:.2} GB/s ({:.1} ms), ratio {:.3}{}",
+                "depth {depth:>2}, chunks of {chunk_mib:>2} MiB: {:.2} GB/s ({:.1} ms), median {:.2} GB/s, ratio {:.3}{}",
                 data.len() as f64 / best / 1e9,
                 best * 1e3,
+                data.len() as f64 / median / 1e9,
                 data.len() as f64 / out.len().max(1) as f64,
                 cpu.map(|c| format!(", CPU {:.2} s a run", c)).unwrap_or_default()
             );
