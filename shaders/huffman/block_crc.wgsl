@@ -19,6 +19,11 @@ struct BlockCrcParams {
 // The window's bytes, little-endian in words, zeros after `n_bytes`.
 @group(0) @binding(1) var<storage, read> input: array<u32>;
 @group(0) @binding(2) var<storage, read_write> crcs: array<u32>;
+// By invocation, the multiplier that shifts its run's register past the runs after it in
+// a whole block (x^(8n) mod P for those n bytes; src/huffman/block_crc.rs
+// `run_shifts`): the same for every block, made once on the host. Built here, each
+// workgroup's invocations spent most of the pass on it.
+@group(0) @binding(3) var<storage, read> run_shifts: array<u32>;
 
 @compute @workgroup_size(WG_SIZE)
 fn main(inv: Invocation) {
@@ -31,7 +36,7 @@ fn main(inv: Invocation) {
     // The shift past the runs after this one, in a whole block: the same for every block
     // but a short last one.
     let whole_after = block_bytes - run_end;
-    let whole_op = crc_zeros(whole_after);
+    let whole_op = run_shifts[inv.lid];
     for (var b = grid.x; b < params.n_blocks; b += grid.y) {
         let block_start = b * block_bytes;
         let block_end = min(block_start + block_bytes, params.n_bytes);

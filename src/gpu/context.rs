@@ -50,7 +50,7 @@ pub struct Gpu {
     errors: Arc<Mutex<Vec<String>>>,
     recording: Mutex<()>,
     /// Read-only tables stages share for the GPU's life (by label), uploaded once.
-    resident: Mutex<std::collections::HashMap<&'static str, Arc<wgpu::Buffer>>>,
+    resident: Mutex<std::collections::HashMap<String, Arc<wgpu::Buffer>>>,
 }
 
 #[cfg(target_arch = "wasm32")]
@@ -217,10 +217,11 @@ impl Gpu {
     }
 
     /// The storage buffer `label` holding `contents()`, uploaded on first use and shared
-    /// by every later caller: a stage's constant table, not one upload per dispatch.
+    /// by every later caller: a stage's constant table, not one upload per dispatch (the
+    /// label names what the contents depend on).
     pub(crate) fn resident_buffer(
         &self,
-        label: &'static str,
+        label: &str,
         contents: impl FnOnce() -> Vec<u8>,
     ) -> Arc<wgpu::Buffer> {
         use wgpu::util::DeviceExt;
@@ -229,7 +230,7 @@ impl Gpu {
             .resident
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
-        map.entry(label)
+        map.entry(label.to_string())
             .or_insert_with(|| {
                 Arc::new(
                     self.device

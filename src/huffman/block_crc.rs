@@ -29,6 +29,22 @@ pub fn block_crcs_cpu(input: &[u8], block_bytes: usize) -> Vec<u32> {
         .collect()
 }
 
+/// By invocation of a workgroup of `workgroup_size` that takes a whole block of
+/// `block_bytes` (keep in sync with shaders/huffman/block_crc.wgsl: each invocation a
+/// run of the same whole words, the last runs maybe empty), the multiplier that shifts
+/// its run's register past the runs after it: x^(8n) mod P, reflected, for those n bytes.
+fn run_shifts(block_bytes: u64, workgroup_size: u32) -> Vec<u32> {
+    let wg = workgroup_size as u64;
+    let run_bytes = (block_bytes / 4).div_ceil(wg) * 4;
+    (0..wg)
+        .map(|lid| {
+            let run_end = ((lid + 1) * run_bytes).min(block_bytes);
+            // x^0 is the top bit in the reflected order; shifting it by n bytes is x^(8n).
+            crate::crc::shift(0x8000_0000, block_bytes - run_end)
+        })
+        .collect()
+}
+
 /// Record the CRC32 of every `block_bytes` block of `input` (a multiple of 4 that
 /// divides its windows' starts) into a buffer of one word a block; None for no bytes.
 pub(crate) fn record_block_crcs(
@@ -59,6 +75,10 @@ pub(crate) fn record_block_crcs(
         wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
     );
     let built = gpu.pipeline(&BLOCK_CRC, "main", &[("WG_SIZE", workgroup_size as f64)])?;
+    let shifts = gpu.resident_buffer(
+        &format!("parvlc.huffman.block_crc.run_shifts.{block_bytes}.{workgroup_size}"),
+        || bytemuck::cast_slice(&run_shifts(block_bytes, workgroup_size)).to_vec(),
+    );
     let mut binds = Vec::new();
     for (window, (offset, n_bytes)) in input.windows().iter().zip(input.window_spans()) {
         let params = BlockCrcParams {
@@ -87,6 +107,7 @@ pub(crate) fn record_block_crcs(
                     },
                 ),
                 (2, crcs.as_entire_buffer_binding()),
+                (3, shifts.as_entire_buffer_binding()),
             ],
         );
         // A workgroup a block.

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# block_crc's run shifts made once on the host (this build: sb-new, parvlc) against
+# built by every workgroup (the commit before: sb-old), alternating: the library's 1 GiB
+# of system files at its default shape, native and gzip, three rounds of six runs
+# (stream_bench decodes its output before timing); a trace-logged timeline of this
+# build; then this build's CLI compress of 4 GiB from standard input to /dev/null
+# (its outputs decoded by our decompress and compared first).
+# There, from the project root, .device carried: bash scripts/h200-final20.sh
+set -uo pipefail
+cd "$(dirname "$0")/.." || exit 2
+# shellcheck source=scripts/h200-lib.sh
+source scripts/h200-lib.sh
+h200_start final20
+for f in .device/*.gz; do gunzip -f "$f"; done
+chmod +x .device/*
+D=/tmp/parvlc-final20
+sys_files "$D"
+for round in 1 2 3; do
+  for f in native gzip; do
+    for v in old new; do
+      echo -n "round $round, $f, sb-$v: "
+      FORMAT=$f RUNS=6 .device/sb-$v "$D/sys1g" | tail -1
+    done
+  done
+done
+for f in native gzip; do
+  echo "== timeline, this build, $f"
+  RUST_LOG=parvlc=trace FORMAT=$f RUNS=2 .device/sb-new "$D/sys1g" 2>"$D/t.log" | tail -1
+  python3 scripts/gpu_timeline.py "$D/t.log" | tail -6
+done
+for f in gzip native; do
+  .device/parvlc compress -f $f - -o - < "$D/sys.tar" > "$D/out" 2>/dev/null
+  .device/parvlc decompress "$D/out" -o - 2>/dev/null | cmp - "$D/sys.tar" && echo "parvlc: its $f decodes to the input"
+done
+rm -f "$D/out"
+for round in 1 2; do
+  for f in gzip native; do
+    wall "parvlc compress $f stdin run $round" ".device/parvlc compress -f $f - -o - < $D/sys.tar"
+  done
+done
+date -u
