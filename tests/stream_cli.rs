@@ -314,7 +314,7 @@ fn memory_stays_within_the_pipeline_whatever_the_input() {
     let input = dir.join("big.bin");
     let mib = 192;
     let crc = write_mixed_streamed(&input, mib, 4);
-    // 1 MiB chunks: the pipeline holds about twenty (twice its depth), the input 192.
+    // 1 MiB chunks: the pipeline holds about sixteen (twice its depth), the input 192.
     let bound = 64u64 << 20;
     for format in ["gzip", "native"] {
         let packed = format!("big.{format}");

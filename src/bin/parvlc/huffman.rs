@@ -17,6 +17,14 @@ use crate::output::OutputFile;
 use crate::progress::{progress_bar, with_stage_bar, PROGRESS_THRESHOLD};
 use crate::read_input;
 
+/// The compress pipeline's depth by default: two fewer coders than the library's
+/// `StreamConfig::default()`, to keep the process under 512 MiB. On the H200, 4 GiB from
+/// standard input peaked at 452-466 MiB in four of six native runs at depth 10 and at
+/// 575-578 MiB in the other two; at 8, at 423-448 MiB in all twelve runs (native and
+/// gzip), native as fast (0.63-0.67 s), gzip 0.66-0.76 s against 0.65-0.69
+/// (docs/results.md, "Twentieth pass").
+const COMPRESS_DEPTH: u32 = 8;
+
 #[derive(clap::Args)]
 pub struct CompressArgs {
     /// The file to compress, or `-` for standard input (then standard output by default).
@@ -25,11 +33,12 @@ pub struct CompressArgs {
     #[arg(short, long)]
     output: Option<PathBuf>,
     /// Input bytes per chunk of the pipeline (K and M suffixes). The default is
-    /// `StreamConfig::default()`'s, as is depth's.
+    /// `StreamConfig::default()`'s.
     #[arg(long, default_value = "4M", value_parser = parse_size)]
     chunk_size: usize,
-    /// Chunks coded at once.
-    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..=64))]
+    /// Chunks coded at once (two fewer than the library's default, which took the
+    /// process past 512 MiB at times).
+    #[arg(long, default_value_t = COMPRESS_DEPTH, value_parser = clap::value_parser!(u32).range(1..=64))]
     depth: u32,
     #[arg(short, long, default_value = "native")]
     format: Format,
@@ -574,7 +583,8 @@ fn default_decompressed_name(input: &Path) -> Result<PathBuf> {
 mod tests {
     use clap::Parser;
 
-    /// The CLI's pipeline shape is the library's default one.
+    /// The CLI's chunks are the library's default ones; its depth is its own, no deeper
+    /// than the library's (memory).
     #[test]
     fn compress_defaults_are_the_library_defaults() {
         let cli = crate::Cli::try_parse_from(["parvlc", "compress", "x"]).expect("parses");
@@ -583,6 +593,7 @@ mod tests {
         };
         let library = parvlc::huffman::pipeline::StreamConfig::default();
         assert_eq!(a.chunk_size, library.chunk_bytes);
-        assert_eq!(a.depth as usize, library.depth);
+        assert_eq!(a.depth, super::COMPRESS_DEPTH);
+        assert!((a.depth as usize) < library.depth);
     }
 }
