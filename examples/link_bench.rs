@@ -167,73 +167,53 @@ fn main() {
             queue.submit([]);
         }
     });
+    // `n` submissions of what `record` records.
+    let each = |name: &str, record: &dyn Fn(&mut wgpu::CommandEncoder)| {
+        report(name, &mut || {
+            for _ in 0..n {
+                let mut e = device.create_command_encoder(&Default::default());
+                record(&mut e);
+                queue.submit([e.finish()]);
+            }
+        })
+    };
+    let copy = |e: &mut wgpu::CommandEncoder, src: &wgpu::Buffer, dst: &wgpu::Buffer| {
+        e.copy_buffer_to_buffer(src, 0, dst, 0, chunk as u64)
+    };
     let upload = buffer(U::MAP_WRITE | U::COPY_SRC, true);
-    report("up: copy from a mapped upload buffer", &mut || {
-        for _ in 0..n {
-            let mut e = device.create_command_encoder(&Default::default());
-            e.copy_buffer_to_buffer(&upload, 0, &device_b, 0, chunk as u64);
-            queue.submit([e.finish()]);
-        }
+    each("up: copy from a mapped upload buffer", &|e| {
+        copy(e, &upload, &device_b)
     });
     assert!(read_back(&device_b) == data, "copy from upload");
-    report("device to device: copy", &mut || {
-        for _ in 0..n {
-            let mut e = device.create_command_encoder(&Default::default());
-            e.copy_buffer_to_buffer(&device_a, 0, &device_b, 0, chunk as u64);
-            queue.submit([e.finish()]);
-        }
-    });
-    report("device to device: kernel", &mut || {
-        for _ in 0..n {
-            let mut e = device.create_command_encoder(&Default::default());
-            kernel(&mut e, &device_a, &device_b);
-            queue.submit([e.finish()]);
-        }
+    each("device to device: copy", &|e| copy(e, &device_a, &device_b));
+    each("device to device: kernel", &|e| {
+        kernel(e, &device_a, &device_b)
     });
     assert!(read_back(&device_b) == data, "kernel copy");
     if mappable {
         let host_in = buffer(U::MAP_WRITE | U::STORAGE, true);
-        report("up: kernel reading a mapped buffer in place", &mut || {
-            for _ in 0..n {
-                let mut e = device.create_command_encoder(&Default::default());
-                kernel(&mut e, &host_in, &device_a);
-                queue.submit([e.finish()]);
-            }
+        each("up: kernel reading a mapped buffer in place", &|e| {
+            kernel(e, &host_in, &device_a)
         });
         assert!(read_back(&device_a) == data, "kernel from mapped");
     }
 
     // Back.
     let staging = buffer(U::MAP_READ | U::COPY_DST, false);
-    report("back: copy into a mappable buffer", &mut || {
-        for _ in 0..n {
-            let mut e = device.create_command_encoder(&Default::default());
-            e.copy_buffer_to_buffer(&device_a, 0, &staging, 0, chunk as u64);
-            queue.submit([e.finish()]);
-        }
+    each("back: copy into a mappable buffer", &|e| {
+        copy(e, &device_a, &staging)
     });
     assert!(read_mapped(&staging) == data, "copy back");
     if mappable {
         let host_out = buffer(U::MAP_READ | U::STORAGE, false);
-        report(
-            "back: kernel writing a mappable buffer in place",
-            &mut || {
-                for _ in 0..n {
-                    let mut e = device.create_command_encoder(&Default::default());
-                    kernel(&mut e, &device_a, &host_out);
-                    queue.submit([e.finish()]);
-                }
-            },
-        );
+        each("back: kernel writing a mappable buffer in place", &|e| {
+            kernel(e, &device_a, &host_out)
+        });
         assert!(read_mapped(&host_out) == data, "kernel to mapped");
         // Both ways at once: a kernel from one mapped buffer into another.
         let host_in = buffer(U::MAP_WRITE | U::STORAGE, true);
-        report("both: kernel from a mapped buffer to another", &mut || {
-            for _ in 0..n {
-                let mut e = device.create_command_encoder(&Default::default());
-                kernel(&mut e, &host_in, &host_out);
-                queue.submit([e.finish()]);
-            }
+        each("both: kernel from a mapped buffer to another", &|e| {
+            kernel(e, &host_in, &host_out)
         });
         assert!(read_mapped(&host_out) == data, "kernel mapped to mapped");
     }

@@ -13,8 +13,7 @@ cd "$(dirname "$0")/.." || exit 2
 # shellcheck source=scripts/h200-lib.sh
 source scripts/h200-lib.sh
 h200_start copy20
-for f in .device/*.gz; do gunzip -f "$f"; done
-chmod +x .device/*
+unpack_device
 D=/tmp/parvlc-copy20
 sys_files "$D"
 for round in 1 2 3; do

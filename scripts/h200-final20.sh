@@ -11,8 +11,7 @@ cd "$(dirname "$0")/.." || exit 2
 # shellcheck source=scripts/h200-lib.sh
 source scripts/h200-lib.sh
 h200_start final20
-for f in .device/*.gz; do gunzip -f "$f"; done
-chmod +x .device/*
+unpack_device
 D=/tmp/parvlc-final20
 sys_files "$D"
 for round in 1 2 3; do
@@ -23,11 +22,7 @@ for round in 1 2 3; do
     done
   done
 done
-for f in native gzip; do
-  echo "== timeline, this build, $f"
-  RUST_LOG=parvlc=trace FORMAT=$f RUNS=2 .device/sb-new "$D/sys1g" 2>"$D/t.log" | tail -1
-  python3 scripts/gpu_timeline.py "$D/t.log" | tail -6
-done
+timeline_of .device/sb-new "$D"
 for f in gzip native; do
   .device/parvlc compress -f $f - -o - < "$D/sys.tar" > "$D/out" 2>/dev/null
   .device/parvlc decompress "$D/out" -o - 2>/dev/null | cmp - "$D/sys.tar" && echo "parvlc: its $f decodes to the input"

@@ -8,7 +8,6 @@ cd "$(dirname "$0")/.." || exit 2
 # shellcheck source=scripts/h200-lib.sh
 source scripts/h200-lib.sh
 h200_start hostlink20
-for f in .device/*.gz; do gunzip -f "$f"; done
-chmod +x .device/link_bench
+unpack_device
 CHUNK_MIB=4 N=128 .device/link_bench
 date -u

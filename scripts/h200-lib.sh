@@ -237,3 +237,43 @@ perf_tools() {
   perf() { LD_LIBRARY_PATH=.device/perf/lib .device/perf/perf "$@"; }
   echo -1 > /proc/sys/kernel/perf_event_paranoid 2>/dev/null
 }
+
+# unpack_device: the binaries carried in .device (gzipped to fit the call) unpacked and
+# executable.
+unpack_device() {
+  for f in .device/*.gz; do gunzip -f "$f"; done
+  chmod +x .device/*
+}
+
+# sys_1g DIR: the first GiB of sys_files' bytes (two tars hold it) as DIR/sys1g.
+sys_1g() {
+  mkdir -p "$1"
+  for _ in 1 2; do tar cf - /usr /opt /etc 2>/dev/null; done | head -c 1073741824 > "$1/sys1g"
+}
+
+# plan_ab DIR: this build's frame plan and library compress (.device/fpb-new, sb-new)
+# against the build before (fpb-base, sb-old) on DIR/sys1g, alternating: the plan's passes
+# twice each (frame_plan_bench checks every chunk against the CPU twin first), the
+# library three rounds (stream_bench decodes its output before timing), native and gzip;
+# then a trace-logged timeline of this build.
+plan_ab() {
+  for v in base new base new; do
+    for f in native gzip; do echo -n "fpb-$v: "; FORMAT=$f .device/fpb-$v "$1/sys1g"; done
+  done
+  for round in 1 2 3; do
+    for f in native gzip; do
+      for v in old new; do echo -n "round $round, $f, sb-$v: "; FORMAT=$f .device/sb-$v "$1/sys1g" | tail -1; done
+    done
+  done
+  timeline_of .device/sb-new "$1"
+}
+
+# timeline_of SB DIR: the stream_bench SB on DIR/sys1g, trace-logged, two runs, native
+# and gzip, each run's GPU timeline summarized (scripts/gpu_timeline.py).
+timeline_of() {
+  for f in native gzip; do
+    echo "== timeline, this build, $f"
+    RUST_LOG=parvlc=trace FORMAT=$f RUNS=2 "$1" "$2/sys1g" 2>"$2/t.log" | tail -1
+    python3 scripts/gpu_timeline.py "$2/t.log" | tail -6
+  done
+}

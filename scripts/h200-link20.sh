@@ -11,8 +11,7 @@ cd "$(dirname "$0")/.." || exit 2
 # shellcheck source=scripts/h200-lib.sh
 source scripts/h200-lib.sh
 h200_start link20
-for f in .device/*.gz; do gunzip -f "$f"; done
-chmod +x .device/*
+unpack_device
 for c in 4 16; do CHUNK_MIB=$c N=64 .device/link_bench; done
 for v in base notree nosort; do
   echo "== code_lengths: $v"

@@ -10,8 +10,7 @@ cd "$(dirname "$0")/.." || exit 2
 # shellcheck source=scripts/h200-lib.sh
 source scripts/h200-lib.sh
 h200_start peak20
-for f in .device/*.gz; do gunzip -f "$f"; done
-chmod +x .device/*
+unpack_device
 D=/tmp/parvlc-peak20
 sys_files "$D"
 for run in 1 2 3 4 5 6; do

@@ -14,11 +14,9 @@ cd "$(dirname "$0")/.." || exit 2
 # shellcheck source=scripts/h200-lib.sh
 source scripts/h200-lib.sh
 h200_start planner20
-for f in .device/*.gz; do gunzip -f "$f"; done
-chmod +x .device/*
+unpack_device
 D=/tmp/parvlc-planner20
-mkdir -p "$D"
-for _ in 1 2; do tar cf - /usr /opt /etc 2>/dev/null; done | head -c 1073741824 > "$D/sys1g"
+sys_1g "$D"
 ls -l "$D/sys1g"
 for round in 1 2; do
   for v in base new; do

@@ -9,12 +9,10 @@ cd "$(dirname "$0")/.." || exit 2
 # shellcheck source=scripts/h200-lib.sh
 source scripts/h200-lib.sh
 h200_start profile20
-for f in .device/*.gz; do gunzip -f "$f"; done
-chmod +x .device/sb
+unpack_device
 perf_tools
 D=/tmp/parvlc-profile20
-mkdir -p "$D"
-for _ in 1 2; do tar cf - /usr /opt /etc 2>/dev/null; done | head -c 1073741824 > "$D/sys1g"
+sys_1g "$D"
 rm -f "$D/ctl"; mkfifo "$D/ctl"
 for f in native gzip; do
   echo "== $f, flat"

@@ -9,11 +9,9 @@ cd "$(dirname "$0")/.." || exit 2
 # shellcheck source=scripts/h200-lib.sh
 source scripts/h200-lib.sh
 h200_start shape20b
-for f in .device/*.gz; do gunzip -f "$f"; done
-chmod +x .device/sb
+unpack_device
 D=/tmp/parvlc-shape20
-mkdir -p "$D"
-[ -f "$D/sys1g" ] || for _ in 1 2; do tar cf - /usr /opt /etc 2>/dev/null; done | head -c 1073741824 > "$D/sys1g"
+[ -f "$D/sys1g" ] || sys_1g "$D"
 for round in 1 2 3; do
   for f in native gzip; do
     for shape in 4,10 4,14 8,10 8,14; do

@@ -13,8 +13,7 @@ cd "$(dirname "$0")/.." || exit 2
 # shellcheck source=scripts/h200-lib.sh
 source scripts/h200-lib.sh
 h200_start upload20
-for f in .device/*.gz; do gunzip -f "$f"; done
-chmod +x .device/*
+unpack_device
 D=/tmp/parvlc-upload20
 sys_files "$D"
 for round in 1 2 3; do
@@ -36,9 +35,5 @@ for round in 1 2; do
     done
   done
 done
-for f in native gzip; do
-  echo "== timeline, this build, $f"
-  RUST_LOG=parvlc=trace FORMAT=$f RUNS=2 .device/sb-new "$D/sys1g" 2>"$D/t.log" | tail -1
-  python3 scripts/gpu_timeline.py "$D/t.log" | tail -6
-done
+timeline_of .device/sb-new "$D"
 date -u
