@@ -8,7 +8,8 @@
 //! Without a file: 24 MiB of synthetic mixed data. `DEPTHS` and `CHUNKS_MIB` are comma
 //! lists swept in full (by default the library's `StreamConfig::default()`), `RUNS` the
 //! timed runs of each shape (3), `FORMAT` gzip or native (native), `PLANNER` gpu, host or
-//! auto and `FRAME_KIB` the largest frame (the CLI's for the format). Opens the GPU as the CLI does (wgpu; the CPU where there is none).
+//! auto and `FRAME_KIB` the largest frame (the CLI's for the format). Opens the GPU as
+//! the CLI does (wgpu; the CPU where there is none).
 
 use std::time::Instant;
 
@@ -87,9 +88,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("{} bytes, {format:?}, on {}", data.len(), engine.name());
     // Pages of the output touched once, before any run, as a caller that keeps its buffer.
     let mut out: Vec<u8> = vec![0; data.len() + data.len() / 8 + (1 << 20)];
-    // The CLI's shape for the format unless the environment sweeps others, or names
-    // where frames are planned (`PLANNER` gpu, host or auto) and their largest size
-    // (`FRAME_KIB`).
+    // The CLI's frames for the format at the library's default depth (the CLI's
+    // compress runs fewer coders, for memory), unless the environment sweeps other
+    // shapes, or names where frames are planned (`PLANNER` gpu, host or auto) and their
+    // largest size (`FRAME_KIB`).
     let mut shape = StreamConfig::for_format(format);
     shape.planner = match std::env::var("PLANNER").as_deref() {
         Ok("gpu") => FramePlanner::Gpu,
