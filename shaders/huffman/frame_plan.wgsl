@@ -152,29 +152,88 @@ fn merge(inv: Invocation) {
     }
 }
 
-// Above every count: the unused symbols sort last.
-const NONE: u32 = 0xffffffffu;
-
 var<workgroup> frame_cells: u32;
-var<workgroup> counts: array<u32, 257>;
+// The frame's counts, four a word (symbols 4q to 4q + 3 at q), zero past the alphabet:
+// the rank sort reads four a load.
+var<workgroup> counts: array<vec4<u32>, 65>;
 // The sorted leaves; once the tree is built, its nodes' distances to `jump` (nodes from
 // `k + 2`, as code_lengths.rs `huffman_depths` numbers them).
 var<workgroup> weight: array<u32, 516>;
 var<workgroup> parent: array<u32, 516>;
 // Pointer jumping over the inner nodes: each one's farthest ancestor reached so far.
 var<workgroup> jump: array<u32, 516>;
-var<workgroup> leaf_symbol: array<u32, 512>;
+var<workgroup> leaf_symbol: array<u32, 260>;
 var<workgroup> used: u32;
 var<workgroup> lengths: array<u32, 260>;
 var<workgroup> deepest: atomic<u32>;
 var<workgroup> code_bits: atomic<u32>;
 
 // The tree's build in rounds: the front of both queues (leaves, then nodes made) as one
-// ordered sequence, two of them to swap between.
+// ordered sequence, two of them to swap between, and the entries each front's round
+// pairs (two, to swap with them).
 var<workgroup> front_weight: array<array<u32, 260>, 2>;
 var<workgroup> front_node: array<array<u32, 260>, 2>;
-var<workgroup> made_weight: array<u32, 130>;
-var<workgroup> round_items: u32;
+var<workgroup> round_items: array<u32, 2>;
+
+// Of front `f`, whose first `2 pairs` entries a round pairs: the weight of the node
+// made from pair `j`, and of the `i`th entry left after the pairs. Both sorted.
+fn made_weight(f: u32, j: u32) -> u32 {
+    return front_weight[f][2u * j] + front_weight[f][2u * j + 1u];
+}
+
+fn rest_weight(f: u32, pairs: u32, i: u32) -> u32 {
+    return front_weight[f][2u * pairs + i];
+}
+
+// How many of the round's made nodes weigh less than `w` (or at most `w`, `or_equal`).
+fn made_below(f: u32, pairs: u32, w: u32, or_equal: bool) -> u32 {
+    var lo = 0u;
+    var hi = pairs;
+    while lo < hi {
+        let mid = (lo + hi) / 2u;
+        let m = made_weight(f, mid);
+        if m < w || (or_equal && m == w) {
+            lo = mid + 1u;
+        } else {
+            hi = mid;
+        }
+    }
+    return lo;
+}
+
+// How many of the `rest` entries left after the round's pairs weigh at most `w`.
+fn rest_at_most(f: u32, pairs: u32, rest: u32, w: u32) -> u32 {
+    var lo = 0u;
+    var hi = rest;
+    while lo < hi {
+        let mid = (lo + hi) / 2u;
+        if rest_weight(f, pairs, mid) <= w {
+            lo = mid + 1u;
+        } else {
+            hi = mid;
+        }
+    }
+    return lo;
+}
+
+// The entries of the next front (the rest of front `f` merged with the nodes made from
+// its `pairs`) that its round pairs: those of at most its two lightest together.
+fn next_round_items(f: u32, pairs: u32, rest: u32) -> u32 {
+    var i = 0u;
+    var j = 0u;
+    var t = 0u;
+    for (var taken = 0u; taken < 2u; taken++) {
+        // (Which of two of one weight comes first does not change the sum.)
+        if i < rest && (j >= pairs || rest_weight(f, pairs, i) <= made_weight(f, j)) {
+            t += rest_weight(f, pairs, i);
+            i++;
+        } else {
+            t += made_weight(f, j);
+            j++;
+        }
+    }
+    return rest_at_most(f, pairs, rest, t) + made_below(f, pairs, t, true);
+}
 
 // The tree over the `k >= 2` sorted leaves in `weight`: each node's parent in `parent`,
 // nodes numbered from `k + 2` in the order the twin makes them (two queues, the smaller
@@ -182,75 +241,71 @@ var<workgroup> round_items: u32;
 // flow: the first node made weighs t = the two lightest, and every entry of the front
 // that weighs at most t comes before it (a leaf on a tie, or a node made earlier), so the
 // twin pairs those entries in order before it uses any node it makes now: a round makes
-// all those pairs at once, then merges the nodes made into the rest of the front. Rounds
-// are as many as the tree's levels on most data; a chain of one pair a round (Fibonacci
-// counts) is as long as the serial build.
-fn huffman_tree(lid: u32, k: u32) {
+// all those pairs at once and merges them into the rest of the front, while one
+// invocation finds what the next round pairs, so a round costs one barrier. Rounds are
+// as many as the tree's levels on most data; a chain of one pair a round (Fibonacci
+// counts) is as long as the serial build. Returns the rounds: no leaf is deeper (a node
+// made in a round is paired in a later one).
+fn huffman_tree(lid: u32, k: u32) -> u32 {
     for (var i = lid; i < k; i += WG_SIZE) {
         front_weight[0][i] = weight[i];
         front_node[0][i] = i;
     }
+    if lid == 0u {
+        // The first round: the leaves of at most the two lightest together.
+        let t = weight[0] + weight[1];
+        var lo = 2u;
+        var hi = k;
+        while lo < hi {
+            let mid = (lo + hi) / 2u;
+            if weight[mid] <= t {
+                lo = mid + 1u;
+            } else {
+                hi = mid;
+            }
+        }
+        round_items[0] = lo;
+    }
     var cur = 0u;
     var n = k;
     var next_node = k + 2u;
-    workgroupBarrier();
-    while n > 1u {
-        let t = front_weight[cur][0] + front_weight[cur][1];
-        // The entries that come before a node of weight t: those of at most t (sorted).
-        for (var i = lid; i < n; i += WG_SIZE) {
-            if front_weight[cur][i] <= t && (i + 1u == n || front_weight[cur][i + 1u] > t) {
-                round_items = i + 1u;
-            }
-        }
-        let pairs = workgroupUniformLoad(&round_items) / 2u;
+    var rounds = 0u;
+    var pairs = workgroupUniformLoad(&round_items[0]) / 2u;
+    loop {
+        let rest = n - 2u * pairs;
+        let to = cur ^ 1u;
+        // Each made node goes after the rest's entries of at most its weight (leaves, or
+        // made earlier), each entry of the rest before the made nodes of at least its
+        // weight.
         for (var j = lid; j < pairs; j += WG_SIZE) {
             let node = next_node + j;
             parent[front_node[cur][2u * j]] = node;
             parent[front_node[cur][2u * j + 1u]] = node;
-            made_weight[j] = front_weight[cur][2u * j] + front_weight[cur][2u * j + 1u];
+            let w = made_weight(cur, j);
+            let at = j + rest_at_most(cur, pairs, rest, w);
+            front_weight[to][at] = w;
+            front_node[to][at] = node;
         }
-        workgroupBarrier();
-        // Merge the rest of the front with the nodes made: an entry of the rest goes
-        // before every made node of at least its weight (a leaf, or made earlier).
-        let rest = n - 2u * pairs;
-        let to = cur ^ 1u;
         for (var i = lid; i < rest; i += WG_SIZE) {
-            let w = front_weight[cur][2u * pairs + i];
-            // Made nodes lighter than w: a lower bound in `made_weight`.
-            var lo = 0u;
-            var hi = pairs;
-            while lo < hi {
-                let mid = (lo + hi) / 2u;
-                if made_weight[mid] < w {
-                    lo = mid + 1u;
-                } else {
-                    hi = mid;
-                }
-            }
-            front_weight[to][i + lo] = w;
-            front_node[to][i + lo] = front_node[cur][2u * pairs + i];
+            let w = rest_weight(cur, pairs, i);
+            let at = i + made_below(cur, pairs, w, false);
+            front_weight[to][at] = w;
+            front_node[to][at] = front_node[cur][2u * pairs + i];
         }
-        for (var j = lid; j < pairs; j += WG_SIZE) {
-            let w = made_weight[j];
-            // Entries of the rest of at most w: an upper bound in the rest.
-            var lo = 0u;
-            var hi = rest;
-            while lo < hi {
-                let mid = (lo + hi) / 2u;
-                if front_weight[cur][2u * pairs + mid] <= w {
-                    lo = mid + 1u;
-                } else {
-                    hi = mid;
-                }
-            }
-            front_weight[to][j + lo] = w;
-            front_node[to][j + lo] = next_node + j;
+        let left = n - pairs;
+        if lid == 0u && left > 1u {
+            round_items[to] = next_round_items(cur, pairs, rest);
         }
-        workgroupBarrier();
+        rounds += 1u;
         next_node += pairs;
-        n -= pairs;
+        n = left;
         cur = to;
+        if n <= 1u {
+            break;
+        }
+        pairs = workgroupUniformLoad(&round_items[cur]) / 2u;
     }
+    return rounds;
 }
 
 @compute @workgroup_size(WG_SIZE)
@@ -268,53 +323,41 @@ fn code_lengths(inv: Invocation) {
             continue;
         }
         for (var s = lid; s < 260u; s += WG_SIZE) {
+            var f = 0u;
             if s < alphabet {
-                counts[s] = select(1u, plan[hist_at() + c * 256u + s], s < 256u);
+                f = select(1u, plan[hist_at() + c * 256u + s], s < 256u);
             }
+            counts[s / 4u][s % 4u] = f;
             lengths[s] = 0u;
         }
         workgroupBarrier();
-        // The used symbols in order of (count, symbol), the unused after them: a bitonic
-        // sort of 512 entries in `weight` and `leaf_symbol`, a pair an invocation a step.
-        for (var e = lid; e < 512u; e += WG_SIZE) {
-            var f = 0u;
-            if e < alphabet {
-                f = counts[e];
+        // The used symbols in order of (count, symbol), by rank: each invocation counts
+        // the used symbols before its own in one pass over the counts (four a load, the
+        // same words for the whole workgroup) and places its own; one barrier, where a
+        // sorting network of the 512 entries took 45.
+        var used_seen = 0u;
+        for (var s = lid; s < alphabet; s += WG_SIZE) {
+            let f = counts[s / 4u][s % 4u];
+            let mine = vec4<u32>(f);
+            var rank = 0u;
+            var nonzero = vec4<u32>(0u);
+            for (var q = 0u; q < 65u; q++) {
+                let g = counts[q];
+                let e = vec4<u32>(4u * q) + vec4<u32>(0u, 1u, 2u, 3u);
+                let before = (g != vec4<u32>(0u)) & ((g < mine) | ((g == mine) & (e < vec4<u32>(s))));
+                let b = select(vec4<u32>(0u), vec4<u32>(1u), before);
+                rank += b.x + b.y + b.z + b.w;
+                nonzero += select(vec4<u32>(0u), vec4<u32>(1u), g != vec4<u32>(0u));
             }
-            weight[e] = select(NONE, f, f > 0u);
-            leaf_symbol[e] = e;
-        }
-        workgroupBarrier();
-        for (var size = 2u; size <= 512u; size <<= 1u) {
-            for (var stride = size >> 1u; stride > 0u; stride >>= 1u) {
-                for (var p = lid; p < 256u; p += WG_SIZE) {
-                    let i = 2u * p - (p & (stride - 1u));
-                    let j = i + stride;
-                    let wi = weight[i];
-                    let wj = weight[j];
-                    let si = leaf_symbol[i];
-                    let sj = leaf_symbol[j];
-                    let i_after = wi > wj || (wi == wj && si > sj);
-                    if i_after == ((i & size) == 0u) {
-                        weight[i] = wj;
-                        weight[j] = wi;
-                        leaf_symbol[i] = sj;
-                        leaf_symbol[j] = si;
-                    }
-                }
-                workgroupBarrier();
+            if f > 0u {
+                weight[rank] = f;
+                leaf_symbol[rank] = s;
             }
+            used_seen = nonzero.x + nonzero.y + nonzero.z + nonzero.w;
         }
-        // The used count: where the order's real counts end.
-        for (var e = lid; e < 512u; e += WG_SIZE) {
-            if weight[e] != NONE && (e == 511u || weight[e + 1u] == NONE) {
-                used = e + 1u;
-            }
+        if lid == 0u {
+            used = used_seen;
         }
-        if lid == 0u && weight[0] == NONE {
-            used = 0u;
-        }
-        workgroupBarrier();
         let k = workgroupUniformLoad(&used);
         if lid == 0u && k == 1u {
             // One symbol: it and the first other symbol get one bit each.
@@ -323,12 +366,14 @@ fn code_lengths(inv: Invocation) {
             lengths[select(0u, 1u, s == 0u)] = 1u;
             atomicStore(&deepest, 1u);
         }
+        var rounds = 0u;
         if k >= 2u {
-            huffman_tree(lid, k);
+            rounds = huffman_tree(lid, k);
         }
         workgroupBarrier();
         // Inner nodes' depths by pointer jumping (the tree is done with `weight`: it
-        // holds the distance to `jump`), nine rounds for trees of up to 512 levels.
+        // holds the distance to `jump`): no inner node is deeper than the tree's rounds
+        // less one, and each jump doubles the reach.
         let root = 2u * k;
         let x = k + 2u + lid;
         let in_tree = k >= 2u && x <= root;
@@ -337,7 +382,7 @@ fn code_lengths(inv: Invocation) {
             weight[x] = select(1u, 0u, x == root);
         }
         workgroupBarrier();
-        for (var round = 0u; round < 9u; round++) {
+        for (var reach = 1u; reach < rounds; reach *= 2u) {
             var to = 0u;
             var gained = 0u;
             if in_tree {
@@ -364,7 +409,7 @@ fn code_lengths(inv: Invocation) {
         // Code bits of the frame's bytes (no end-of-block).
         var bits = 0u;
         for (var s = lid; s < 256u; s += WG_SIZE) {
-            bits += counts[s] * lengths[s];
+            bits += counts[s / 4u][s % 4u] * lengths[s];
         }
         atomicAdd(&code_bits, bits);
         for (var w = lid; w < 65u; w += WG_SIZE) {
