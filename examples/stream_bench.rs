@@ -8,8 +8,9 @@
 //! Without a file: 24 MiB of synthetic mixed data. `DEPTHS` and `CHUNKS_MIB` are comma
 //! lists swept in full (by default the library's `StreamConfig::default()`), `RUNS` the
 //! timed runs of each shape (3), `FORMAT` gzip or native (native), `PLANNER` gpu, host or
-//! auto and `FRAME_KIB` the largest frame (the CLI's for the format). Opens the GPU as
-//! the CLI does (wgpu; the CPU where there is none).
+//! auto and `FRAME_KIB` the largest frame (the CLI's for the format), `SINK` set: the
+//! timed runs code into a sink instead (what placing the output in the vector costs).
+//! Opens the GPU as the CLI does (wgpu; the CPU where there is none).
 
 use std::time::Instant;
 
@@ -125,6 +126,24 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 }
                 Ok(t.elapsed().as_secs_f64())
             };
+            // `SINK`: the timed runs code into a sink, not the vector (what the output's
+            // placement costs), once the vector's run is checked.
+            let sink = std::env::var_os("SINK").is_some();
+            let run_timed = |out: &mut Vec<u8>| -> parvlc::Result<f64> {
+                if !sink {
+                    return run(out);
+                }
+                let t = Instant::now();
+                compress_stream(
+                    &engine,
+                    format,
+                    &config,
+                    StreamInput::Bytes(&data),
+                    &mut std::io::sink(),
+                    &mut |_| {},
+                )?;
+                Ok(t.elapsed().as_secs_f64())
+            };
             run(&mut out)?;
             if decompress(&out)? != data {
                 return Err(
@@ -134,7 +153,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             profile_control("enable");
             let cpu = cpu_seconds();
             let mut times = (0..runs)
-                .map(|_| run(&mut out))
+                .map(|_| run_timed(&mut out))
                 .collect::<parvlc::Result<Vec<f64>>>()?;
             let cpu = cpu_seconds().zip(cpu).map(|(b, a)| (b - a) / runs as f64);
             profile_control("disable");

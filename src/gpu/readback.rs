@@ -143,12 +143,28 @@ impl Gpu {
                 .map_async(wgpu::MapMode::Read, move |r| {
                     let _ = sender.send(r);
                 });
+            let timed = log::log_enabled!(log::Level::Debug);
+            let (start, mut polls, mut polling) = (std::time::Instant::now(), 0u32, 0f64);
             loop {
+                let t = timed.then(std::time::Instant::now);
                 self.device
                     .poll(wgpu::PollType::Poll)
                     .map_err(|e| Error::Readback(e.to_string()))?;
+                if let Some(t) = t {
+                    polls += 1;
+                    polling += t.elapsed().as_secs_f64();
+                }
                 match receiver.recv_timeout(std::time::Duration::from_micros(50)) {
-                    Ok(r) => return r.map_err(|e| Error::Readback(e.to_string())),
+                    Ok(r) => {
+                        if timed {
+                            log::debug!(
+                                "mapped {len} bytes after {polls} polls, {:.2} ms in them, of {:.2} ms",
+                                polling * 1e3,
+                                start.elapsed().as_secs_f64() * 1e3
+                            );
+                        }
+                        return r.map_err(|e| Error::Readback(e.to_string()));
+                    }
                     Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {}
                     Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
                         return Err(Error::Readback("map callback dropped".into()))

@@ -89,7 +89,9 @@ pub async fn encode_chunk_gpu(
     let mut pending =
         encoder.encode_framed_into(&mut command, &input, &uploaded, &plan, timeline)?;
     encoder.record_readback(&mut command, &mut pending);
-    gpu.queue.submit([command.finish()]);
+    let finished_command = command.finish();
+    let t_rec = clock();
+    gpu.queue.submit([finished_command]);
     let t_sub = clock();
     let encoded = encoder.finish(pending).await?;
     let t3 = clock();
@@ -143,13 +145,14 @@ pub async fn encode_chunk_gpu(
             timeline_passes(&encoded.timings),
         );
     }
-    if let (Some(t0), Some(tu), Some(t1), Some(t2), Some(ts), Some(t3), Some(t4)) =
-        (t0, t_up, t1, t2, t_sub, t3, t4)
+    if let (Some(t0), Some(tu), Some(t1), Some(t2), Some(tr), Some(ts), Some(t3), Some(t4)) =
+        (t0, t_up, t1, t2, t_rec, t_sub, t3, t4)
     {
         let ms = |a: std::time::Instant, b: std::time::Instant| (b - a).as_secs_f64() * 1e3;
         log::debug!(
             "chunk of {} bytes, {} frames: upload {:.1} ms, histograms {:.1} ms, plan {:.1} ms, \
-             encode (record, submit) {:.1} ms, readback {:.1} ms, headers+crc {:.1} ms",
+             encode (record, submit) {:.1} ms, readback {:.1} ms, headers+crc {:.1} ms \
+             (the submit call {:.2} ms)",
             data.len(),
             layout.frames.len(),
             ms(t0, tu),
@@ -158,6 +161,7 @@ pub async fn encode_chunk_gpu(
             ms(t2, ts),
             ms(ts, t3),
             ms(t3, t4),
+            ms(tr, ts),
         );
     }
     Ok(CodedChunk::new(

@@ -810,7 +810,15 @@ impl<'g> VleEncoder<'g> {
         let times = profiler.as_deref().and_then(|p| p.resolved_range());
         ranges.extend(times);
         let reads = self.gpu.record_reads(&mut encoder, &ranges);
-        self.gpu.queue.submit([encoder.finish()]);
+        let command = encoder.finish();
+        let t_submit = crate::gpu::clock();
+        self.gpu.queue.submit([command]);
+        if let Some(t) = t_submit {
+            log::debug!(
+                "scan submitted in {:.2} ms",
+                t.elapsed().as_secs_f64() * 1e3
+            );
+        }
         let mut parts = self.gpu.read_recorded(reads).await?.into_iter();
         // The parts come in the order their ranges went in.
         let histograms = histograms_from_words(&parts.next().unwrap_or_default());
