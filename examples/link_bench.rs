@@ -8,7 +8,9 @@
 //! Methods, to the GPU: `queue.write_buffer` (wgpu's staging, then its copy; one thread),
 //! a copy from a mapped upload buffer, and a kernel reading a mapped buffer in place
 //! (`MAPPABLE_PRIMARY_BUFFERS`, where the adapter has it). Back: a copy into a mappable
-//! buffer, and a kernel writing a mappable buffer in place. Device to device for scale.
+//! buffer, a kernel writing a mappable buffer in place, and the encoder's way of writing
+//! (atomic stores, every block's first and last word OR-ed) into device memory and copied
+//! back, against into a mappable buffer in place. Device to device for scale.
 
 use std::time::Instant;
 
@@ -20,6 +22,26 @@ fn copy(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) n
     let stride = n.x * 256u;
     for (var i = id.x; i < arrayLength(&dst); i += stride) {
         dst[i] = src[i];
+    }
+}
+"#;
+
+/// The encoder's way of writing (shaders/common/bitwriter.wgsl): each word stored as an
+/// atomic, the first and last of every block OR-ed in (neighbouring blocks share them).
+const EDGES_SHADER: &str = r#"
+@group(0) @binding(0) var<storage, read> src: array<u32>;
+@group(0) @binding(1) var<storage, read_write> dst: array<atomic<u32>>;
+const BLOCK_WORDS: u32 = 640u;
+@compute @workgroup_size(256)
+fn edges(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) n: vec3<u32>) {
+    let stride = n.x * 256u;
+    for (var i = id.x; i < arrayLength(&dst); i += stride) {
+        let k = i % BLOCK_WORDS;
+        if k == 0u || k + 1u == BLOCK_WORDS {
+            atomicOr(&dst[i], src[i]);
+        } else {
+            atomicStore(&dst[i], src[i]);
+        }
     }
 }
 "#;
@@ -90,6 +112,18 @@ fn main() {
         compilation_options: Default::default(),
         cache: None,
     });
+    let edges_module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+        label: None,
+        source: wgpu::ShaderSource::Wgsl(EDGES_SHADER.into()),
+    });
+    let edges_pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+        label: None,
+        layout: None,
+        module: &edges_module,
+        entry_point: Some("edges"),
+        compilation_options: Default::default(),
+        cache: None,
+    });
     let wait = || {
         device
             .poll(wgpu::PollType::wait_indefinitely())
@@ -117,7 +151,10 @@ fn main() {
         b.unmap();
         v
     };
-    let kernel = |e: &mut wgpu::CommandEncoder, src: &wgpu::Buffer, dst: &wgpu::Buffer| {
+    let run_kernel = |pipeline: &wgpu::ComputePipeline,
+                      e: &mut wgpu::CommandEncoder,
+                      src: &wgpu::Buffer,
+                      dst: &wgpu::Buffer| {
         let bind = device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: None,
             layout: &pipeline.get_bind_group_layout(0),
@@ -133,9 +170,17 @@ fn main() {
             ],
         });
         let mut pass = e.begin_compute_pass(&Default::default());
-        pass.set_pipeline(&pipeline);
+        pass.set_pipeline(pipeline);
         pass.set_bind_group(0, &bind, &[]);
         pass.dispatch_workgroups(1024, 1, 1);
+    };
+    let kernel = |e: &mut wgpu::CommandEncoder, src: &wgpu::Buffer, dst: &wgpu::Buffer| {
+        run_kernel(&pipeline, e, src, dst)
+    };
+    // The encoder's writes (a destination zeroed once: OR-ing the same words again leaves
+    // them as they are, so every run's result is checkable).
+    let edges = |e: &mut wgpu::CommandEncoder, src: &wgpu::Buffer, dst: &wgpu::Buffer| {
+        run_kernel(&edges_pipeline, e, src, dst)
     };
     let report = |name: &str, f: &mut dyn FnMut()| {
         f();
@@ -204,12 +249,28 @@ fn main() {
         copy(e, &device_a, &staging)
     });
     assert!(read_mapped(&staging) == data, "copy back");
+    // The encoder's writes into device memory, then the copy back (today's readback),
+    // against into mappable memory in place (atomics across the link).
+    let zeroed = buffer(U::STORAGE | U::COPY_SRC | U::COPY_DST, false);
+    each("back: encoder's writes, then a copy", &|e| {
+        edges(e, &device_a, &zeroed);
+        copy(e, &zeroed, &staging)
+    });
+    assert!(read_mapped(&staging) == data, "encoder's writes, copied");
     if mappable {
         let host_out = buffer(U::MAP_READ | U::STORAGE, false);
         each("back: kernel writing a mappable buffer in place", &|e| {
             kernel(e, &device_a, &host_out)
         });
         assert!(read_mapped(&host_out) == data, "kernel to mapped");
+        let host_edges = buffer(U::MAP_READ | U::STORAGE, false);
+        each("back: encoder's writes into a mappable buffer", &|e| {
+            edges(e, &device_a, &host_edges)
+        });
+        assert!(
+            read_mapped(&host_edges) == data,
+            "encoder's writes into mappable memory"
+        );
         // Both ways at once: a kernel from one mapped buffer into another.
         let host_in = buffer(U::MAP_WRITE | U::STORAGE, true);
         each("both: kernel from a mapped buffer to another", &|e| {
