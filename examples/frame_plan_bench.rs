@@ -20,17 +20,9 @@ use parvlc::huffman::pipeline::StreamConfig;
 use parvlc::testdata::generate;
 use parvlc::{Backend, Engine};
 
-fn env_or(name: &str, default: usize) -> usize {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
-
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
-}
+#[path = "support/mod.rs"]
+mod support;
+use support::{env_or, median};
 
 /// Milliseconds of `stage` on the uploaded `input`: recorded, submitted, read back.
 fn time_stage<S: GpuStage>(stage: &S, input: &S::Input<'_>, uploaded: &S::Uploaded) -> f64 {
@@ -56,8 +48,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         Ok("gzip") => Format::Gzip,
         _ => Format::Native,
     };
-    let chunk = env_or("CHUNK_MIB", 4) << 20;
-    let rounds = env_or("ROUNDS", 5).max(1);
+    let chunk = env_or("CHUNK_MIB", 4usize) << 20;
+    let rounds = env_or("ROUNDS", 5usize).max(1);
     let Engine::Wgpu(gpu) = pollster::block_on(Engine::open(Backend::Wgpu))? else {
         return Err("no GPU".into());
     };

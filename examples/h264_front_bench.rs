@@ -15,17 +15,14 @@ use std::time::Instant;
 use parvlc::h264::y4m::Y4mReader;
 use parvlc::h264::{cpu_slice_data, encode_picture_levels, EncoderConfig, Picture};
 
-fn env_or(name: &str, default: usize) -> usize {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
+#[path = "support/mod.rs"]
+mod support;
+use support::env_or;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let (frames, runs) = (env_or("FRAMES", 8), env_or("RUNS", 3));
+    let (frames, runs) = (env_or("FRAMES", 8usize), env_or("RUNS", 3usize));
     let config = EncoderConfig {
-        qp: env_or("QP", 27) as u8,
+        qp: env_or("QP", 27usize) as u8,
         luma: std::env::var("LUMA").as_deref().unwrap_or("auto").parse()?,
         ..EncoderConfig::default()
     };

@@ -100,30 +100,23 @@ fn main() {
         b
     };
     use wgpu::BufferUsages as U;
-    let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-        label: None,
-        source: wgpu::ShaderSource::Wgsl(SHADER.into()),
-    });
-    let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-        label: None,
-        layout: None,
-        module: &module,
-        entry_point: Some("copy"),
-        compilation_options: Default::default(),
-        cache: None,
-    });
-    let edges_module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-        label: None,
-        source: wgpu::ShaderSource::Wgsl(EDGES_SHADER.into()),
-    });
-    let edges_pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-        label: None,
-        layout: None,
-        module: &edges_module,
-        entry_point: Some("edges"),
-        compilation_options: Default::default(),
-        cache: None,
-    });
+    // The entry point `entry` of the WGSL `source`, its layout the shader's own.
+    let compute_pipeline = |source: &str, entry: &str| {
+        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: None,
+            source: wgpu::ShaderSource::Wgsl(source.into()),
+        });
+        device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+            label: None,
+            layout: None,
+            module: &module,
+            entry_point: Some(entry),
+            compilation_options: Default::default(),
+            cache: None,
+        })
+    };
+    let pipeline = compute_pipeline(SHADER, "copy");
+    let edges_pipeline = compute_pipeline(EDGES_SHADER, "edges");
     let wait = || {
         device
             .poll(wgpu::PollType::wait_indefinitely())

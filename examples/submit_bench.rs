@@ -25,17 +25,9 @@ fn spin(@builtin(global_invocation_id) id: vec3<u32>) {
 }
 "#;
 
-fn env_or(name: &str, default: u32) -> u32 {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
-
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v.get(v.len() / 2).copied().unwrap_or(0.0)
-}
+#[path = "support/mod.rs"]
+mod support;
+use support::{env_or, median};
 
 fn main() {
     let instance =
@@ -51,9 +43,9 @@ fn main() {
     }
     // A software adapter (the tests' lavapipe) gets small defaults.
     let small = adapter.get_info().device_type == wgpu::DeviceType::Cpu;
-    let k = env_or("K", if small { 10 } else { 100 }).max(2);
-    let loops = env_or("LOOPS", if small { 16 } else { 4096 });
-    let groups = env_or("WORKGROUPS", if small { 8 } else { 264 });
+    let k = env_or("K", if small { 10u32 } else { 100 }).max(2);
+    let loops = env_or("LOOPS", if small { 16u32 } else { 4096 });
+    let groups = env_or("WORKGROUPS", if small { 8u32 } else { 264 });
     let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
         required_features: wgpu::Features::TIMESTAMP_QUERY,
         ..Default::default()
@@ -155,25 +147,21 @@ fn main() {
         }
         queue.submit([encoder.finish()]);
     };
-    let one_submit = || {
-        let buffers: Vec<wgpu::CommandBuffer> = (0..k)
+    // A command buffer a pass, all recorded before any is submitted.
+    let buffers = || -> Vec<wgpu::CommandBuffer> {
+        (0..k)
             .map(|i| {
                 let mut encoder = new_encoder();
                 record(&mut encoder, i);
                 encoder.finish()
             })
-            .collect();
-        queue.submit(buffers);
+            .collect()
+    };
+    let one_submit = || {
+        queue.submit(buffers());
     };
     let many_submits = || {
-        let buffers: Vec<wgpu::CommandBuffer> = (0..k)
-            .map(|i| {
-                let mut encoder = new_encoder();
-                record(&mut encoder, i);
-                encoder.finish()
-            })
-            .collect();
-        for b in buffers {
+        for b in buffers() {
             queue.submit([b]);
         }
     };

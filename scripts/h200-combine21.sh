@@ -15,14 +15,7 @@ h200_start combine21
 unpack_device
 D=/tmp/parvlc-combine21
 sys_1g "$D"
-for round in 1 2 3; do
-  for f in native gzip; do
-    for v in old new; do
-      echo -n "round $round, $f, sb-$v: "
-      FORMAT=$f RUNS=6 .device/sb-$v "$D/sys1g" | tail -1
-    done
-  done
-done
+sb_rounds "$D" 3 sb-old sb-new
 for f in native gzip; do
   echo -n "$f: "
   RUST_LOG=parvlc=debug FORMAT=$f RUNS=6 .device/sb-new "$D/sys1g" 2>&1 | grep -o '[0-9]* submissions went in [0-9]* queue submits'

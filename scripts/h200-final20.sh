@@ -14,14 +14,7 @@ h200_start final20
 unpack_device
 D=/tmp/parvlc-final20
 sys_files "$D"
-for round in 1 2 3; do
-  for f in native gzip; do
-    for v in old new; do
-      echo -n "round $round, $f, sb-$v: "
-      FORMAT=$f RUNS=6 .device/sb-$v "$D/sys1g" | tail -1
-    done
-  done
-done
+sb_rounds "$D" 3 sb-old sb-new
 timeline_of .device/sb-new "$D"
 for f in gzip native; do
   .device/parvlc compress -f $f - -o - < "$D/sys.tar" > "$D/out" 2>/dev/null

@@ -18,14 +18,7 @@ sys_1g "$D"
 for v in base new base new; do
   for f in native gzip; do echo -n "fpb-$v: "; FORMAT=$f .device/fpb-$v "$D/sys1g"; done
 done
-for round in 1 2 3; do
-  for f in native gzip; do
-    for v in old mid new; do
-      echo -n "round $round, $f, sb-$v: "
-      FORMAT=$f RUNS=6 .device/sb-$v "$D/sys1g" | tail -1
-    done
-  done
-done
+sb_rounds "$D" 3 sb-old sb-mid sb-new
 timeline_of .device/sb-mid "$D"
 timeline_of .device/sb-new "$D"
 date -u

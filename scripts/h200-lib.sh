@@ -277,3 +277,20 @@ timeline_of() {
     python3 scripts/gpu_timeline.py "$2/t.log" | tail -6
   done
 }
+
+# sb_rounds DIR ROUNDS BUILD...: the library's 1 GiB (DIR/sys1g) through each
+# .device/BUILD (a stream_bench) in turn, native then gzip, ROUNDS rounds of six runs
+# (stream_bench decodes its output before timing), each result after "round R, FORMAT,
+# BUILD: ".
+sb_rounds() {
+  local dir=$1 rounds=$2 round f v
+  shift 2
+  for round in $(seq 1 "$rounds"); do
+    for f in native gzip; do
+      for v in "$@"; do
+        echo -n "round $round, $f, $v: "
+        FORMAT=$f RUNS=6 ".device/$v" "$dir/sys1g" | tail -1
+      done
+    done
+  done
+}
