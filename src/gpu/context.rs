@@ -230,18 +230,20 @@ impl Gpu {
             .resident
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
-        map.entry(label.to_string())
-            .or_insert_with(|| {
-                Arc::new(
-                    self.device
-                        .create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                            label: Some(label),
-                            contents: &contents(),
-                            usage: wgpu::BufferUsages::STORAGE,
-                        }),
-                )
-            })
-            .clone()
+        // Looked up before the label is copied: callers ask once a chunk.
+        if let Some(buffer) = map.get(label) {
+            return buffer.clone();
+        }
+        let buffer = Arc::new(
+            self.device
+                .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                    label: Some(label),
+                    contents: &contents(),
+                    usage: wgpu::BufferUsages::STORAGE,
+                }),
+        );
+        map.insert(label.to_string(), buffer.clone());
+        buffer
     }
 
     /// Record an error of ours beside wgpu's, for the next [`Gpu::check_errors`].
