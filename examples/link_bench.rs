@@ -14,6 +14,10 @@
 
 use std::time::Instant;
 
+#[path = "support/mod.rs"]
+mod support;
+use support::env_or;
+
 const SHADER: &str = r#"
 @group(0) @binding(0) var<storage, read> src: array<vec4<u32>>;
 @group(0) @binding(1) var<storage, read_write> dst: array<vec4<u32>>;
@@ -47,22 +51,9 @@ fn edges(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) 
 "#;
 
 fn main() {
-    let chunk = std::env::var("CHUNK_MIB")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(4usize)
-        << 20;
-    let n: usize = std::env::var("N")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(64);
-    let instance =
-        wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
-    let adapter = pollster::block_on(instance.request_adapter(&wgpu::RequestAdapterOptions {
-        power_preference: wgpu::PowerPreference::HighPerformance,
-        ..Default::default()
-    }))
-    .expect("an adapter");
+    let chunk = env_or("CHUNK_MIB", 4usize) << 20;
+    let n = env_or("N", 64usize);
+    let adapter = support::high_performance_adapter();
     let mappable = adapter
         .features()
         .contains(wgpu::Features::MAPPABLE_PRIMARY_BUFFERS);

@@ -14,6 +14,10 @@
 
 use std::time::Instant;
 
+#[path = "support/mod.rs"]
+mod support;
+use support::median;
+
 use parvlc::huffman::compress::{decompress, Format};
 use parvlc::huffman::pipeline::{
     compress_stream, compress_to_vec, FramePlanner, StreamConfig, StreamInput,
@@ -109,10 +113,25 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 depth,
                 ..shape
             };
-            let run = |out: &mut Vec<u8>| -> parvlc::Result<f64> {
-                out.clear();
+            // `SINK`: the timed runs code into a sink, not the vector (what the output's
+            // placement costs), once the vector's run is checked.
+            let sink = std::env::var_os("SINK").is_some();
+            // (Into a sink, the vector keeps the checked run's output, for the ratio.)
+            let run = |out: &mut Vec<u8>, into_sink: bool| -> parvlc::Result<f64> {
+                if !into_sink {
+                    out.clear();
+                }
                 let t = Instant::now();
-                if std::env::var_os("SERIAL_OUT").is_some() {
+                if into_sink {
+                    compress_stream(
+                        &engine,
+                        format,
+                        &config,
+                        StreamInput::Bytes(&data),
+                        &mut std::io::sink(),
+                        &mut |_| {},
+                    )?;
+                } else if std::env::var_os("SERIAL_OUT").is_some() {
                     compress_stream(
                         &engine,
                         format,
@@ -126,25 +145,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 }
                 Ok(t.elapsed().as_secs_f64())
             };
-            // `SINK`: the timed runs code into a sink, not the vector (what the output's
-            // placement costs), once the vector's run is checked.
-            let sink = std::env::var_os("SINK").is_some();
-            let run_timed = |out: &mut Vec<u8>| -> parvlc::Result<f64> {
-                if !sink {
-                    return run(out);
-                }
-                let t = Instant::now();
-                compress_stream(
-                    &engine,
-                    format,
-                    &config,
-                    StreamInput::Bytes(&data),
-                    &mut std::io::sink(),
-                    &mut |_| {},
-                )?;
-                Ok(t.elapsed().as_secs_f64())
-            };
-            run(&mut out)?;
+            run(&mut out, false)?;
             if decompress(&out)? != data {
                 return Err(
                     format!("depth {depth}, chunks of {chunk_mib} MiB: wrong output").into(),
@@ -152,13 +153,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             }
             profile_control("enable");
             let cpu = cpu_seconds();
-            let mut times = (0..runs)
-                .map(|_| run_timed(&mut out))
+            let times = (0..runs)
+                .map(|_| run(&mut out, sink))
                 .collect::<parvlc::Result<Vec<f64>>>()?;
             let cpu = cpu_seconds().zip(cpu).map(|(b, a)| (b - a) / runs as f64);
             profile_control("disable");
-            times.sort_by(f64::total_cmp);
-            let (best, median) = (times[0], times[times.len() / 2]);
+            let best = times.iter().copied().fold(f64::MAX, f64::min);
+            let median = median(times);
             println!(
                 "depth {depth:>2}, chunks of {chunk_mib:>2} MiB: {:.2} GB/s ({:.1} ms), median {:.2} GB/s, ratio {:.3}{}",
                 data.len() as f64 / best / 1e9,

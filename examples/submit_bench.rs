@@ -30,13 +30,7 @@ mod support;
 use support::{env_or, median};
 
 fn main() {
-    let instance =
-        wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
-    let adapter = pollster::block_on(instance.request_adapter(&wgpu::RequestAdapterOptions {
-        power_preference: wgpu::PowerPreference::HighPerformance,
-        ..Default::default()
-    }))
-    .expect("an adapter");
+    let adapter = support::high_performance_adapter();
     if !adapter.features().contains(wgpu::Features::TIMESTAMP_QUERY) {
         println!("{}: no timestamp queries", adapter.get_info().name);
         return;
