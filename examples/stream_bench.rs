@@ -106,6 +106,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     if let Some(&kib) = list("FRAME_KIB", "").first() {
         shape.frames.max_frame_bytes = (kib as u64) << 10;
     }
+    // `HOST_OUTPUT=0`: the encode's output in device memory, copied back after it.
+    if let Some(&on) = list("HOST_OUTPUT", "").first() {
+        shape.cuvle.host_output = on != 0;
+    }
     for &chunk_mib in &list("CHUNKS_MIB", &(shape.chunk_bytes >> 20).to_string()) {
         for &depth in &list("DEPTHS", &shape.depth.to_string()) {
             let config = StreamConfig {

@@ -26,6 +26,7 @@ fn config(strategy: ScanStrategy, workgroup_size: u32, net: u32) -> CuvleConfig 
         },
         max_segment_bytes: None,
         stage_words: None,
+        host_output: false,
     }
 }
 
@@ -274,6 +275,35 @@ fn many_segments() {
                 )
                 .unwrap();
                 assert!(got.segments > 1);
+            }
+        }
+    }
+}
+
+/// The output written where the host reads it (`host_output`): every block staged, its
+/// end words placed by the host; across entropies, code lengths up to 32 bits, bit
+/// orders, start bits and segments. Where the adapter maps storage it must be taken.
+#[test]
+fn an_output_written_in_place() {
+    let _g = serial();
+    let gpu = common::gpu();
+    let maps = gpu
+        .features
+        .contains(wgpu::Features::MAPPABLE_PRIMARY_BUFFERS);
+    for (i, entropy) in [0.0, 2.0, 4.5, 8.0].into_iter().enumerate() {
+        let data = generate(20_000 + 777 * i, entropy, 40 + i as u64);
+        for (max_len, cap) in [(32u8, None), (15, Some(3000u64)), (24, Some(1024))] {
+            let table = table_for(&data, max_len);
+            let config = CuvleConfig {
+                max_segment_bytes: cap,
+                host_output: true,
+                ..config(ScanStrategy::Decoupled, 64, 4)
+            };
+            for (k, order) in ORDERS.into_iter().enumerate() {
+                let what = format!("in place, entropy {entropy} max_len {max_len}");
+                let start = (i as u32 * 13 + k as u32 * 7) % 32;
+                let got = check(gpu, &data, &table, order, start, &config, &what).unwrap();
+                assert_eq!(got.written_in_place, maps, "{what}: written in place");
             }
         }
     }

@@ -31,6 +31,7 @@ fn config(strategy: ScanStrategy, spin_budget: u32, max_segment_bytes: Option<u6
         },
         max_segment_bytes,
         stage_words: None,
+        host_output: false,
     }
 }
 
@@ -191,7 +192,36 @@ fn check(
     let twin = encode_cuvle_cpu_framed(&case.data, framing, config)
         .unwrap_or_else(|e| panic!("{what}: twin: {e}"));
     decodes_back(case, framing, &twin, &what);
+    let mut got = None;
+    // Into device memory, cleared and copied back; and written in place, the block ends
+    // placed by the host, where the adapter maps storage.
+    for host_output in [false, true] {
+        let config = CuvleConfig {
+            host_output,
+            ..*config
+        };
+        let what = format!("{what} host_output {host_output}");
+        got = Some(check_gpu(gpu, case, framing, &config, &twin, &what)?);
+        let in_place = got.as_ref().is_some_and(|(g, _)| g.written_in_place);
+        let can = host_output
+            && gpu
+                .features
+                .contains(wgpu::Features::MAPPABLE_PRIMARY_BUFFERS)
+            && config.stage_words.is_none();
+        assert_eq!(in_place, can, "{what}: written in place");
+    }
+    got
+}
 
+/// The GPU's half of [`check`], on one config.
+fn check_gpu(
+    gpu: &Gpu,
+    case: &Case,
+    framing: &Framing<'_>,
+    config: &CuvleConfig,
+    twin: &FramedBits,
+    what: &str,
+) -> Option<(Encoded, Plan)> {
     let encoder = VleEncoder::new(gpu, *config)
         .unwrap()
         .with_chunk_bytes(BLOCK as u64)

@@ -32,6 +32,7 @@ fn small_config() -> CuvleConfig {
         },
         max_segment_bytes: None,
         stage_words: None,
+        host_output: false,
     }
 }
 
@@ -301,6 +302,7 @@ fn small_native(gpu: &Gpu, data: &[u8]) -> Vec<u8> {
         },
         max_segment_bytes: None,
         stage_words: None,
+        host_output: false,
     };
     gpu_compress(gpu, data, Format::Native, &config).bytes
 }

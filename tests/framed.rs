@@ -658,9 +658,17 @@ fn the_gpu_writes_the_same_bytes_as_the_cpu() {
             let data = mixed(len, 100 + len as u64);
             for format in [Format::Native, Format::Gzip] {
                 let want = framed(&data, format, &config);
-                for planner in [FramePlanner::Gpu, FramePlanner::Host] {
-                    let what = format!("{format:?}, {len} bytes, planned by {planner:?}");
-                    let config = StreamConfig { planner, ..config };
+                // The output written in place (the default) and into device memory.
+                for (planner, host_output) in [
+                    (FramePlanner::Gpu, true),
+                    (FramePlanner::Host, true),
+                    (FramePlanner::Gpu, false),
+                ] {
+                    let what = format!(
+                        "{format:?}, {len} bytes, planned by {planner:?}, host output {host_output}"
+                    );
+                    let mut config = StreamConfig { planner, ..config };
+                    config.cuvle.host_output = host_output;
                     let (got, _) =
                         pollster::block_on(compress_framed(gpu, &data, format, &config)).unwrap();
                     assert!(got == want, "{what}: wgpu differs from the CPU");

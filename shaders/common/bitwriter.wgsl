@@ -5,8 +5,10 @@
 // - staged: into the block's stage in workgroup memory, each completed word stored by the
 //   invocation that completes it, partial words OR-ed in after a barrier; the workgroup
 //   then copies the block's words out whole and coalesced (bitwriter_stage_out), atomicOr
-//   only on the block's two end words. Neighbouring invocations write ~9 words apart, so
-//   direct stores touch a cache line each; staged ones fill whole lines.
+//   only on the block's two end words (or, with STAGE_ENDS_TO_CALLER, none: the caller
+//   hands those two back, and the output needs no clearing). Neighbouring invocations
+//   write ~9 words apart, so direct stores touch a cache line each; staged ones fill
+//   whole lines.
 //
 // Codes are packed LSB-first (DEFLATE order) and must arrive bit-reversed, so that their
 // first bit is bit 0. With MSB_FIRST every output word has the bits of each byte reversed,
@@ -23,6 +25,10 @@ override MSB_FIRST: bool = true;
 // the others take the direct path.
 override STAGED: bool = false;
 override STAGE_WORDS: u32 = 1u;
+// The staged copy-out leaves a block's two end words in the stage for the caller, which
+// hands them to the host: the output then takes plain stores only, needs no clearing,
+// and may lie in host memory. Every block must then fit the stage.
+override STAGE_ENDS_TO_CALLER: bool = false;
 var<workgroup> stage: array<atomic<u32>, STAGE_WORDS>;
 
 struct BitWriter {
@@ -103,7 +109,7 @@ fn bitwriter_finish(w: ptr<function, BitWriter>, first_word: u32) {
 // a word its completer stored), then copy the block's words out. `is_last`: this
 // invocation holds the block's last bit. `first_bit`/`bits`: the block's span. No
 // barrier after: the caller's next barrier (before the next block's words go in) orders
-// the copy-out before them.
+// the copy-out before them, and bitwriter_stage_ends' reads too.
 fn bitwriter_stage_out(inv: Invocation, w: ptr<function, BitWriter>, is_last: bool, first_bit: u32, bits: u32) {
     let tail = (*w).fill != 0u;
     if tail && is_last {
@@ -119,9 +125,26 @@ fn bitwriter_stage_out(inv: Invocation, w: ptr<function, BitWriter>, is_last: bo
     for (var j = inv.lid; j < n_words; j += WG_SIZE) {
         let value = stream_word(atomicLoad(&stage[j]));
         if j == 0u || j + 1u == n_words {
-            atomicOr(&output[first_word + j], value);
+            if !STAGE_ENDS_TO_CALLER {
+                atomicOr(&output[first_word + j], value);
+            }
         } else {
             atomicStore(&output[first_word + j], value);
         }
     }
+}
+
+// STAGE_ENDS_TO_CALLER: the first and last word of the block just copied out (after
+// bitwriter_stage_out, before the next barrier), in stream order; the last is 0 when
+// the block's code lies in one word.
+fn bitwriter_stage_ends(first_bit: u32, bits: u32) -> vec2<u32> {
+    let n_words = ((first_bit + bits + 31u) >> 5u) - (first_bit >> 5u);
+    if n_words == 0u {
+        return vec2<u32>(0u, 0u);
+    }
+    let head = stream_word(atomicLoad(&stage[0]));
+    if n_words == 1u {
+        return vec2<u32>(head, 0u);
+    }
+    return vec2<u32>(head, stream_word(atomicLoad(&stage[n_words - 1u])));
 }

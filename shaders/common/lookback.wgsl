@@ -32,6 +32,8 @@
 //   [3] reduce_then_scan: the grand total, written by scan/spine (checked by the host)
 //   [4 + b] block b: flag in the top two bits, value in the low 30 bits;
 //           reduce_then_scan: the block's exclusive prefix, written by scan/spine.
+//   [4 + n + 2b], [4 + n + 2b + 1] (n blocks; cuvle with STAGE_ENDS_TO_CALLER): block b's
+//           first and last output word, placed by the host.
 //!import common/invocation
 
 const STRATEGY_CHAINED: u32 = 0u;

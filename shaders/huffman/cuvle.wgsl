@@ -235,6 +235,14 @@ fn main(inv: Invocation) {
             }
             let is_last = bits != 0u && local.x + bits == block_bits;
             bitwriter_stage_out(inv, &writer, is_last, block_first_bit, block_bits);
+            if STAGE_ENDS_TO_CALLER && inv.lid == 0u {
+                // After the segment's block flags: the host ORs them into place
+                // (src/huffman/block_ends.rs).
+                let ends = bitwriter_stage_ends(block_first_bit, block_bits);
+                let at = STATE_HEADER + params.n_blocks + 2u * block;
+                atomicStore(&scan_state[at], ends.x);
+                atomicStore(&scan_state[at + 1u], ends.y);
+            }
         } else if bits != 0u {
             var writer = bitwriter_at(position);
             encode_thread_input(&writer, &words, whole, first_byte);

@@ -604,7 +604,7 @@ impl<'c> CudaVleEncoder<'c> {
         };
         // Errors of the kernels surface here at the latest.
         self.cuda.synchronize()?;
-        let (block_offsets, fallbacks) = plan.read_log(&log, self.config.scan.strategy)?;
+        let (block_offsets, fallbacks) = plan.read_log(&log, self.config.scan.strategy, false)?;
         let frame_offsets = plan.frame_offsets(&block_offsets)?;
         let mut timings = Timings::default();
         if let Some(s) = pending.seconds()? {
@@ -619,6 +619,7 @@ impl<'c> CudaVleEncoder<'c> {
             fallbacks,
             segments: plan.segments.len(),
             timings,
+            written_in_place: false,
         })
     }
 

@@ -97,6 +97,11 @@ impl Gpu {
         if options.pipeline_cache.is_some() && cfg!(not(target_arch = "wasm32")) {
             wanted |= wgpu::Features::PIPELINE_CACHE;
         }
+        // Storage the host maps: an encode's output written where the host reads it
+        // (`CuvleConfig::host_output`). Native only; asked for, never required.
+        if cfg!(not(target_arch = "wasm32")) {
+            wanted |= wgpu::Features::MAPPABLE_PRIMARY_BUFFERS;
+        }
         let features = available & wanted;
         // Ask for everything the adapter has: storage bindings reach 2 GiB on NVIDIA.
         let limits = adapter.limits();

@@ -129,6 +129,24 @@ impl Gpu {
         Ok(parts)
     }
 
+    /// The first `len` bytes of a mappable buffer that a submitted encode writes in place,
+    /// once it is done: no copy on the GPU's queue, one out of the mapping here.
+    pub(crate) async fn read_in_place(&self, buffer: &wgpu::Buffer, len: u64) -> Result<Vec<u8>> {
+        if len == 0 {
+            return Ok(Vec::new());
+        }
+        self.map_read(buffer, len).await?;
+        let bytes = {
+            let mapped = buffer
+                .slice(..len)
+                .get_mapped_range()
+                .map_err(|e| Error::Readback(e.to_string()))?;
+            self.copy_out(&mapped)
+        };
+        buffer.unmap();
+        Ok(bytes)
+    }
+
     /// Map the first `len` bytes of `staging` for reading, once the GPU is done with it.
     async fn map_read(&self, staging: &wgpu::Buffer, len: u64) -> Result<()> {
         #[cfg(not(target_arch = "wasm32"))]

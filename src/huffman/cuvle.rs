@@ -8,6 +8,7 @@
 
 use wgpu::util::DeviceExt;
 
+use super::block_ends::{place_block_ends, BlockEnds};
 use super::histogram::{encode_histogram, total_histogram, HistogramPending};
 pub(crate) use super::segments::Segment;
 use super::segments::{group_chunks, SegmentCaps};
@@ -67,6 +68,12 @@ pub struct CuvleConfig {
     /// written out coalesced; 0 writes every block directly (the paper's writes). None:
     /// chosen per input (`VleEncoder::stage_words`).
     pub stage_words: Option<u32>,
+    /// Write the output where the host reads it (a mappable buffer, in host memory on a
+    /// discrete GPU), not into device memory copied back after the encode: no copy on the
+    /// GPU's queue, the kernel's stores crossing the link themselves. Taken where the
+    /// device allows mappable storage and a stage holds any block (its end words are then
+    /// placed by the host: src/huffman/block_ends.rs); device memory otherwise.
+    pub host_output: bool,
 }
 
 impl Default for CuvleConfig {
@@ -76,6 +83,7 @@ impl Default for CuvleConfig {
             scan: ScanConfig::default(),
             max_segment_bytes: None,
             stage_words: None,
+            host_output: false,
         }
     }
 }
@@ -341,10 +349,62 @@ impl Plan {
         self.segments.len() as u64 * STATE_HEADER as u64 + self.n_blocks()
     }
 
+    /// [`Self::log_words`] with two end words a block after each segment's flags (an
+    /// output written in place, `STAGE_ENDS_TO_CALLER`).
+    fn log_words_with_ends(&self) -> u64 {
+        self.log_words() + 2 * self.n_blocks()
+    }
+
+    /// Every block's code span and end words from a log with ends
+    /// ([`Self::log_words_with_ends`]) and the block offsets read from it: a block's code
+    /// ends where the next block's share (its gap, then its code) begins, the last of a
+    /// segment at the segment's planned end.
+    fn block_ends(&self, log: &[u32], block_offsets: &[u64]) -> Result<Vec<BlockEnds>> {
+        let truncated = || Error::Gpu {
+            stage: CUVLE.name,
+            message: "scan log truncated".into(),
+        };
+        let gap_of: std::collections::HashMap<u64, u64> = self
+            .frames
+            .iter()
+            .map(|f| (f.first_block, f.gap_bits as u64))
+            .collect();
+        let mut blocks = Vec::with_capacity(block_offsets.len());
+        let (mut at, mut first) = (0usize, 0usize);
+        for seg in &self.segments {
+            let n = seg.n_blocks as usize;
+            let ends = log
+                .get(at + STATE_HEADER + n..at + STATE_HEADER + 3 * n)
+                .ok_or_else(truncated)?;
+            let offsets = block_offsets.get(first..first + n).ok_or_else(truncated)?;
+            for (k, &start) in offsets.iter().enumerate() {
+                let end = match offsets.get(k + 1) {
+                    Some(&next) => next - gap_of.get(&((first + k + 1) as u64)).unwrap_or(&0),
+                    None => seg.first_bit + seg.bits,
+                };
+                blocks.push(BlockEnds {
+                    start,
+                    end,
+                    words: [ends[2 * k], ends[2 * k + 1]],
+                });
+            }
+            at += STATE_HEADER + 3 * n;
+            first += n;
+        }
+        Ok(blocks)
+    }
+
     /// Block offsets (the bit of each block's first code: its gap skipped) and fallbacks
     /// from the look-back log of every segment, each checked (complete chain, total equal
     /// to the segment's planned bits).
-    pub(crate) fn read_log(&self, log: &[u32], strategy: ScanStrategy) -> Result<(Vec<u64>, u64)> {
+    /// `with_ends`: the log has each block's end words after its segment's flags
+    /// ([`Self::log_words_with_ends`]).
+    pub(crate) fn read_log(
+        &self,
+        log: &[u32],
+        strategy: ScanStrategy,
+        with_ends: bool,
+    ) -> Result<(Vec<u64>, u64)> {
         let mut block_offsets = Vec::with_capacity(self.n_blocks() as usize);
         let mut fallbacks = 0u64;
         let mut at = 0usize;
@@ -365,7 +425,7 @@ impl Plan {
                 };
                 block_offsets.push(seg.first_bit + p as u64 + gap);
             }
-            at += STATE_HEADER + n;
+            at += STATE_HEADER + if with_ends { 3 * n } else { n };
         }
         Ok((block_offsets, fallbacks))
     }
@@ -508,6 +568,8 @@ pub struct Encoded {
     pub fallbacks: u64,
     pub segments: usize,
     pub timings: Timings,
+    /// The output was written where the host read it ([`CuvleConfig::host_output`]).
+    pub written_in_place: bool,
 }
 
 /// GPU resources of one encode in flight: read them back with [`VleEncoder::finish`].
@@ -520,18 +582,24 @@ pub struct Pending {
     profiler: Profiler,
     plan: Plan,
     /// Output and log copied for the host by [`VleEncoder::record_readback`], in the
-    /// encode's own submission.
+    /// encode's own submission (the log alone when the output is written in place).
     reads: Option<RecordedReads>,
+    /// Written in place ([`CuvleConfig::host_output`]), every block staged in this many
+    /// words.
+    in_place_stage_words: Option<u32>,
 }
 
 impl Pending {
     /// What [`VleEncoder::finish`] reads: the output, the block log, and the kernel
     /// times when profiled (in the same copy, so a profiled encode waits no longer).
     fn readback_ranges(&self) -> Vec<(&wgpu::Buffer, u64, u64)> {
-        let mut ranges = vec![
-            (&*self.output, 0, self.plan.output_bytes()),
-            (&*self.log, 0, self.plan.log_words() * 4),
-        ];
+        let mut ranges = match self.in_place_stage_words {
+            Some(_) => vec![(&*self.log, 0, self.plan.log_words_with_ends() * 4)],
+            None => vec![
+                (&*self.output, 0, self.plan.output_bytes()),
+                (&*self.log, 0, self.plan.log_words() * 4),
+            ],
+        };
         ranges.extend(self.profiler.resolved_range());
         ranges
     }
@@ -624,6 +692,28 @@ impl<'g> VleEncoder<'g> {
             .max_compute_workgroup_storage_size
             .saturating_sub(2 * 1024 + SCAN_WORKGROUP_BYTES)
             / 4
+    }
+
+    /// The stage of an output written in place ([`CuvleConfig::host_output`]), if it can
+    /// be: the device maps storage buffers, and a stage in the workgroup's memory holds
+    /// the longest block the plan's codes can make (every block must be staged, since
+    /// only staged blocks hand their end words back).
+    fn in_place_stage_words(&self, plan: &Plan) -> Option<u32> {
+        if !self.config.host_output
+            || !self
+                .gpu
+                .features
+                .contains(wgpu::Features::MAPPABLE_PRIMARY_BUFFERS)
+        {
+            return None;
+        }
+        // A block's code from any bit of its first word.
+        let longest = (31 + plan.block_bytes * plan.max_len as u64).div_ceil(32);
+        let fits = |w: u32| w as u64 >= longest;
+        match self.config.stage_words {
+            Some(w) => fits(w).then_some(w),
+            None => stage_words_steps(self.stage_room()).find(|&w| fits(w)),
+        }
     }
 
     fn stage_words(&self, plan: &Plan) -> u32 {
@@ -976,11 +1066,29 @@ impl<'g> VleEncoder<'g> {
         let storage = wgpu::BufferUsages::STORAGE
             | wgpu::BufferUsages::COPY_SRC
             | wgpu::BufferUsages::COPY_DST;
-        let output = gpu.pooled_buffer(plan.output_bytes() + 512, storage);
-        encoder.clear_buffer(&output, 0, None);
+        // In place: every block staged, its end words handed back after its flags.
+        let in_place = self.in_place_stage_words(plan);
+        let output = match in_place {
+            Some(_) => gpu.pooled_buffer(
+                plan.output_bytes() + 512,
+                wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::MAP_READ,
+            ),
+            None => {
+                let output = gpu.pooled_buffer(plan.output_bytes() + 512, storage);
+                encoder.clear_buffer(&output, 0, None);
+                output
+            }
+        };
+        let block_words = if in_place.is_some() { 3 } else { 1 };
         let max_blocks = plan.segments.iter().map(|s| s.n_blocks).max().unwrap_or(0) as u64;
-        let state = gpu.pooled_buffer((STATE_HEADER as u64 + max_blocks) * 4, storage);
-        let log_bytes = plan.log_words() * 4;
+        let state = gpu.pooled_buffer(
+            (STATE_HEADER as u64 + block_words * max_blocks) * 4,
+            storage,
+        );
+        let log_bytes = match in_place {
+            Some(_) => plan.log_words_with_ends() * 4,
+            None => plan.log_words() * 4,
+        };
         let log = gpu.pooled_buffer(log_bytes, storage);
         let mut profiler = Profiler::new(
             gpu,
@@ -991,7 +1099,7 @@ impl<'g> VleEncoder<'g> {
             },
         );
         let msb = plan.order == BitOrder::MsbFirst;
-        let stage_words = self.stage_words(plan);
+        let stage_words = in_place.unwrap_or_else(|| self.stage_words(plan));
         // The single-table kernel never reads binding 4, but the layout has it.
         let dummy;
         let block_frames = match block_frames {
@@ -1001,13 +1109,16 @@ impl<'g> VleEncoder<'g> {
                 &dummy
             }
         };
-        let constants = self.kernel_constants(
+        let mut constants = self.kernel_constants(
             msb,
             plan.packed(),
             plan.pairs(),
             stage_words,
             plan.is_framed(),
         );
+        if in_place.is_some() {
+            constants.push(("STAGE_ENDS_TO_CALLER", 1.0));
+        }
         let mut log_offset = 0u64;
         let mut first_block = 0u32;
         for seg in &plan.segments {
@@ -1068,7 +1179,7 @@ impl<'g> VleEncoder<'g> {
                 &state,
                 &self.config.scan,
             )?;
-            let seg_log = (STATE_HEADER as u64 + seg.n_blocks as u64) * 4;
+            let seg_log = (STATE_HEADER as u64 + block_words * seg.n_blocks as u64) * 4;
             encoder.copy_buffer_to_buffer(&state, 0, &log, log_offset, seg_log);
             log_offset += seg_log;
         }
@@ -1080,6 +1191,7 @@ impl<'g> VleEncoder<'g> {
             profiler,
             plan: plan.clone(),
             reads: None,
+            in_place_stage_words: in_place,
         })
     }
 
@@ -1102,11 +1214,23 @@ impl<'g> VleEncoder<'g> {
 
     /// Read back what [`Self::encode_into`] produced, after its encoder was submitted.
     pub async fn finish(&self, mut pending: Pending) -> Result<Encoded> {
-        // Output and log in one copy and one wait.
+        // Output and log in one copy and one wait; or the output where the kernel wrote
+        // it, then the log (its copy done by then).
+        let placed = match pending.in_place_stage_words {
+            Some(_) => Some(
+                self.gpu
+                    .read_in_place(&pending.output, pending.plan.output_bytes())
+                    .await?,
+            ),
+            None => None,
+        };
         let mut parts = match pending.reads.take() {
             Some(reads) => self.gpu.read_recorded(reads).await?,
             None => self.gpu.read_buffers(&pending.readback_ranges()).await?,
         };
+        if let Some(bytes) = placed {
+            parts.insert(0, bytes);
+        }
         let plan = &pending.plan;
         // The parts come in the order of the ranges: output, log, times.
         let timings = match pending.profiler.resolved_range() {
@@ -1117,8 +1241,14 @@ impl<'g> VleEncoder<'g> {
         };
         let log: Vec<u32> = bytemuck::pod_collect_to_vec(&parts.pop().unwrap_or_default());
         let mut bytes = parts.pop().unwrap_or_default();
+        let strategy = self.config.scan.strategy;
+        let in_place = pending.in_place_stage_words;
+        let (block_offsets, fallbacks) = plan.read_log(&log, strategy, in_place.is_some())?;
+        if let Some(stage_words) = in_place {
+            let blocks = plan.block_ends(&log, &block_offsets)?;
+            place_block_ends(&mut bytes, &blocks, stage_words as u64, CUVLE.name)?;
+        }
         bytes.truncate(plan.total_bits.div_ceil(8) as usize);
-        let (block_offsets, fallbacks) = plan.read_log(&log, self.config.scan.strategy)?;
         let frame_offsets = plan.frame_offsets(&block_offsets)?;
         Ok(Encoded {
             stream: BitBuf {
@@ -1131,6 +1261,7 @@ impl<'g> VleEncoder<'g> {
             fallbacks,
             segments: plan.segments.len(),
             timings,
+            written_in_place: in_place.is_some(),
         })
     }
 

@@ -6,6 +6,7 @@ mod adapters;
 #[cfg(all(feature = "bench", not(target_arch = "wasm32")))]
 pub mod bench;
 pub mod block_crc;
+pub(crate) mod block_ends;
 pub mod bytestream;
 pub mod chunk;
 pub mod chunk_gpu;

@@ -86,6 +86,7 @@ impl Default for StreamConfig {
     fn default() -> Self {
         let mut cuvle = CuvleConfig::default();
         cuvle.scan.workgroup_size = STREAM_WORKGROUP_SIZE;
+        cuvle.host_output = true;
         StreamConfig {
             chunk_bytes: 4 << 20,
             depth: 10,

@@ -125,8 +125,15 @@ impl Tuning {
     /// The configuration of a streamed compress on `backend`: the library's
     /// [`StreamConfig`] default shape unless the flags say otherwise.
     pub fn stream_config(&self, backend: Backend) -> CuvleConfig {
-        let default = StreamConfig::default().cuvle.scan.workgroup_size;
-        self.config_with(backend, self.net[0], self.workgroup_sizes(default)[0])
+        let default = StreamConfig::default().cuvle;
+        CuvleConfig {
+            host_output: default.host_output,
+            ..self.config_with(
+                backend,
+                self.net[0],
+                self.workgroup_sizes(default.scan.workgroup_size)[0],
+            )
+        }
     }
 
     /// `--workgroup-size`, or `default` where it is not given.
@@ -153,6 +160,7 @@ impl Tuning {
             },
             max_segment_bytes: None,
             stage_words: self.stage_words,
+            host_output: false,
         }
     }
 
