@@ -89,7 +89,9 @@ impl Default for StreamConfig {
         cuvle.host_output = true;
         StreamConfig {
             chunk_bytes: 4 << 20,
-            depth: 10,
+            // 12: the library's GiB of system files 3-8% faster than at 10 on the H200,
+            // 16 slower again (docs/results.md, "Twenty-second pass").
+            depth: 12,
             frames: FrameConfig::default(),
             cuvle,
             planner: FramePlanner::default(),

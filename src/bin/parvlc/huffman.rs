@@ -17,7 +17,7 @@ use crate::output::OutputFile;
 use crate::progress::{progress_bar, with_stage_bar, PROGRESS_THRESHOLD};
 use crate::read_input;
 
-/// The compress pipeline's depth by default: two fewer coders than the library's
+/// The compress pipeline's depth by default: fewer coders than the library's
 /// `StreamConfig::default()`, to keep the process under 512 MiB. On the H200, 4 GiB from
 /// standard input peaked at 452-466 MiB in four of six native runs at depth 10 and at
 /// 575-578 MiB in the other two; at 8, at 423-448 MiB in all twelve runs (native and
