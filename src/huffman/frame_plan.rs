@@ -183,7 +183,7 @@ pub(crate) fn frames_from_plan(
     let alphabet = alphabet(format);
     let cell = config.cell_bytes;
     let mut frames = Vec::new();
-    let mut c = 0;
+    let (mut c, mut deep) = (0, 0);
     while c < n_cells {
         let n = words[c] as usize;
         if n == 0 || c + n > n_cells || c / per_region != (c + n - 1) / per_region {
@@ -194,6 +194,7 @@ pub(crate) fn frames_from_plan(
         let info = layout.info(c);
         let (bits, deepest) = (words[info] as u64, words[info + 1]);
         let frame = if deepest > FRAME_MAX_CODE_LEN as u32 {
+            deep += 1;
             frame_code(start, frame_len, &total_histogram(&cells[c..c + n]), format)?
         } else {
             let at = layout.lengths(c);
@@ -211,6 +212,12 @@ pub(crate) fn frames_from_plan(
         };
         frames.push(frame);
         c += n;
+    }
+    if deep > 0 {
+        log::debug!(
+            "{deep} of {} frames deeper than {FRAME_MAX_CODE_LEN} bits on the GPU: their codes built on the host",
+            frames.len()
+        );
     }
     Ok(frames)
 }
