@@ -590,8 +590,9 @@ pub struct Pending {
 }
 
 impl Pending {
-    /// What [`VleEncoder::finish`] reads: the output, the block log, and the kernel
-    /// times when profiled (in the same copy, so a profiled encode waits no longer).
+    /// What [`VleEncoder::finish`] reads by a copy: the output (unless written in place:
+    /// then it is mapped itself), the block log, and the kernel times when profiled (in
+    /// the same copy, so a profiled encode waits no longer).
     fn readback_ranges(&self) -> Vec<(&wgpu::Buffer, u64, u64)> {
         let mut ranges = match self.in_place_stage_words {
             Some(_) => vec![(&*self.log, 0, self.plan.log_words_with_ends() * 4)],
