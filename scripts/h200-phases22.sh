@@ -17,7 +17,7 @@ for f in native gzip; do
     echo "== $f, depth $depth"
     RUST_LOG=parvlc=debug DEPTHS=$depth FORMAT=$f RUNS=2 .device/sb-new "$D/sys1g" 2>"$D/d.log" | tail -1
     chunk_phases < "$D/d.log"
-    grep -o "mapped [0-9]* bytes after [0-9]* polls, [0-9.]* ms in them, of [0-9.]* ms" "$D/d.log" | awk '{p+=$5; w+=$NF-0; n++} END {if (n) printf "  maps: %d, mean polls %.1f, mean wait %.3f ms\n", n, p/n, w/n}'
+    grep -o "mapped [0-9]* bytes after [0-9]* polls, [0-9.]* ms in them, of [0-9.]* ms" "$D/d.log" | awk '{p+=$5; w+=$(NF-1); n++} END {if (n) printf "  maps: %d, mean polls %.1f, mean wait %.3f ms\n", n, p/n, w/n}'
   done
 done
 rm -rf "$D"
