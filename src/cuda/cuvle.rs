@@ -604,7 +604,8 @@ impl<'c> CudaVleEncoder<'c> {
         };
         // Errors of the kernels surface here at the latest.
         self.cuda.synchronize()?;
-        let (block_offsets, fallbacks) = plan.read_log(&log, self.config.scan.strategy, false)?;
+        let scan = plan.read_log(&log, self.config.scan.strategy, false)?;
+        let (block_offsets, fallbacks) = (scan.block_offsets, scan.fallbacks);
         let frame_offsets = plan.frame_offsets(&block_offsets)?;
         let mut timings = Timings::default();
         if let Some(s) = pending.seconds()? {

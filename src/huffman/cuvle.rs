@@ -355,79 +355,60 @@ impl Plan {
         self.log_words() + 2 * self.n_blocks()
     }
 
-    /// Every block's code span and end words from a log with ends
-    /// ([`Self::log_words_with_ends`]) and the block offsets read from it: a block's code
-    /// ends where the next block's share (its gap, then its code) begins, the last of a
-    /// segment at the segment's planned end.
-    fn block_ends(&self, log: &[u32], block_offsets: &[u64]) -> Result<Vec<BlockEnds>> {
-        let truncated = || Error::Gpu {
-            stage: CUVLE.name,
-            message: "scan log truncated".into(),
-        };
-        let gap_of: std::collections::HashMap<u64, u64> = self
-            .frames
-            .iter()
-            .map(|f| (f.first_block, f.gap_bits as u64))
-            .collect();
-        let mut blocks = Vec::with_capacity(block_offsets.len());
-        let (mut at, mut first) = (0usize, 0usize);
-        for seg in &self.segments {
-            let n = seg.n_blocks as usize;
-            let ends = log
-                .get(at + STATE_HEADER + n..at + STATE_HEADER + 3 * n)
-                .ok_or_else(truncated)?;
-            let offsets = block_offsets.get(first..first + n).ok_or_else(truncated)?;
-            for (k, &start) in offsets.iter().enumerate() {
-                let end = match offsets.get(k + 1) {
-                    Some(&next) => next - gap_of.get(&((first + k + 1) as u64)).unwrap_or(&0),
-                    None => seg.first_bit + seg.bits,
-                };
-                blocks.push(BlockEnds {
-                    start,
-                    end,
-                    words: [ends[2 * k], ends[2 * k + 1]],
-                });
-            }
-            at += STATE_HEADER + 3 * n;
-            first += n;
-        }
-        Ok(blocks)
-    }
-
     /// Block offsets (the bit of each block's first code: its gap skipped) and fallbacks
     /// from the look-back log of every segment, each checked (complete chain, total equal
-    /// to the segment's planned bits).
-    /// `with_ends`: the log has each block's end words after its segment's flags
-    /// ([`Self::log_words_with_ends`]).
+    /// to the segment's planned bits). `with_ends`: the log has each block's end words
+    /// after its segment's flags ([`Self::log_words_with_ends`]), read with the block's
+    /// code span (it ends where the next block's share, its gap then its code, begins;
+    /// the last of a segment at the segment's planned end).
     pub(crate) fn read_log(
         &self,
         log: &[u32],
         strategy: ScanStrategy,
         with_ends: bool,
-    ) -> Result<(Vec<u64>, u64)> {
-        let mut block_offsets = Vec::with_capacity(self.n_blocks() as usize);
-        let mut fallbacks = 0u64;
+    ) -> Result<ScanLog> {
+        let truncated = || Error::Gpu {
+            stage: CUVLE.name,
+            message: "scan log truncated".into(),
+        };
+        let mut read = ScanLog {
+            block_offsets: Vec::with_capacity(self.n_blocks() as usize),
+            ..ScanLog::default()
+        };
         let mut at = 0usize;
         let mut frames = self.frames.iter().peekable();
         for seg in &self.segments {
             let n = seg.n_blocks as usize;
-            let words = log.get(at..at + STATE_HEADER + n).ok_or(Error::Gpu {
-                stage: CUVLE.name,
-                message: "scan log truncated".into(),
-            })?;
+            let words = log.get(at..at + STATE_HEADER + n).ok_or_else(truncated)?;
             let report = read_state(CUVLE.name, strategy, words, n, seg.bits)?;
-            fallbacks += report.fallbacks as u64;
-            for &p in &report.block_prefixes {
-                let block = block_offsets.len() as u64;
+            read.fallbacks += report.fallbacks as u64;
+            let ends = match with_ends {
+                true => log
+                    .get(at + STATE_HEADER + n..at + STATE_HEADER + 3 * n)
+                    .ok_or_else(truncated)?,
+                false => &[],
+            };
+            let prefixes = &report.block_prefixes;
+            for (k, &p) in prefixes.iter().enumerate() {
+                let block = read.block_offsets.len() as u64;
                 let gap = match frames.next_if(|f| f.first_block == block) {
                     Some(f) => f.gap_bits as u64,
                     None => 0,
                 };
-                block_offsets.push(seg.first_bit + p as u64 + gap);
+                let start = seg.first_bit + p as u64 + gap;
+                read.block_offsets.push(start);
+                if with_ends {
+                    let end = seg.first_bit + prefixes.get(k + 1).map_or(seg.bits, |&q| q as u64);
+                    read.ends.push(BlockEnds {
+                        start,
+                        end,
+                        words: [ends[2 * k], ends[2 * k + 1]],
+                    });
+                }
             }
             at += STATE_HEADER + if with_ends { 3 * n } else { n };
         }
-        Ok((block_offsets, fallbacks))
+        Ok(read)
     }
 
     /// The bit of every frame's first code: its first block's offset, checked against the
@@ -570,6 +551,16 @@ pub struct Encoded {
     pub timings: Timings,
     /// The output was written where the host read it ([`CuvleConfig::host_output`]).
     pub written_in_place: bool,
+}
+
+/// What a look-back log says ([`Plan::read_log`]).
+#[derive(Default)]
+pub(crate) struct ScanLog {
+    pub block_offsets: Vec<u64>,
+    /// Decoupled fallbacks taken, summed over segments.
+    pub fallbacks: u64,
+    /// Every block's code span and end words, where the log has them.
+    pub ends: Vec<BlockEnds>,
 }
 
 /// GPU resources of one encode in flight: read them back with [`VleEncoder::finish`].
@@ -1244,10 +1235,13 @@ impl<'g> VleEncoder<'g> {
         let mut bytes = parts.pop().unwrap_or_default();
         let strategy = self.config.scan.strategy;
         let in_place = pending.in_place_stage_words;
-        let (block_offsets, fallbacks) = plan.read_log(&log, strategy, in_place.is_some())?;
+        let ScanLog {
+            block_offsets,
+            fallbacks,
+            ends,
+        } = plan.read_log(&log, strategy, in_place.is_some())?;
         if let Some(stage_words) = in_place {
-            let blocks = plan.block_ends(&log, &block_offsets)?;
-            place_block_ends(&mut bytes, &blocks, stage_words as u64, CUVLE.name)?;
+            place_block_ends(&mut bytes, &ends, stage_words as u64, CUVLE.name)?;
         }
         bytes.truncate(plan.total_bits.div_ceil(8) as usize);
         let frame_offsets = plan.frame_offsets(&block_offsets)?;
