@@ -46,6 +46,30 @@ fn walk(dir: &Path, root: &Path, files: &mut Vec<File>) -> Result<(), String> {
     Ok(())
 }
 
+/// The directive that keeps naga's runtime checks in a stage's modules (see
+/// `Stage::runtime_checks`).
+const RUNTIME_CHECKS: &str = "//!runtime_checks";
+
+/// Every `//!` line is `//!import PATH` or `//!runtime_checks` (in a stage's own file): a
+/// misspelt directive would otherwise drop a decoder's checks without a word.
+fn check_directives(files: &[File], errors: &mut Vec<String>) {
+    for f in files {
+        for (i, line) in f.text.lines().enumerate() {
+            let line = line.trim();
+            if !line.starts_with("//!") || line.starts_with("//!import ") {
+                continue;
+            }
+            if line != RUNTIME_CHECKS || f.path.starts_with("common/") {
+                errors.push(format!(
+                    "shaders/{}.wgsl:{}: unknown directive `{line}` (`//!import PATH`, or `{RUNTIME_CHECKS}` in a stage's own file)",
+                    f.path,
+                    i + 1
+                ));
+            }
+        }
+    }
+}
+
 /// What the registry records of a stage, as read from one flavour's module.
 #[derive(Debug, PartialEq)]
 struct Shape {
@@ -55,6 +79,9 @@ struct Shape {
     bindings: BTreeMap<u32, (&'static str, Vec<String>)>,
     /// (name, type)
     overrides: Vec<(String, &'static str)>,
+    /// The stage's own file says `//!runtime_checks`: it reads untrusted bytes, so its
+    /// modules keep naga's runtime checks.
+    runtime_checks: bool,
 }
 
 /// Where line `line` (1-based) of a composed module comes from, by the `// ---- PATH.wgsl`
@@ -185,6 +212,7 @@ fn shape(name: &str, module: &naga::Module, info: &ModuleInfo) -> Result<Shape, 
         entries,
         bindings,
         overrides,
+        runtime_checks: false,
     })
 }
 
@@ -306,7 +334,12 @@ fn stage_item(path: &str, shape: &Shape) -> Result<String, String> {
         )
         .ok();
     }
-    writeln!(s, "    ],\n}};").ok();
+    writeln!(
+        s,
+        "    ],\n    runtime_checks: {},\n}};",
+        shape.runtime_checks
+    )
+    .ok();
     Ok(s)
 }
 
@@ -380,6 +413,7 @@ fn run() -> Result<(), Vec<String>> {
     walk(&root, &root, &mut files).map_err(|e| vec![e])?;
     let mut errors = Vec::new();
     check_folders(&files, &mut errors);
+    check_directives(&files, &mut errors);
     let texts: BTreeMap<&str, &str> = files
         .iter()
         .map(|f| (f.path.as_str(), f.text.as_str()))
@@ -433,7 +467,9 @@ fn run() -> Result<(), Vec<String>> {
                     f.path
                 ));
             }
-            stages.push((f.path.clone(), shapes.swap_remove(0)));
+            let mut shape = shapes.swap_remove(0);
+            shape.runtime_checks = f.text.lines().any(|l| l.trim() == RUNTIME_CHECKS);
+            stages.push((f.path.clone(), shape));
         }
     }
     if errors.is_empty() {

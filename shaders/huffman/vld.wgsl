@@ -19,6 +19,8 @@
 // Staging a round of every block's symbols in workgroup memory and writing them out
 // coalesced measured 36% slower on the H200 (58 ms against 37 ms for 1 GiB), and so
 // did every variant of it tried (docs/results.md, "The vld kernel").
+// It reads files from anyone, so its modules keep naga's runtime checks:
+//!runtime_checks
 //!import common/invocation
 //!import huffman/crc32
 

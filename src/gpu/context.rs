@@ -19,6 +19,15 @@ pub struct GpuOptions {
     /// (`$PARVLC_CACHE_DIR`, `$XDG_CACHE_HOME/parvlc`, `~/.cache/parvlc`); `None` keeps
     /// nothing.
     pub pipeline_cache: Option<std::path::PathBuf>,
+    /// Keep naga's runtime checks (index clamps on workgroup and private arrays, a counter
+    /// in every loop) in every stage's modules. By default only the stages that read
+    /// untrusted bytes keep them (`Stage::runtime_checks`: the GPU decoder); the others,
+    /// whose indices and loops are bounded by construction, are built without, which made
+    /// cuvle's encode 17% faster and the JPEG 2000 front end 25% on the H200
+    /// (docs/results.md, "Twenty-third pass"). Storage buffers stay bounded by the driver
+    /// where it offers robust buffer access (Vulkan). Browsers always check. Default: on
+    /// when `PARVLC_RUNTIME_CHECKS=1`.
+    pub runtime_checks: bool,
 }
 
 impl Default for GpuOptions {
@@ -30,6 +39,7 @@ impl Default for GpuOptions {
             pipeline_cache: super::disk_cache::default_dir(),
             #[cfg(target_arch = "wasm32")]
             pipeline_cache: None,
+            runtime_checks: std::env::var_os("PARVLC_RUNTIME_CHECKS").is_some_and(|v| v == "1"),
         }
     }
 }
@@ -43,6 +53,8 @@ pub struct Gpu {
     pub limits: wgpu::Limits,
     pub features: wgpu::Features,
     pub(crate) flavour: Flavour,
+    /// Every stage keeps naga's runtime checks ([`GpuOptions::runtime_checks`]).
+    pub(crate) runtime_checks: bool,
     pub(crate) pipelines: PipelineCache,
     pub(crate) pool: BufferPool,
     #[cfg(not(target_arch = "wasm32"))]
@@ -160,6 +172,7 @@ impl Gpu {
             limits,
             features,
             flavour,
+            runtime_checks: options.runtime_checks,
             pipelines: PipelineCache::default(),
             pool: BufferPool::default(),
             errors,

@@ -117,12 +117,11 @@ impl Gpu {
                                 message,
                             }
                         })?;
-                    let m = Arc::new(self.device.create_shader_module(
-                        wgpu::ShaderModuleDescriptor {
-                            label: Some(stage.label),
-                            source: wgpu::ShaderSource::Wgsl(text.into()),
-                        },
-                    ));
+                    let desc = wgpu::ShaderModuleDescriptor {
+                        label: Some(stage.label),
+                        source: wgpu::ShaderSource::Wgsl(text.into()),
+                    };
+                    let m = Arc::new(self.shader_module(stage, desc));
                     modules.insert(name, m.clone());
                     m
                 }
@@ -174,6 +173,32 @@ impl Gpu {
             .created
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         Ok(built)
+    }
+
+    /// `stage`'s module: without naga's runtime checks natively unless the stage reads
+    /// untrusted bytes or the options keep them everywhere.
+    fn shader_module(
+        &self,
+        stage: &Stage,
+        desc: wgpu::ShaderModuleDescriptor<'_>,
+    ) -> wgpu::ShaderModule {
+        if cfg!(target_arch = "wasm32") || self.runtime_checks || stage.runtime_checks {
+            return self.device.create_shader_module(desc);
+        }
+        // SAFETY: wgpu asks that the module never index outside its arrays and that every
+        // loop end. These are this crate's own shaders, validated by naga at build time;
+        // their workgroup and private indices come from masks, loop counters and
+        // host-checked parameters, not from the bytes they code (any byte is valid input
+        // to an encoder), and their loops are counted or wait on a flag that an earlier
+        // workgroup is guaranteed to publish (the look-back's, which also gives up after a
+        // bounded spin where the stage says so). Every stage is held to its CPU twin bit
+        // for bit in the tests, in this mode. Storage buffers keep the driver's bounds
+        // where it has robust buffer access. The GPU decoder, which reads files from
+        // anyone, opts out (`//!runtime_checks`).
+        unsafe {
+            self.device
+                .create_shader_module_trusted(desc, wgpu::ShaderRuntimeChecks::unchecked())
+        }
     }
 
     /// Compute pipelines this context has created (each once, however many threads
@@ -270,6 +295,18 @@ fn binding_mismatch(stage: &Stage, bound: impl Iterator<Item = u32>) -> Option<S
 mod tests {
     use super::*;
     use crate::gpu::registry::huffman::HISTOGRAM;
+
+    #[test]
+    fn only_the_stages_that_read_untrusted_bytes_keep_runtime_checks() {
+        let checked: Vec<&str> = registry::STAGES
+            .iter()
+            .filter(|s| s.runtime_checks)
+            .map(|s| s.name)
+            .collect();
+        // The GPU decoder reads files from anyone; every other stage codes bytes any of
+        // which is valid input. A new decoder says `//!runtime_checks` in its file.
+        assert_eq!(checked, ["huffman/vld"]);
+    }
 
     #[test]
     fn a_bind_names_what_it_misses() {

@@ -28,6 +28,10 @@ pub struct Stage {
     pub bindings: &'static [Binding],
     /// Every `override` constant of the composed module.
     pub overrides: &'static [Override],
+    /// Its modules keep naga's runtime checks (index clamps, loop counters) natively: the
+    /// stage reads untrusted bytes (a decoder's file), its file says `//!runtime_checks`.
+    /// Every other stage is built without them ([`crate::gpu::GpuOptions::runtime_checks`]).
+    pub runtime_checks: bool,
 }
 
 /// A compute entry point.

@@ -45,12 +45,15 @@ pub fn gpu() -> &'static Gpu {
     }
 }
 
-/// A second context with subgroups off, to prove the workgroup-memory flavour.
+/// A second context as a browser runs the stages: subgroups off (the workgroup-memory
+/// flavour) and naga's runtime checks kept in every module. The default context proves
+/// the modules built without them.
 pub fn gpu_workgroup_flavour() -> &'static Gpu {
     static GPU: OnceLock<Gpu> = OnceLock::new();
     GPU.get_or_init(|| {
         open(GpuOptions {
             allow_subgroups: false,
+            runtime_checks: true,
             ..Default::default()
         })
     })
