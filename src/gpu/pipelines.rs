@@ -175,8 +175,9 @@ impl Gpu {
         Ok(built)
     }
 
-    /// `stage`'s module: without naga's runtime checks natively unless the stage reads
-    /// untrusted bytes or the options keep them everywhere.
+    /// `stage`'s module: natively without naga's loop counters, and on Vulkan without its
+    /// index clamps too, unless the stage reads untrusted bytes or the options keep every
+    /// check.
     fn shader_module(
         &self,
         stage: &Stage,
@@ -185,20 +186,27 @@ impl Gpu {
         if cfg!(target_arch = "wasm32") || self.runtime_checks || stage.runtime_checks {
             return self.device.create_shader_module(desc);
         }
-        // SAFETY: wgpu asks that the module never index outside its arrays and that every
-        // loop end. These are this crate's own shaders, validated by naga at build time;
-        // their workgroup and private indices come from masks, loop counters and
-        // host-checked parameters, not from the bytes they code (any byte is valid input
-        // to an encoder), and their loops are counted or wait on a flag that an earlier
-        // workgroup is guaranteed to publish (the look-back's, which also gives up after a
-        // bounded spin where the stage says so). Every stage is held to its CPU twin bit
-        // for bit in the tests, in this mode. Storage buffers keep the driver's bounds
-        // where it has robust buffer access. The GPU decoder, which reads files from
-        // anyone, opts out (`//!runtime_checks`).
-        unsafe {
-            self.device
-                .create_shader_module_trusted(desc, wgpu::ShaderRuntimeChecks::unchecked())
-        }
+        // Vulkan bounds storage buffers in the driver (robust buffer access) whatever naga
+        // emits, so there only the clamps on workgroup and private arrays go; elsewhere
+        // naga's buffer checks stay. Integer division keeps WGSL's defined result for a
+        // zero divisor.
+        let vulkan = self.info.backend == wgpu::Backend::Vulkan;
+        let checks = wgpu::ShaderRuntimeChecks {
+            bounds_checks: !vulkan,
+            force_loop_bounding: false,
+            int_div_checks: true,
+            ..wgpu::ShaderRuntimeChecks::checked()
+        };
+        // SAFETY: wgpu asks that every loop end and, on Vulkan, that no index leave its
+        // workgroup or private array. These are this crate's own shaders, validated by
+        // naga at build time; those indices come from masks, loop counters and
+        // host-checked parameters, not from the bytes a stage codes (any byte is valid
+        // input to an encoder), and every loop is counted or waits on a flag that an
+        // earlier workgroup is guaranteed to publish (the look-back's, which also gives up
+        // after a bounded spin where the stage says so). Every stage is held to its CPU
+        // twin bit for bit in the tests, built this way. The GPU decoder, which reads files
+        // from anyone, opts out (`//!runtime_checks`).
+        unsafe { self.device.create_shader_module_trusted(desc, checks) }
     }
 
     /// Compute pipelines this context has created (each once, however many threads
