@@ -354,6 +354,18 @@ fn bad_blocks_are_refused() {
         let r = pollster::block_on(tier1.encode_code_blocks(gpu, &[job], &opts(Some(5))));
         assert!(r.is_err(), "{w}x{h} with {n} coefficients was accepted");
     }
+    // Within the standard's limits, but more stripe columns (819 x 2) than the GPU coder
+    // keeps state for: a clear error, not a write past its workgroup arrays.
+    let job = CodeBlockInput {
+        coeffs: &coeffs[..819 * 5],
+        width: 819,
+        height: 5,
+        band: BandOrientation::LL,
+    };
+    match pollster::block_on(tier1.encode_code_blocks(gpu, &[job], &opts(Some(5)))) {
+        Err(e) => assert!(e.to_string().contains("1638 stripe columns"), "{e}"),
+        Ok(_) => panic!("819x5 was accepted"),
+    }
     let job = CodeBlockInput {
         coeffs: &coeffs[..16],
         width: 4,

@@ -16,7 +16,8 @@
 // columns (1024 for 64x64).
 override CPI: u32 = 4u;
 const MAX_CPI: u32 = 8u;
-// 4-bit nibbles of 1024 stripe columns.
+// 4-bit nibbles of 1024 stripe columns (keep in sync with src/j2k/tier1/gpu.rs
+// `MAX_STRIPE_COLUMNS`, which refuses larger code-blocks).
 const MAP_WORDS: u32 = 128u;
 // Context-decision pairs per round, one byte each.
 const PAIR_CAP: u32 = 4096u;

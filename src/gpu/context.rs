@@ -103,7 +103,11 @@ impl Gpu {
         if options.allow_timestamps {
             wanted |= wgpu::Features::TIMESTAMP_QUERY;
         }
-        if options.allow_subgroups {
+        // The subgroup flavour keeps one workgroup-memory slot per subgroup, sized for
+        // subgroups of at least 8 invocations in the largest workgroups the stages run
+        // (common/bitstuff_scan_subgroup.wgsl: 1024 invocations in 128 slots); an adapter
+        // with narrower subgroups gets the workgroup flavour.
+        if options.allow_subgroups && info.subgroup_min_size >= 8 {
             wanted |= wgpu::Features::SUBGROUP;
         }
         if options.pipeline_cache.is_some() && cfg!(not(target_arch = "wasm32")) {

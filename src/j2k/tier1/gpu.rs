@@ -61,7 +61,8 @@ const RESULT_STRIDE: usize = RESULT_HEAD + MAX_PASSES;
 const PASS_RATE: u32 = 0x3FFF_FFFF;
 const PASS_MQ_OPEN: u32 = 0x4000_0000;
 const PASS_TERM: u32 = 0x8000_0000;
-/// Stripe columns of the largest code-block (64x64, 1024x4, 4x1024).
+/// Stripe columns of the largest code-block (64x64, 1024x4, 4x1024): what the kernel keeps
+/// state for (keep in sync with shaders/j2k/t1_model.wgsl `MAP_WORDS`, 4-bit nibbles).
 const MAX_STRIPE_COLUMNS: usize = 1024;
 /// Largest stripe-column count per invocation the kernel holds (shaders `MAX_CPI`).
 const MAX_CPI: u32 = 8;
@@ -204,14 +205,29 @@ fn orient_index(band: BandOrientation) -> u32 {
     }
 }
 
-fn check_job(i: usize, job: &CodeBlockInput<'_>) -> Result<()> {
-    let (w, h) = (job.width, job.height);
+/// A code-block's shape against the standard's limits and the GPU coder's: its state
+/// holds 1024 stripe columns (shaders/j2k/t1_model.wgsl), which every code-block of
+/// power-of-two nominal sides within the standard's limits fits.
+fn check_shape(i: usize, w: usize, h: usize) -> Result<()> {
     if w == 0 || h == 0 || w > 1024 || h > 1024 || w * h > 4096 {
         return Err(Error::InvalidArgument(format!(
             "tier-1: code-block {i} of {w}x{h} is outside the standard's limits \
              (sides 1..=1024, area <= 4096)"
         )));
     }
+    let columns = w * h.div_ceil(4);
+    if columns > MAX_STRIPE_COLUMNS {
+        return Err(Error::InvalidArgument(format!(
+            "tier-1: code-block {i} of {w}x{h} has {columns} stripe columns; the GPU coder \
+             holds {MAX_STRIPE_COLUMNS} (code-blocks of power-of-two sides never have more)"
+        )));
+    }
+    Ok(())
+}
+
+fn check_job(i: usize, job: &CodeBlockInput<'_>) -> Result<()> {
+    let (w, h) = (job.width, job.height);
+    check_shape(i, w, h)?;
     if job.coeffs.len() != w * h {
         return Err(Error::InvalidArgument(format!(
             "tier-1: code-block {i} has {} coefficients for {w}x{h}",
@@ -445,12 +461,7 @@ impl Tier1Kernels {
         let mut out_word = 0u64;
         for (i, j) in jobs.iter().enumerate() {
             let (w, h) = (j.width, j.height);
-            if w == 0 || h == 0 || w > 1024 || h > 1024 || w * h > 4096 {
-                return Err(Error::InvalidArgument(format!(
-                    "tier-1: code-block {i} of {w}x{h} is outside the standard's limits \
-                     (sides 1..=1024, area <= 4096)"
-                )));
-            }
+            check_shape(i, w, h)?;
             if (j.offset + w * h) as u64 > words || j.offset > u32::MAX as usize {
                 return Err(Error::InvalidArgument(format!(
                     "tier-1: code-block {i} at {} of {w}x{h} lies outside the {words} \
