@@ -15,7 +15,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use compose::{compose, imports, Flavour, SUBGROUP_SUFFIX};
+use compose::{compose, imports, Flavour, SUBGROUP_SUFFIX, WHOLE_SUBGROUPS};
 use naga::valid::{Capabilities, ModuleInfo, ValidationFlags, Validator};
 
 /// A WGSL file: its path under `shaders/` without `.wgsl`, where it lies, its text.
@@ -50,18 +50,20 @@ fn walk(dir: &Path, root: &Path, files: &mut Vec<File>) -> Result<(), String> {
 /// `Stage::runtime_checks`).
 const RUNTIME_CHECKS: &str = "//!runtime_checks";
 
-/// Every `//!` line is `//!import PATH` or `//!runtime_checks` (in a stage's own file): a
-/// misspelt directive would otherwise drop a decoder's checks without a word.
+/// Every `//!` line is `//!import PATH`, `//!runtime_checks` (in a stage's own file) or
+/// `//!whole_subgroups`: a misspelt directive would otherwise drop a decoder's checks, or a
+/// guard, without a word.
 fn check_directives(files: &[File], errors: &mut Vec<String>) {
     for f in files {
         for (i, line) in f.text.lines().enumerate() {
             let line = line.trim();
-            if !line.starts_with("//!") || line.starts_with("//!import ") {
+            if !line.starts_with("//!") || line.starts_with("//!import ") || line == WHOLE_SUBGROUPS
+            {
                 continue;
             }
             if line != RUNTIME_CHECKS || f.path.starts_with("common/") {
                 errors.push(format!(
-                    "shaders/{}.wgsl:{}: unknown directive `{line}` (`//!import PATH`, or `{RUNTIME_CHECKS}` in a stage's own file)",
+                    "shaders/{}.wgsl:{}: unknown directive `{line}` (`//!import PATH`, `{WHOLE_SUBGROUPS}`, or `{RUNTIME_CHECKS}` in a stage's own file)",
                     f.path,
                     i + 1
                 ));

@@ -4,6 +4,9 @@
 // Call in uniform control flow.
 //!import common/invocation
 //!import common/bitstuff_ops
+// Its totals come from each subgroup's last lane and count WG_SIZE / sg_size subgroups:
+// a stage that uses it runs whole subgroups only.
+//!whole_subgroups
 
 // Subgroups of at least 8 invocations, at most 1024 per workgroup.
 const BS_MAX_SUBGROUPS: u32 = 128u;

@@ -1,6 +1,9 @@
 // Workgroup-wide exclusive scan with subgroup operations (twin of common/wg_scan.wgsl):
 // one subgroup scan, subgroup totals through workgroup memory. Call in uniform control flow.
 //!import common/invocation
+// Its totals come from each subgroup's last lane and count WG_SIZE / sg_size subgroups:
+// a stage that uses it runs whole subgroups only.
+//!whole_subgroups
 
 const WG_SCAN_MAX_SUBGROUPS: u32 = 256u;
 var<workgroup> wg_scan_totals: array<u32, WG_SCAN_MAX_SUBGROUPS>;

@@ -4,6 +4,9 @@
 // through workgroup memory. Call in uniform control flow.
 //!import common/invocation
 //!import common/wide
+// Its totals come from each subgroup's last lane and count WG_SIZE / sg_size subgroups:
+// a stage that uses it runs whole subgroups only.
+//!whole_subgroups
 
 // Subgroups of a workgroup, at most: 256 invocations in subgroups of at least 4.
 const WG_SUM64_MAX_SUBGROUPS: u32 = 64u;

@@ -23,6 +23,10 @@ pub enum Flavour {
 /// The suffix of a file's subgroup flavour.
 pub const SUBGROUP_SUFFIX: &str = "_subgroup";
 
+/// The directive of a file whose stages must run workgroups of whole subgroups (the
+/// subgroup flavour's workgroup scans), checked when a pipeline is built.
+pub const WHOLE_SUBGROUPS: &str = "//!whole_subgroups";
+
 /// The paths a file's `//!import` lines name, in order.
 pub fn imports(text: &str) -> impl Iterator<Item = &str> {
     text.lines()

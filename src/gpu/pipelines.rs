@@ -1,8 +1,8 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use super::compose::compose;
-use super::registry::{self, BindingKind, Stage};
+use super::compose::{compose, WHOLE_SUBGROUPS};
+use super::registry::{self, BindingKind, Dim, Stage};
 use super::Gpu;
 use crate::{Error, Result};
 
@@ -29,7 +29,9 @@ type Slot = Arc<Mutex<Option<Arc<Built>>>>;
 #[derive(Default)]
 pub(crate) struct PipelineCache {
     built: Mutex<HashMap<Key, Slot>>,
-    modules: Mutex<HashMap<&'static str, Arc<wgpu::ShaderModule>>>,
+    /// Each stage's module, and whether it must run whole subgroups (`//!whole_subgroups`
+    /// in a file it composes).
+    modules: Mutex<HashMap<&'static str, (Arc<wgpu::ShaderModule>, bool)>>,
     layouts: Mutex<HashMap<&'static str, Arc<wgpu::BindGroupLayout>>>,
     /// Pipelines created so far (each key once).
     created: std::sync::atomic::AtomicU64,
@@ -74,6 +76,38 @@ fn check_request(
     Ok(())
 }
 
+/// Invocations in a workgroup of `entry`, where its size is fixed or set by `constants`.
+fn workgroup_invocations(
+    stage: &Stage,
+    entry: &str,
+    constants: &[(&'static str, f64)],
+) -> Option<u32> {
+    let e = stage.entries.iter().find(|e| e.name == entry)?;
+    e.workgroup_size.iter().try_fold(1u32, |n, d| {
+        let d = match *d {
+            Dim::Fixed(v) => v,
+            Dim::Override(name) => constants.iter().find(|c| c.0 == name)?.1 as u32,
+            Dim::Expression => return None,
+        };
+        n.checked_mul(d)
+    })
+}
+
+/// A subgroup-flavour stage whose workgroup scans take each subgroup's last lane needs
+/// workgroups of whole subgroups: `size` (where known) a multiple of the adapter's widest
+/// subgroup, or a clear error rather than wrong totals (or stores past them).
+fn check_whole_subgroups(stage: &Stage, size: Option<u32>, widest: u32) -> Result<()> {
+    match size {
+        Some(n) if widest > 0 && !n.is_multiple_of(widest) => Err(Error::InvalidArgument(format!(
+            "{}: a workgroup of {n} invocations is not a whole number of this adapter's \
+             subgroups (up to {widest} wide), which its subgroup flavour needs: use a \
+             workgroup size that is a multiple of {widest}, or the workgroup flavour",
+            stage.label
+        ))),
+        _ => Ok(()),
+    }
+}
+
 impl Gpu {
     /// The compute pipeline for `entry` of `stage` with these override constants (values
     /// as wgpu takes them: u32 and bool both as f64).
@@ -105,7 +139,7 @@ impl Gpu {
         // stays empty).
         check_request(stage, entry, constants)?;
         let started = super::clock();
-        let module = {
+        let (module, whole_subgroups) = {
             let mut modules = cache.modules.lock().map_err(|_| poisoned(name))?;
             match modules.get(name) {
                 Some(m) => m.clone(),
@@ -117,16 +151,21 @@ impl Gpu {
                                 message,
                             }
                         })?;
+                    let whole = text.lines().any(|l| l.trim() == WHOLE_SUBGROUPS);
                     let desc = wgpu::ShaderModuleDescriptor {
                         label: Some(stage.label),
                         source: wgpu::ShaderSource::Wgsl(text.into()),
                     };
-                    let m = Arc::new(self.shader_module(stage, desc));
+                    let m = (Arc::new(self.shader_module(stage, desc)), whole);
                     modules.insert(name, m.clone());
                     m
                 }
             }
         };
+        if whole_subgroups {
+            let size = workgroup_invocations(stage, entry, constants);
+            check_whole_subgroups(stage, size, self.info.subgroup_max_size)?;
+        }
         let bind_layout = {
             let mut layouts = cache.layouts.lock().map_err(|_| poisoned(name))?;
             layouts
@@ -314,6 +353,31 @@ mod tests {
         // The GPU decoder reads files from anyone; every other stage codes bytes any of
         // which is valid input. A new decoder says `//!runtime_checks` in its file.
         assert_eq!(checked, ["huffman/vld"]);
+    }
+
+    #[test]
+    fn a_subgroup_scan_needs_workgroups_of_whole_subgroups() {
+        use crate::gpu::registry::scan::SPINE;
+        assert!(check_whole_subgroups(&SPINE, Some(64), 32).is_ok());
+        assert!(check_whole_subgroups(&SPINE, None, 64).is_ok());
+        let e = check_whole_subgroups(&SPINE, Some(32), 64).unwrap_err();
+        assert!(e.to_string().contains("multiple of 64"), "{e}");
+        // On the tests' adapter: a spine of half the widest subgroup is refused in the
+        // subgroup flavour, one of twice it built; the workgroup flavour takes either.
+        let gpu = pollster::block_on(Gpu::new(crate::gpu::GpuOptions {
+            pipeline_cache: None,
+            ..Default::default()
+        }))
+        .expect("a wgpu adapter (lavapipe: mesa-vulkan-drivers)");
+        let widest = gpu.info.subgroup_max_size;
+        let spine = |n: u32| gpu.pipeline(&SPINE, "main", &[("WG_SIZE", n as f64)]);
+        if gpu.flavour() == crate::gpu::Flavour::Subgroup && widest >= 2 {
+            let e = spine(widest / 2).err().expect("half a subgroup refused");
+            assert!(e.to_string().contains("whole number"), "{e}");
+            assert!(spine(2 * widest).is_ok());
+        } else {
+            assert!(spine(2).is_ok());
+        }
     }
 
     #[test]
