@@ -84,6 +84,9 @@ struct Shape {
     /// The stage's own file says `//!runtime_checks`: it reads untrusted bytes, so its
     /// modules keep naga's runtime checks.
     runtime_checks: bool,
+    /// Per entry point: in the subgroup flavour it uses workgroup memory of a file that
+    /// says `//!whole_subgroups`.
+    whole_subgroups: Vec<bool>,
 }
 
 /// Where line `line` (1-based) of a composed module comes from, by the `// ---- PATH.wgsl`
@@ -96,6 +99,44 @@ fn origin(text: &str, line: u32) -> Option<String> {
         }
     }
     found.map(|(name, at)| format!("shaders/{name}:{}", line as usize - at))
+}
+
+/// The file (path under `shaders/`, no extension) that line `line` of a composed module
+/// comes from.
+fn origin_file(text: &str, line: u32) -> Option<&str> {
+    text.lines()
+        .take(line as usize)
+        .filter_map(|l| l.strip_prefix("// ---- "))
+        .last()
+        .and_then(|name| name.strip_suffix(".wgsl"))
+}
+
+/// Per entry point of a subgroup-flavour module: whether it uses workgroup memory declared
+/// in a file that says `//!whole_subgroups` (a workgroup scan that needs whole subgroups).
+fn whole_subgroup_entries<'s>(
+    module: &naga::Module,
+    info: &ModuleInfo,
+    text: &str,
+    lookup: &impl Fn(&str) -> Option<&'s str>,
+) -> Vec<bool> {
+    let marked = |h: naga::Handle<naga::GlobalVariable>| {
+        let line = module
+            .global_variables
+            .get_span(h)
+            .location(text)
+            .line_number;
+        origin_file(text, line)
+            .and_then(|path| lookup(path))
+            .is_some_and(|t| t.lines().any(|l| l.trim() == WHOLE_SUBGROUPS))
+    };
+    (0..module.entry_points.len())
+        .map(|i| {
+            let uses = info.get_entry_point(i);
+            module.global_variables.iter().any(|(h, var)| {
+                var.space == naga::AddressSpace::WorkGroup && !uses[h].is_empty() && marked(h)
+            })
+        })
+        .collect()
 }
 
 fn parse_and_validate(name: &str, text: &str) -> Result<(naga::Module, ModuleInfo), String> {
@@ -215,6 +256,7 @@ fn shape(name: &str, module: &naga::Module, info: &ModuleInfo) -> Result<Shape, 
         bindings,
         overrides,
         runtime_checks: false,
+        whole_subgroups: Vec::new(),
     })
 }
 
@@ -312,10 +354,11 @@ fn stage_item(path: &str, shape: &Shape) -> Result<String, String> {
         "    name: {path:?},\n    label: {label:?},\n    entries: &["
     )
     .ok();
-    for (name, size, used) in &shape.entries {
+    for (i, (name, size, used)) in shape.entries.iter().enumerate() {
+        let whole = shape.whole_subgroups.get(i).copied().unwrap_or(false);
         writeln!(
             s,
-            "        Entry {{ name: {name:?}, workgroup_size: {size}, bindings: &{used:?} }},"
+            "        Entry {{ name: {name:?}, workgroup_size: {size}, bindings: &{used:?}, whole_subgroups: {whole} }},"
         )
         .ok();
     }
@@ -428,11 +471,17 @@ fn run() -> Result<(), Vec<String>> {
             continue;
         }
         let mut shapes = Vec::new();
+        let mut whole = Vec::new();
         for flavour in [Flavour::Workgroup, Flavour::Subgroup] {
             let name = format!("shaders/{}.wgsl ({flavour:?} flavour)", f.path);
             let checked = compose(&f.path, flavour, lookup).and_then(|text| {
                 parse_and_validate(&name, &text)
-                    .and_then(|(module, info)| shape(&name, &module, &info))
+                    .and_then(|(module, info)| {
+                        if flavour == Flavour::Subgroup {
+                            whole = whole_subgroup_entries(&module, &info, &text, &lookup);
+                        }
+                        shape(&name, &module, &info)
+                    })
                     .map_err(|e| {
                         // naga's line numbers are those of the composed module: keep it.
                         let dump = out_dir
@@ -471,6 +520,7 @@ fn run() -> Result<(), Vec<String>> {
             }
             let mut shape = shapes.swap_remove(0);
             shape.runtime_checks = f.text.lines().any(|l| l.trim() == RUNTIME_CHECKS);
+            shape.whole_subgroups = whole;
             stages.push((f.path.clone(), shape));
         }
     }

@@ -1,7 +1,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use super::compose::{compose, WHOLE_SUBGROUPS};
+use super::compose::compose;
 use super::registry::{self, BindingKind, Dim, Stage};
 use super::Gpu;
 use crate::{Error, Result};
@@ -29,9 +29,7 @@ type Slot = Arc<Mutex<Option<Arc<Built>>>>;
 #[derive(Default)]
 pub(crate) struct PipelineCache {
     built: Mutex<HashMap<Key, Slot>>,
-    /// Each stage's module, and whether it must run whole subgroups (`//!whole_subgroups`
-    /// in a file it composes).
-    modules: Mutex<HashMap<&'static str, (Arc<wgpu::ShaderModule>, bool)>>,
+    modules: Mutex<HashMap<&'static str, Arc<wgpu::ShaderModule>>>,
     layouts: Mutex<HashMap<&'static str, Arc<wgpu::BindGroupLayout>>>,
     /// Pipelines created so far (each key once).
     created: std::sync::atomic::AtomicU64,
@@ -139,7 +137,7 @@ impl Gpu {
         // stays empty).
         check_request(stage, entry, constants)?;
         let started = super::clock();
-        let (module, whole_subgroups) = {
+        let module = {
             let mut modules = cache.modules.lock().map_err(|_| poisoned(name))?;
             match modules.get(name) {
                 Some(m) => m.clone(),
@@ -151,18 +149,21 @@ impl Gpu {
                                 message,
                             }
                         })?;
-                    let whole = text.lines().any(|l| l.trim() == WHOLE_SUBGROUPS);
                     let desc = wgpu::ShaderModuleDescriptor {
                         label: Some(stage.label),
                         source: wgpu::ShaderSource::Wgsl(text.into()),
                     };
-                    let m = (Arc::new(self.shader_module(stage, desc)), whole);
+                    let m = Arc::new(self.shader_module(stage, desc));
                     modules.insert(name, m.clone());
                     m
                 }
             }
         };
-        if whole_subgroups {
+        let whole_subgroups = stage
+            .entries
+            .iter()
+            .any(|e| e.name == entry && e.whole_subgroups);
+        if whole_subgroups && self.flavour == super::Flavour::Subgroup {
             let size = workgroup_invocations(stage, entry, constants);
             check_whole_subgroups(stage, size, self.info.subgroup_max_size)?;
         }

@@ -41,6 +41,10 @@ pub struct Entry {
     pub workgroup_size: [Dim; 3],
     /// The bindings of group 0 this entry point itself uses (a subset of the stage's).
     pub bindings: &'static [u32],
+    /// In the subgroup flavour it runs a workgroup scan that takes each subgroup's last
+    /// lane (its workgroup memory is declared in a file saying `//!whole_subgroups`): its
+    /// workgroups must be whole subgroups.
+    pub whole_subgroups: bool,
 }
 
 /// One dimension of a workgroup size.
