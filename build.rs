@@ -126,7 +126,7 @@ fn whole_subgroup_entries<'s>(
             .location(text)
             .line_number;
         origin_file(text, line)
-            .and_then(|path| lookup(path))
+            .and_then(lookup)
             .is_some_and(|t| t.lines().any(|l| l.trim() == WHOLE_SUBGROUPS))
     };
     (0..module.entry_points.len())
