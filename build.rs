@@ -89,26 +89,27 @@ struct Shape {
     whole_subgroups: Vec<bool>,
 }
 
-/// Where line `line` (1-based) of a composed module comes from, by the `// ---- PATH.wgsl`
-/// markers that composition writes before each file.
-fn origin(text: &str, line: u32) -> Option<String> {
+/// The file (`PATH.wgsl`) that line `line` (1-based) of a composed module comes from, and
+/// the line of its `// ---- PATH.wgsl` marker, which composition writes before each file.
+fn origin_marker(text: &str, line: u32) -> Option<(&str, usize)> {
     let mut found = None;
     for (i, l) in text.lines().enumerate().take(line as usize) {
         if let Some(name) = l.strip_prefix("// ---- ") {
             found = Some((name, i + 1));
         }
     }
-    found.map(|(name, at)| format!("shaders/{name}:{}", line as usize - at))
+    found
+}
+
+/// Where line `line` of a composed module comes from: `shaders/PATH.wgsl:N`.
+fn origin(text: &str, line: u32) -> Option<String> {
+    origin_marker(text, line).map(|(name, at)| format!("shaders/{name}:{}", line as usize - at))
 }
 
 /// The file (path under `shaders/`, no extension) that line `line` of a composed module
 /// comes from.
 fn origin_file(text: &str, line: u32) -> Option<&str> {
-    text.lines()
-        .take(line as usize)
-        .filter_map(|l| l.strip_prefix("// ---- "))
-        .last()
-        .and_then(|name| name.strip_suffix(".wgsl"))
+    origin_marker(text, line).and_then(|(name, _)| name.strip_suffix(".wgsl"))
 }
 
 /// Per entry point of a subgroup-flavour module: whether it uses workgroup memory declared

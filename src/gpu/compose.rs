@@ -23,8 +23,9 @@ pub enum Flavour {
 /// The suffix of a file's subgroup flavour.
 pub const SUBGROUP_SUFFIX: &str = "_subgroup";
 
-/// The directive of a file whose stages must run workgroups of whole subgroups (the
-/// subgroup flavour's workgroup scans), checked when a pipeline is built.
+/// The directive of a file whose workgroup memory only workgroups of whole subgroups use
+/// correctly (the subgroup flavour's workgroup scans): the shader build marks the entry
+/// points that use it, and building their pipelines checks the workgroup size.
 pub const WHOLE_SUBGROUPS: &str = "//!whole_subgroups";
 
 /// The paths a file's `//!import` lines name, in order.

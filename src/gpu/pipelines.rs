@@ -2,7 +2,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use super::compose::compose;
-use super::registry::{self, BindingKind, Dim, Stage};
+use super::registry::{self, BindingKind, Dim, Entry, Stage};
 use super::Gpu;
 use crate::{Error, Result};
 
@@ -75,13 +75,8 @@ fn check_request(
 }
 
 /// Invocations in a workgroup of `entry`, where its size is fixed or set by `constants`.
-fn workgroup_invocations(
-    stage: &Stage,
-    entry: &str,
-    constants: &[(&'static str, f64)],
-) -> Option<u32> {
-    let e = stage.entries.iter().find(|e| e.name == entry)?;
-    e.workgroup_size.iter().try_fold(1u32, |n, d| {
+fn workgroup_invocations(entry: &Entry, constants: &[(&'static str, f64)]) -> Option<u32> {
+    entry.workgroup_size.iter().try_fold(1u32, |n, d| {
         let d = match *d {
             Dim::Fixed(v) => v,
             Dim::Override(name) => constants.iter().find(|c| c.0 == name)?.1 as u32,
@@ -136,6 +131,7 @@ impl Gpu {
         // Checked once per build, not on every lookup (an empty slot for a refused key
         // stays empty).
         check_request(stage, entry, constants)?;
+        self.check_subgroups(stage, entry, constants)?;
         let started = super::clock();
         let module = {
             let mut modules = cache.modules.lock().map_err(|_| poisoned(name))?;
@@ -159,14 +155,6 @@ impl Gpu {
                 }
             }
         };
-        let whole_subgroups = stage
-            .entries
-            .iter()
-            .any(|e| e.name == entry && e.whole_subgroups);
-        if whole_subgroups && self.flavour == super::Flavour::Subgroup {
-            let size = workgroup_invocations(stage, entry, constants);
-            check_whole_subgroups(stage, size, self.info.subgroup_max_size)?;
-        }
         let bind_layout = {
             let mut layouts = cache.layouts.lock().map_err(|_| poisoned(name))?;
             layouts
@@ -213,6 +201,27 @@ impl Gpu {
             .created
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         Ok(built)
+    }
+
+    /// In the subgroup flavour, an entry point whose workgroup scans need whole subgroups
+    /// ([`Entry::whole_subgroups`]) against the adapter's widest subgroup.
+    fn check_subgroups(
+        &self,
+        stage: &Stage,
+        entry: &str,
+        constants: &[(&'static str, f64)],
+    ) -> Result<()> {
+        if self.flavour != super::Flavour::Subgroup {
+            return Ok(());
+        }
+        match stage.entries.iter().find(|e| e.name == entry) {
+            Some(e) if e.whole_subgroups => check_whole_subgroups(
+                stage,
+                workgroup_invocations(e, constants),
+                self.info.subgroup_max_size,
+            ),
+            _ => Ok(()),
+        }
     }
 
     /// `stage`'s module: natively without naga's loop counters, and on Vulkan without its
