@@ -25,6 +25,13 @@ pub(crate) struct Packed {
     n_mbs: u32,
 }
 
+impl Packed {
+    /// Blocks of the packing scan.
+    pub(crate) fn n_blocks(&self) -> u32 {
+        self.n_blocks
+    }
+}
+
 /// Record the packing stage (its look-back state and output are its own).
 pub(crate) fn encode_pack(
     gpu: &Gpu,
@@ -178,7 +185,18 @@ pub(crate) fn packed_total(
     offsets: &[u8],
     scan: &ScanConfig,
 ) -> Result<(u64, Vec<u32>)> {
-    let n = packed.n_blocks as usize;
+    packed_total_of(packed.n_blocks, state, offsets, scan)
+}
+
+/// [`packed_total`] of a frame packed in `n_blocks` blocks: plain data, so that a batch's
+/// frames are checked on all cores.
+pub(crate) fn packed_total_of(
+    n_blocks: u32,
+    state: &[u8],
+    offsets: &[u8],
+    scan: &ScanConfig,
+) -> Result<(u64, Vec<u32>)> {
+    let n = n_blocks as usize;
     let words: Vec<u32> = bytemuck::pod_collect_to_vec(state);
     let total = match scan.strategy {
         ScanStrategy::ReduceThenScan => words[3],

@@ -1,6 +1,7 @@
 //! The streaming encoder: pictures in, Annex B bytes (and reconstructions) out; the
 //! slice data's CAVLC on the engine's GPU (one of the GPU variants) or the CPU reference.
 
+use std::borrow::Borrow;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
@@ -212,8 +213,10 @@ impl Encoder {
             geometry,
             level_idc: level_idc(geometry.width_mbs, geometry.height_mbs, fps),
             gpu,
+            // 4 bits a pixel to start: detailed 1080p at QP 27 takes about 3, and a short
+            // first guess read every stream of the first batches twice.
             stream_quota: AtomicU64::new(
-                geometry.width_mbs as u64 * geometry.height_mbs as u64 * 64,
+                geometry.width_mbs as u64 * geometry.height_mbs as u64 * 128,
             ),
             front,
             keep_recon: true,
@@ -270,34 +273,52 @@ impl Encoder {
     /// Code `pictures` as pictures `first..` of the stream: on the GPU front end in
     /// batches of as many as fit one binding, else one after the other.
     pub async fn encode_batch_at(&self, pictures: &[Picture], first: u64) -> Result<Vec<Encoded>> {
+        self.encode_batches(pictures.iter().collect(), first).await
+    }
+
+    /// [`Encoder::encode_batch_at`] of pictures it may own: the stream's are dropped once
+    /// uploaded, so that the batches waiting on the GPU hold no pictures.
+    async fn encode_batches<P: Borrow<Picture>>(
+        &self,
+        mut pictures: Vec<P>,
+        first: u64,
+    ) -> Result<Vec<Encoded>> {
         let (Some(front), Some((gpu, stages))) = (&self.front, &self.gpu) else {
             let mut out = Vec::with_capacity(pictures.len());
             for (k, p) in pictures.iter().enumerate() {
-                out.push(self.encode_with(p, first + k as u64, false).await?);
+                out.push(
+                    self.encode_with(p.borrow(), first + k as u64, false)
+                        .await?,
+                );
             }
             return Ok(out);
         };
         let mut out = Vec::with_capacity(pictures.len());
-        for (i, part) in pictures.chunks(front.max_batch(gpu)).enumerate() {
-            let at = first + (i * front.max_batch(gpu)) as u64;
-            out.extend(self.encode_on_gpu(gpu, stages, front, part, at).await?);
+        let mut at = first;
+        while !pictures.is_empty() {
+            let rest = pictures.split_off(front.max_batch(gpu).min(pictures.len()));
+            let n = pictures.len() as u64;
+            out.extend(self.encode_on_gpu(gpu, stages, front, pictures, at).await?);
+            pictures = rest;
+            at += n;
         }
         Ok(out)
     }
 
     /// One batch through the GPU front end and CAVLC, in one submission.
-    async fn encode_on_gpu(
+    async fn encode_on_gpu<P: Borrow<Picture>>(
         &self,
         gpu: &Gpu,
         stages: &CavlcGpu,
         front: &IntraGpu,
-        pictures: &[Picture],
+        pictures: Vec<P>,
         first: u64,
     ) -> Result<Vec<Encoded>> {
-        for p in pictures {
+        let refs: Vec<&Picture> = pictures.iter().map(Borrow::borrow).collect();
+        for p in &refs {
             self.check_size(p)?;
         }
-        let refs: Vec<&Picture> = pictures.iter().collect();
+        let n_pictures = refs.len();
         let starts = self.config.slice_starts(&self.geometry);
         let t0 = crate::gpu::clock();
         // GPU times in the trace log: each is read back in a submission of its own, which
@@ -308,9 +329,12 @@ impl Encoder {
         let mut encoder = gpu.device.create_command_encoder(&Default::default());
         let batch =
             front.encode_into(gpu, &mut encoder, profile.then_some(&mut profiler), &refs)?;
+        // Uploaded: owned pictures go now.
+        drop(refs);
+        drop(pictures);
         profiler.resolve(&mut encoder);
         let t1 = crate::gpu::clock();
-        let frames: Vec<_> = (0..pictures.len())
+        let frames: Vec<_> = (0..n_pictures)
             .map(|k| batch.gpu_frame(gpu, &mut encoder, k, starts.clone()))
             .collect();
         let pending = frames
@@ -367,7 +391,7 @@ impl Encoder {
                 )
             })
             .collect();
-        let mut out = Vec::with_capacity(pictures.len());
+        let mut out = Vec::with_capacity(n_pictures);
         for (k, bytes) in written.into_iter().enumerate() {
             let recon = match self.keep_recon {
                 true => Some(batch.read_recon(gpu, k).await?),
@@ -387,7 +411,7 @@ impl Encoder {
             let ms = |a: std::time::Instant, b: std::time::Instant| (b - a).as_secs_f64() * 1e3;
             log::debug!(
                 "h264 batch of {} at {first}: front end upload and record {:.1} ms, CAVLC record {:.1} ms, until the results are read {:.1} ms, status {:.1} ms, pictures written {:.1} ms",
-                pictures.len(),
+                n_pictures,
                 ms(t0, t1),
                 ms(t1, t2),
                 ms(t2, t3),
@@ -398,7 +422,7 @@ impl Encoder {
                 let front_ms = profiler.timings(gpu).await?.total() * 1e3;
                 log::trace!(
                     "h264 batch of {} at {first}: GPU front end {front_ms:.2} ms, CAVLC {cavlc_ms:.2} ms",
-                    pictures.len()
+                    n_pictures
                 );
             }
         }
@@ -545,7 +569,7 @@ impl Encoder {
                             return pollster::block_on(coded).map(|c| vec![(index, c)]);
                         }
                         let pictures: Vec<Picture> = jobs.into_iter().map(|(_, p)| p).collect();
-                        let coded = pollster::block_on(this.encode_batch_at(&pictures, index))?;
+                        let coded = pollster::block_on(this.encode_batches(pictures, index))?;
                         Ok((index..).zip(coded).collect())
                     });
                     match coded {
