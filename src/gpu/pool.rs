@@ -109,12 +109,21 @@ impl Gpu {
             .ok()
             .and_then(|mut f| f.get_mut(&(class, usage)).and_then(|v| v.pop()));
         let buffer = reused.unwrap_or_else(|| {
-            self.device.create_buffer(&wgpu::BufferDescriptor {
+            let t = super::clock();
+            let buffer = self.device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some("parvlc.pool"),
                 size: class,
                 usage,
                 mapped_at_creation: false,
-            })
+            });
+            // A first run's allocations, where they cost: large buffers only.
+            if let Some(t) = t.filter(|_| class >= 1 << 20) {
+                log::debug!(
+                    "pool: created {class} bytes ({usage:?}) in {:.2} ms",
+                    t.elapsed().as_secs_f64() * 1e3
+                );
+            }
+            buffer
         });
         PooledBuffer {
             buffer: Some(buffer),
