@@ -335,8 +335,8 @@ pub(crate) fn encode_cavlcu(
         &built,
         &[
             (0, bufs.params.as_entire_buffer_binding()),
-            (1, bufs.headers.as_entire_buffer_binding()),
-            (2, bufs.levels.as_entire_buffer_binding()),
+            (1, bufs.headers.clone()),
+            (2, bufs.levels.clone()),
             (4, bufs.tables.as_entire_buffer_binding()),
             (5, bufs.enc_words.as_entire_buffer_binding()),
             (6, bufs.enc_lens.as_entire_buffer_binding()),

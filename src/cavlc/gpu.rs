@@ -15,6 +15,8 @@
 //! stream; the host cuts it at every slice's first macroblock (whose offset the pack
 //! stage records) and returns each slice starting at bit 0 of its own bytes.
 
+use std::sync::Arc;
+
 use rayon::prelude::*;
 use wgpu::util::DeviceExt;
 
@@ -146,20 +148,48 @@ pub fn table_words() -> Vec<u32> {
 pub struct GpuFrame {
     width_mbs: u32,
     n_mbs: u32,
-    headers: PooledBuffer,
-    levels: PooledBuffer,
+    headers: FramePart,
+    levels: FramePart,
     /// First macroblock of every slice.
     slice_starts: Vec<usize>,
+}
+
+/// A frame's headers or levels: a buffer of its own, or its range of a buffer that holds
+/// a batch of frames (the GPU front end's), bound at its offset with no copy.
+pub(crate) enum FramePart {
+    Own(PooledBuffer),
+    Shared {
+        buffer: Arc<PooledBuffer>,
+        offset: u64,
+        size: u64,
+    },
+}
+
+impl FramePart {
+    fn binding(&self) -> wgpu::BufferBinding<'_> {
+        match self {
+            FramePart::Own(b) => b.as_entire_buffer_binding(),
+            FramePart::Shared {
+                buffer,
+                offset,
+                size,
+            } => wgpu::BufferBinding {
+                buffer,
+                offset: *offset,
+                size: wgpu::BufferSize::new(*size),
+            },
+        }
+    }
 }
 
 impl GpuFrame {
     /// A frame whose headers and levels a GPU stage wrote (`n_mbs` of each, the layouts
     /// [`CavlcGpu::upload`] writes), slices starting at `slice_starts`.
-    pub(crate) fn from_buffers(
+    pub(crate) fn from_parts(
         width_mbs: u32,
         n_mbs: u32,
-        headers: PooledBuffer,
-        levels: PooledBuffer,
+        headers: FramePart,
+        levels: FramePart,
         slice_starts: Vec<usize>,
     ) -> GpuFrame {
         GpuFrame {
@@ -180,8 +210,8 @@ impl GpuFrame {
 /// [`CavlcGpu::read_slots`] once the encoder was submitted.
 pub struct Pending {
     n_mbs: u32,
-    enc_words: PooledBuffer,
-    enc_lens: PooledBuffer,
+    enc_words: Arc<PooledBuffer>,
+    enc_lens: Arc<PooledBuffer>,
     status: PooledBuffer,
     state: PooledBuffer,
     packed: Option<pack::Packed>,
@@ -294,8 +324,8 @@ impl CavlcGpu {
         Ok(GpuFrame {
             width_mbs: frame.width_mbs,
             n_mbs: n_mbs as u32,
-            headers,
-            levels,
+            headers: FramePart::Own(headers),
+            levels: FramePart::Own(levels),
             slice_starts: frame.slices().iter().map(|r| r.start).collect(),
         })
     }
@@ -325,13 +355,59 @@ impl CavlcGpu {
         pack: bool,
         profile: bool,
     ) -> Result<Pending> {
-        let n_mbs = input.n_mbs;
+        let scratch = Self::scratch(gpu, input.n_mbs);
+        self.encode_with_scratch(gpu, encoder, input, variant, pack, profile, scratch)
+    }
+
+    /// [`Self::encode_into`] of several frames recorded one after another into `encoder`,
+    /// packed: their block codes go through one scratch buffer (each frame's packing
+    /// reads them before the next frame's coding writes them, the passes in order), not
+    /// one each (15 MB a 1080p frame, and a first batch's time allocating them).
+    pub fn encode_frames_into(
+        &self,
+        gpu: &Gpu,
+        encoder: &mut wgpu::CommandEncoder,
+        inputs: &[GpuFrame],
+        variant: GpuVariant,
+        profile: bool,
+    ) -> Result<Vec<Pending>> {
+        let most = inputs.iter().map(|f| f.n_mbs).max().unwrap_or(0);
+        let scratch = Self::scratch(gpu, most);
+        inputs
+            .iter()
+            .map(|f| {
+                self.encode_with_scratch(gpu, encoder, f, variant, true, profile, scratch.clone())
+            })
+            .collect()
+    }
+
+    /// The block codes' slots and lengths of a frame of `n_mbs` macroblocks.
+    fn scratch(gpu: &Gpu, n_mbs: u32) -> (Arc<PooledBuffer>, Arc<PooledBuffer>) {
         let storage = wgpu::BufferUsages::STORAGE
             | wgpu::BufferUsages::COPY_SRC
             | wgpu::BufferUsages::COPY_DST;
         let n_slots = n_mbs as u64 * MB_SLOTS as u64;
-        let enc_words = gpu.pooled_buffer(n_slots * SLOT_WORDS as u64 * 4, storage);
-        let enc_lens = gpu.pooled_buffer(n_slots * 4, storage);
+        (
+            Arc::new(gpu.pooled_buffer(n_slots * SLOT_WORDS as u64 * 4, storage)),
+            Arc::new(gpu.pooled_buffer(n_slots * 4, storage)),
+        )
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn encode_with_scratch(
+        &self,
+        gpu: &Gpu,
+        encoder: &mut wgpu::CommandEncoder,
+        input: &GpuFrame,
+        variant: GpuVariant,
+        pack: bool,
+        profile: bool,
+        (enc_words, enc_lens): (Arc<PooledBuffer>, Arc<PooledBuffer>),
+    ) -> Result<Pending> {
+        let n_mbs = input.n_mbs;
+        let storage = wgpu::BufferUsages::STORAGE
+            | wgpu::BufferUsages::COPY_SRC
+            | wgpu::BufferUsages::COPY_DST;
         let status = gpu.pooled_buffer(16, storage);
         encoder.clear_buffer(&status, 0, Some(16));
         let state = gpu.pooled_buffer((STATE_HEADER as u64 + 4 * n_mbs as u64) * 4, storage);
@@ -343,8 +419,8 @@ impl CavlcGpu {
             n_mbs,
             n_groups: n_regions,
             params: &params,
-            headers: &input.headers,
-            levels: &input.levels,
+            headers: input.headers.binding(),
+            levels: input.levels.binding(),
             tables: &self.tables,
             enc_words: &enc_words,
             enc_lens: &enc_lens,

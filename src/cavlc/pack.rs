@@ -66,7 +66,7 @@ pub(crate) fn encode_pack(
             constants: vec![("MSB_FIRST", 1.0)],
             bindings: vec![
                 (0, bufs.params.as_entire_buffer_binding()),
-                (1, bufs.headers.as_entire_buffer_binding()),
+                (1, bufs.headers.clone()),
                 (
                     3,
                     wgpu::BufferBinding {
@@ -126,7 +126,7 @@ fn zero_output(
         &built,
         &[
             (0, params.as_entire_buffer_binding()),
-            (1, bufs.headers.as_entire_buffer_binding()),
+            (1, bufs.headers.clone()),
             (3, output.as_entire_buffer_binding()),
             (4, bufs.tables.as_entire_buffer_binding()),
             (5, bufs.enc_words.as_entire_buffer_binding()),

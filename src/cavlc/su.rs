@@ -78,8 +78,8 @@ pub(crate) fn encode_su(
         &forward,
         &[
             (0, bufs.params.as_entire_buffer_binding()),
-            (1, bufs.headers.as_entire_buffer_binding()),
-            (2, bufs.levels.as_entire_buffer_binding()),
+            (1, bufs.headers.clone()),
+            (2, bufs.levels.clone()),
             (7, zz.as_entire_buffer_binding()),
             (10, tc.as_entire_buffer_binding()),
         ],
@@ -98,7 +98,7 @@ pub(crate) fn encode_su(
         &backward,
         &[
             (0, bufs.params.as_entire_buffer_binding()),
-            (1, bufs.headers.as_entire_buffer_binding()),
+            (1, bufs.headers.clone()),
             (7, zz.as_entire_buffer_binding()),
             (10, tc.as_entire_buffer_binding()),
             (11, sym.as_entire_buffer_binding()),

@@ -23,6 +23,7 @@ use super::intra4x4::lambda;
 use super::{EncoderConfig, Geometry, LumaModes, Picture};
 use crate::cavlc::cpu::run_before_bits;
 use crate::cavlc::frame::{intra_cbp_code_num, Frame, MbHeader, MB_LEVELS};
+use crate::cavlc::gpu::FramePart;
 use crate::cavlc::tables::VLC_LENGTHS;
 use crate::cavlc::GpuFrame;
 use crate::gpu::registry::h264::INTRA;
@@ -125,8 +126,9 @@ pub struct IntraBatch {
     _src: PooledBuffer,
     _uniforms: PooledBuffer,
     recon: PooledBuffer,
-    levels: PooledBuffer,
-    headers: PooledBuffer,
+    // Shared with the CAVLC stage's frames, which bind their ranges.
+    levels: Arc<PooledBuffer>,
+    headers: Arc<PooledBuffer>,
     status: PooledBuffer,
     _choices: PooledBuffer,
     _info: PooledBuffer,
@@ -352,8 +354,8 @@ impl IntraGpu {
             _src: src,
             _uniforms: uniforms,
             recon,
-            levels,
-            headers,
+            levels: Arc::new(levels),
+            headers: Arc::new(headers),
             status,
             _choices: choices,
             _info: info,
@@ -375,8 +377,10 @@ impl IntraBatch {
         (k as u64 * per, per)
     }
 
-    /// Picture `k`'s headers and levels as a frame the CAVLC stages take (copies
-    /// recorded into `encoder`).
+    /// Picture `k`'s headers and levels as a frame the CAVLC stages take: their ranges of
+    /// the batch's buffers where the device can bind them there (offsets on its storage
+    /// alignment), else copies recorded into `encoder` (each copy a buffer of its own,
+    /// 6 MB of levels a 1080p picture).
     pub fn gpu_frame(
         &self,
         gpu: &Gpu,
@@ -384,14 +388,49 @@ impl IntraBatch {
         k: usize,
         slice_starts: Vec<usize>,
     ) -> GpuFrame {
-        let usage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST;
+        let align = gpu.limits.min_storage_buffer_offset_alignment as u64;
+        self.frame_of(gpu, encoder, k, slice_starts, |at| at % align == 0)
+    }
+
+    /// [`Self::gpu_frame`] always by copies: the path a device whose storage alignment the
+    /// picture ranges miss takes (tests prove it with this).
+    #[doc(hidden)]
+    pub fn gpu_frame_copied(
+        &self,
+        gpu: &Gpu,
+        encoder: &mut wgpu::CommandEncoder,
+        k: usize,
+        slice_starts: Vec<usize>,
+    ) -> GpuFrame {
+        self.frame_of(gpu, encoder, k, slice_starts, |_| false)
+    }
+
+    fn frame_of(
+        &self,
+        gpu: &Gpu,
+        encoder: &mut wgpu::CommandEncoder,
+        k: usize,
+        slice_starts: Vec<usize>,
+        bindable: impl Fn(u64) -> bool,
+    ) -> GpuFrame {
         let (h_at, h_len) = self.picture_range(k, std::mem::size_of::<MbHeader>() as u64);
         let (l_at, l_len) = self.picture_range(k, MB_LEVELS as u64 * 2);
-        let headers = gpu.pooled_buffer(h_len, usage);
-        let levels = gpu.pooled_buffer(l_len, usage);
-        encoder.copy_buffer_to_buffer(&self.headers, h_at, &headers, 0, h_len);
-        encoder.copy_buffer_to_buffer(&self.levels, l_at, &levels, 0, l_len);
-        GpuFrame::from_buffers(
+        let mut part = |batch: &Arc<PooledBuffer>, at: u64, len: u64| {
+            if bindable(at) {
+                return FramePart::Shared {
+                    buffer: batch.clone(),
+                    offset: at,
+                    size: len,
+                };
+            }
+            let usage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST;
+            let own = gpu.pooled_buffer(len, usage);
+            encoder.copy_buffer_to_buffer(batch, at, &own, 0, len);
+            FramePart::Own(own)
+        };
+        let headers = part(&self.headers, h_at, h_len);
+        let levels = part(&self.levels, l_at, l_len);
+        GpuFrame::from_parts(
             self.geometry.width_mbs,
             self.params.n_mbs,
             headers,

@@ -337,10 +337,8 @@ impl Encoder {
         let frames: Vec<_> = (0..n_pictures)
             .map(|k| batch.gpu_frame(gpu, &mut encoder, k, starts.clone()))
             .collect();
-        let pending = frames
-            .iter()
-            .map(|f| stages.encode_into(gpu, &mut encoder, f, self.config.cavlc, true, profile))
-            .collect::<Result<Vec<_>>>()?;
+        let pending =
+            stages.encode_frames_into(gpu, &mut encoder, &frames, self.config.cavlc, profile)?;
         // The results' readback goes in the same submission, so that it waits for this
         // batch alone and not for the next one, which another coder may submit meanwhile.
         let quota = self.stream_quota.load(Ordering::Relaxed);
