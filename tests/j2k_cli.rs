@@ -478,6 +478,28 @@ fn a_sequence_into_a_folder_equals_one_image_at_a_time() {
         .filter(|n| !n.ends_with(".j2k"))
         .collect();
     assert!(leftovers.is_empty(), "temporary files left: {leftovers:?}");
+
+    // At the default depth (set by the first picture, which is read while the GPU opens)
+    // the same codestreams; a bad first picture is an error naming it.
+    std::fs::write(dir.join("f4.ppm"), images[4].1.to_pnm()).unwrap();
+    let defaults: Vec<&str> = args
+        .iter()
+        .filter(|a| !matches!(**a, "--depth" | "3"))
+        .copied()
+        .collect();
+    let o = parvlc(&[&defaults[..], &["--force"]].concat(), &dir);
+    assert!(o.status.success(), "{}", stderr(&o));
+    for i in 0..images.len() {
+        assert_eq!(
+            std::fs::read(dir.join(format!("out/f{i}.j2k"))).unwrap(),
+            std::fs::read(dir.join(format!("single{i}.j2k"))).unwrap(),
+            "default depth, picture {i}"
+        );
+    }
+    std::fs::write(dir.join("f0.pgm"), b"P5\n4 4\n255\nshort").unwrap();
+    let o = parvlc(&[&defaults[..], &["--force"]].concat(), &dir);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("f0.pgm"), "{}", stderr(&o));
 }
 
 /// `image` as one raw frame of `format` (FFmpeg's layouts: 16-bit samples little-endian,

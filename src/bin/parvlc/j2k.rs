@@ -26,9 +26,10 @@ pub struct J2kArgs {
     /// else (`.j2k`, `.j2c`) the raw codestream.
     #[arg(short, long)]
     output: PathBuf,
-    /// With several images: how many are read, coded and written at once.
-    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(1..=64))]
-    depth: u32,
+    /// With several images: how many are read, coded and written at once. Default: as
+    /// many as about 640 MiB holds at the first picture's size (8 up to 4K RGB, 2 at 8K).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=64))]
+    depth: Option<u32>,
     /// DWT levels (reduced on images too small for them, as OpenJPEG requires).
     #[arg(long, default_value_t = 5)]
     levels: u32,
@@ -315,8 +316,17 @@ fn encode_sequence(a: &J2kArgs) -> Result<()> {
     let stop = AtomicBool::new(false);
     let failure: Mutex<Option<Error>> = Mutex::new(None);
     let bytes = std::sync::atomic::AtomicU64::new(0);
+    // Picture 0, read while the GPU opens: its size sets the default depth.
+    let first = Mutex::new(None);
     let code = |i: usize| -> Result<Option<u64>> {
-        let image = run.read(i)?;
+        let pre_read = match i {
+            0 => first.lock().ok().and_then(|mut f| f.take()),
+            _ => None,
+        };
+        let image = match pre_read {
+            Some(image) => image,
+            None => run.read(i)?,
+        };
         let Some((engine, config)) = open() else {
             return Ok(None);
         };
@@ -326,13 +336,43 @@ fn encode_sequence(a: &J2kArgs) -> Result<()> {
         out.commit()?;
         Ok(Some(cs.len() as u64))
     };
+    // The first failure stops the rest and is kept, naming its picture unless the error
+    // already does.
+    let fail = |i: usize, e: Error| {
+        stop.store(true, Ordering::Relaxed);
+        let input = run.describe(i);
+        let named = if e.to_string().contains(&input) {
+            e
+        } else {
+            Error::InvalidArgument(format!("{input}: {e}"))
+        };
+        if let Ok(mut f) = failure.lock() {
+            f.get_or_insert(named);
+        }
+    };
     std::thread::scope(|s| {
         s.spawn(|| {
             if open().is_none() {
                 stop.store(true, Ordering::Relaxed);
             }
         });
-        for _ in 0..(a.depth as usize).min(pictures.len()) {
+        let depth = match run.read(0) {
+            Ok(image) => {
+                let depth = a
+                    .depth
+                    .map_or_else(|| default_depth(&image), |d| d as usize);
+                if let Ok(mut f) = first.lock() {
+                    *f = Some(image);
+                }
+                depth
+            }
+            Err(e) => {
+                fail(0, e);
+                return;
+            }
+        };
+        log::debug!("{depth} pictures in flight");
+        for _ in 0..depth.min(pictures.len()) {
             s.spawn(|| {
                 while !stop.load(Ordering::Relaxed) {
                     let i = next.fetch_add(1, Ordering::Relaxed);
@@ -348,17 +388,7 @@ fn encode_sequence(a: &J2kArgs) -> Result<()> {
                             return;
                         }
                         Err(e) => {
-                            stop.store(true, Ordering::Relaxed);
-                            // Name the picture, unless the error already does.
-                            let input = run.describe(i);
-                            let named = if e.to_string().contains(&input) {
-                                e
-                            } else {
-                                Error::InvalidArgument(format!("{input}: {e}"))
-                            };
-                            if let Ok(mut f) = failure.lock() {
-                                f.get_or_insert(named);
-                            }
+                            fail(i, e);
                             return;
                         }
                     }
@@ -392,6 +422,20 @@ fn encode_sequence(a: &J2kArgs) -> Result<()> {
         engine.name()
     );
     Ok(())
+}
+
+/// Pictures in flight by default: as many as about 640 MiB holds at `first`'s size, at
+/// most 8. On the H200 a 4K RGB sequence's peak grew about 80 MiB a picture in flight
+/// (3.2 bytes a sample: the samples, the file's bytes, the coded bytes), and 60 frames
+/// took 2.74-2.85 s at depth 4 and 1.76-1.80 s at 8, where the GPU bounds it
+/// (docs/results.md, "Twenty-fourth pass").
+fn default_depth(first: &parvlc::j2k::Image) -> usize {
+    depth_for_samples(first.width as u64 * first.height as u64 * first.components as u64)
+}
+
+fn depth_for_samples(samples: u64) -> usize {
+    const BUDGET: f64 = 640.0 * 1024.0 * 1024.0;
+    ((BUDGET / (3.2 * samples.max(1) as f64)) as usize).clamp(1, 8)
 }
 
 fn encode_one(a: &J2kArgs, input: &std::path::Path, brand: Option<jph::Brand>) -> Result<()> {
@@ -459,4 +503,19 @@ fn encode_one(a: &J2kArgs, input: &std::path::Path, brand: Option<jph::Brand>) -
         engine.name()
     );
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::depth_for_samples;
+
+    #[test]
+    fn the_default_depth_follows_the_picture_size() {
+        assert_eq!(depth_for_samples(1920 * 1080 * 3), 8);
+        assert_eq!(depth_for_samples(3840 * 2160 * 3), 8);
+        assert_eq!(depth_for_samples(5120 * 2880 * 3), 4);
+        assert_eq!(depth_for_samples(7680 * 4320 * 3), 2);
+        assert_eq!(depth_for_samples(16384 * 16384 * 3), 1);
+        assert_eq!(depth_for_samples(0), 8);
+    }
 }
