@@ -607,11 +607,13 @@ impl CavlcGpu {
         // Each frame checked and cut into slices on a core of its own (a batch of 32
         // 1080p frames took 15 ms of the caller's thread): from plain data, since the
         // GPU's buffers are not `Sync` in the browser.
+        let mut packs = Vec::with_capacity(pendings.len());
         let mut shapes = Vec::with_capacity(pendings.len());
         for p in &pendings {
             let packed = p.packed.as_ref().ok_or_else(|| {
                 Error::InvalidArgument("CAVLC: finish needs an encode with packing".into())
             })?;
+            packs.push(packed);
             shapes.push((packed.n_blocks(), p.variant, p.slice_starts.as_slice()));
         }
         let scan = &self.config.pack_scan;
@@ -631,22 +633,20 @@ impl CavlcGpu {
                     }
                     _ => 0,
                 };
-                let (total, offsets) = pack::packed_total_of(n_blocks, &h[2], &h[3], scan)?;
+                let (total, offsets) = pack::packed_total(n_blocks, &h[2], &h[3], scan)?;
                 Ok((total, offsets, fallbacks))
             })
             .collect::<Result<Vec<_>>>()?;
         let mut again = Vec::new();
-        for (i, ((p, (total, ..)), h)) in pendings
+        for (i, ((packed, (total, ..)), h)) in packs
             .iter()
             .zip(&frames)
             .zip(parts.chunks_exact(5))
             .enumerate()
         {
-            if let Some(packed) = &p.packed {
-                let stream = pack::packed_stream(packed, *total);
-                if stream.2 > h[4].len() as u64 {
-                    again.push((i, stream));
-                }
+            let stream = pack::packed_stream(packed, *total);
+            if stream.2 > h[4].len() as u64 {
+                again.push((i, stream));
             }
         }
         if !again.is_empty() {

@@ -158,7 +158,7 @@ pub(crate) async fn read_packed(
     scan: &ScanConfig,
 ) -> Result<(Vec<(Vec<u8>, u64)>, Vec<u32>)> {
     let heads = gpu.read_buffers(&packed_heads(packed)).await?;
-    let (total, offsets) = packed_total(packed, &heads[0], &heads[1], scan)?;
+    let (total, offsets) = packed_total(packed.n_blocks, &heads[0], &heads[1], scan)?;
     let (buffer, at, len) = packed_stream(packed, total);
     let stream = gpu.read_buffer(buffer, at, len).await?;
     Ok((
@@ -177,20 +177,11 @@ pub(crate) fn packed_heads(packed: &Packed) -> [(&wgpu::Buffer, u64, u64); 2] {
     ]
 }
 
-/// From the bytes of [`packed_heads`]: the frame's stream length in bits (checked
-/// against the scan's state) and every macroblock's offset.
+/// From the bytes of [`packed_heads`] of a frame packed in `n_blocks` blocks
+/// ([`Packed::n_blocks`]; plain data, so that a batch's frames are checked on all cores):
+/// the frame's stream length in bits (checked against the scan's state) and every
+/// macroblock's offset.
 pub(crate) fn packed_total(
-    packed: &Packed,
-    state: &[u8],
-    offsets: &[u8],
-    scan: &ScanConfig,
-) -> Result<(u64, Vec<u32>)> {
-    packed_total_of(packed.n_blocks, state, offsets, scan)
-}
-
-/// [`packed_total`] of a frame packed in `n_blocks` blocks: plain data, so that a batch's
-/// frames are checked on all cores.
-pub(crate) fn packed_total_of(
     n_blocks: u32,
     state: &[u8],
     offsets: &[u8],
