@@ -6,7 +6,7 @@
 
 mod common;
 
-use parvlc::h264::intra::IntraGpu;
+use parvlc::h264::intra::{IntraGpu, MbSchedule};
 use parvlc::h264::{encode_picture_levels, EncoderConfig, Geometry, LumaModes, Picture};
 use parvlc::testdata::SplitMix64;
 
@@ -56,6 +56,18 @@ fn check(
     batch: usize,
     luma: LumaModes,
 ) -> (usize, usize) {
+    check_on(MbSchedule::Chained, w, h, qp, slice_rows, batch, luma)
+}
+
+fn check_on(
+    schedule: MbSchedule,
+    w: u32,
+    h: u32,
+    qp: u8,
+    slice_rows: Option<u32>,
+    batch: usize,
+    luma: LumaModes,
+) -> (usize, usize) {
     let gpu = common::gpu();
     let config = EncoderConfig {
         qp,
@@ -64,7 +76,7 @@ fn check(
         ..EncoderConfig::default()
     };
     let geometry = Geometry::new(w, h).unwrap();
-    let front = IntraGpu::new(gpu, geometry, &config).expect("front end");
+    let front = IntraGpu::with_schedule(gpu, geometry, &config, schedule).expect("front end");
     let pictures: Vec<Picture> = (0..batch)
         .map(|k| {
             let mut p = picture(w, h, (qp as u64) << 8 | k as u64);
@@ -81,7 +93,7 @@ fn check(
         .expect("recorded");
     gpu.queue.submit([encoder.finish()]);
     pollster::block_on(batch_gpu.check(gpu)).expect("every macroblock codable");
-    let what = format!("{w}x{h} QP {qp} slices {slice_rows:?} luma {luma:?}");
+    let what = format!("{w}x{h} QP {qp} slices {slice_rows:?} luma {luma:?} {schedule:?}");
     let (mut requant, mut nxn, mut i16) = (0, 0, 0);
     for (k, p) in pictures.iter().enumerate() {
         let (frame, recon) = encode_picture_levels(p, &config).expect("CPU twin");
@@ -155,6 +167,26 @@ fn every_intra4x4_mode_forced_at_picture_and_slice_edges() {
             check(w, h, 27, slices, 2, LumaModes::Intra4x4Forced(mode));
         }
     }
+}
+
+/// The fallback schedule, a dispatch per wave, codes what the chained one does (every
+/// other test runs the chained one): several pictures, slices, both luma kinds, a
+/// coarser QP.
+#[test]
+fn the_wave_schedule_codes_the_same() {
+    for luma in ALL {
+        check_on(MbSchedule::Waves, 37, 21, 0, Some(1), 2, luma);
+        check_on(MbSchedule::Waves, 80, 48, 27, None, 3, luma);
+    }
+    check_on(
+        MbSchedule::Waves,
+        48,
+        32,
+        27,
+        Some(2),
+        2,
+        LumaModes::Intra4x4Forced(3),
+    );
 }
 
 #[test]

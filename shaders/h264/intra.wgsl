@@ -7,13 +7,22 @@
 // `encode_picture_levels` (src/h264/intra.rs holds the Rust side); the I_NxN luma is
 // h264/intra4x4.wgsl, the twin of src/h264/intra4x4.rs.
 //
-// Entry `wave`: one workgroup of 32 invocations per macroblock (a macroblock takes a
-// whole warp of 32 anyway), invocation b < 16 working on luma 4x4 block b (raster) and
-// invocations 0..7 also on chroma block b (Cb 0..3, Cr 4..7); invocations 16..31 compute
-// as invocation b - 16 does but write nothing, and give the I_NxN luma sixteen
-// invocations a block (h264/intra4x4.wgsl). A dispatch codes one wave of every slice of every picture of the batch: the
-// macroblocks where x + 2 * row (row within the slice) equals `wave`, whose left, top-left,
-// top and top-right neighbours were coded by earlier waves (earlier dispatches).
+// One workgroup of 32 invocations per macroblock (a macroblock takes a whole warp of 32
+// anyway), invocation b < 16 working on luma 4x4 block b (raster) and invocations 0..7
+// also on chroma block b (Cb 0..3, Cr 4..7); invocations 16..31 compute as invocation
+// b - 16 does but write nothing, and give the I_NxN luma sixteen invocations a block
+// (h264/intra4x4.wgsl). A macroblock needs its left, top-left, top and top-right
+// neighbours done; it reads what it needs of them from their published edges (`state`).
+// Two schedules, the same output:
+// - entry `chained`: one dispatch for the whole batch. Each workgroup takes a ticket;
+//   tickets run over the macroblocks wave by wave (below), so every neighbour has a
+//   smaller ticket, taken by a workgroup already running, and a macroblock waits only
+//   for the edge words it reads, each published with a flag of its own (relaxed
+//   atomics promise nothing across locations, so every word carries its own).
+// - entry `wave`: a dispatch per wave of every slice of every picture of the batch: the
+//   macroblocks where x + 2 * row (row within the slice) equals `wave`, whose neighbours
+//   earlier waves (earlier dispatches) coded; for a platform where workgroups waiting on
+//   others might not progress.
 // Entry `write_headers`: one invocation per macroblock, after the last wave: mb_qp_delta
 // against the QP of the last macroblock before it that codes one.
 
@@ -32,8 +41,8 @@ struct IntraParams {
     src_words: u32, // words of one source picture (Y, Cb, Cr planes back to back)
     recon_words: u32, // words of one reconstruction (planes padded to whole macroblocks)
     n_mbs: u32,
-    wave: u32,
-    first_row: u32, // the lowest row (within a slice) the wave holds
+    wave: u32,      // `wave`: the wave this dispatch codes
+    first_row: u32, // `wave`: the lowest row (within a slice) the wave holds
     pictures: u32,
     luma: u32, // LUMA_16X16 | LUMA_4X4: the luma kinds allowed
     forced: u32, // an Intra4x4PredMode + 1 that every block takes where it can; 0 none
@@ -58,23 +67,38 @@ const LUMA_4X4: u32 = 2u;
 @group(0) @binding(4) var<storage, read_write> choices: array<u32>;
 // src/cavlc/frame.rs `MbHeader`, 8 words each.
 @group(0) @binding(5) var<storage, read_write> mb_headers: array<u32>;
-// Word 0: nonzero when some macroblock could not be coded.
-@group(0) @binding(6) var<storage, read_write> status: array<atomic<u32>>;
-// Per macroblock, what its neighbours and its header need: the I_NxN mode syntax (2
-// words), Intra4x4PredMode per block (raster, a nibble each; 2 for I_16x16), TotalCoeff
-// per luma block (raster, a byte each).
+// Zeroed before each batch. STATE_NOT_CODABLE: nonzero when some macroblock could not be
+// coded; STATE_TICKET: the next ticket (`chained`); STATE_STALLED: nonzero when a
+// macroblock gave up waiting for a neighbour (its output is wrong, the batch an error);
+// then EDGE_WORDS per macroblock of the batch: its edges as its neighbours read them.
+@group(0) @binding(6) var<storage, read_write> state: array<atomic<u32>>;
+// Per macroblock, what its header needs: the I_NxN mode syntax.
 @group(0) @binding(7) var<storage, read_write> mb_info: array<u32>;
-const INFO_WORDS: u32 = 8u;
+const INFO_WORDS: u32 = 2u;
 
-// Intra4x4PredMode and TotalCoeff of block `b` (raster) of the macroblock whose
-// `mb_info` starts at word `at`.
-fn info_mode(at: u32, b: u32) -> u32 {
-    return (mb_info[at + 2u + b / 8u] >> (4u * (b % 8u))) & 15u;
-}
-
-fn info_tc(at: u32, b: u32) -> u32 {
-    return (mb_info[at + 4u + b / 4u] >> (8u * (b % 4u))) & 255u;
-}
+// keep in sync with src/h264/intra.rs
+const STATE_NOT_CODABLE: u32 = 0u;
+const STATE_TICKET: u32 = 1u;
+const STATE_STALLED: u32 = 2u;
+const EDGES_AT: u32 = 4u;
+const EDGE_WORDS: u32 = 32u;
+// A macroblock's edges, three samples (or four 4-bit modes, or four 6-bit TotalCoeffs) a
+// word below EDGE_VALID: the bottom row and right column of its reconstructed luma (16
+// samples each) and chroma (Cb's 8, then Cr's), the Intra4x4PredMode (2 for I_16x16) of
+// its right column's and bottom row's blocks, and their TotalCoeff.
+const EDGE_BOTTOM_Y: u32 = 0u;
+const EDGE_RIGHT_Y: u32 = 6u;
+const EDGE_BOTTOM_C: u32 = 12u;
+const EDGE_RIGHT_C: u32 = 18u;
+const EDGE_RIGHT_MODES: u32 = 24u;
+const EDGE_BOTTOM_MODES: u32 = 25u;
+const EDGE_RIGHT_TC: u32 = 26u;
+const EDGE_BOTTOM_TC: u32 = 27u;
+const EDGE_USED: u32 = 28u;
+const EDGE_VALID: u32 = 0x80000000u;
+// Rounds of polling its neighbours' edges before a macroblock gives up (about a second on
+// a GPU, where a neighbour takes microseconds).
+const SPIN_LIMIT: u32 = 0x100000u;
 
 // cbp_chroma from the chroma flags: 2 with an AC level, else 1 with a DC level, else 0.
 fn cbp_chroma_of(seen: u32) -> u32 {
@@ -147,22 +171,219 @@ fn store_samples(at: u32, stride: u32, b: Block) {
 }
 
 
+// The bottom row and right column samples of the macroblock's reconstruction (luma,
+// then Cb and Cr), gathered for its edges.
+var<workgroup> edge_samples: array<u32, 64>;
+var<workgroup> ticket: u32;
+
 @compute @workgroup_size(32)
 fn wave(@builtin(local_invocation_index) invocation: u32, @builtin(workgroup_id) group: vec3<u32>) {
     let p = params;
-    // The luma block this invocation works on, and whether it is the one that writes.
-    let lane = invocation % 16u;
-    let writes = invocation < 16u;
     let r = p.first_row + group.x; // row within the slice
     if r * 2u > p.wave || p.wave - r * 2u >= p.width_mbs {
         return;
     }
-    let mbx = p.wave - r * 2u;
     let row = group.y * p.rows_per_slice + r;
     if r >= p.rows_per_slice || row >= p.height_mbs {
         return;
     }
-    let pic = group.z;
+    code_macroblock(invocation, group.z, p.wave - r * 2u, row, r);
+}
+
+@compute @workgroup_size(32)
+fn chained(@builtin(local_invocation_index) invocation: u32) {
+    if invocation == 0u {
+        ticket = atomicAdd(&state[STATE_TICKET], 1u);
+    }
+    let t = workgroupUniformLoad(&ticket);
+    if t >= params.pictures * params.n_mbs {
+        return;
+    }
+    let at = ticket_macroblock(t);
+    code_macroblock(invocation, at.x, at.w, at.y * params.rows_per_slice + at.z, at.z);
+}
+
+// Macroblocks before wave `w` in a slice of `rows` rows: the sum over its rows r of
+// clamp(w - 2r, 0, width_mbs), those rows where the wave is past the row's end giving
+// the whole row.
+fn before_wave(w: u32, rows: u32) -> u32 {
+    let wm = params.width_mbs;
+    let whole = select(0u, min(rows, (w - wm) / 2u + 1u), w >= wm);
+    let started = min(rows, (w + 1u) / 2u);
+    return whole * wm + (started - whole) * w - (started * (started - 1u) - whole * (whole - 1u));
+}
+
+// Macroblocks of one picture before wave `w` (the last slice may be shorter).
+fn picture_before_wave(w: u32) -> u32 {
+    let rows = params.rows_per_slice;
+    let slices = (params.height_mbs + rows - 1u) / rows;
+    let last_rows = params.height_mbs - (slices - 1u) * rows;
+    return (slices - 1u) * before_wave(w, rows) + before_wave(w, last_rows);
+}
+
+// The macroblock of ticket `t` as (picture, slice, row within the slice, x): tickets run
+// over waves, and within a wave over pictures, slices and rows. The twin of
+// src/h264/intra.rs `ticket_macroblock`.
+fn ticket_macroblock(t: u32) -> vec4<u32> {
+    let wm = params.width_mbs;
+    let rows = params.rows_per_slice;
+    let slices = (params.height_mbs + rows - 1u) / rows;
+    var lo = 0u;
+    var hi = wm + 2u * (rows - 1u);
+    while hi - lo > 1u {
+        let mid = (lo + hi) / 2u;
+        if params.pictures * picture_before_wave(mid) <= t {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    let w = lo;
+    let first = picture_before_wave(w);
+    let in_wave = picture_before_wave(w + 1u) - first;
+    let k = (t - params.pictures * first) % in_wave;
+    let pic = (t - params.pictures * first) / in_wave;
+    let in_full = before_wave(w + 1u, rows) - before_wave(w, rows);
+    var slice = slices - 1u;
+    var j = k - (slices - 1u) * in_full;
+    if k < (slices - 1u) * in_full {
+        slice = k / in_full;
+        j = k % in_full;
+    }
+    let low = (select(0u, w + 1u - wm, w + 1u >= wm) + 1u) / 2u;
+    let r = low + j;
+    return vec4<u32>(pic, slice, r, w - 2u * r);
+}
+
+fn edge_sample(v: u32, i: u32) -> i32 {
+    return i32((v >> (8u * i)) & 0xffu);
+}
+
+// Where neighbour edge word `e` (0..32) of the macroblock `mb` (of the batch) lies in
+// `state`, or NONE where that neighbour does not exist: the upper one's bottom luma
+// (0..5), chroma (6..11), modes (12) and TotalCoeff (13), the left one's right column
+// (14..27 likewise), the upper left one's corner samples (28..30: sample 15 of the luma
+// row, 7 of Cb's and 15 of the chroma row, Cr's 7), the upper right one's first four
+// bottom samples (31, 32).
+fn edge_source(e: u32, mb: u32, wm: u32, has_top: bool, has_left: bool, has_top_right: bool) -> u32 {
+    var at = NONE;
+    if e < 14u {
+        if has_top {
+            let words = array<u32, 14>(0u, 1u, 2u, 3u, 4u, 5u, 12u, 13u, 14u, 15u, 16u, 17u, EDGE_BOTTOM_MODES, EDGE_BOTTOM_TC);
+            at = (mb - wm) * EDGE_WORDS + words[e];
+        }
+    } else if e < 28u {
+        if has_left {
+            let words = array<u32, 14>(6u, 7u, 8u, 9u, 10u, 11u, 18u, 19u, 20u, 21u, 22u, 23u, EDGE_RIGHT_MODES, EDGE_RIGHT_TC);
+            at = (mb - 1u) * EDGE_WORDS + words[e - 14u];
+        }
+    } else if e < 31u {
+        if has_top && has_left {
+            at = (mb - wm - 1u) * EDGE_WORDS + select(select(EDGE_BOTTOM_C + 5u, EDGE_BOTTOM_C + 2u, e == 29u), EDGE_BOTTOM_Y + 5u, e == 28u);
+        }
+    } else if has_top_right {
+        at = (mb - wm + 1u) * EDGE_WORDS + EDGE_BOTTOM_Y + e - 31u;
+    }
+    return select(NONE, EDGES_AT + at, at != NONE);
+}
+
+// Neighbour edge word `e` (`v`, as `edge_source` names it) into the workgroup's
+// neighbour arrays; `present`: whether that neighbour exists (else its modes and
+// TotalCoeff are NONE).
+fn unpack_edge(e: u32, v: u32, present: bool) {
+    if e == 12u || e == 13u || e == 26u || e == 27u {
+        for (var i = 0u; i < 4u; i++) {
+            let mode = select(NONE, (v >> (4u * i)) & 15u, present);
+            let tc = select(NONE, (v >> (6u * i)) & 63u, present);
+            switch e {
+                case 12u: { top_modes[i] = mode; }
+                case 13u: { top_tc[i] = tc; }
+                case 26u: { left_modes[i] = mode; }
+                default: { left_tc[i] = tc; }
+            }
+        }
+    } else if !present {
+        return;
+    } else if e < 28u {
+        let k = e % 14u % 6u;
+        for (var i = 0u; i < 3u; i++) {
+            let at = 3u * k + i;
+            if at < 16u {
+                let sample = edge_sample(v, i);
+                if e < 6u {
+                    top_y[at] = sample;
+                } else if e < 12u {
+                    top_c[at] = sample;
+                } else if e < 20u {
+                    left_y[at] = sample;
+                } else {
+                    left_c[at] = sample;
+                }
+            }
+        }
+    } else if e < 31u {
+        corner[e - 28u] = edge_sample(v, select(0u, 1u, e == 29u));
+    } else if e == 31u {
+        for (var i = 0u; i < 3u; i++) {
+            top_right_y[i] = edge_sample(v, i);
+        }
+    } else {
+        top_right_y[3] = edge_sample(v, 0u);
+    }
+}
+
+var<workgroup> edges_missing: atomic<u32>;
+var<workgroup> edges_missing_seen: u32;
+
+// The neighbours' edges into workgroup memory: invocation i reads word i, invocation 0
+// word 32 too. The whole workgroup polls in step, a barrier between rounds, until every
+// word it reads is published (a workgroup whose invocations waited apart from each other
+// was seen to break on a software rasterizer, lavapipe, under load).
+fn fetch_edges(invocation: u32, mb: u32, wm: u32, has_top: bool, has_left: bool, has_top_right: bool) {
+    let src = edge_source(invocation, mb, wm, has_top, has_left, has_top_right);
+    var src2 = NONE;
+    if invocation == 0u {
+        src2 = edge_source(32u, mb, wm, has_top, has_left, has_top_right);
+    }
+    var v = 0u;
+    var v2 = 0u;
+    for (var round = 0u; round < SPIN_LIMIT; round++) {
+        if invocation == 0u {
+            atomicStore(&edges_missing, 0u);
+        }
+        workgroupBarrier();
+        if src != NONE && (v & EDGE_VALID) == 0u {
+            v = atomicLoad(&state[src]);
+        }
+        if src2 != NONE && (v2 & EDGE_VALID) == 0u {
+            v2 = atomicLoad(&state[src2]);
+        }
+        if src != NONE && (v & EDGE_VALID) == 0u || src2 != NONE && (v2 & EDGE_VALID) == 0u {
+            atomicAdd(&edges_missing, 1u);
+        }
+        workgroupBarrier();
+        if invocation == 0u {
+            edges_missing_seen = atomicLoad(&edges_missing);
+        }
+        if workgroupUniformLoad(&edges_missing_seen) == 0u {
+            break;
+        }
+        if round + 1u == SPIN_LIMIT && invocation == 0u {
+            atomicOr(&state[STATE_STALLED], 1u);
+        }
+    }
+    unpack_edge(invocation, v, src != NONE);
+    if invocation == 0u {
+        unpack_edge(32u, v2, src2 != NONE);
+    }
+}
+
+// Macroblock (mbx, row) of picture `pic`, `r` its row within its slice.
+fn code_macroblock(invocation: u32, pic: u32, mbx: u32, row: u32, r: u32) {
+    let p = params;
+    // The luma block this invocation works on, and whether it is the one that writes.
+    let lane = invocation % 16u;
+    let writes = invocation < 16u;
     let mb = row * p.width_mbs + mbx;
     let has_top = r > 0u;
     let has_left = mbx > 0u;
@@ -183,44 +404,12 @@ fn wave(@builtin(local_invocation_index) invocation: u32, @builtin(workgroup_id)
     let y0 = row * 16u;
     let cx0 = mbx * 8u;
     let cy0 = row * 8u;
-    let info = (pic * p.n_mbs + mb) * INFO_WORDS;
+    let batch_mb = pic * p.n_mbs + mb;
 
     // Neighbours (read only where they exist; the modes that need them are unavailable).
-    if writes {
-        if has_top {
-            top_y[lane] = recon_byte(rec_y + (y0 - 1u) * ys + x0 + lane);
-            let c_base = select(rec_cb, rec_cr, lane >= 8u);
-            top_c[lane] = recon_byte(c_base + (cy0 - 1u) * cs + cx0 + lane % 8u);
-        }
-        if has_left {
-            left_y[lane] = recon_byte(rec_y + (y0 + lane) * ys + x0 - 1u);
-            let c_base = select(rec_cb, rec_cr, lane >= 8u);
-            left_c[lane] = recon_byte(c_base + (cy0 + lane % 8u) * cs + cx0 - 1u);
-        }
-        if has_top && has_left && lane < 3u {
-            var at = rec_y + (y0 - 1u) * ys + x0 - 1u;
-            if lane > 0u {
-                at = select(rec_cb, rec_cr, lane == 2u) + (cy0 - 1u) * cs + cx0 - 1u;
-            }
-            corner[lane] = recon_byte(at);
-        }
-        if lane < 4u {
-            if has_top_right {
-                top_right_y[lane] = recon_byte(rec_y + (y0 - 1u) * ys + x0 + 16u + lane);
-            }
-            // The neighbours' modes and TotalCoeff along this macroblock's edges: the left
-            // one's block (3, lane), the upper one's block (lane, 3).
-            // (Both sides are read, in this macroblock's own words where there is none.)
-            let left = info - select(0u, INFO_WORDS, has_left);
-            left_modes[lane] = select(NONE, info_mode(left, lane * 4u + 3u), has_left);
-            left_tc[lane] = select(NONE, info_tc(left, lane * 4u + 3u), has_left);
-            let above = info - select(0u, p.width_mbs * INFO_WORDS, has_top);
-            top_modes[lane] = select(NONE, info_mode(above, 12u + lane), has_top);
-            top_tc[lane] = select(NONE, info_tc(above, 12u + lane), has_top);
-        }
-        if lane < 12u {
-            atomicStore(&satd_sums[lane], 0u);
-        }
+    fetch_edges(invocation, batch_mb, p.width_mbs, has_top, has_left, has_top_right);
+    if writes && lane < 12u {
+        atomicStore(&satd_sums[lane], 0u);
     }
 
     // This invocation's luma block and (invocations 0..7) chroma block.
@@ -436,15 +625,18 @@ fn wave(@builtin(local_invocation_index) invocation: u32, @builtin(workgroup_id)
         let mb_word = (pic * p.n_mbs + mb) * 192u;
         let rec_at = rec_y + (y0 + by * 4u) * ys + x0 + bx * 4u;
         var tc = 0u;
+        var rec = splat_block(0);
         if use4 {
-            store_samples(rec_at, ys, i4_recon[lane]);
+            rec = i4_recon[lane];
             store_levels(mb_word + lane * 8u, i4_levels[lane]);
             tc = i4_tc[lane];
         } else {
-            store_samples(rec_at, ys, block_add_clamped(pred_y, luma16_residual(lane, ac_y, qp)));
+            rec = block_add_clamped(pred_y, luma16_residual(lane, ac_y, qp));
             store_levels(mb_word + lane * 8u, with_dc(ac_y, luma_dc_levels[lane]));
             tc = block_nonzero(ac_y);
         }
+        store_samples(rec_at, ys, rec);
+        gather_edges(bx * 4u, by == 3u, 16u + by * 4u, bx == 3u, rec);
         i16_tc[lane] = tc;
         if is_chroma {
             let qpc = chroma_qp(qp);
@@ -452,35 +644,75 @@ fn wave(@builtin(local_invocation_index) invocation: u32, @builtin(workgroup_id)
             let dcc = ((fc * 16 * NORM[qpc % 6u].x) << (qpc / 6u)) >> 5u;
             let res_c = inverse4x4(dequant_ac(with_dc(ac_c, dcc), qpc));
             let base = select(rec_cb, rec_cr, comp == 1u);
-            store_samples(base + (cy0 + cby * 4u) * cs + cx0 + cbx * 4u, cs, block_add_clamped(pred_c, res_c));
+            let rec_c = block_add_clamped(pred_c, res_c);
+            store_samples(base + (cy0 + cby * 4u) * cs + cx0 + cbx * 4u, cs, rec_c);
+            gather_edges(32u + comp * 8u + cbx * 4u, cby == 1u, 48u + comp * 8u + cby * 4u, cbx == 1u, rec_c);
             store_levels(mb_word + (16u + lane) * 8u, with_dc(ac_c, chroma_dc_levels[lane]));
         }
     }
     workgroupBarrier();
+    publish_edges(invocation, batch_mb, use4);
     if invocation == 0u {
         let cbp_chroma = cbp_chroma_of(seen);
         var choice = luma_mode | (chroma_mode << 2u) | (((seen >> 1u) & 1u) << 4u) | (cbp_chroma << 5u)
             | (qp << 8u) | (select(1u, 0u, codable_here) << 14u);
-        var modes = array<u32, 2>(0x22222222u, 0x22222222u);
         var syntax = array<u32, 2>(0u, 0u);
         if use4 {
             choice |= (1u << 15u) | (atomicLoad(&i4_cbp) << 16u);
-            modes = array<u32, 2>(0u, 0u);
-            for (var b = 0u; b < 16u; b++) {
-                modes[b / 8u] |= i4_modes[b] << (4u * (b % 8u));
-            }
             syntax = array<u32, 2>(atomicLoad(&i4_syntax[0]), atomicLoad(&i4_syntax[1]));
         }
-        choices[pic * p.n_mbs + mb] = choice;
-        mb_info[info] = syntax[0];
-        mb_info[info + 1u] = syntax[1];
-        mb_info[info + 2u] = modes[0];
-        mb_info[info + 3u] = modes[1];
-        for (var k = 0u; k < 4u; k++) {
-            mb_info[info + 4u + k] = i16_tc[4u * k] | (i16_tc[4u * k + 1u] << 8u)
-                | (i16_tc[4u * k + 2u] << 16u) | (i16_tc[4u * k + 3u] << 24u);
+        choices[batch_mb] = choice;
+        mb_info[batch_mb * INFO_WORDS] = syntax[0];
+        mb_info[batch_mb * INFO_WORDS + 1u] = syntax[1];
+    }
+}
+
+// A reconstructed 4x4 block's samples on the macroblock's edges into `edge_samples`:
+// its bottom row at `bottom_at` where it is in the bottom row of blocks, its right
+// column at `right_at` where it is in the right column.
+fn gather_edges(bottom_at: u32, is_bottom: bool, right_at: u32, is_right: bool, b: Block) {
+    if is_bottom {
+        edge_samples[bottom_at] = u32(b.r3.x);
+        edge_samples[bottom_at + 1u] = u32(b.r3.y);
+        edge_samples[bottom_at + 2u] = u32(b.r3.z);
+        edge_samples[bottom_at + 3u] = u32(b.r3.w);
+    }
+    if is_right {
+        edge_samples[right_at] = u32(b.r0.w);
+        edge_samples[right_at + 1u] = u32(b.r1.w);
+        edge_samples[right_at + 2u] = u32(b.r2.w);
+        edge_samples[right_at + 3u] = u32(b.r3.w);
+    }
+}
+
+// The macroblock's edges (after the barrier that follows `gather_edges`), a word an
+// invocation, each stored with EDGE_VALID: the neighbours waiting on it may go on.
+fn publish_edges(invocation: u32, batch_mb: u32, use4: bool) {
+    if invocation >= EDGE_USED {
+        return;
+    }
+    var word = 0u;
+    if invocation < 24u {
+        let part = invocation / 6u;
+        for (var i = 0u; i < 3u; i++) {
+            let k = 3u * (invocation % 6u) + i;
+            if k < 16u {
+                word |= edge_samples[part * 16u + k] << (8u * i);
+            }
+        }
+    } else {
+        // Right column (24, 26) or bottom row (25, 27); modes (24, 25) or TotalCoeff.
+        let right = invocation % 2u == 0u;
+        for (var i = 0u; i < 4u; i++) {
+            let b = select(12u + i, 4u * i + 3u, right);
+            if invocation < 26u {
+                word |= select(2u, i4_modes[b], use4) << (4u * i);
+            } else {
+                word |= i16_tc[b] << (6u * i);
+            }
         }
     }
+    atomicStore(&state[EDGES_AT + batch_mb * EDGE_WORDS + invocation], word | EDGE_VALID);
 }
 
 // The I_16x16 residual of the invocation's luma block at `qp`: its DC from the macroblock's
@@ -546,6 +778,6 @@ fn write_headers(@builtin(global_invocation_id) id: vec3<u32>) {
     mb_headers[h + 3u] = row / p.rows_per_slice;
     mb_headers[h + 7u] = 0u;
     if ((choice >> 14u) & 1u) != 0u {
-        atomicOr(&status[0], 1u);
+        atomicOr(&state[STATE_NOT_CODABLE], 1u);
     }
 }

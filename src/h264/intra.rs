@@ -11,9 +11,10 @@
 //!
 //! Macroblocks depend on their left, top-left, top and top-right neighbours' samples,
 //! so a slice codes in waves: wave `w` holds the macroblocks where `x + 2 * row` (row
-//! within the slice) is `w`, one dispatch per wave for every slice of every picture of
-//! the batch. Pictures and slices are independent, so a batch's waves are as many as one
-//! slice's.
+//! within the slice) is `w`. Pictures and slices are independent. [`MbSchedule`] says how
+//! the GPU follows that order: one dispatch for the whole batch, each macroblock taking a
+//! ticket in wave order and waiting for the edges its neighbours publish (the default),
+//! or one dispatch per wave for every slice of every picture of the batch.
 
 use std::sync::Arc;
 
@@ -59,7 +60,38 @@ const LUMA_16X16: u32 = 1;
 const LUMA_4X4: u32 = 2;
 
 /// Words of `mb_info` per macroblock (the shader's `INFO_WORDS`).
-const INFO_WORDS: u64 = 8;
+const INFO_WORDS: u64 = 2;
+
+/// The batch's `state` buffer (keep in sync with the shader's `STATE_*`, `EDGES_AT`,
+/// `EDGE_WORDS`): status words, then each macroblock's published edges.
+const STATE_NOT_CODABLE: usize = 0;
+const STATE_STALLED: usize = 2;
+const EDGES_AT: u64 = 4;
+const EDGE_WORDS: u64 = 32;
+
+/// How a batch's macroblocks are ordered on the GPU; the same output either way.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum MbSchedule {
+    /// One dispatch for the batch: workgroups take tickets in wave order, and each
+    /// macroblock waits (spinning) only for the edges its own neighbours publish. Relies
+    /// on a running workgroup making progress while others spin, which native drivers
+    /// and lavapipe give.
+    #[default]
+    Chained,
+    /// A dispatch per wave, each behind a barrier that waits for the wave's slowest
+    /// macroblock: nothing spins.
+    Waves,
+}
+
+impl MbSchedule {
+    /// `PARVLC_H264_SCHEDULE=waves|chained`, else the default.
+    pub fn from_env() -> MbSchedule {
+        match std::env::var("PARVLC_H264_SCHEDULE").as_deref() {
+            Ok("waves") => MbSchedule::Waves,
+            _ => MbSchedule::Chained,
+        }
+    }
+}
 
 /// What the rate-distortion decisions read, part by part with the name of its offset
 /// in shaders/h264/rate.wgsl (keep in sync: a test reads the offsets there): coeff_token
@@ -113,7 +145,9 @@ pub(crate) fn rate_tables() -> Vec<u32> {
 pub struct IntraGpu {
     geometry: Geometry,
     params: IntraParams,
-    wave: Arc<Built>,
+    schedule: MbSchedule,
+    /// The schedule's entry point (`wave` or `chained`).
+    code: Arc<Built>,
     headers: Arc<Built>,
     rate_tables: wgpu::Buffer,
 }
@@ -129,7 +163,7 @@ pub struct IntraBatch {
     // Shared with the CAVLC stage's frames, which bind their ranges.
     levels: Arc<PooledBuffer>,
     headers: Arc<PooledBuffer>,
-    status: PooledBuffer,
+    state: PooledBuffer,
     _choices: PooledBuffer,
     _info: PooledBuffer,
 }
@@ -155,10 +189,75 @@ fn waves(width_mbs: u32, rows: u32) -> impl Iterator<Item = (u32, u32, u32)> {
         .filter(|&(_, low, high)| low <= high)
 }
 
+/// Macroblocks before wave `w` in a slice of `rows` rows, `width_mbs` wide: the sum over
+/// its rows r of clamp(w - 2r, 0, width_mbs). The twin of the shader's `before_wave`.
+#[cfg(test)]
+fn before_wave(width_mbs: u32, w: u32, rows: u32) -> u32 {
+    let whole = if w >= width_mbs {
+        rows.min((w - width_mbs) / 2 + 1)
+    } else {
+        0
+    };
+    let started = rows.min(w.div_ceil(2));
+    whole * width_mbs + (started - whole) * w + whole * whole.saturating_sub(1)
+        - started * started.saturating_sub(1)
+}
+
+/// The macroblock of ticket `t` in a batch of `pictures` as (picture, slice, row within
+/// the slice, x): tickets run over waves, and within a wave over pictures, slices and
+/// rows, so every macroblock's neighbours have smaller tickets. The twin of the shader's
+/// `ticket_macroblock`.
+#[cfg(test)]
+fn ticket_macroblock(
+    width_mbs: u32,
+    height_mbs: u32,
+    rows: u32,
+    pictures: u32,
+    t: u32,
+) -> [u32; 4] {
+    let slices = height_mbs.div_ceil(rows);
+    let last_rows = height_mbs - (slices - 1) * rows;
+    let before =
+        |w| (slices - 1) * before_wave(width_mbs, w, rows) + before_wave(width_mbs, w, last_rows);
+    let (mut lo, mut hi) = (0, width_mbs + 2 * (rows - 1));
+    while hi - lo > 1 {
+        let mid = (lo + hi) / 2;
+        if pictures * before(mid) <= t {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    let w = lo;
+    let in_wave = before(w + 1) - before(w);
+    let (pic, k) = (
+        (t - pictures * before(w)) / in_wave,
+        (t - pictures * before(w)) % in_wave,
+    );
+    let in_full = before_wave(width_mbs, w + 1, rows) - before_wave(width_mbs, w, rows);
+    let (slice, j) = if k < (slices - 1) * in_full {
+        (k / in_full, k % in_full)
+    } else {
+        (slices - 1, k - (slices - 1) * in_full)
+    };
+    let r = (w + 1).saturating_sub(width_mbs).div_ceil(2) + j;
+    [pic, slice, r, w - 2 * r]
+}
+
 impl IntraGpu {
-    /// The front end for `geometry` at `config`'s QP, slices and luma modes. Builds both
-    /// pipelines.
+    /// The front end for `geometry` at `config`'s QP, slices and luma modes, on the
+    /// default schedule ([`MbSchedule::from_env`]). Builds its two pipelines.
     pub fn new(gpu: &Gpu, geometry: Geometry, config: &EncoderConfig) -> Result<IntraGpu> {
+        Self::with_schedule(gpu, geometry, config, MbSchedule::from_env())
+    }
+
+    /// [`Self::new`] on `schedule`.
+    pub fn with_schedule(
+        gpu: &Gpu,
+        geometry: Geometry,
+        config: &EncoderConfig,
+        schedule: MbSchedule,
+    ) -> Result<IntraGpu> {
         config.validate()?;
         let (chroma_width, chroma_height) =
             (geometry.width.div_ceil(2), geometry.height.div_ceil(2));
@@ -194,10 +293,15 @@ impl IntraGpu {
                 usage: wgpu::BufferUsages::STORAGE,
             },
         );
+        let entry = match schedule {
+            MbSchedule::Chained => "chained",
+            MbSchedule::Waves => "wave",
+        };
         Ok(IntraGpu {
             geometry,
             params,
-            wave: gpu.pipeline(&INTRA, "wave", &[])?,
+            schedule,
+            code: gpu.pipeline(&INTRA, entry, &[])?,
             headers: gpu.pipeline(&INTRA, "write_headers", &[])?,
             rate_tables,
         })
@@ -250,9 +354,10 @@ impl IntraGpu {
         let levels = gpu.pooled_buffer(n_mbs * MB_LEVELS as u64 * 2, storage);
         let choices = gpu.pooled_buffer(n_mbs * 4, storage);
         let headers = gpu.pooled_buffer(n_mbs * std::mem::size_of::<MbHeader>() as u64, storage);
-        let status = gpu.pooled_buffer(16, storage);
+        let state = gpu.pooled_buffer((EDGES_AT + n_mbs * EDGE_WORDS) * 4, storage);
         let info = gpu.pooled_buffer(n_mbs * INFO_WORDS * 4, storage);
-        encoder.clear_buffer(&status, 0, None);
+        // Edges unpublished, the ticket at 0.
+        encoder.clear_buffer(&state, 0, None);
         // Each picture's planes back to back, written straight into the upload.
         let picture_bytes = params.src_words as usize * 4;
         if let Some(size) = wgpu::BufferSize::new(picture_bytes as u64 * n as u64) {
@@ -282,29 +387,41 @@ impl IntraGpu {
                     }
                 });
         }
-        // One uniform block per wave (the wave and its lowest row), at the offsets the
-        // device aligns uniform bindings to.
+        // One uniform block per dispatch (for waves: the wave and its lowest row), at the
+        // offsets the device aligns uniform bindings to.
         let rows = params.rows_per_slice;
         let slices = params.height_mbs.div_ceil(rows);
         let stride = (std::mem::size_of::<IntraParams>() as u64)
             .next_multiple_of(gpu.limits.min_uniform_buffer_offset_alignment as u64);
-        let all: Vec<_> = waves(params.width_mbs, rows).collect();
+        let dispatches: Vec<(IntraParams, [u32; 3])> = match self.schedule {
+            MbSchedule::Waves => waves(params.width_mbs, rows)
+                .map(|(wave, low, high)| {
+                    let block = IntraParams {
+                        wave,
+                        first_row: low,
+                        ..params
+                    };
+                    (block, [high - low + 1, slices, n])
+                })
+                .collect(),
+            MbSchedule::Chained => {
+                // A workgroup a macroblock; those past the batch's take a ticket and leave.
+                let max = gpu.limits.max_compute_workgroups_per_dimension;
+                let x = (n_mbs as u32).min(max);
+                vec![(params, [x, (n_mbs as u32).div_ceil(x), 1])]
+            }
+        };
         let uniforms = gpu.pooled_buffer(
-            stride * all.len() as u64,
+            stride * dispatches.len() as u64,
             wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
         );
-        let mut blocks = vec![0u8; (stride * all.len() as u64) as usize];
-        for (i, &(wave, low, _)) in all.iter().enumerate() {
-            let block = IntraParams {
-                wave,
-                first_row: low,
-                ..params
-            };
+        let mut blocks = vec![0u8; (stride * dispatches.len() as u64) as usize];
+        for (i, (block, _)) in dispatches.iter().enumerate() {
             blocks[i * stride as usize..][..std::mem::size_of::<IntraParams>()]
-                .copy_from_slice(bytemuck::bytes_of(&block));
+                .copy_from_slice(bytemuck::bytes_of(block));
         }
         gpu.queue.write_buffer(&uniforms, 0, &blocks);
-        let bind = |built: &Built, wave: usize| {
+        let bind = |built: &Built, i: usize| {
             gpu.bind(
                 built,
                 &[
@@ -312,7 +429,7 @@ impl IntraGpu {
                         0,
                         wgpu::BufferBinding {
                             buffer: &uniforms,
-                            offset: wave as u64 * stride,
+                            offset: i as u64 * stride,
                             size: wgpu::BufferSize::new(std::mem::size_of::<IntraParams>() as u64),
                         },
                     ),
@@ -321,16 +438,16 @@ impl IntraGpu {
                     (3, levels.as_entire_buffer_binding()),
                     (4, choices.as_entire_buffer_binding()),
                     (5, headers.as_entire_buffer_binding()),
-                    (6, status.as_entire_buffer_binding()),
+                    (6, state.as_entire_buffer_binding()),
                     (7, info.as_entire_buffer_binding()),
                     (8, self.rate_tables.as_entire_buffer_binding()),
                 ],
             )
         };
-        let groups: Vec<_> = all
+        let groups: Vec<_> = dispatches
             .iter()
             .enumerate()
-            .map(|(i, &(_, low, high))| (bind(&self.wave, i), high - low + 1))
+            .map(|(i, &(_, size))| (bind(&self.code, i), size))
             .collect();
         let header_bind = bind(&self.headers, 0);
         let timestamp_writes = profiler.and_then(|p| p.pass("intra"));
@@ -338,10 +455,10 @@ impl IntraGpu {
             label: Some(INTRA.label),
             timestamp_writes,
         });
-        pass.set_pipeline(&self.wave.pipeline);
-        for (bind, rows) in &groups {
+        pass.set_pipeline(&self.code.pipeline);
+        for (bind, [x, y, z]) in &groups {
             pass.set_bind_group(0, bind, &[]);
-            pass.dispatch_workgroups(*rows, slices, n);
+            pass.dispatch_workgroups(*x, *y, *z);
         }
         pass.set_pipeline(&self.headers.pipeline);
         pass.set_bind_group(0, &header_bind, &[]);
@@ -356,7 +473,7 @@ impl IntraGpu {
             recon,
             levels: Arc::new(levels),
             headers: Arc::new(headers),
-            status,
+            state,
             _choices: choices,
             _info: info,
         })
@@ -439,19 +556,32 @@ impl IntraBatch {
         )
     }
 
-    /// An error if some macroblock could not be coded even at QP 51 (after submission).
+    /// An error if some macroblock could not be coded even at QP 51, or gave up waiting
+    /// for its neighbours (after submission).
     pub async fn check(&self, gpu: &Gpu) -> Result<()> {
-        Self::check_status(&gpu.read_buffer(&self.status, 0, 4).await?)
+        let (buffer, at, len) = self.status_range();
+        Self::check_status(&gpu.read_buffer(buffer, at, len).await?)
     }
 
-    /// The status word [`Self::check_status`] reads, for reading it back with other work.
+    /// The status words [`Self::check_status`] reads, for reading them back with other
+    /// work.
     pub fn status_range(&self) -> (&wgpu::Buffer, u64, u64) {
-        (&self.status, 0, 4)
+        (&self.state, 0, EDGES_AT * 4)
     }
 
-    /// An error if the status word says some macroblock could not be coded even at QP 51.
+    /// An error if the status words say some macroblock gave up waiting for its
+    /// neighbours (the batch's output is then wrong), or could not be coded even at QP 51.
     pub fn check_status(status: &[u8]) -> Result<()> {
-        if status.iter().any(|&b| b != 0) {
+        let word = |i: usize| status.get(4 * i..4 * i + 4).is_some_and(|w| w != [0; 4]);
+        if word(STATE_STALLED) {
+            return Err(Error::Gpu {
+                stage: INTRA.name,
+                message: "a macroblock waited for its neighbours past its limit; \
+                          PARVLC_H264_SCHEDULE=waves codes without waiting"
+                    .into(),
+            });
+        }
+        if word(STATE_NOT_CODABLE) {
             return Err(Error::InvalidArgument(
                 "a macroblock's levels cannot be coded in Baseline CAVLC even at QP 51".into(),
             ));
@@ -556,6 +686,65 @@ mod tests {
                     }
                 }
             }
+        }
+    }
+
+    #[test]
+    fn tickets_cover_every_macroblock_once_after_its_neighbours() {
+        // Pictures of (width, height) macroblocks in slices of `rows`, the last shorter.
+        for (wm, hm, rows, pictures) in [
+            (1u32, 1u32, 1u32, 1u32),
+            (1, 5, 5, 3),
+            (7, 1, 1, 2),
+            (5, 3, 3, 1),
+            (5, 7, 3, 2),
+            (12, 9, 4, 3),
+            (3, 10, 1, 2),
+            (120, 68, 68, 2),
+            (120, 68, 5, 1),
+        ] {
+            let n = wm * hm;
+            let mut ticket_of = vec![u32::MAX; (n * pictures) as usize];
+            for t in 0..n * pictures {
+                let [pic, slice, r, x] = ticket_macroblock(wm, hm, rows, pictures, t);
+                let row = slice * rows + r;
+                assert!(
+                    pic < pictures && x < wm && r < rows && row < hm,
+                    "ticket {t}"
+                );
+                let at = (pic * n + row * wm + x) as usize;
+                assert_eq!(ticket_of[at], u32::MAX, "ticket {t} repeats a macroblock");
+                ticket_of[at] = t;
+            }
+            for pic in 0..pictures {
+                for row in 0..hm {
+                    for x in 0..wm {
+                        let t = ticket_of[(pic * n + row * wm + x) as usize];
+                        let before =
+                            |nx: u32, nrow: u32| ticket_of[(pic * n + nrow * wm + nx) as usize] < t;
+                        if x > 0 {
+                            assert!(
+                                before(x - 1, row),
+                                "{wm}x{hm}/{rows}: ({x}, {row}) before its left"
+                            );
+                        }
+                        if row % rows > 0 {
+                            for nx in x.saturating_sub(1)..(x + 2).min(wm) {
+                                assert!(
+                                    before(nx, row - 1),
+                                    "{wm}x{hm}/{rows}: ({x}, {row}) before ({nx}, above)"
+                                );
+                            }
+                        }
+                    }
+                }
+            }
+            // Wave by wave: a ticket's wave never falls below the one before it.
+            let wave = |t| {
+                let [_, _, r, x] = ticket_macroblock(wm, hm, rows, pictures, t);
+                x + 2 * r
+            };
+            assert!((1..n * pictures).all(|t| wave(t - 1) <= wave(t)));
         }
     }
 }
