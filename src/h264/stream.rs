@@ -19,12 +19,11 @@ use crate::gpu::Gpu;
 use crate::{Engine, Error, Result};
 
 /// Batches of the GPU front end in flight at once for batches of `depth` pictures: about
-/// 64 pictures in all, two to four batches. The batches run one after another on the
-/// GPU, each a wave at a time, and a larger batch fills more of a large GPU's cores per
-/// wave; the batches in flight hide the host's part (upload, readback, NAL units). On the
-/// H200, 1920 1080p frames: depth 16 with four in flight 3.18-3.44 s, depth 32 with two
-/// 2.70-3.17 s at the same peak memory (730 MB), 64 with two 3.38-3.55 s (docs/h264.md,
-/// "The seventeenth pass").
+/// 64 pictures in all, two to four batches. Each batch is one dispatch of its front end
+/// (or a dispatch per wave), then CAVLC, and the batches in flight hide the host's part
+/// (upload, readback, NAL units). On the H200, 1920 1080p frames: depth 32 with two in
+/// flight 2.14-2.30 s, 48 with two 2.03-2.23 s (85 MB more), 64 with two 2.29-2.32 s
+/// (docs/h264.md, "The twenty-fifth pass").
 #[cfg(not(target_arch = "wasm32"))]
 fn gpu_coders(depth: usize) -> usize {
     (64 / depth.max(1)).clamp(2, 4)
