@@ -751,10 +751,16 @@ mod tests {
     #[test]
     fn a_stalled_or_uncodable_batch_is_an_error() {
         let words = |w: [u32; 4]| bytemuck::cast_slice::<u32, u8>(&w).to_vec();
-        assert!(IntraBatch::check_status(&words([0, 9, 0, 0])).is_ok(), "the ticket is no error");
+        assert!(
+            IntraBatch::check_status(&words([0, 9, 0, 0])).is_ok(),
+            "the ticket is no error"
+        );
         let stalled = IntraBatch::check_status(&words([1, 9, 1, 0])).unwrap_err();
         assert!(matches!(stalled, Error::Gpu { .. }), "{stalled}");
-        assert!(stalled.to_string().contains("PARVLC_H264_SCHEDULE=waves"), "{stalled}");
+        assert!(
+            stalled.to_string().contains("PARVLC_H264_SCHEDULE=waves"),
+            "{stalled}"
+        );
         let uncodable = IntraBatch::check_status(&words([1, 9, 0, 0])).unwrap_err();
         assert!(uncodable.to_string().contains("QP 51"), "{uncodable}");
     }
