@@ -412,21 +412,25 @@ fn code_macroblock(invocation: u32, pic: u32, mbx: u32, row: u32, r: u32) {
         atomicStore(&satd_sums[lane], 0u);
     }
 
-    // This invocation's luma block and (invocations 0..7) chroma block.
+    // This invocation's block: invocations 0..15 (and 24..31, which write nothing) luma
+    // block `lane`, invocations 16..23 chroma block `cb` (Cb 0..3, Cr 4..7), so that the
+    // luma's and the chroma's transforms run as one instruction stream on a warp's lanes.
     let bx = lane % 4u;
     let by = lane / 4u;
-    let src_y = source_block(src_base, p.width, p.height, x0 + bx * 4u, y0 + by * 4u);
-    if writes {
-        src_blocks[lane] = src_y;
-    }
-    let is_chroma = lane < 8u;
-    let comp = lane / 4u; // chroma component (0 Cb, 1 Cr) of invocations 0..7
-    let cbx = lane % 2u;
-    let cby = (lane / 2u) % 2u;
-    var src_c = splat_block(0);
+    let is_chroma = invocation >= 16u && invocation < 24u;
+    let cb = invocation % 8u;
+    let comp = cb / 4u; // chroma component (0 Cb, 1 Cr)
+    let cbx = cb % 2u;
+    let cby = (cb / 2u) % 2u;
+    var src = splat_block(0);
     if is_chroma {
         let base = select(src_cb, src_cr, comp == 1u);
-        src_c = source_block(base, p.chroma_width, p.chroma_height, cx0 + cbx * 4u, cy0 + cby * 4u);
+        src = source_block(base, p.chroma_width, p.chroma_height, cx0 + cbx * 4u, cy0 + cby * 4u);
+    } else {
+        src = source_block(src_base, p.width, p.height, x0 + bx * 4u, y0 + by * 4u);
+    }
+    if writes {
+        src_blocks[lane] = src;
     }
     workgroupBarrier();
 
@@ -442,22 +446,28 @@ fn code_macroblock(invocation: u32, pic: u32, mbx: u32, row: u32, r: u32) {
     var plane_c = vec3<i32>(0);
     var dc_c = 0;
     if has_top && has_left {
-        plane16 = plane_luma();
         if is_chroma {
             plane_c = plane_chroma(comp);
+        } else {
+            plane16 = plane_luma();
         }
     }
     if is_chroma {
         dc_c = chroma_dc_pred(comp, cbx, cby, has_top, has_left);
     }
     for (var m = 0u; m < 4u; m++) {
-        if writes && allows16 && luma_mode_available(m, has_top, has_left) {
-            let d = block_sub(src_y, luma_pred(m, bx, by, dc16, plane16));
-            atomicAdd(&satd_sums[m], hadamard_abs_sum(d));
+        var counts = writes && allows16 && luma_mode_available(m, has_top, has_left);
+        if is_chroma {
+            counts = chroma_mode_available(m, has_top, has_left);
         }
-        if writes && is_chroma && chroma_mode_available(m, has_top, has_left) {
-            let d = block_sub(src_c, chroma_pred(m, comp, cbx, cby, dc_c, plane_c));
-            atomicAdd(&satd_sums[4u + comp * 4u + m], hadamard_abs_sum(d));
+        if counts {
+            var pred = splat_block(0);
+            if is_chroma {
+                pred = chroma_pred(m, comp, cbx, cby, dc_c, plane_c);
+            } else {
+                pred = luma_pred(m, bx, by, dc16, plane16);
+            }
+            atomicAdd(&satd_sums[select(m, 4u + comp * 4u + m, is_chroma)], hadamard_abs_sum(block_sub(src, pred)));
         }
     }
     workgroupBarrier();
@@ -485,60 +495,56 @@ fn code_macroblock(invocation: u32, pic: u32, mbx: u32, row: u32, r: u32) {
         }
     }
 
-    // Forward transforms of the chosen predictions' residuals.
-    let pred_y = luma_pred(luma_mode, bx, by, dc16, plane16);
-    let w_y = forward4x4(block_sub(src_y, pred_y));
-    if writes {
-        luma_dc_coeffs[lane] = w_y.r0.x;
-    }
-    var pred_c = splat_block(0);
-    var w_c = splat_block(0);
+    // Forward transforms of the chosen predictions' residuals, luma and chroma at once.
+    var pred = splat_block(0);
     if is_chroma {
-        pred_c = chroma_pred(chroma_mode, comp, cbx, cby, dc_c, plane_c);
-        w_c = forward4x4(block_sub(src_c, pred_c));
-        if writes {
-            chroma_dc_coeffs[lane] = w_c.r0.x;
-        }
+        pred = chroma_pred(chroma_mode, comp, cbx, cby, dc_c, plane_c);
+    } else {
+        pred = luma_pred(luma_mode, bx, by, dc16, plane16);
+    }
+    let w = forward4x4(block_sub(src, pred));
+    if is_chroma {
+        chroma_dc_coeffs[cb] = w.r0.x;
+    } else if writes {
+        luma_dc_coeffs[lane] = w.r0.x;
     }
     workgroupBarrier();
-    let luma_dc = (hadamard_luma_dc(luma_dc_coeffs, lane) + 1) >> 1u;
-    var chroma_dc = 0;
+    var dc = 0;
     if is_chroma {
-        chroma_dc = chroma_dc_transform(chroma_dc_coeffs, comp, lane % 4u);
+        dc = chroma_dc_transform(chroma_dc_coeffs, comp, cb % 4u);
+    } else {
+        dc = (hadamard_luma_dc(luma_dc_coeffs, lane) + 1) >> 1u;
     }
 
     // The configured QP, or the lowest coarser one at which the chroma and a luma the
     // modes allow are codable.
     var qp = p.qp;
-    var ac_y = splat_block(0);
-    var ac_c = splat_block(0);
+    var ac = splat_block(0);
     var seen = 0u;
     var use4 = false;
     var codable_here = false;
     loop {
-        let qpc = chroma_qp(qp);
+        let q = select(qp, chroma_qp(qp), is_chroma);
         if invocation == 0u {
             atomicStore(&flags, 0u);
             atomicStore(&i16_ssd, 0u);
             atomicStore(&i16_bits, 0u);
         }
-        if writes {
-            luma_dc_levels[lane] = quant(luma_dc, MF[qp % 6u].x, 16u + qp / 6u);
-        }
-        ac_y = quant_ac(w_y, qp);
+        let dc_level = quant(dc, MF[q % 6u].x, 16u + q / 6u);
         if is_chroma {
-            if writes {
-                chroma_dc_levels[lane] = quant(chroma_dc, MF[qpc % 6u].x, 16u + qpc / 6u);
-            }
-            ac_c = quant_ac(w_c, qpc);
+            chroma_dc_levels[cb] = dc_level;
+        } else if writes {
+            luma_dc_levels[lane] = dc_level;
         }
+        ac = quant_ac(w, q);
         workgroupBarrier();
         // Only a level beyond 2063 can be out of Baseline's reach: the scans are built
         // for the rare block that holds one.
-        var mine = select(0u, 16u, !ac_codable(ac_y)) | select(0u, 2u, any_ac_nonzero(ac_y));
+        let not_codable = !ac_codable(ac);
+        let nonzero = any_ac_nonzero(ac);
+        var mine = select(0u, 16u, not_codable) | select(0u, 2u, nonzero);
         if is_chroma {
-            mine |= select(0u, 1u, !ac_codable(ac_c)) | select(0u, 4u, any_ac_nonzero(ac_c))
-                | select(0u, 8u, chroma_dc_levels[lane] != 0);
+            mine = select(0u, 1u, not_codable) | select(0u, 4u, nonzero) | select(0u, 8u, dc_level != 0);
         }
         // Each DC block is checked by one invocation.
         if invocation == 0u {
@@ -554,12 +560,12 @@ fn code_macroblock(invocation: u32, pic: u32, mbx: u32, row: u32, r: u32) {
             var dc: array<i32, 16>;
             var large = false;
             for (var i = 0u; i < 4u; i++) {
-                dc[i] = chroma_dc_levels[(lane - 1u) * 4u + i];
+                dc[i] = chroma_dc_levels[(invocation - 1u) * 4u + i];
                 large = large || abs(dc[i]) > 2063;
             }
             mine |= select(0u, 1u, large && !codable(dc, 4u));
         }
-        if writes {
+        if writes || is_chroma {
             atomicOr(&flags, mine);
         }
         workgroupBarrier();
@@ -578,18 +584,18 @@ fn code_macroblock(invocation: u32, pic: u32, mbx: u32, row: u32, r: u32) {
         if ok16 && ok4 {
             // Both codable: the one with less squared error plus lambda2 times bits
             // (`encode_mb`'s `rd`), I_16x16 where they tie.
-            let rec16 = block_add_clamped(pred_y, luma16_residual(lane, ac_y, qp));
+            let rec16 = block_add_clamped(pred, luma16_residual(lane, ac, qp));
             let cbp_luma = select(0u, 15u, (seen & 2u) != 0u);
             if writes {
-                atomicAdd(&i16_ssd, block_ssd(src_y, rec16));
-                i16_tc[lane] = block_nonzero(ac_y);
+                atomicAdd(&i16_ssd, block_ssd(src, rec16));
+                i16_tc[lane] = block_nonzero(ac);
             }
             workgroupBarrier();
             var bits = 0u;
             if cbp_luma == 15u {
                 let a = select(left_tc[by], i16_tc[max(lane, 1u) - 1u], bx > 0u);
                 let b = select(top_tc[bx], i16_tc[max(lane, 4u) - 4u], by > 0u);
-                bits = block_bits(zigzag_rows(ac_y), 1u, 15u, nc_of(a, b));
+                bits = block_bits(zigzag_rows(ac), 1u, 15u, nc_of(a, b));
             }
             if invocation == 0u {
                 var dc: array<i32, 16>;
@@ -620,35 +626,38 @@ fn code_macroblock(invocation: u32, pic: u32, mbx: u32, row: u32, r: u32) {
     }
 
     // Reconstruction, as a decoder computes it, and what the CAVLC stages and the
-    // neighbours read.
+    // neighbours read: the I_16x16 luma's and the chroma's residuals at once.
+    let mb_word = (pic * p.n_mbs + mb) * 192u;
+    var residual_dc = 0;
+    if is_chroma {
+        let qpc = chroma_qp(qp);
+        let fc = chroma_dc_transform(chroma_dc_levels, comp, cb % 4u);
+        residual_dc = ((fc * 16 * NORM[qpc % 6u].x) << (qpc / 6u)) >> 5u;
+    } else {
+        residual_dc = luma16_dc(lane, qp);
+    }
+    let rec = block_add_clamped(pred, inverse4x4(dequant_ac(with_dc(ac, residual_dc), select(qp, chroma_qp(qp), is_chroma))));
     if writes {
-        let mb_word = (pic * p.n_mbs + mb) * 192u;
         let rec_at = rec_y + (y0 + by * 4u) * ys + x0 + bx * 4u;
         var tc = 0u;
-        var rec = splat_block(0);
+        var rec_y_block = rec;
         if use4 {
-            rec = i4_recon[lane];
+            rec_y_block = i4_recon[lane];
             store_levels(mb_word + lane * 8u, i4_levels[lane]);
             tc = i4_tc[lane];
         } else {
-            rec = block_add_clamped(pred_y, luma16_residual(lane, ac_y, qp));
-            store_levels(mb_word + lane * 8u, with_dc(ac_y, luma_dc_levels[lane]));
-            tc = block_nonzero(ac_y);
+            store_levels(mb_word + lane * 8u, with_dc(ac, luma_dc_levels[lane]));
+            tc = block_nonzero(ac);
         }
-        store_samples(rec_at, ys, rec);
-        gather_edges(bx * 4u, by == 3u, 16u + by * 4u, bx == 3u, rec);
+        store_samples(rec_at, ys, rec_y_block);
+        gather_edges(bx * 4u, by == 3u, 16u + by * 4u, bx == 3u, rec_y_block);
         i16_tc[lane] = tc;
-        if is_chroma {
-            let qpc = chroma_qp(qp);
-            let fc = chroma_dc_transform(chroma_dc_levels, comp, lane % 4u);
-            let dcc = ((fc * 16 * NORM[qpc % 6u].x) << (qpc / 6u)) >> 5u;
-            let res_c = inverse4x4(dequant_ac(with_dc(ac_c, dcc), qpc));
-            let base = select(rec_cb, rec_cr, comp == 1u);
-            let rec_c = block_add_clamped(pred_c, res_c);
-            store_samples(base + (cy0 + cby * 4u) * cs + cx0 + cbx * 4u, cs, rec_c);
-            gather_edges(32u + comp * 8u + cbx * 4u, cby == 1u, 48u + comp * 8u + cby * 4u, cbx == 1u, rec_c);
-            store_levels(mb_word + (16u + lane) * 8u, with_dc(ac_c, chroma_dc_levels[lane]));
-        }
+    }
+    if is_chroma {
+        let base = select(rec_cb, rec_cr, comp == 1u);
+        store_samples(base + (cy0 + cby * 4u) * cs + cx0 + cbx * 4u, cs, rec);
+        gather_edges(32u + comp * 8u + cbx * 4u, cby == 1u, 48u + comp * 8u + cby * 4u, cbx == 1u, rec);
+        store_levels(mb_word + (16u + cb) * 8u, with_dc(ac, chroma_dc_levels[cb]));
     }
     workgroupBarrier();
     publish_edges(invocation, batch_mb, use4);
@@ -715,20 +724,22 @@ fn publish_edges(invocation: u32, batch_mb: u32, use4: bool) {
     atomicStore(&state[EDGES_AT + batch_mb * EDGE_WORDS + invocation], word | EDGE_VALID);
 }
 
-// The I_16x16 residual of the invocation's luma block at `qp`: its DC from the macroblock's
-// DC levels (the inverse Hadamard and scaling of clause 8.5.10), its AC levels scaled,
-// inverse transformed.
-fn luma16_residual(lane: u32, ac: Block, qp: u32) -> Block {
+// The I_16x16 residual's DC of the invocation's luma block at `qp`, from the macroblock's
+// DC levels (the inverse Hadamard and scaling of clause 8.5.10).
+fn luma16_dc(lane: u32, qp: u32) -> i32 {
     let shift = qp / 6u;
     let dc_scale = 16 * NORM[qp % 6u].x;
     let f = hadamard_luma_dc(luma_dc_levels, lane);
-    var dcy = 0;
     if qp >= 36u {
-        dcy = (f * dc_scale) << (shift - 6u);
-    } else {
-        dcy = (f * dc_scale + (1 << (5u - shift))) >> (6u - shift);
+        return (f * dc_scale) << (shift - 6u);
     }
-    return inverse4x4(dequant_ac(with_dc(ac, dcy), qp));
+    return (f * dc_scale + (1 << (5u - shift))) >> (6u - shift);
+}
+
+// The I_16x16 residual of the invocation's luma block at `qp`: its DC (`luma16_dc`), its
+// AC levels scaled, inverse transformed.
+fn luma16_residual(lane: u32, ac: Block, qp: u32) -> Block {
+    return inverse4x4(dequant_ac(with_dc(ac, luma16_dc(lane, qp)), qp));
 }
 
 @compute @workgroup_size(64)
