@@ -8,10 +8,10 @@
 // h264/intra4x4.wgsl, the twin of src/h264/intra4x4.rs.
 //
 // One workgroup of 32 invocations per macroblock (a macroblock takes a whole warp of 32
-// anyway), invocation b < 16 working on luma 4x4 block b (raster) and invocations 0..7
-// also on chroma block b (Cb 0..3, Cr 4..7); invocations 16..31 compute as invocation
-// b - 16 does but write nothing, and give the I_NxN luma sixteen invocations a block
-// (h264/intra4x4.wgsl). A macroblock needs its left, top-left, top and top-right
+// anyway), invocation b < 16 working on luma 4x4 block b (raster), invocations 16..23 on
+// chroma block b - 16 (Cb 0..3, Cr 4..7) in the same instructions, invocations 24..31
+// computing as b - 16 does and writing nothing; in the I_NxN luma all 32 work, sixteen a
+// block (h264/intra4x4.wgsl). A macroblock needs its left, top-left, top and top-right
 // neighbours done; it reads what it needs of them from their published edges (`state`).
 // Two schedules, the same output:
 // - entry `chained`: one dispatch for the whole batch. Each workgroup takes a ticket;
