@@ -127,10 +127,6 @@ fn src_byte(at: u32) -> i32 {
     return i32((src[at >> 2u] >> ((at & 3u) * 8u)) & 0xffu);
 }
 
-fn recon_byte(at: u32) -> i32 {
-    return i32((recon[at >> 2u] >> ((at & 3u) * 8u)) & 0xffu);
-}
-
 // Four source samples of a row of a plane of `w` x `h` from byte `base`, edges repeated
 // (the padding of src/h264/slices.rs `Plane::padded`).
 fn source_row(base: u32, w: u32, h: u32, x: u32, y: u32) -> vec4<i32> {
