@@ -88,9 +88,8 @@ fn check_on(
         .collect();
     let refs: Vec<&Picture> = pictures.iter().collect();
     let mut encoder = gpu.device.create_command_encoder(&Default::default());
-    let batch_gpu = front
-        .encode_into(gpu, &mut encoder, None, &refs)
-        .expect("recorded");
+    let batch_gpu =
+        pollster::block_on(front.encode_into(gpu, &mut encoder, None, &refs)).expect("recorded");
     gpu.queue.submit([encoder.finish()]);
     pollster::block_on(batch_gpu.check(gpu)).expect("every macroblock codable");
     let what = format!("{w}x{h} QP {qp} slices {slice_rows:?} luma {luma:?} {schedule:?}");
@@ -312,8 +311,7 @@ fn cavlc_codes_a_batch_from_its_ranges_or_from_copies() {
     let starts = config.slice_starts(&geometry);
     for copied in [false, true] {
         let mut encoder = gpu.device.create_command_encoder(&Default::default());
-        let batch = front
-            .encode_into(gpu, &mut encoder, None, &refs)
+        let batch = pollster::block_on(front.encode_into(gpu, &mut encoder, None, &refs))
             .expect("recorded");
         let frames: Vec<_> = (0..refs.len())
             .map(|k| match copied {

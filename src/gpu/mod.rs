@@ -1,6 +1,6 @@
 //! The GPU context: adapter and device choice, pipelines built once from the generated
-//! shader registry, a buffer pool, async readback, a timestamp profiler, and the
-//! [`GpuStage`] trait every GPU stage family implements.
+//! shader registry, a buffer pool, uploads through mapped staging, async readback, a
+//! timestamp profiler, and the [`GpuStage`] trait every GPU stage family implements.
 
 pub mod compose;
 mod context;
@@ -13,6 +13,7 @@ mod profiler;
 mod readback;
 pub mod registry;
 mod stage;
+mod staging;
 mod upload;
 
 pub use compose::Flavour;
@@ -29,6 +30,7 @@ pub use profiler::{Profiler, Timings};
 pub(crate) use readback::RecordedReads;
 pub use registry::Stage;
 pub use stage::GpuStage;
+pub use staging::StagedUpload;
 pub(crate) use upload::Window;
 
 /// Now, for the debug log's timings: none on the web, which has no `Instant`.

@@ -13,6 +13,8 @@ pub(crate) struct BufferPool {
     free: FreeLists,
     /// Host vectors that readbacks copy into, given back by their consumers.
     pub(crate) host: HostVecs,
+    /// Mapped buffers that uploads write into ([`super::StagedUpload`]).
+    pub(crate) staging: super::staging::StagingPool,
 }
 
 /// Host vectors kept for reuse at most.
@@ -137,6 +139,7 @@ impl Gpu {
             f.clear();
         }
         self.pool.host.clear();
+        self.pool.staging.clear();
     }
 
     /// A host vector of `len` bytes for the caller to overwrite whole ([`HostVecs::take`]).

@@ -97,7 +97,8 @@ impl Gpu {
             return Ok(vec![Vec::new(); lens.len()]);
         };
         let t0 = super::clock();
-        self.map_read(&staging, total).await?;
+        self.map_polled(&staging, total, wgpu::MapMode::Read)
+            .await?;
         let t1 = super::clock();
         let parts = {
             let mapped = staging
@@ -135,7 +136,7 @@ impl Gpu {
         if len == 0 {
             return Ok(Vec::new());
         }
-        self.map_read(buffer, len).await?;
+        self.map_polled(buffer, len, wgpu::MapMode::Read).await?;
         let bytes = {
             let mapped = buffer
                 .slice(..len)
@@ -147,8 +148,14 @@ impl Gpu {
         Ok(bytes)
     }
 
-    /// Map the first `len` bytes of `staging` for reading, once the GPU is done with it.
-    async fn map_read(&self, staging: &wgpu::Buffer, len: u64) -> Result<()> {
+    /// Map the first `len` bytes of `staging` (for reading or writing), once the GPU is
+    /// done with it.
+    pub(crate) async fn map_polled(
+        &self,
+        staging: &wgpu::Buffer,
+        len: u64,
+        mode: wgpu::MapMode,
+    ) -> Result<()> {
         #[cfg(not(target_arch = "wasm32"))]
         {
             // Polled, not waited: a `poll(Wait)` holds the device's locks for the whole
@@ -156,11 +163,9 @@ impl Gpu {
             // coders share one device). A short poll every 50 us costs nothing by
             // comparison, and fires whichever thread's callbacks are due.
             let (sender, receiver) = std::sync::mpsc::channel();
-            staging
-                .slice(..len)
-                .map_async(wgpu::MapMode::Read, move |r| {
-                    let _ = sender.send(r);
-                });
+            staging.slice(..len).map_async(mode, move |r| {
+                let _ = sender.send(r);
+            });
             let timed = log::log_enabled!(log::Level::Debug);
             let (start, mut polls, mut polling) = (std::time::Instant::now(), 0u32, 0f64);
             loop {
@@ -193,11 +198,9 @@ impl Gpu {
         #[cfg(target_arch = "wasm32")]
         {
             let (sender, receiver) = futures_intrusive::channel::shared::oneshot_channel();
-            staging
-                .slice(..len)
-                .map_async(wgpu::MapMode::Read, move |r| {
-                    let _ = sender.send(r);
-                });
+            staging.slice(..len).map_async(mode, move |r| {
+                let _ = sender.send(r);
+            });
             match receiver.receive().await {
                 Some(r) => r.map_err(|e| Error::Readback(e.to_string())),
                 None => Err(Error::Readback("map callback dropped".into())),

@@ -18,8 +18,6 @@
 
 use std::sync::Arc;
 
-use rayon::prelude::*;
-
 use super::intra4x4::lambda;
 use super::{EncoderConfig, Geometry, LumaModes, Picture};
 use crate::cavlc::cpu::run_before_bits;
@@ -28,7 +26,7 @@ use crate::cavlc::gpu::FramePart;
 use crate::cavlc::tables::VLC_LENGTHS;
 use crate::cavlc::GpuFrame;
 use crate::gpu::registry::h264::INTRA;
-use crate::gpu::{Built, Gpu, PooledBuffer, Profiler};
+use crate::gpu::{Built, Gpu, PooledBuffer, Profiler, StagedUpload};
 use crate::{Error, Result};
 
 /// keep in sync with shaders/h264/intra.wgsl `IntraParams`
@@ -158,6 +156,8 @@ pub struct IntraBatch {
     params: IntraParams,
     geometry: Geometry,
     _src: PooledBuffer,
+    // Held until the batch is done: its submission must come before it is mapped again.
+    _staging: StagedUpload,
     _uniforms: PooledBuffer,
     recon: PooledBuffer,
     // Shared with the CAVLC stage's frames, which bind their ranges.
@@ -167,15 +167,6 @@ pub struct IntraBatch {
     _choices: PooledBuffer,
     _info: PooledBuffer,
 }
-
-/// One picture's part of a batch's upload, written on a core of its own.
-struct PicturePart<'a>(wgpu::WriteOnly<'a, [u8]>);
-
-// SAFETY: a `WriteOnly` of bytes is a pointer to memory only it may write (wgpu leaves
-// `WriteOnly<[u8]>` without `Send` only because its `Send` impl is for sized types); the
-// parts of one upload are disjoint, and each is written by one thread while the view
-// they were split from lives.
-unsafe impl Send for PicturePart<'_> {}
 
 /// The waves of a slice of `rows` macroblock rows, `width_mbs` wide: for each, the
 /// lowest and highest row (within the slice) it holds.
@@ -314,10 +305,16 @@ impl IntraGpu {
         (gpu.max_binding() / per_picture.max(1)).clamp(1, 256) as usize
     }
 
+    /// Bytes a batch of `pictures` pictures uploads (its pictures' planes, each from a
+    /// word).
+    pub fn upload_bytes(&self, pictures: usize) -> u64 {
+        self.params.src_words as u64 * 4 * pictures as u64
+    }
+
     /// Upload `pictures` (each of this front end's size) and record their front end into
     /// `encoder`: the batch's headers and levels are ready for CAVLC once it runs.
     /// With `profiler`, the pass is timed as `intra`.
-    pub fn encode_into(
+    pub async fn encode_into(
         &self,
         gpu: &Gpu,
         encoder: &mut wgpu::CommandEncoder,
@@ -360,35 +357,20 @@ impl IntraGpu {
         // Edges unpublished, the ticket at 0 (the words the batch uses, not the pooled
         // buffer's slack: 33 MB for 32 1080p pictures).
         encoder.clear_buffer(&state, 0, Some(state_bytes));
-        // Each picture's planes back to back, written straight into the upload.
+        // Each picture's planes back to back, written straight into a mapped staging
+        // buffer that the pool keeps mapped between batches.
         let picture_bytes = params.src_words as usize * 4;
-        if let Some(size) = wgpu::BufferSize::new(picture_bytes as u64 * n as u64) {
-            let mut view =
-                gpu.queue
-                    .write_buffer_with(&src, 0, size)
-                    .ok_or_else(|| Error::Gpu {
-                        stage: INTRA.name,
-                        message: "the source upload could not be mapped".into(),
-                    })?;
-            // A picture a core: a batch of 64 1080p pictures is 200 MB to copy.
-            let mut rest = view.slice(..);
-            let mut parts = Vec::with_capacity(pictures.len());
-            for _ in pictures {
-                let (part, tail) = rest.split_at(picture_bytes);
-                parts.push(PicturePart(part));
-                rest = tail;
-            }
-            parts
-                .into_par_iter()
-                .zip(pictures.par_iter())
-                .for_each(|(PicturePart(mut dst), p)| {
-                    let mut at = 0;
-                    for plane in [&p.y, &p.u, &p.v] {
-                        dst.slice(at..at + plane.len()).copy_from_slice(plane);
-                        at += plane.len();
-                    }
-                });
-        }
+        let mut staging = gpu.staged_upload(self.upload_bytes(pictures.len())).await?;
+        // Each picture starts on a word: zeros after its planes up to the next.
+        let planes: Vec<&[u8]> = pictures
+            .iter()
+            .flat_map(|p| {
+                let pad = picture_bytes - (p.y.len() + p.u.len() + p.v.len());
+                [&p.y[..], &p.u[..], &p.v[..], &[0u8; 3][..pad]]
+            })
+            .collect();
+        staging.write(&planes)?;
+        staging.copy_to(encoder, &src, 0);
         // One uniform block per dispatch (for waves: the wave and its lowest row), at the
         // offsets the device aligns uniform bindings to.
         let rows = params.rows_per_slice;
@@ -471,6 +453,7 @@ impl IntraGpu {
             params,
             geometry: *g,
             _src: src,
+            _staging: staging,
             _uniforms: uniforms,
             recon,
             levels: Arc::new(levels),

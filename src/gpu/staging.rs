@@ -1,0 +1,431 @@
+//! Uploads through host-writable buffers that stay mapped between uses.
+//!
+//! `Queue::write_buffer` creates a new staging buffer for every call, and a large one costs
+//! more to create and to touch for the first time than to fill: on the H200 the memory
+//! is mapped into the process page by page as it is first written, so each 100 MB batch
+//! of H.264 pictures paid for about 25,000 page faults before its copy. A
+//! [`StagedUpload`] takes a buffer from a pool of buffers that are already mapped, is
+//! written in place, records its copy into the caller's encoder, and once its
+//! submission is made goes back to be mapped again when the GPU is done with it.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+use super::pool::size_class;
+use super::Gpu;
+use crate::{Error, Result};
+
+/// Uploads at least this long are written on all cores, in pieces of `PIECE` bytes.
+const PARALLEL_BYTES: usize = 1 << 20;
+const PIECE: usize = 256 << 10;
+
+/// Uploads of at least this many bytes take a larger idle buffer where none of their own
+/// size class is idle (smaller ones are quick to create).
+const LARGER_REUSED_BYTES: u64 = 1 << 20;
+
+/// New staging buffers of at least this many bytes are cleared by the GPU where it can.
+const GPU_CLEARED_BYTES: u64 = 16 << 20;
+
+/// Larger staging buffers are not kept once used: a one-shot upload of a whole input would
+/// otherwise hold its size in mapped memory for the GPU's life.
+const KEPT_BYTES_MAX: u64 = 512 << 20;
+
+/// A piece of a mapping written on a core of its own.
+struct MappedPiece<'a>(wgpu::WriteOnly<'a, [u8]>);
+
+// SAFETY: a `WriteOnly` of bytes is a pointer to memory only it may write (wgpu leaves
+// `WriteOnly<[u8]>` without `Send` only because its `Send` impl is for sized types); the
+// pieces of one mapping are disjoint, and each is written by one thread while the view
+// they were split from lives.
+unsafe impl Send for MappedPiece<'_> {}
+
+/// Idle staging buffers by size class, every one of them mapped for writing.
+#[derive(Default)]
+pub(crate) struct StagingPool {
+    mapped: Arc<Mutex<HashMap<u64, Vec<wgpu::Buffer>>>>,
+    /// Buffers given back whose mapping has not completed yet.
+    remapping: Arc<AtomicUsize>,
+    /// Buffers created (the tests' proof of reuse).
+    created: AtomicUsize,
+    /// New buffers zeroed by wgpu on the host even where the GPU could clear them (the
+    /// tests prove both ways).
+    #[cfg(test)]
+    zeroed_by_wgpu: std::sync::atomic::AtomicBool,
+}
+
+impl StagingPool {
+    pub(crate) fn clear(&self) {
+        if let Ok(mut m) = self.mapped.lock() {
+            m.clear();
+        }
+    }
+
+    /// An idle buffer of size class `class`; for a large one, of the smallest class that
+    /// holds it (a batch shorter than the others, the last of a stream, takes one of
+    /// theirs rather than waiting for a new one).
+    fn take(&self, class: u64) -> Option<wgpu::Buffer> {
+        let mut m = self.mapped.lock().ok()?;
+        let fits = match class >= LARGER_REUSED_BYTES {
+            true => m
+                .iter()
+                .filter(|(&c, idle)| c >= class && !idle.is_empty())
+                .map(|(&c, _)| c)
+                .min()?,
+            false => class,
+        };
+        m.get_mut(&fits).and_then(|v| v.pop())
+    }
+}
+
+/// A mapped buffer of [`Gpu::staged_upload`], on loan. Write it with [`Self::write`], record
+/// its copy with [`Self::copy_to`], and keep it until the encoder that copy went into has
+/// been submitted: dropping it asks for it to be mapped again, which a submission still
+/// to come would find in the way.
+pub struct StagedUpload {
+    buffer: Option<wgpu::Buffer>,
+    len: u64,
+    mapped: bool,
+    mapped_free: Arc<Mutex<HashMap<u64, Vec<wgpu::Buffer>>>>,
+    remapping: Arc<AtomicUsize>,
+}
+
+impl Gpu {
+    /// A mapped buffer for an upload of `len` bytes (rounded up to a multiple of 4, as
+    /// copies are): from the staging pool if one of its size class is mapped and idle,
+    /// otherwise a new one.
+    pub async fn staged_upload(&self, len: u64) -> Result<StagedUpload> {
+        let len = len.next_multiple_of(wgpu::COPY_BUFFER_ALIGNMENT);
+        let class = size_class(len);
+        let pool = &self.pool.staging;
+        let reused = pool.take(class);
+        // A buffer given back may have finished its copy without anyone polling since:
+        // one poll that does not wait runs its mapping's callback.
+        #[cfg(not(target_arch = "wasm32"))]
+        let reused = match reused {
+            None if pool.remapping.load(Ordering::Acquire) > 0 => {
+                let _ = self.device.poll(wgpu::PollType::Poll);
+                pool.take(class)
+            }
+            reused => reused,
+        };
+        let buffer = match reused {
+            Some(b) => b,
+            None => self.new_staging(class).await?,
+        };
+        Ok(StagedUpload {
+            buffer: Some(buffer),
+            len,
+            mapped: true,
+            mapped_free: pool.mapped.clone(),
+            remapping: pool.remapping.clone(),
+        })
+    }
+
+    /// Have `count` staging buffers for uploads of `len` bytes mapped and idle, created
+    /// now (while the GPU's queue is still empty, for one) rather than when the first
+    /// uploads need them.
+    pub async fn prewarm_staging(&self, len: u64, count: usize) -> Result<()> {
+        let len = len.next_multiple_of(wgpu::COPY_BUFFER_ALIGNMENT);
+        let mut made = Vec::with_capacity(count);
+        for _ in 0..count {
+            made.push(self.staged_upload(len).await?);
+        }
+        // Back to the pool, still mapped.
+        drop(made);
+        Ok(())
+    }
+
+    /// A new staging buffer of `size` bytes, mapped. wgpu zeroes a new buffer's memory
+    /// where it maps it, on one core: 47 ms for 150 MB on the H200, whose staging memory
+    /// lies across the link. Where the adapter lets a mappable buffer be a copy's
+    /// destination, the GPU clears a large one instead, and the mapping finds it
+    /// initialized; the clear waits for the work queued before it, so small buffers,
+    /// which the host zeroes quickly, are left to wgpu.
+    async fn new_staging(&self, size: u64) -> Result<wgpu::Buffer> {
+        self.pool.staging.created.fetch_add(1, Ordering::Relaxed);
+        let t = super::clock();
+        let cleared = size >= GPU_CLEARED_BYTES
+            && self
+                .features
+                .contains(wgpu::Features::MAPPABLE_PRIMARY_BUFFERS);
+        #[cfg(test)]
+        let cleared = cleared && !self.pool.staging.zeroed_by_wgpu.load(Ordering::Relaxed);
+        let mut usage = wgpu::BufferUsages::MAP_WRITE | wgpu::BufferUsages::COPY_SRC;
+        if cleared {
+            usage |= wgpu::BufferUsages::COPY_DST;
+        }
+        let buffer = self.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("parvlc.staging"),
+            size,
+            usage,
+            mapped_at_creation: !cleared,
+        });
+        if cleared {
+            let mut encoder = self
+                .device
+                .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                    label: Some("parvlc.staging.clear"),
+                });
+            encoder.clear_buffer(&buffer, 0, None);
+            self.queue.submit([encoder.finish()]);
+            self.map_polled(&buffer, size, wgpu::MapMode::Write).await?;
+        }
+        if let Some(t) = t.filter(|_| size >= 1 << 20) {
+            log::debug!(
+                "staging: created {size} bytes ({}) in {:.2} ms",
+                if cleared {
+                    "cleared by the GPU"
+                } else {
+                    "zeroed by wgpu"
+                },
+                t.elapsed().as_secs_f64() * 1e3
+            );
+        }
+        Ok(buffer)
+    }
+}
+
+impl StagedUpload {
+    fn buffer(&self) -> &wgpu::Buffer {
+        // Only `drop` takes the buffer out.
+        self.buffer.as_ref().unwrap_or_else(|| unreachable!())
+    }
+
+    /// Bytes this upload copies (a multiple of 4).
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Write `parts` one after another from the start of the upload, and zeros after them
+    /// up to its length; large uploads on all cores (a batch of 32 1080p pictures is
+    /// 100 MB, and one core writing through a mapping reaches a fraction of the link).
+    pub fn write(&self, parts: &[&[u8]]) -> Result<()> {
+        if !self.mapped {
+            return Err(Error::InvalidArgument(
+                "a staged upload written after its copy was recorded".into(),
+            ));
+        }
+        let total: usize = parts.iter().map(|p| p.len()).sum();
+        if total as u64 > self.len {
+            return Err(Error::InvalidArgument(format!(
+                "{total} bytes written to a staged upload of {}",
+                self.len
+            )));
+        }
+        if self.len == 0 {
+            return Ok(());
+        }
+        let mut view = self
+            .buffer()
+            .slice(..self.len)
+            .get_mapped_range_mut()
+            .map_err(|e| Error::Gpu {
+                stage: "staging",
+                message: e.to_string(),
+            })?;
+        // Pieces of at most PIECE bytes, each with its own part of the mapping.
+        let mut rest = view.slice(..);
+        let mut pieces = Vec::new();
+        for part in parts {
+            for piece in part.chunks(PIECE) {
+                let (dst, tail) = rest.split_at(piece.len());
+                pieces.push((MappedPiece(dst), piece));
+                rest = tail;
+            }
+        }
+        if total >= PARALLEL_BYTES {
+            use rayon::prelude::*;
+            pieces
+                .into_par_iter()
+                .for_each(|(MappedPiece(mut dst), src)| dst.copy_from_slice(src));
+        } else {
+            for (MappedPiece(mut dst), src) in pieces {
+                dst.copy_from_slice(src);
+            }
+        }
+        rest.fill(0);
+        Ok(())
+    }
+
+    /// Record the copy of the upload's bytes to `offset` of `dst` (COPY_DST) into
+    /// `encoder`.
+    pub fn copy_to(&mut self, encoder: &mut wgpu::CommandEncoder, dst: &wgpu::Buffer, offset: u64) {
+        if self.mapped {
+            self.buffer().unmap();
+            self.mapped = false;
+        }
+        if self.len > 0 {
+            encoder.copy_buffer_to_buffer(self.buffer(), 0, dst, offset, self.len);
+        }
+    }
+}
+
+impl Drop for StagedUpload {
+    fn drop(&mut self) {
+        let Some(buffer) = self.buffer.take() else {
+            return;
+        };
+        let class = buffer.size();
+        if class > KEPT_BYTES_MAX {
+            return;
+        }
+        if self.mapped {
+            if let Ok(mut m) = self.mapped_free.lock() {
+                m.entry(class).or_default().push(buffer);
+            }
+            return;
+        }
+        // Mapped again once the GPU has finished the copy, then idle in the pool; a
+        // mapping that fails (a lost device) drops the buffer.
+        let free = self.mapped_free.clone();
+        let remapping = self.remapping.clone();
+        remapping.fetch_add(1, Ordering::AcqRel);
+        let again = buffer.clone();
+        buffer.map_async(wgpu::MapMode::Write, .., move |mapped| {
+            remapping.fetch_sub(1, Ordering::AcqRel);
+            if mapped.is_ok() {
+                if let Ok(mut m) = free.lock() {
+                    m.entry(class).or_default().push(again);
+                }
+            }
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn gpu() -> Gpu {
+        pollster::block_on(Gpu::new(crate::gpu::GpuOptions {
+            pipeline_cache: None,
+            ..Default::default()
+        }))
+        .expect("a wgpu adapter (lavapipe: mesa-vulkan-drivers)")
+    }
+
+    /// `parts` staged, copied into a fresh buffer of the upload's length, and read back.
+    fn through_staging(gpu: &Gpu, len: u64, parts: &[&[u8]]) -> Vec<u8> {
+        let mut staging = pollster::block_on(gpu.staged_upload(len)).expect("staged");
+        staging.write(parts).expect("written");
+        let dst = gpu.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("test.staging"),
+            size: staging.len().max(4),
+            usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC,
+            mapped_at_creation: false,
+        });
+        let mut encoder = gpu.device.create_command_encoder(&Default::default());
+        staging.copy_to(&mut encoder, &dst, 0);
+        gpu.queue.submit([encoder.finish()]);
+        drop(staging);
+        pollster::block_on(gpu.read_buffer(&dst, 0, len.next_multiple_of(4))).expect("read")
+    }
+
+    fn bytes(seed: u32, n: usize) -> Vec<u8> {
+        let mut x = seed.wrapping_mul(2654435761) | 1;
+        (0..n)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 17;
+                x ^= x << 5;
+                (x >> 24) as u8 | 1
+            })
+            .collect()
+    }
+
+    fn uploads_land_whole_with_zeros_after_and_reuse_their_buffers(gpu: &Gpu) {
+        // Past PARALLEL_BYTES and not a whole number of pieces: written on all cores.
+        // Large enough for the GPU to clear where it can.
+        let len = GPU_CLEARED_BYTES + 3 * PIECE as u64 + 4 * 1001;
+        let full = bytes(1, len as usize);
+        assert!(through_staging(gpu, len, &[&full]) == full);
+        let created = gpu.pool.staging.created.load(Ordering::Relaxed);
+        for round in 0..4u32 {
+            // Odd parts that end short of the upload: the rest reads as zeros, not as the
+            // earlier upload's bytes that the reused buffer still holds.
+            let a = bytes(10 + round, PIECE + 3 + round as usize);
+            let b = bytes(20 + round, 2 * PIECE + 7);
+            let c = bytes(30 + round, 5);
+            let mut want = [a.clone(), b.clone(), c.clone()].concat();
+            want.resize(len as usize, 0);
+            assert!(
+                through_staging(gpu, len, &[&a, &b, &c]) == want,
+                "round {round}"
+            );
+            // Small uploads take the serial path.
+            let small = bytes(40 + round, 37);
+            let mut want = small.clone();
+            want.resize(40, 0);
+            assert_eq!(
+                through_staging(gpu, 40, &[&small[..30], &small[30..]]),
+                want
+            );
+        }
+        // Each size class's buffer came back mapped and served the later rounds, and a
+        // shorter upload of another class takes the larger idle one.
+        let short = bytes(50, (len / 3) as usize & !3);
+        assert!(through_staging(gpu, short.len() as u64, &[&short]) == short);
+        assert_eq!(
+            gpu.pool.staging.created.load(Ordering::Relaxed),
+            created + 1
+        );
+    }
+
+    #[test]
+    fn staged_uploads_land_whole_with_zeros_after_and_reuse_their_buffers() {
+        let gpu = gpu();
+        assert!(
+            gpu.features
+                .contains(wgpu::Features::MAPPABLE_PRIMARY_BUFFERS),
+            "the tests' adapter clears new staging buffers on the GPU"
+        );
+        uploads_land_whole_with_zeros_after_and_reuse_their_buffers(&gpu);
+    }
+
+    #[test]
+    fn staging_zeroed_by_wgpu_serves_the_same() {
+        let gpu = gpu();
+        gpu.pool
+            .staging
+            .zeroed_by_wgpu
+            .store(true, Ordering::Relaxed);
+        uploads_land_whole_with_zeros_after_and_reuse_their_buffers(&gpu);
+    }
+
+    #[test]
+    fn prewarmed_staging_serves_the_first_uploads() {
+        let gpu = gpu();
+        let len = GPU_CLEARED_BYTES + 100;
+        pollster::block_on(gpu.prewarm_staging(len, 2)).expect("prewarmed");
+        assert_eq!(gpu.pool.staging.created.load(Ordering::Relaxed), 2);
+        let held: Vec<_> = (0..2)
+            .map(|_| pollster::block_on(gpu.staged_upload(len)).expect("staged"))
+            .collect();
+        assert_eq!(gpu.pool.staging.created.load(Ordering::Relaxed), 2);
+        drop(held);
+    }
+
+    #[test]
+    fn a_staged_upload_refuses_what_it_cannot_hold() {
+        let gpu = gpu();
+        let mut staging = pollster::block_on(gpu.staged_upload(10)).expect("staged");
+        assert_eq!(staging.len(), 12);
+        let e = staging.write(&[&[1u8; 8], &[2u8; 5]]).unwrap_err();
+        assert!(e.to_string().contains("13 bytes"), "{e}");
+        let dst = gpu.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("test.staging"),
+            size: 12,
+            usage: wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let mut encoder = gpu.device.create_command_encoder(&Default::default());
+        staging.copy_to(&mut encoder, &dst, 0);
+        let e = staging.write(&[&[1u8; 4]]).unwrap_err();
+        assert!(e.to_string().contains("after its copy"), "{e}");
+    }
+}
