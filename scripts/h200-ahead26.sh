@@ -15,20 +15,16 @@ unpack_device
 D=/dev/shm/parvlc-ahead26
 mkdir -p "$D"
 pan_lengths "$D"
-run() {
-  rm -f "$D/x.264"
-  wall "$1" "$2 -o $D/x.264"
-}
 for r in 1 2 3; do
-  run "old, run $r" ".device/parvlc-old h264 $D/p1920.y4m --qp 27"
-  run "new, run $r" ".device/parvlc h264 $D/p1920.y4m --qp 27"
-  run "old, replacing the output, run $r" ".device/parvlc-old h264 $D/p1920.y4m --qp 27 --force"
+  wall_fresh "old, run $r" ".device/parvlc-old h264 $D/p1920.y4m --qp 27"
+  wall_fresh "new, run $r" ".device/parvlc h264 $D/p1920.y4m --qp 27"
+  wall_fresh "old, replacing the output, run $r" ".device/parvlc-old h264 $D/p1920.y4m --qp 27 --force"
   for ahead in 32 64; do
-    run "exp, ahead $ahead, run $r" "PARVLC_Y4M_AHEAD=$ahead .device/parvlc-exp h264 $D/p1920.y4m --qp 27"
+    wall_fresh "exp, ahead $ahead, run $r" "PARVLC_Y4M_AHEAD=$ahead .device/parvlc-exp h264 $D/p1920.y4m --qp 27"
   done
-  run "exp, ahead 64, 8 readers, run $r" "PARVLC_Y4M_AHEAD=64 PARVLC_Y4M_READERS=8 .device/parvlc-exp h264 $D/p1920.y4m --qp 27"
-  run "new, a slice per row, run $r" ".device/parvlc h264 $D/p1920.y4m --qp 27 --slice-rows 1"
-  run "exp, ahead 64, a slice per row, run $r" "PARVLC_Y4M_AHEAD=64 .device/parvlc-exp h264 $D/p1920.y4m --qp 27 --slice-rows 1"
+  wall_fresh "exp, ahead 64, 8 readers, run $r" "PARVLC_Y4M_AHEAD=64 PARVLC_Y4M_READERS=8 .device/parvlc-exp h264 $D/p1920.y4m --qp 27"
+  wall_fresh "new, a slice per row, run $r" ".device/parvlc h264 $D/p1920.y4m --qp 27 --slice-rows 1"
+  wall_fresh "exp, ahead 64, a slice per row, run $r" "PARVLC_Y4M_AHEAD=64 .device/parvlc-exp h264 $D/p1920.y4m --qp 27 --slice-rows 1"
 done
 for v in "parvlc:" "parvlc-exp:PARVLC_Y4M_AHEAD=64"; do
   b=${v%%:*}; e=${v#*:}

@@ -18,18 +18,14 @@ pan_lengths "$D"
 .device/parvlc h264 "$D/p960.y4m" --qp 27 --depth 48 -o "$D/new.264" 2>/dev/null
 cmp "$D/old.264" "$D/new.264" && echo "960 frames: the same stream at depth 48, $(stat -c %s "$D/new.264") bytes"
 rm -f "$D/old.264" "$D/new.264"
-run() {
-  rm -f "$D/x.264"
-  wall "$1" "$2 -o $D/x.264"
-}
 for r in 1 2 3; do
-  run "old, depth 32, run $r" ".device/parvlc-old h264 $D/p1920.y4m --qp 27"
+  wall_fresh "old, depth 32, run $r" ".device/parvlc-old h264 $D/p1920.y4m --qp 27"
   for depth in 32 40 48 64; do
-    run "new, depth $depth, run $r" ".device/parvlc h264 $D/p1920.y4m --qp 27 --depth $depth"
+    wall_fresh "new, depth $depth, run $r" ".device/parvlc h264 $D/p1920.y4m --qp 27 --depth $depth"
   done
-  run "old, depth 48, run $r" ".device/parvlc-old h264 $D/p1920.y4m --qp 27 --depth 48"
+  wall_fresh "old, depth 48, run $r" ".device/parvlc-old h264 $D/p1920.y4m --qp 27 --depth 48"
   for depth in 32 48; do
-    run "new, depth $depth, a slice per row, run $r" ".device/parvlc h264 $D/p1920.y4m --qp 27 --depth $depth --slice-rows 1"
+    wall_fresh "new, depth $depth, a slice per row, run $r" ".device/parvlc h264 $D/p1920.y4m --qp 27 --depth $depth --slice-rows 1"
   done
 done
 for depth in 32 48; do

@@ -16,29 +16,18 @@ unpack_device
 D=/dev/shm/parvlc-final26
 mkdir -p "$D"
 pan_lengths "$D"
-for args in "" "--slice-rows 1" "--luma 16x16"; do
-  .device/parvlc-old h264 "$D/p960.y4m" --qp 27 $args -o "$D/old.264" 2>/dev/null
-  .device/parvlc h264 "$D/p960.y4m" --qp 27 $args -o "$D/new.264" 2>/dev/null
-  cmp "$D/old.264" "$D/new.264" && echo "960 frames $args: the same stream, $(stat -c %s "$D/new.264") bytes"
-  rm -f "$D/old.264" "$D/new.264"
-done
-run() {
-  rm -f "$D/x.264"
-  wall "$1" "$2 -o $D/x.264"
-}
+same_streams
+same_streams --slice-rows 1
+same_streams --luma 16x16
 for r in 1 2 3; do
   for b in parvlc-old parvlc; do
-    run "$b, 960 frames, run $r" ".device/$b h264 $D/p960.y4m --qp 27"
-    run "$b, 1920 frames, run $r" ".device/$b h264 $D/p1920.y4m --qp 27"
-    run "$b, 1920 frames, a slice per row, run $r" ".device/$b h264 $D/p1920.y4m --qp 27 --slice-rows 1"
-    run "$b, 1920 frames, --luma 16x16, run $r" ".device/$b h264 $D/p1920.y4m --qp 27 --luma 16x16"
+    wall_fresh "$b, 960 frames, run $r" ".device/$b h264 $D/p960.y4m --qp 27"
+    wall_fresh "$b, 1920 frames, run $r" ".device/$b h264 $D/p1920.y4m --qp 27"
+    wall_fresh "$b, 1920 frames, a slice per row, run $r" ".device/$b h264 $D/p1920.y4m --qp 27 --slice-rows 1"
+    wall_fresh "$b, 1920 frames, --luma 16x16, run $r" ".device/$b h264 $D/p1920.y4m --qp 27 --luma 16x16"
   done
 done
-rm -f "$D/x.264"
-RUST_LOG=parvlc=debug .device/parvlc h264 "$D/p1920.y4m" --qp 27 -o "$D/x.264" 2> "$D/log"
-grep -E "Wgpu opened|h264: |done after|staging|GPU closing" "$D/log"
-python3 scripts/h264_timeline.py "$D/log" | tail -8
-gzip -c "$D/log" > "$OUT/final26-debug.log.gz"
+debug_run final26-debug
 rm -rf "$D"
 S=/tmp/parvlc-final26
 sys_1g "$S"

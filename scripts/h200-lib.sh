@@ -18,6 +18,35 @@ wall() {
   /usr/bin/time -f "$1	wall %e s	user %U s	sys %S s	peak %M KiB" sh -c "$2" 2>&1 >/dev/null | tail -1
 }
 
+# wall_fresh LABEL COMMAND: `wall` of COMMAND writing `-o $D/x.264`, the previous run's
+# output removed first, outside the timing (replacing a 1.46 GB file on tmpfs costs the
+# rename about 0.16 s).
+wall_fresh() {
+  rm -f "$D/x.264"
+  wall "$1" "$2 -o $D/x.264"
+}
+
+# same_streams ARGS...: .device/parvlc-old's and .device/parvlc's streams of 960 frames of
+# the pan ($D/p960.y4m) at QP 27 with ARGS, compared; their size after the verdict.
+same_streams() {
+  .device/parvlc-old h264 "$D/p960.y4m" --qp 27 "$@" -o "$D/old.264" 2>/dev/null
+  .device/parvlc h264 "$D/p960.y4m" --qp 27 "$@" -o "$D/new.264" 2>/dev/null
+  cmp "$D/old.264" "$D/new.264" && echo "960 frames $*: the same stream, $(stat -c %s "$D/new.264") bytes"
+  rm -f "$D/old.264" "$D/new.264"
+}
+
+# debug_run NAME ARGS...: one debug-logged `parvlc h264` of $D/p1920.y4m at QP 27 with
+# ARGS: its start and end lines, its batches summed up, the log kept as $OUT/NAME.log.gz.
+debug_run() {
+  local name=$1
+  shift
+  rm -f "$D/x.264"
+  RUST_LOG=parvlc=debug .device/parvlc h264 "$D/p1920.y4m" --qp 27 "$@" -o "$D/x.264" 2> "$D/log"
+  grep -E "Wgpu opened|h264: |done after|staging|GPU closing" "$D/log"
+  python3 scripts/h264_timeline.py "$D/log" | tail -8
+  gzip -c "$D/log" > "$OUT/$name.log.gz"
+}
+
 # pan_y4m FILE [FRAMES]: the 1080p pan of scripts/h264_rd.py (240 frames by default), in
 # the page cache.
 pan_y4m() {

@@ -25,27 +25,16 @@ rm -rf "$S"
 D=/dev/shm/parvlc-stage26c
 mkdir -p "$D"
 pan_lengths "$D"
-.device/parvlc-old h264 "$D/p960.y4m" --qp 27 -o "$D/old.264" 2>/dev/null
-.device/parvlc h264 "$D/p960.y4m" --qp 27 -o "$D/new.264" 2>/dev/null
-cmp "$D/old.264" "$D/new.264" && echo "960 frames: the same stream, $(stat -c %s "$D/new.264") bytes"
-rm -f "$D/old.264" "$D/new.264"
-run() {
-  rm -f "$D/x.264"
-  wall "$1" "$2 -o $D/x.264"
-}
+same_streams
 for r in 1 2 3; do
-  run "old, run $r" ".device/parvlc-old h264 $D/p1920.y4m --qp 27"
-  run "new, run $r" ".device/parvlc h264 $D/p1920.y4m --qp 27"
-  run "new, 3 in flight, run $r" "PARVLC_H264_CODERS=3 .device/parvlc h264 $D/p1920.y4m --qp 27"
-  run "exp, ahead 32, run $r" "PARVLC_Y4M_AHEAD=32 .device/parvlc-exp h264 $D/p1920.y4m --qp 27"
-  run "exp, ahead 64, run $r" "PARVLC_Y4M_AHEAD=64 .device/parvlc-exp h264 $D/p1920.y4m --qp 27"
-  run "old, a slice per row, run $r" ".device/parvlc-old h264 $D/p1920.y4m --qp 27 --slice-rows 1"
-  run "new, a slice per row, run $r" ".device/parvlc h264 $D/p1920.y4m --qp 27 --slice-rows 1"
+  wall_fresh "old, run $r" ".device/parvlc-old h264 $D/p1920.y4m --qp 27"
+  wall_fresh "new, run $r" ".device/parvlc h264 $D/p1920.y4m --qp 27"
+  wall_fresh "new, 3 in flight, run $r" "PARVLC_H264_CODERS=3 .device/parvlc h264 $D/p1920.y4m --qp 27"
+  wall_fresh "exp, ahead 32, run $r" "PARVLC_Y4M_AHEAD=32 .device/parvlc-exp h264 $D/p1920.y4m --qp 27"
+  wall_fresh "exp, ahead 64, run $r" "PARVLC_Y4M_AHEAD=64 .device/parvlc-exp h264 $D/p1920.y4m --qp 27"
+  wall_fresh "old, a slice per row, run $r" ".device/parvlc-old h264 $D/p1920.y4m --qp 27 --slice-rows 1"
+  wall_fresh "new, a slice per row, run $r" ".device/parvlc h264 $D/p1920.y4m --qp 27 --slice-rows 1"
 done
-rm -f "$D/x.264"
-RUST_LOG=parvlc=debug .device/parvlc h264 "$D/p1920.y4m" --qp 27 -o "$D/x.264" 2> "$D/log"
-grep -E "Wgpu opened|h264: |done after" "$D/log"
-python3 scripts/h264_timeline.py "$D/log" | tail -9
-gzip -c "$D/log" > "$OUT/stage26c-debug.log.gz"
+debug_run stage26c-debug
 rm -rf "$D"
 date -u
