@@ -24,7 +24,8 @@ const PIECE: usize = 256 << 10;
 /// size class is idle (smaller ones are quick to create).
 const LARGER_REUSED_BYTES: u64 = 1 << 20;
 
-/// New staging buffers of at least this many bytes are cleared by the GPU where it can.
+/// New staging buffers of at least this many bytes made ahead are cleared by the GPU where
+/// it can.
 const GPU_CLEARED_BYTES: u64 = 16 << 20;
 
 /// Larger staging buffers are not kept once used: a one-shot upload of a whole input would
@@ -48,10 +49,6 @@ pub(crate) struct StagingPool {
     remapping: Arc<AtomicUsize>,
     /// Buffers created (the tests' proof of reuse).
     created: AtomicUsize,
-    /// New buffers zeroed by wgpu on the host even where the GPU could clear them (the
-    /// tests prove both ways).
-    #[cfg(test)]
-    zeroed_by_wgpu: std::sync::atomic::AtomicBool,
 }
 
 impl StagingPool {
@@ -93,8 +90,14 @@ pub struct StagedUpload {
 impl Gpu {
     /// A mapped buffer for an upload of `len` bytes (rounded up to a multiple of 4, as
     /// copies are): from the staging pool if one of its size class is mapped and idle,
-    /// otherwise a new one.
+    /// otherwise a new one (zeroed by wgpu: see [`Self::prewarm_staging`]).
     pub async fn staged_upload(&self, len: u64) -> Result<StagedUpload> {
+        self.staged(len, false).await
+    }
+
+    /// [`Self::staged_upload`]; a new buffer cleared by the GPU where `gpu_clear` and the
+    /// adapter allow.
+    async fn staged(&self, len: u64, gpu_clear: bool) -> Result<StagedUpload> {
         let len = len.next_multiple_of(wgpu::COPY_BUFFER_ALIGNMENT);
         let class = size_class(len);
         let pool = &self.pool.staging;
@@ -111,7 +114,7 @@ impl Gpu {
         };
         let buffer = match reused {
             Some(b) => b,
-            None => self.new_staging(class).await?,
+            None => self.new_staging(class, gpu_clear).await?,
         };
         Ok(StagedUpload {
             buffer: Some(buffer),
@@ -122,35 +125,35 @@ impl Gpu {
         })
     }
 
-    /// Have `count` staging buffers for uploads of `len` bytes mapped and idle, created
-    /// now (while the GPU's queue is still empty, for one) rather than when the first
-    /// uploads need them.
+    /// Have `count` staging buffers for uploads of `len` bytes mapped and idle, made now
+    /// rather than when the first uploads need them. Call it while the GPU's queue is
+    /// idle (before a stream's first batch): a new buffer of 16 MiB or more is then
+    /// cleared by the GPU, where the adapter lets a mappable buffer be a copy's
+    /// destination, in a few milliseconds; wgpu zeroes one that [`Self::staged_upload`]
+    /// creates on one core where it maps it (28 ms for 100 MB on the H200, whose staging
+    /// memory lies across the link), and a clear then would wait for the work queued
+    /// before it.
     pub async fn prewarm_staging(&self, len: u64, count: usize) -> Result<()> {
-        let len = len.next_multiple_of(wgpu::COPY_BUFFER_ALIGNMENT);
         let mut made = Vec::with_capacity(count);
         for _ in 0..count {
-            made.push(self.staged_upload(len).await?);
+            made.push(self.staged(len, true).await?);
         }
         // Back to the pool, still mapped.
         drop(made);
         Ok(())
     }
 
-    /// A new staging buffer of `size` bytes, mapped. wgpu zeroes a new buffer's memory
-    /// where it maps it, on one core: 47 ms for 150 MB on the H200, whose staging memory
-    /// lies across the link. Where the adapter lets a mappable buffer be a copy's
-    /// destination, the GPU clears a large one instead, and the mapping finds it
-    /// initialized; the clear waits for the work queued before it, so small buffers,
-    /// which the host zeroes quickly, are left to wgpu.
-    async fn new_staging(&self, size: u64) -> Result<wgpu::Buffer> {
+    /// A new staging buffer of `size` bytes, mapped: zeroed by wgpu where it maps it, or
+    /// (`gpu_clear`, large, and the adapter allowing it) cleared by the GPU first, so that
+    /// the mapping finds it initialized.
+    async fn new_staging(&self, size: u64, gpu_clear: bool) -> Result<wgpu::Buffer> {
         self.pool.staging.created.fetch_add(1, Ordering::Relaxed);
         let t = super::clock();
-        let cleared = size >= GPU_CLEARED_BYTES
+        let cleared = gpu_clear
+            && size >= GPU_CLEARED_BYTES
             && self
                 .features
                 .contains(wgpu::Features::MAPPABLE_PRIMARY_BUFFERS);
-        #[cfg(test)]
-        let cleared = cleared && !self.pool.staging.zeroed_by_wgpu.load(Ordering::Relaxed);
         let mut usage = wgpu::BufferUsages::MAP_WRITE | wgpu::BufferUsages::COPY_SRC;
         if cleared {
             usage |= wgpu::BufferUsages::COPY_DST;
@@ -339,8 +342,8 @@ mod tests {
     }
 
     fn uploads_land_whole_with_zeros_after_and_reuse_their_buffers(gpu: &Gpu) {
-        // Past PARALLEL_BYTES and not a whole number of pieces: written on all cores.
-        // Large enough for the GPU to clear where it can.
+        // Past PARALLEL_BYTES and not a whole number of pieces: written on all cores;
+        // large enough for the GPU to clear where it makes it ahead.
         let len = GPU_CLEARED_BYTES + 3 * PIECE as u64 + 4 * 1001;
         let full = bytes(1, len as usize);
         assert!(through_staging(gpu, len, &[&full]) == full);
@@ -378,29 +381,20 @@ mod tests {
 
     #[test]
     fn staged_uploads_land_whole_with_zeros_after_and_reuse_their_buffers() {
+        // Buffers made as uploads need them: zeroed by wgpu.
+        uploads_land_whole_with_zeros_after_and_reuse_their_buffers(&gpu());
+    }
+
+    #[test]
+    fn prewarmed_staging_serves_the_first_uploads_the_same() {
         let gpu = gpu();
         assert!(
             gpu.features
                 .contains(wgpu::Features::MAPPABLE_PRIMARY_BUFFERS),
-            "the tests' adapter clears new staging buffers on the GPU"
+            "the tests' adapter lets the GPU clear staging made ahead"
         );
-        uploads_land_whole_with_zeros_after_and_reuse_their_buffers(&gpu);
-    }
-
-    #[test]
-    fn staging_zeroed_by_wgpu_serves_the_same() {
-        let gpu = gpu();
-        gpu.pool
-            .staging
-            .zeroed_by_wgpu
-            .store(true, Ordering::Relaxed);
-        uploads_land_whole_with_zeros_after_and_reuse_their_buffers(&gpu);
-    }
-
-    #[test]
-    fn prewarmed_staging_serves_the_first_uploads() {
-        let gpu = gpu();
-        let len = GPU_CLEARED_BYTES + 100;
+        // Two of the uploads' size, made ahead: cleared by the GPU.
+        let len = GPU_CLEARED_BYTES + 3 * PIECE as u64 + 4 * 1001;
         pollster::block_on(gpu.prewarm_staging(len, 2)).expect("prewarmed");
         assert_eq!(gpu.pool.staging.created.load(Ordering::Relaxed), 2);
         let held: Vec<_> = (0..2)
@@ -408,6 +402,9 @@ mod tests {
             .collect();
         assert_eq!(gpu.pool.staging.created.load(Ordering::Relaxed), 2);
         drop(held);
+        // They serve as buffers made on demand do.
+        uploads_land_whole_with_zeros_after_and_reuse_their_buffers(&gpu);
+        assert_eq!(gpu.pool.staging.created.load(Ordering::Relaxed), 3);
     }
 
     #[test]

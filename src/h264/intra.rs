@@ -313,7 +313,10 @@ impl IntraGpu {
 
     /// Upload `pictures` (each of this front end's size) and record their front end into
     /// `encoder`: the batch's headers and levels are ready for CAVLC once it runs.
-    /// With `profiler`, the pass is timed as `intra`.
+    /// With `profiler`, the pass is timed as `intra`. The pictures go through a staging
+    /// buffer of the pool ([`Gpu::staged_upload`]: async, since a new one may wait for
+    /// the GPU to clear it), which the batch holds: submit `encoder` before dropping the
+    /// batch.
     pub async fn encode_into(
         &self,
         gpu: &Gpu,
