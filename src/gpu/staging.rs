@@ -1,9 +1,9 @@
 //! Uploads through host-writable buffers that stay mapped between uses.
 //!
 //! `Queue::write_buffer` creates a new staging buffer for every call, and a large one costs
-//! more to create and to touch for the first time than to fill: on the H200 the memory
-//! is mapped into the process page by page as it is first written, so each 100 MB batch
-//! of H.264 pictures paid for about 25,000 page faults before its copy. A
+//! more to create and to touch for the first time than to fill: each 100 MB batch of
+//! H.264 pictures took 7.8 ms to upload and record that way on the H200, 4.0 ms through a
+//! buffer kept mapped (docs/results.md, "Twenty-sixth pass"). A
 //! [`StagedUpload`] takes a buffer from a pool of buffers that are already mapped, is
 //! written in place, records its copy into the caller's encoder, and once its
 //! submission is made goes back to be mapped again when the GPU is done with it.
@@ -42,9 +42,18 @@ struct MappedPiece<'a>(wgpu::WriteOnly<'a, [u8]>);
 unsafe impl Send for MappedPiece<'_> {}
 
 /// Idle staging buffers by size class, every one of them mapped for writing.
+type MappedLists = Arc<Mutex<HashMap<u64, Vec<wgpu::Buffer>>>>;
+
+/// Put a mapped, idle `buffer` back on its size class's list.
+fn keep_mapped(lists: &MappedLists, buffer: wgpu::Buffer) {
+    if let Ok(mut m) = lists.lock() {
+        m.entry(buffer.size()).or_default().push(buffer);
+    }
+}
+
 #[derive(Default)]
 pub(crate) struct StagingPool {
-    mapped: Arc<Mutex<HashMap<u64, Vec<wgpu::Buffer>>>>,
+    mapped: MappedLists,
     /// Buffers given back whose mapping has not completed yet.
     remapping: Arc<AtomicUsize>,
     /// Buffers created (the tests' proof of reuse).
@@ -83,7 +92,7 @@ pub struct StagedUpload {
     buffer: Option<wgpu::Buffer>,
     len: u64,
     mapped: bool,
-    mapped_free: Arc<Mutex<HashMap<u64, Vec<wgpu::Buffer>>>>,
+    mapped_free: MappedLists,
     remapping: Arc<AtomicUsize>,
 }
 
@@ -273,14 +282,11 @@ impl Drop for StagedUpload {
         let Some(buffer) = self.buffer.take() else {
             return;
         };
-        let class = buffer.size();
-        if class > KEPT_BYTES_MAX {
+        if buffer.size() > KEPT_BYTES_MAX {
             return;
         }
         if self.mapped {
-            if let Ok(mut m) = self.mapped_free.lock() {
-                m.entry(class).or_default().push(buffer);
-            }
+            keep_mapped(&self.mapped_free, buffer);
             return;
         }
         // Mapped again once the GPU has finished the copy, then idle in the pool; a
@@ -292,9 +298,7 @@ impl Drop for StagedUpload {
         buffer.map_async(wgpu::MapMode::Write, .., move |mapped| {
             remapping.fetch_sub(1, Ordering::AcqRel);
             if mapped.is_ok() {
-                if let Ok(mut m) = free.lock() {
-                    m.entry(class).or_default().push(again);
-                }
+                keep_mapped(&free, again);
             }
         });
     }
