@@ -6,6 +6,7 @@
 
 mod common;
 
+use parvlc::gpu::Gpu;
 use parvlc::h264::intra::{IntraGpu, MbSchedule};
 use parvlc::h264::{encode_picture_levels, EncoderConfig, Geometry, LumaModes, Picture};
 use parvlc::testdata::SplitMix64;
@@ -68,7 +69,20 @@ fn check_on(
     batch: usize,
     luma: LumaModes,
 ) -> (usize, usize) {
-    let gpu = common::gpu();
+    check_with(common::gpu(), schedule, w, h, qp, slice_rows, batch, luma)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn check_with(
+    gpu: &Gpu,
+    schedule: MbSchedule,
+    w: u32,
+    h: u32,
+    qp: u8,
+    slice_rows: Option<u32>,
+    batch: usize,
+    luma: LumaModes,
+) -> (usize, usize) {
     let config = EncoderConfig {
         qp,
         slice_rows,
@@ -130,6 +144,34 @@ fn check_on(
 }
 
 const ALL: [LumaModes; 3] = [LumaModes::Auto, LumaModes::Intra16x16, LumaModes::Intra4x4];
+
+#[test]
+fn pictures_read_where_written_or_from_a_copy_code_the_same() {
+    // The default context binds a batch's staging buffer as the front end's input; the
+    // browser-like one (no mapped storage) copies it to GPU memory first.
+    let staged = |gpu: &Gpu| {
+        let mut upload = pollster::block_on(gpu.staged_upload(256)).unwrap();
+        upload.bind().is_some()
+    };
+    assert!(
+        staged(common::gpu()),
+        "the default context reads uploads in place"
+    );
+    let copying = common::gpu_workgroup_flavour();
+    assert!(!staged(copying), "the browser-like context copies uploads");
+    for (w, h, rows) in [(48, 32, None), (37, 21, Some(1))] {
+        check_with(
+            copying,
+            MbSchedule::Chained,
+            w,
+            h,
+            26,
+            rows,
+            3,
+            LumaModes::Auto,
+        );
+    }
+}
 
 #[test]
 fn one_picture_one_macroblock() {

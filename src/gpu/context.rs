@@ -14,6 +14,11 @@ pub struct GpuOptions {
     pub allow_subgroups: bool,
     /// Request timestamp queries where the adapter has them.
     pub allow_timestamps: bool,
+    /// Let buffers the host maps also be storage where the adapter allows it (wgpu's
+    /// `MAPPABLE_PRIMARY_BUFFERS`, native only): shaders then read an upload where it was
+    /// written and write some outputs where the host reads them, with no copy (tests
+    /// turn this off to prove the copies a browser makes).
+    pub allow_mapped_storage: bool,
     /// Where compiled pipelines are kept across processes (one file per adapter), where
     /// the backend can cache them (Vulkan): by default the user's cache directory
     /// (`$PARVLC_CACHE_DIR`, `$XDG_CACHE_HOME/parvlc`, `~/.cache/parvlc`); `None` keeps
@@ -35,6 +40,7 @@ impl Default for GpuOptions {
         GpuOptions {
             allow_subgroups: true,
             allow_timestamps: true,
+            allow_mapped_storage: true,
             #[cfg(not(target_arch = "wasm32"))]
             pipeline_cache: super::disk_cache::default_dir(),
             #[cfg(target_arch = "wasm32")]
@@ -114,8 +120,9 @@ impl Gpu {
             wanted |= wgpu::Features::PIPELINE_CACHE;
         }
         // Storage the host maps: an encode's output written where the host reads it
-        // (`CuvleConfig::host_output`). Native only; asked for, never required.
-        if cfg!(not(target_arch = "wasm32")) {
+        // (`CuvleConfig::host_output`), an upload read where it was written
+        // (`StagedUpload::bind`). Native only; asked for, never required.
+        if cfg!(not(target_arch = "wasm32")) && options.allow_mapped_storage {
             wanted |= wgpu::Features::MAPPABLE_PRIMARY_BUFFERS;
         }
         let features = available & wanted;

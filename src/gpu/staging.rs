@@ -167,6 +167,14 @@ impl Gpu {
         if cleared {
             usage |= wgpu::BufferUsages::COPY_DST;
         }
+        // Where the adapter allows it, a shader may also read the upload where it lies
+        // (`StagedUpload::bind`), with no copy.
+        if self
+            .features
+            .contains(wgpu::Features::MAPPABLE_PRIMARY_BUFFERS)
+        {
+            usage |= wgpu::BufferUsages::STORAGE;
+        }
         let buffer = self.device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("parvlc.staging"),
             size,
@@ -262,6 +270,25 @@ impl StagedUpload {
         }
         rest.fill(0);
         Ok(())
+    }
+
+    /// The upload's bytes as a storage binding that shaders read across the link, with
+    /// no copy, where the adapter lets mapped memory be storage; `None` elsewhere (copy
+    /// it with [`Self::copy_to`]). Keep the upload until the work that reads it is
+    /// submitted, as after a copy.
+    pub fn bind(&mut self) -> Option<wgpu::BufferBinding<'_>> {
+        if !self.buffer().usage().contains(wgpu::BufferUsages::STORAGE) || self.len == 0 {
+            return None;
+        }
+        if self.mapped {
+            self.buffer().unmap();
+            self.mapped = false;
+        }
+        Some(wgpu::BufferBinding {
+            buffer: self.buffer(),
+            offset: 0,
+            size: wgpu::BufferSize::new(self.len),
+        })
     }
 
     /// Record the copy of the upload's bytes to `offset` of `dst` (COPY_DST) into

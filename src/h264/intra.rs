@@ -155,7 +155,7 @@ pub struct IntraBatch {
     pictures: u32,
     params: IntraParams,
     geometry: Geometry,
-    _src: PooledBuffer,
+    _src: Option<PooledBuffer>,
     // Held until the batch is done: its submission must come before it is mapped again.
     _staging: StagedUpload,
     _uniforms: PooledBuffer,
@@ -349,7 +349,6 @@ impl IntraGpu {
             | wgpu::BufferUsages::COPY_SRC
             | wgpu::BufferUsages::COPY_DST;
         let n_mbs = params.n_mbs as u64 * n as u64;
-        let src = gpu.pooled_buffer(params.src_words as u64 * 4 * n as u64, storage);
         let recon = gpu.pooled_buffer(params.recon_words as u64 * 4 * n as u64, storage);
         let levels = gpu.pooled_buffer(n_mbs * MB_LEVELS as u64 * 2, storage);
         let choices = gpu.pooled_buffer(n_mbs * 4, storage);
@@ -373,7 +372,18 @@ impl IntraGpu {
             })
             .collect();
         staging.write(&planes)?;
-        staging.copy_to(encoder, &src, 0);
+        // The front end reads the pictures across the link where they were written,
+        // where the adapter allows it, else from a copy in GPU memory (on the H200 the
+        // front end's time is the same either way, and the copy of a batch of 48 1080p
+        // pictures is gone from the queue: docs/h264.md, "The twenty-seventh pass").
+        let src = match staging.bind().is_some() {
+            true => None,
+            false => {
+                let src = gpu.pooled_buffer(params.src_words as u64 * 4 * n as u64, storage);
+                staging.copy_to(encoder, &src, 0);
+                Some(src)
+            }
+        };
         // One uniform block per dispatch (for waves: the wave and its lowest row), at the
         // offsets the device aligns uniform bindings to.
         let rows = params.rows_per_slice;
@@ -408,6 +418,13 @@ impl IntraGpu {
                 .copy_from_slice(bytemuck::bytes_of(block));
         }
         gpu.queue.write_buffer(&uniforms, 0, &blocks);
+        let src_binding = match &src {
+            Some(src) => src.as_entire_buffer_binding(),
+            None => staging.bind().ok_or_else(|| Error::Gpu {
+                stage: "h264 intra",
+                message: "the upload cannot be bound".into(),
+            })?,
+        };
         let bind = |built: &Built, i: usize| {
             gpu.bind(
                 built,
@@ -420,7 +437,7 @@ impl IntraGpu {
                             size: wgpu::BufferSize::new(std::mem::size_of::<IntraParams>() as u64),
                         },
                     ),
-                    (1, src.as_entire_buffer_binding()),
+                    (1, src_binding.clone()),
                     (2, recon.as_entire_buffer_binding()),
                     (3, levels.as_entire_buffer_binding()),
                     (4, choices.as_entire_buffer_binding()),

@@ -30,7 +30,9 @@ pub mod y4m_file;
 
 pub use macroblock::LumaModes;
 pub use slices::encode_picture_levels;
-pub use stream::{cpu_slice_data, write_picture, Encoded, Encoder, EncoderConfig, FrontEnd};
+pub use stream::{
+    cpu_slice_data, default_depth, write_picture, Encoded, Encoder, EncoderConfig, FrontEnd,
+};
 
 use crate::{Error, Result};
 

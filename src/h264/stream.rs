@@ -21,12 +21,24 @@ use crate::{Engine, Error, Result};
 /// Batches of the GPU front end in flight at once for batches of `depth` pictures: about
 /// 64 pictures in all, two to four batches. Each batch is one dispatch of its front end
 /// (or a dispatch per wave), then CAVLC, and the batches in flight hide the host's part
-/// (upload, readback, NAL units). On the H200, 1920 1080p frames: depth 32 with two in
-/// flight 2.14-2.30 s, 48 with two 2.03-2.23 s (85 MB more), 64 with two 2.29-2.32 s
-/// (docs/h264.md, "The twenty-fifth pass").
+/// (upload, readback, NAL units). On the H200, 1920 1080p frames at depth 48: two in
+/// flight 1.86-1.88 s, three 1.88-1.92 s (docs/h264.md, "The twenty-seventh pass").
 #[cfg(not(target_arch = "wasm32"))]
 fn gpu_coders(depth: usize) -> usize {
     (64 / depth.max(1)).clamp(2, 4)
+}
+
+/// Macroblocks the GPU front end codes in one batch by default: 48 1080p pictures.
+const DEFAULT_BATCH_MBS: u64 = 48 * 120 * 68;
+
+/// How many `width` x `height` pictures [`Encoder::encode_stream`] should code at once on
+/// the GPU front end: 48 1080p pictures (the one-slice front end's chain of macroblocks
+/// keeps a smaller batch from filling the GPU), as many macroblocks of larger pictures
+/// (12 of 4K), at most 64. On the H200, 1920 1080p frames at 32, 40, 48 and 64: 1.98-2.01,
+/// 1.93-1.94, 1.86-1.88 and 1.89 s (docs/h264.md, "The twenty-seventh pass").
+pub fn default_depth(width: u32, height: u32) -> usize {
+    let mbs = width.div_ceil(16) as u64 * height.div_ceil(16) as u64;
+    (DEFAULT_BATCH_MBS / mbs.max(1)).clamp(1, 64) as usize
 }
 
 /// What the encoder is asked for.
@@ -178,6 +190,48 @@ pub struct Encoder {
     keep_recon: bool,
     keep_frame: bool,
     pictures: u64,
+    /// Open once the first batch is submitted (or its coder stopped): a stream's other
+    /// coders start after it, so that the first batch's buffers are made alone.
+    first_submitted: Latch,
+}
+
+/// A one-way gate: closed until opened, then open for good.
+#[derive(Default)]
+struct Latch {
+    open: std::sync::Mutex<bool>,
+    opened: std::sync::Condvar,
+}
+
+impl Latch {
+    fn open(&self) {
+        if let Ok(mut open) = self.open.lock() {
+            *open = true;
+            self.opened.notify_all();
+        }
+    }
+
+    fn is_open(&self) -> bool {
+        self.open.lock().map_or(true, |open| *open)
+    }
+
+    /// Block until the latch opens (native threads only: the browser never waits).
+    #[cfg(not(target_arch = "wasm32"))]
+    fn wait(&self) {
+        if let Ok(open) = self.open.lock() {
+            let _open = self.opened.wait_while(open, |open| !*open);
+        }
+    }
+}
+
+/// Opens a latch when dropped: a coder that stops for any reason lets the others start.
+#[cfg(not(target_arch = "wasm32"))]
+struct OpenOnDrop<'a>(&'a Latch);
+
+#[cfg(not(target_arch = "wasm32"))]
+impl Drop for OpenOnDrop<'_> {
+    fn drop(&mut self) {
+        self.0.open();
+    }
 }
 
 impl Encoder {
@@ -227,6 +281,7 @@ impl Encoder {
             keep_recon: true,
             keep_frame: true,
             pictures: 0,
+            first_submitted: Latch::default(),
         })
     }
 
@@ -339,6 +394,14 @@ impl Encoder {
         drop(refs);
         drop(pictures);
         profiler.resolve(&mut encoder);
+        // The stream's first batch submits its front end on its own: the GPU codes it
+        // while CAVLC's buffers are made (on the H200 a batch of 48 1080p pictures'
+        // took 0.1 s, the front end 26 ms). Later batches submit once, so that each
+        // batch's CAVLC follows its own front end and not another coder's.
+        if !self.first_submitted.is_open() {
+            gpu.queue.submit([encoder.finish()]);
+            encoder = gpu.device.create_command_encoder(&Default::default());
+        }
         let t1 = crate::gpu::clock();
         let frames: Vec<_> = (0..n_pictures)
             .map(|k| batch.gpu_frame(gpu, &mut encoder, k, starts.clone()))
@@ -351,6 +414,7 @@ impl Encoder {
         let recorded = stages.record_finish(gpu, &mut encoder, &pending, quota)?;
         let status = gpu.record_reads(&mut encoder, &[batch.status_range()]);
         gpu.queue.submit([encoder.finish()]);
+        self.first_submitted.open();
         let t2 = crate::gpu::clock();
         // (Timestamps are read once their submission is made: read before it, they were
         // never written, and the read stalled the recording.)
@@ -556,47 +620,57 @@ impl Encoder {
                 }
             }
             let from_reader = &from_reader;
-            for _ in 0..coders {
+            for coder in 0..coders {
                 let to_sink = to_sink.clone();
-                s.spawn(move || loop {
-                    // Up to `batch` consecutive pictures (fewer at the end of the input).
-                    let waited = crate::gpu::clock();
-                    let jobs: Result<Vec<(u64, Picture)>> = match from_reader.lock() {
-                        Ok(rx) => rx.iter().take(batch).collect(),
-                        Err(_) => return,
-                    };
-                    if let (Some(t), Ok(jobs)) = (waited, &jobs) {
-                        log::debug!(
-                            "h264 coder waited {:.1} ms for {} pictures",
-                            t.elapsed().as_secs_f64() * 1e3,
-                            jobs.len()
-                        );
+                s.spawn(move || {
+                    // The first coder's first batch makes its buffers alone (they are
+                    // made as it records, the first time: two coders' together took
+                    // 0.2 s on the H200); the others start once it is submitted.
+                    let latch = &this.first_submitted;
+                    let _opens = (coder == 0).then(|| OpenOnDrop(latch));
+                    if coder > 0 && batch > 1 {
+                        latch.wait();
                     }
-                    let coded = jobs.and_then(|jobs| {
-                        let Some(&(index, _)) = jobs.first() else {
-                            return Ok(Vec::new());
+                    loop {
+                        // Up to `batch` consecutive pictures (fewer at the end of the input).
+                        let waited = crate::gpu::clock();
+                        let jobs: Result<Vec<(u64, Picture)>> = match from_reader.lock() {
+                            Ok(rx) => rx.iter().take(batch).collect(),
+                            Err(_) => return,
                         };
-                        if batch == 1 {
-                            let (_, picture) = &jobs[0];
-                            let coded = this.encode_with(picture, index, wavefront);
-                            return pollster::block_on(coded).map(|c| vec![(index, c)]);
+                        if let (Some(t), Ok(jobs)) = (waited, &jobs) {
+                            log::debug!(
+                                "h264 coder waited {:.1} ms for {} pictures",
+                                t.elapsed().as_secs_f64() * 1e3,
+                                jobs.len()
+                            );
                         }
-                        let pictures: Vec<Picture> = jobs.into_iter().map(|(_, p)| p).collect();
-                        let coded = pollster::block_on(this.encode_batches(pictures, index))?;
-                        Ok((index..).zip(coded).collect())
-                    });
-                    match coded {
-                        Ok(done) if done.is_empty() => return,
-                        Ok(done) => {
-                            for item in done {
-                                if to_sink.send(Ok(item)).is_err() {
-                                    return;
+                        let coded = jobs.and_then(|jobs| {
+                            let Some(&(index, _)) = jobs.first() else {
+                                return Ok(Vec::new());
+                            };
+                            if batch == 1 {
+                                let (_, picture) = &jobs[0];
+                                let coded = this.encode_with(picture, index, wavefront);
+                                return pollster::block_on(coded).map(|c| vec![(index, c)]);
+                            }
+                            let pictures: Vec<Picture> = jobs.into_iter().map(|(_, p)| p).collect();
+                            let coded = pollster::block_on(this.encode_batches(pictures, index))?;
+                            Ok((index..).zip(coded).collect())
+                        });
+                        match coded {
+                            Ok(done) if done.is_empty() => return,
+                            Ok(done) => {
+                                for item in done {
+                                    if to_sink.send(Ok(item)).is_err() {
+                                        return;
+                                    }
                                 }
                             }
-                        }
-                        Err(e) => {
-                            let _ = to_sink.send(Err(e));
-                            return;
+                            Err(e) => {
+                                let _ = to_sink.send(Err(e));
+                                return;
+                            }
                         }
                     }
                 });
@@ -643,4 +717,37 @@ pub fn cpu_slice_data(frame: &Frame) -> Result<Vec<(Vec<u8>, u64)>> {
             Ok((b.bytes, b.bits))
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_default_depth_holds_48_1080p_pictures_of_macroblocks() {
+        assert_eq!(default_depth(1920, 1080), 48);
+        assert_eq!(default_depth(3840, 2160), 12);
+        assert_eq!(default_depth(7680, 4320), 3);
+        // Small pictures: at most 64 at once.
+        assert_eq!(default_depth(1280, 720), 64);
+        assert_eq!(default_depth(1, 1), 64);
+        // Larger than 48 1080p pictures: still one.
+        assert_eq!(default_depth(65535, 65535), 1);
+    }
+
+    #[cfg(not(target_arch = "wasm32"))]
+    #[test]
+    fn a_latch_lets_waiters_go_once_opened_even_by_a_drop() {
+        let latch = Latch::default();
+        assert!(!latch.is_open());
+        std::thread::scope(|s| {
+            let waiter = s.spawn(|| latch.wait());
+            std::thread::sleep(std::time::Duration::from_millis(20));
+            assert!(!waiter.is_finished(), "went through a closed latch");
+            drop(OpenOnDrop(&latch));
+            waiter.join().unwrap();
+        });
+        assert!(latch.is_open());
+        latch.wait();
+    }
 }

@@ -34,7 +34,18 @@ impl Y4mInput {
     /// read by `threads` threads at most `ahead` frames past the last one handed out, where
     /// they lie at fixed offsets.
     pub fn open(path: &Path, threads: usize, ahead: usize) -> Result<Y4mInput> {
+        Self::open_sized(path, threads, |_| ahead)
+    }
+
+    /// [`Self::open`], how far ahead chosen from the file's header (a batch of pictures
+    /// of its size).
+    pub fn open_sized(
+        path: &Path,
+        threads: usize,
+        ahead: impl FnOnce(&Y4mHeader) -> usize,
+    ) -> Result<Y4mInput> {
         let reader = Y4mReader::open(path)?;
+        let ahead = ahead(reader.header());
         match Y4mFrames::layout(path, &reader) {
             Some((file, start, count)) => Ok(Y4mInput::Parallel(Y4mFrames::start(
                 path,

@@ -46,13 +46,15 @@ pub fn gpu() -> &'static Gpu {
 }
 
 /// A second context as a browser runs the stages: subgroups off (the workgroup-memory
-/// flavour) and naga's runtime checks kept in every module. The default context proves
-/// the modules built without them.
+/// flavour), naga's runtime checks kept in every module, and no mapped buffer used as
+/// storage (uploads and outputs copied). The default context proves the modules built
+/// without the checks, and the paths that copy less.
 pub fn gpu_workgroup_flavour() -> &'static Gpu {
     static GPU: OnceLock<Gpu> = OnceLock::new();
     GPU.get_or_init(|| {
         open(GpuOptions {
             allow_subgroups: false,
+            allow_mapped_storage: false,
             runtime_checks: true,
             ..Default::default()
         })

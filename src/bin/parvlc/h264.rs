@@ -42,18 +42,18 @@ pub struct H264Args {
     #[arg(long)]
     force: bool,
     /// Pictures coded at once (intra pictures are independent): with the GPU front end a
-    /// batch of this many, about 64 pictures in flight in two to four batches (1080p at
-    /// 32: peak about 600 MB; 48 measured no faster for 85 MB more); with the CPU's, one
-    /// per coder.
-    #[arg(long, default_value_t = 32, value_parser = clap::value_parser!(u32).range(1..=64))]
-    depth: u32,
+    /// batch of this many, two or more batches in flight (default: 48 of 1080p, as many
+    /// macroblocks of larger pictures, at most 64; 1080p at 48: peak about 800 MB), the
+    /// Y4M file read as far ahead; with the CPU's, one per coder.
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=64))]
+    depth: Option<u32>,
     #[command(flatten)]
     backend: crate::BackendArg,
 }
 
-/// Threads reading a Y4M file's frames, and how far they read ahead of the encoder.
+/// Threads reading a Y4M file's frames, a batch ahead of the encoder (16 frames ahead, a
+/// coder at depth 48 waited 9 ms a batch for its pictures on the H200).
 const Y4M_READERS: usize = 4;
-const Y4M_AHEAD: usize = 16;
 
 pub fn encode(a: H264Args) -> Result<()> {
     let (input, output) = (&a.input, &a.output);
@@ -76,8 +76,13 @@ pub fn encode(a: H264Args) -> Result<()> {
         .map(|p| OutputFile::create(p, a.force))
         .transpose()?;
     // A regular file's frames are read ahead at their offsets on threads of their own.
-    let mut reader = h264::y4m_file::Y4mInput::open(input, Y4M_READERS, Y4M_AHEAD)?;
+    let depth = |h: &h264::y4m::Y4mHeader| {
+        a.depth
+            .map_or_else(|| h264::default_depth(h.width, h.height), |d| d as usize)
+    };
+    let mut reader = h264::y4m_file::Y4mInput::open_sized(input, Y4M_READERS, depth)?;
     let header = reader.header().clone();
+    let depth = depth(&header);
     // The first frame before the GPU: a cut-off pipe fails before the driver starts.
     let first = reader.read_frame()?;
     let engine = crate::open_engine(a.backend.backend)?;
@@ -104,7 +109,7 @@ pub fn encode(a: H264Args) -> Result<()> {
         Some(p) => Ok(Some(p)),
         None => reader.read_frame(),
     };
-    let coded = encoder.encode_stream(a.depth as usize, &mut next, &mut |coded| {
+    let coded = encoder.encode_stream(depth, &mut next, &mut |coded| {
         out.write_all(&coded.bytes)?;
         bytes += coded.bytes.len() as u64;
         if let (Some(r), Some(recon)) = (recon_out.as_mut(), &coded.recon) {
