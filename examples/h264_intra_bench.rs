@@ -63,12 +63,7 @@ fn main() -> parvlc::Result<()> {
             for _ in 0..runs {
                 let mut profiler = Profiler::new(&gpu, 2);
                 let mut encoder = gpu.device.create_command_encoder(&Default::default());
-                let done = pollster::block_on(front.encode_into(
-                    &gpu,
-                    &mut encoder,
-                    Some(&mut profiler),
-                    &refs,
-                ))?;
+                let done = front.encode_into(&gpu, &mut encoder, Some(&mut profiler), &refs)?;
                 profiler.resolve(&mut encoder);
                 let starts = config.slice_starts(&geometry);
                 let frames: Vec<_> = (0..batch)

@@ -57,19 +57,16 @@ fn check(
     batch: usize,
     luma: LumaModes,
 ) -> (usize, usize) {
-    check_on(MbSchedule::Chained, w, h, qp, slice_rows, batch, luma)
-}
-
-fn check_on(
-    schedule: MbSchedule,
-    w: u32,
-    h: u32,
-    qp: u8,
-    slice_rows: Option<u32>,
-    batch: usize,
-    luma: LumaModes,
-) -> (usize, usize) {
-    check_with(common::gpu(), schedule, w, h, qp, slice_rows, batch, luma)
+    check_with(
+        common::gpu(),
+        MbSchedule::Chained,
+        w,
+        h,
+        qp,
+        slice_rows,
+        batch,
+        luma,
+    )
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -102,8 +99,9 @@ fn check_with(
         .collect();
     let refs: Vec<&Picture> = pictures.iter().collect();
     let mut encoder = gpu.device.create_command_encoder(&Default::default());
-    let batch_gpu =
-        pollster::block_on(front.encode_into(gpu, &mut encoder, None, &refs)).expect("recorded");
+    let batch_gpu = front
+        .encode_into(gpu, &mut encoder, None, &refs)
+        .expect("recorded");
     gpu.queue.submit([encoder.finish()]);
     pollster::block_on(batch_gpu.check(gpu)).expect("every macroblock codable");
     let what = format!("{w}x{h} QP {qp} slices {slice_rows:?} luma {luma:?} {schedule:?}");
@@ -150,7 +148,7 @@ fn pictures_read_where_written_or_from_a_copy_code_the_same() {
     // The default context binds a batch's staging buffer as the front end's input; the
     // browser-like one (no mapped storage) copies it to GPU memory first.
     let staged = |gpu: &Gpu| {
-        let mut upload = pollster::block_on(gpu.staged_upload(256)).unwrap();
+        let mut upload = gpu.staged_upload(256).unwrap();
         upload.bind().is_some()
     };
     assert!(
@@ -216,10 +214,20 @@ fn every_intra4x4_mode_forced_at_picture_and_slice_edges() {
 #[test]
 fn the_wave_schedule_codes_the_same() {
     for luma in ALL {
-        check_on(MbSchedule::Waves, 37, 21, 0, Some(1), 2, luma);
-        check_on(MbSchedule::Waves, 80, 48, 27, None, 3, luma);
+        check_with(
+            common::gpu(),
+            MbSchedule::Waves,
+            37,
+            21,
+            0,
+            Some(1),
+            2,
+            luma,
+        );
+        check_with(common::gpu(), MbSchedule::Waves, 80, 48, 27, None, 3, luma);
     }
-    check_on(
+    check_with(
+        common::gpu(),
         MbSchedule::Waves,
         48,
         32,
@@ -353,7 +361,8 @@ fn cavlc_codes_a_batch_from_its_ranges_or_from_copies() {
     let starts = config.slice_starts(&geometry);
     for copied in [false, true] {
         let mut encoder = gpu.device.create_command_encoder(&Default::default());
-        let batch = pollster::block_on(front.encode_into(gpu, &mut encoder, None, &refs))
+        let batch = front
+            .encode_into(gpu, &mut encoder, None, &refs)
             .expect("recorded");
         let frames: Vec<_> = (0..refs.len())
             .map(|k| match copied {

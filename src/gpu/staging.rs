@@ -99,16 +99,19 @@ pub struct StagedUpload {
 impl Gpu {
     /// A mapped buffer for an upload of `len` bytes (rounded up to a multiple of 4, as
     /// copies are): from the staging pool if one of its size class is mapped and idle,
-    /// otherwise a new one (zeroed by wgpu: see [`Self::prewarm_staging`]).
-    pub async fn staged_upload(&self, len: u64) -> Result<StagedUpload> {
-        self.staged(len, false).await
+    /// otherwise a new one (zeroed by wgpu: see [`Self::prewarm_staging`]). Never waits.
+    pub fn staged_upload(&self, len: u64) -> Result<StagedUpload> {
+        let len = len.next_multiple_of(wgpu::COPY_BUFFER_ALIGNMENT);
+        let buffer = match self.idle_staging(size_class(len)) {
+            Some(b) => b,
+            None => self.new_staging(size_class(len)),
+        };
+        Ok(self.staged(buffer, len))
     }
 
-    /// [`Self::staged_upload`]; a new buffer cleared by the GPU where `gpu_clear` and the
-    /// adapter allow.
-    async fn staged(&self, len: u64, gpu_clear: bool) -> Result<StagedUpload> {
-        let len = len.next_multiple_of(wgpu::COPY_BUFFER_ALIGNMENT);
-        let class = size_class(len);
+    /// An idle mapped staging buffer of size class `class` (or a larger one for a large
+    /// upload), if the pool has one.
+    fn idle_staging(&self, class: u64) -> Option<wgpu::Buffer> {
         let pool = &self.pool.staging;
         let reused = pool.take(class);
         // A buffer given back may have finished its copy without anyone polling since:
@@ -121,17 +124,18 @@ impl Gpu {
             }
             reused => reused,
         };
-        let buffer = match reused {
-            Some(b) => b,
-            None => self.new_staging(class, gpu_clear).await?,
-        };
-        Ok(StagedUpload {
+        reused
+    }
+
+    fn staged(&self, buffer: wgpu::Buffer, len: u64) -> StagedUpload {
+        let pool = &self.pool.staging;
+        StagedUpload {
             buffer: Some(buffer),
             len,
             mapped: true,
             mapped_free: pool.mapped.clone(),
             remapping: pool.remapping.clone(),
-        })
+        }
     }
 
     /// Have `count` staging buffers for uploads of `len` bytes mapped and idle, made now
@@ -143,66 +147,86 @@ impl Gpu {
     /// memory lies across the link), and a clear then would wait for the work queued
     /// before it.
     pub async fn prewarm_staging(&self, len: u64, count: usize) -> Result<()> {
+        let len = len.next_multiple_of(wgpu::COPY_BUFFER_ALIGNMENT);
+        let class = size_class(len);
         let mut made = Vec::with_capacity(count);
         for _ in 0..count {
-            made.push(self.staged(len, true).await?);
+            let buffer = match self.idle_staging(class) {
+                Some(b) => b,
+                None => self.new_staging_cleared(class).await?,
+            };
+            made.push(self.staged(buffer, len));
         }
         // Back to the pool, still mapped.
         drop(made);
         Ok(())
     }
 
-    /// A new staging buffer of `size` bytes, mapped: zeroed by wgpu where it maps it, or
-    /// (`gpu_clear`, large, and the adapter allowing it) cleared by the GPU first, so that
-    /// the mapping finds it initialized.
-    async fn new_staging(&self, size: u64, gpu_clear: bool) -> Result<wgpu::Buffer> {
-        self.pool.staging.created.fetch_add(1, Ordering::Relaxed);
+    /// A new staging buffer of `size` bytes, mapped at its creation: wgpu zeroes it where
+    /// it maps it.
+    fn new_staging(&self, size: u64) -> wgpu::Buffer {
         let t = super::clock();
-        let cleared = gpu_clear
-            && size >= GPU_CLEARED_BYTES
+        let buffer = self.create_staging(size, false);
+        if let Some(t) = t.filter(|_| size >= 1 << 20) {
+            log::debug!(
+                "staging: created {size} bytes (zeroed by wgpu) in {:.2} ms",
+                t.elapsed().as_secs_f64() * 1e3
+            );
+        }
+        buffer
+    }
+
+    /// A new staging buffer of `size` bytes, mapped: where it is large and the adapter
+    /// allows it, cleared by the GPU first, so that the mapping finds it initialized;
+    /// else as [`Self::new_staging`].
+    async fn new_staging_cleared(&self, size: u64) -> Result<wgpu::Buffer> {
+        let cleared = size >= GPU_CLEARED_BYTES
             && self
                 .features
                 .contains(wgpu::Features::MAPPABLE_PRIMARY_BUFFERS);
+        if !cleared {
+            return Ok(self.new_staging(size));
+        }
+        let t = super::clock();
+        let buffer = self.create_staging(size, true);
+        let mut encoder = self
+            .device
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                label: Some("parvlc.staging.clear"),
+            });
+        encoder.clear_buffer(&buffer, 0, None);
+        self.queue.submit([encoder.finish()]);
+        self.map_polled(&buffer, size, wgpu::MapMode::Write).await?;
+        if let Some(t) = t {
+            log::debug!(
+                "staging: created {size} bytes (cleared by the GPU) in {:.2} ms",
+                t.elapsed().as_secs_f64() * 1e3
+            );
+        }
+        Ok(buffer)
+    }
+
+    /// The buffer itself: a copy's source, mapped at creation unless `cleared` (then a
+    /// copy's destination too, for the GPU's clear); where the adapter allows it, also
+    /// storage that a shader reads in place (`StagedUpload::bind`).
+    fn create_staging(&self, size: u64, cleared: bool) -> wgpu::Buffer {
+        self.pool.staging.created.fetch_add(1, Ordering::Relaxed);
         let mut usage = wgpu::BufferUsages::MAP_WRITE | wgpu::BufferUsages::COPY_SRC;
         if cleared {
             usage |= wgpu::BufferUsages::COPY_DST;
         }
-        // Where the adapter allows it, a shader may also read the upload where it lies
-        // (`StagedUpload::bind`), with no copy.
         if self
             .features
             .contains(wgpu::Features::MAPPABLE_PRIMARY_BUFFERS)
         {
             usage |= wgpu::BufferUsages::STORAGE;
         }
-        let buffer = self.device.create_buffer(&wgpu::BufferDescriptor {
+        self.device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("parvlc.staging"),
             size,
             usage,
             mapped_at_creation: !cleared,
-        });
-        if cleared {
-            let mut encoder = self
-                .device
-                .create_command_encoder(&wgpu::CommandEncoderDescriptor {
-                    label: Some("parvlc.staging.clear"),
-                });
-            encoder.clear_buffer(&buffer, 0, None);
-            self.queue.submit([encoder.finish()]);
-            self.map_polled(&buffer, size, wgpu::MapMode::Write).await?;
-        }
-        if let Some(t) = t.filter(|_| size >= 1 << 20) {
-            log::debug!(
-                "staging: created {size} bytes ({}) in {:.2} ms",
-                if cleared {
-                    "cleared by the GPU"
-                } else {
-                    "zeroed by wgpu"
-                },
-                t.elapsed().as_secs_f64() * 1e3
-            );
-        }
-        Ok(buffer)
+        })
     }
 }
 
@@ -345,7 +369,7 @@ mod tests {
 
     /// `parts` staged, copied into a fresh buffer of the upload's length, and read back.
     fn through_staging(gpu: &Gpu, len: u64, parts: &[&[u8]]) -> Vec<u8> {
-        let mut staging = pollster::block_on(gpu.staged_upload(len)).expect("staged");
+        let mut staging = gpu.staged_upload(len).expect("staged");
         staging.write(parts).expect("written");
         let dst = gpu.device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("test.staging"),
@@ -429,7 +453,7 @@ mod tests {
         pollster::block_on(gpu.prewarm_staging(len, 2)).expect("prewarmed");
         assert_eq!(gpu.pool.staging.created.load(Ordering::Relaxed), 2);
         let held: Vec<_> = (0..2)
-            .map(|_| pollster::block_on(gpu.staged_upload(len)).expect("staged"))
+            .map(|_| gpu.staged_upload(len).expect("staged"))
             .collect();
         assert_eq!(gpu.pool.staging.created.load(Ordering::Relaxed), 2);
         drop(held);
@@ -441,7 +465,7 @@ mod tests {
     #[test]
     fn a_staged_upload_refuses_what_it_cannot_hold() {
         let gpu = gpu();
-        let mut staging = pollster::block_on(gpu.staged_upload(10)).expect("staged");
+        let mut staging = gpu.staged_upload(10).expect("staged");
         assert_eq!(staging.len(), 12);
         let e = staging.write(&[&[1u8; 8], &[2u8; 5]]).unwrap_err();
         assert!(e.to_string().contains("13 bytes"), "{e}");

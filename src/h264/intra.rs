@@ -314,10 +314,9 @@ impl IntraGpu {
     /// Upload `pictures` (each of this front end's size) and record their front end into
     /// `encoder`: the batch's headers and levels are ready for CAVLC once it runs.
     /// With `profiler`, the pass is timed as `intra`. The pictures go through a staging
-    /// buffer of the pool ([`Gpu::staged_upload`]: async, since a new one may wait for
-    /// the GPU to clear it), which the batch holds: submit `encoder` before dropping the
-    /// batch.
-    pub async fn encode_into(
+    /// buffer of the pool ([`Gpu::staged_upload`]), which the batch holds: submit
+    /// `encoder` before dropping the batch.
+    pub fn encode_into(
         &self,
         gpu: &Gpu,
         encoder: &mut wgpu::CommandEncoder,
@@ -362,7 +361,7 @@ impl IntraGpu {
         // Each picture's planes back to back, written straight into a mapped staging
         // buffer that the pool keeps mapped between batches.
         let picture_bytes = params.src_words as usize * 4;
-        let mut staging = gpu.staged_upload(self.upload_bytes(pictures.len())).await?;
+        let mut staging = gpu.staged_upload(self.upload_bytes(pictures.len()))?;
         // Each picture starts on a word: zeros after its planes up to the next.
         let planes: Vec<&[u8]> = pictures
             .iter()

@@ -3,7 +3,9 @@
 
 use std::borrow::Borrow;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
+#[cfg(not(target_arch = "wasm32"))]
+use std::sync::mpsc::{Receiver, SyncSender};
+use std::sync::{Arc, Condvar, Mutex};
 
 use rayon::prelude::*;
 
@@ -198,8 +200,8 @@ pub struct Encoder {
 /// A one-way gate: closed until opened, then open for good.
 #[derive(Default)]
 struct Latch {
-    open: std::sync::Mutex<bool>,
-    opened: std::sync::Condvar,
+    open: Mutex<bool>,
+    opened: Condvar,
 }
 
 impl Latch {
@@ -387,9 +389,8 @@ impl Encoder {
         let profile = log::log_enabled!(log::Level::Trace) && gpu.has_timestamps();
         let mut profiler = crate::gpu::Profiler::new(gpu, if profile { 1 } else { 0 });
         let mut encoder = gpu.device.create_command_encoder(&Default::default());
-        let batch = front
-            .encode_into(gpu, &mut encoder, profile.then_some(&mut profiler), &refs)
-            .await?;
+        let batch =
+            front.encode_into(gpu, &mut encoder, profile.then_some(&mut profiler), &refs)?;
         // Uploaded: owned pictures go now.
         drop(refs);
         drop(pictures);
@@ -557,7 +558,6 @@ impl Encoder {
     ) -> Result<u64> {
         use std::sync::atomic::AtomicBool;
         use std::sync::mpsc::sync_channel;
-        use std::sync::Mutex;
         if depth == 0 {
             return Err(Error::InvalidArgument(
                 "a depth of at least one picture".into(),
@@ -631,48 +631,7 @@ impl Encoder {
                     if coder > 0 && batch > 1 {
                         latch.wait();
                     }
-                    loop {
-                        // Up to `batch` consecutive pictures (fewer at the end of the input).
-                        let waited = crate::gpu::clock();
-                        let jobs: Result<Vec<(u64, Picture)>> = match from_reader.lock() {
-                            Ok(rx) => rx.iter().take(batch).collect(),
-                            Err(_) => return,
-                        };
-                        if let (Some(t), Ok(jobs)) = (waited, &jobs) {
-                            log::debug!(
-                                "h264 coder waited {:.1} ms for {} pictures",
-                                t.elapsed().as_secs_f64() * 1e3,
-                                jobs.len()
-                            );
-                        }
-                        let coded = jobs.and_then(|jobs| {
-                            let Some(&(index, _)) = jobs.first() else {
-                                return Ok(Vec::new());
-                            };
-                            if batch == 1 {
-                                let (_, picture) = &jobs[0];
-                                let coded = this.encode_with(picture, index, wavefront);
-                                return pollster::block_on(coded).map(|c| vec![(index, c)]);
-                            }
-                            let pictures: Vec<Picture> = jobs.into_iter().map(|(_, p)| p).collect();
-                            let coded = pollster::block_on(this.encode_batches(pictures, index))?;
-                            Ok((index..).zip(coded).collect())
-                        });
-                        match coded {
-                            Ok(done) if done.is_empty() => return,
-                            Ok(done) => {
-                                for item in done {
-                                    if to_sink.send(Ok(item)).is_err() {
-                                        return;
-                                    }
-                                }
-                            }
-                            Err(e) => {
-                                let _ = to_sink.send(Err(e));
-                                return;
-                            }
-                        }
-                    }
+                    this.run_coder(batch, wavefront, from_reader, to_sink);
                 });
             }
             drop(to_sink);
@@ -692,6 +651,61 @@ impl Encoder {
             self.pictures += n;
         }
         coded
+    }
+
+    /// One coder of [`Self::encode_stream`]: up to `batch` consecutive pictures at a time
+    /// from the reader until it runs dry, each batch coded and its pictures sent to the
+    /// sink; the first error is sent on and ends it.
+    #[cfg(not(target_arch = "wasm32"))]
+    fn run_coder(
+        &self,
+        batch: usize,
+        wavefront: bool,
+        from_reader: &Mutex<Receiver<Result<(u64, Picture)>>>,
+        to_sink: SyncSender<Result<(u64, Encoded)>>,
+    ) {
+        loop {
+            // Up to `batch` consecutive pictures (fewer at the end of the input).
+            let waited = crate::gpu::clock();
+            let jobs: Result<Vec<(u64, Picture)>> = match from_reader.lock() {
+                Ok(rx) => rx.iter().take(batch).collect(),
+                Err(_) => return,
+            };
+            if let (Some(t), Ok(jobs)) = (waited, &jobs) {
+                log::debug!(
+                    "h264 coder waited {:.1} ms for {} pictures",
+                    t.elapsed().as_secs_f64() * 1e3,
+                    jobs.len()
+                );
+            }
+            let coded = jobs.and_then(|jobs| {
+                let Some(&(index, _)) = jobs.first() else {
+                    return Ok(Vec::new());
+                };
+                if batch == 1 {
+                    let (_, picture) = &jobs[0];
+                    let coded = self.encode_with(picture, index, wavefront);
+                    return pollster::block_on(coded).map(|c| vec![(index, c)]);
+                }
+                let pictures: Vec<Picture> = jobs.into_iter().map(|(_, p)| p).collect();
+                let coded = pollster::block_on(self.encode_batches(pictures, index))?;
+                Ok((index..).zip(coded).collect())
+            });
+            match coded {
+                Ok(done) if done.is_empty() => return,
+                Ok(done) => {
+                    for item in done {
+                        if to_sink.send(Ok(item)).is_err() {
+                            return;
+                        }
+                    }
+                }
+                Err(e) => {
+                    let _ = to_sink.send(Err(e));
+                    return;
+                }
+            }
+        }
     }
 
     /// slice_data() of every slice: MSB-first bytes and bit count.
