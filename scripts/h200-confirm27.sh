@@ -14,19 +14,5 @@ source scripts/h200-lib.sh
 h200_start confirm27
 unpack_device
 D=/dev/shm/parvlc-confirm27
-mkdir -p "$D"
-pan_lengths "$D"
-same_streams
-same_streams --slice-rows 1
-same_streams --luma 16x16
-for r in 1 2 3; do
-  for b in parvlc-old parvlc; do
-    wall_fresh "$b, 1920 frames, run $r" ".device/$b h264 $D/p1920.y4m --qp 27"
-    wall_fresh "$b, 1920 frames, a slice per row, run $r" ".device/$b h264 $D/p1920.y4m --qp 27 --slice-rows 1"
-    wall_fresh "$b, 1920 frames, --luma 16x16, run $r" ".device/$b h264 $D/p1920.y4m --qp 27 --luma 16x16"
-    wall_fresh "$b, 960 frames, run $r" ".device/$b h264 $D/p960.y4m --qp 27"
-  done
-done
-debug_run confirm27-debug
-rm -rf "$D"
+h264_pass_end confirm27
 date -u

@@ -323,3 +323,28 @@ sb_rounds() {
     done
   done
 }
+
+# h264_pass_end NAME: a pass's end as -final27 and -confirm27 ran it, in $D (made here):
+# the pan's lengths; .device/parvlc-old's and .device/parvlc's streams compared (960
+# frames: one slice, a slice per row, --luma 16x16); three rounds alternating the builds,
+# each run's previous output removed outside the timing: 1920 frames one slice, a slice
+# per row and --luma 16x16, 960 frames one slice; a debug-logged run kept as
+# $OUT/NAME-debug.log.gz; $D removed.
+h264_pass_end() {
+  mkdir -p "$D"
+  pan_lengths "$D"
+  same_streams
+  same_streams --slice-rows 1
+  same_streams --luma 16x16
+  local r b
+  for r in 1 2 3; do
+    for b in parvlc-old parvlc; do
+      wall_fresh "$b, 1920 frames, run $r" ".device/$b h264 $D/p1920.y4m --qp 27"
+      wall_fresh "$b, 1920 frames, a slice per row, run $r" ".device/$b h264 $D/p1920.y4m --qp 27 --slice-rows 1"
+      wall_fresh "$b, 1920 frames, --luma 16x16, run $r" ".device/$b h264 $D/p1920.y4m --qp 27 --luma 16x16"
+      wall_fresh "$b, 960 frames, run $r" ".device/$b h264 $D/p960.y4m --qp 27"
+    done
+  done
+  debug_run "$1-debug"
+  rm -rf "$D"
+}
