@@ -5,7 +5,8 @@
 //! H.264 pictures took 7.8 ms to upload and record that way on the H200, 4.0 ms through a
 //! buffer kept mapped (docs/results.md, "Twenty-sixth pass"). A
 //! [`StagedUpload`] takes a buffer from a pool of buffers that are already mapped, is
-//! written in place, records its copy into the caller's encoder, and once its
+//! written in place, records its copy into the caller's encoder (or, where mapped memory
+//! can be storage, is bound where it lies: [`StagedUpload::bind`]), and once its
 //! submission is made goes back to be mapped again when the GPU is done with it.
 
 use std::collections::HashMap;
