@@ -297,18 +297,29 @@ impl StagedUpload {
         Ok(())
     }
 
+    /// Whether [`Self::bind`] gives a binding: the adapter lets mapped memory be storage
+    /// and the upload holds bytes.
+    pub fn bindable(&self) -> bool {
+        self.len > 0 && self.buffer().usage().contains(wgpu::BufferUsages::STORAGE)
+    }
+
+    /// Hand the buffer to the GPU: no more writes (a copy or a binding reads it).
+    fn unmap(&mut self) {
+        if self.mapped {
+            self.buffer().unmap();
+            self.mapped = false;
+        }
+    }
+
     /// The upload's bytes as a storage binding that shaders read across the link, with
     /// no copy, where the adapter lets mapped memory be storage; `None` elsewhere (copy
     /// it with [`Self::copy_to`]). Keep the upload until the work that reads it is
     /// submitted, as after a copy.
     pub fn bind(&mut self) -> Option<wgpu::BufferBinding<'_>> {
-        if !self.buffer().usage().contains(wgpu::BufferUsages::STORAGE) || self.len == 0 {
+        if !self.bindable() {
             return None;
         }
-        if self.mapped {
-            self.buffer().unmap();
-            self.mapped = false;
-        }
+        self.unmap();
         Some(wgpu::BufferBinding {
             buffer: self.buffer(),
             offset: 0,
@@ -319,10 +330,7 @@ impl StagedUpload {
     /// Record the copy of the upload's bytes to `offset` of `dst` (COPY_DST) into
     /// `encoder`.
     pub fn copy_to(&mut self, encoder: &mut wgpu::CommandEncoder, dst: &wgpu::Buffer, offset: u64) {
-        if self.mapped {
-            self.buffer().unmap();
-            self.mapped = false;
-        }
+        self.unmap();
         if self.len > 0 {
             encoder.copy_buffer_to_buffer(self.buffer(), 0, dst, offset, self.len);
         }

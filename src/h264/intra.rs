@@ -375,14 +375,11 @@ impl IntraGpu {
         // where the adapter allows it, else from a copy in GPU memory (on the H200 the
         // front end's time is the same either way, and the copy of a batch of 48 1080p
         // pictures is gone from the queue: docs/h264.md, "The twenty-seventh pass").
-        let src = match staging.bind().is_some() {
-            true => None,
-            false => {
-                let src = gpu.pooled_buffer(params.src_words as u64 * 4 * n as u64, storage);
-                staging.copy_to(encoder, &src, 0);
-                Some(src)
-            }
-        };
+        let src = (!staging.bindable()).then(|| {
+            let src = gpu.pooled_buffer(self.upload_bytes(pictures.len()), storage);
+            staging.copy_to(encoder, &src, 0);
+            src
+        });
         // One uniform block per dispatch (for waves: the wave and its lowest row), at the
         // offsets the device aligns uniform bindings to.
         let rows = params.rows_per_slice;
@@ -420,7 +417,7 @@ impl IntraGpu {
         let src_binding = match &src {
             Some(src) => src.as_entire_buffer_binding(),
             None => staging.bind().ok_or_else(|| Error::Gpu {
-                stage: "h264 intra",
+                stage: INTRA.name,
                 message: "the upload cannot be bound".into(),
             })?,
         };
