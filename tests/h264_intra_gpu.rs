@@ -386,3 +386,43 @@ fn cavlc_codes_a_batch_from_its_ranges_or_from_copies() {
         }
     }
 }
+
+/// A front end that keeps no reconstruction (`IntraGpu::keep_recon(false)`, what the
+/// encoder asks for unless `--recon` does) codes the CPU twin's headers and levels, as one
+/// that keeps it does: neighbours read each other's published edges, never the
+/// reconstruction. (Without it first: pooled buffers keep the bytes of the run before.)
+/// Asking such a batch for its reconstruction is an error.
+#[test]
+fn a_batch_without_its_reconstruction_codes_the_same() {
+    let gpu = common::gpu();
+    let config = EncoderConfig {
+        qp: 22,
+        slice_rows: Some(2),
+        ..EncoderConfig::default()
+    };
+    let (w, h) = (50, 34);
+    let geometry = Geometry::new(w, h).unwrap();
+    let pictures: Vec<Picture> = (0..2).map(|k| picture(w, h, 700 + k)).collect();
+    let refs: Vec<&Picture> = pictures.iter().collect();
+    for keep in [false, true] {
+        let mut front = IntraGpu::new(gpu, geometry, &config).expect("front end");
+        front.keep_recon(keep);
+        let mut encoder = gpu.device.create_command_encoder(&Default::default());
+        let batch = front
+            .encode_into(gpu, &mut encoder, None, &refs)
+            .expect("recorded");
+        gpu.queue.submit([encoder.finish()]);
+        pollster::block_on(batch.check(gpu)).expect("every macroblock codable");
+        for (k, p) in pictures.iter().enumerate() {
+            let (want, recon) = encode_picture_levels(p, &config).expect("CPU twin");
+            let got = pollster::block_on(batch.read_frame(gpu, k)).expect("levels");
+            assert!(got.mbs == want.mbs, "kept {keep}, picture {k}: headers");
+            assert!(got.levels == want.levels, "kept {keep}, picture {k}: levels");
+            let got_recon = pollster::block_on(batch.read_recon(gpu, k));
+            match keep {
+                true => assert!(got_recon.expect("kept") == recon, "picture {k}"),
+                false => assert!(got_recon.is_err(), "picture {k}: no reconstruction"),
+            }
+        }
+    }
+}

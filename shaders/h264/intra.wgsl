@@ -46,7 +46,7 @@ struct IntraParams {
     pictures: u32,
     luma: u32, // LUMA_16X16 | LUMA_4X4: the luma kinds allowed
     forced: u32, // an Intra4x4PredMode + 1 that every block takes where it can; 0 none
-    pad0: u32,
+    keep_recon: u32, // nonzero: `recon` is written (only the host reads it)
     pad1: u32,
     pad2: u32,
     pad3: u32,
@@ -156,8 +156,12 @@ fn store_levels(first_word: u32, b: Block) {
     levels[first_word + 7u] = pack_levels(b.r3.z, b.r3.w);
 }
 
-// Write a reconstructed 4x4 block at byte `at` of a plane `stride` bytes wide (4-aligned).
+// Write a reconstructed 4x4 block at byte `at` of a plane `stride` bytes wide (4-aligned),
+// where the host asked for the reconstruction.
 fn store_samples(at: u32, stride: u32, b: Block) {
+    if params.keep_recon == 0u {
+        return;
+    }
     let w = at / 4u;
     let s = stride / 4u;
     recon[w] = pack_samples(b.r0);

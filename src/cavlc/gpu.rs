@@ -283,15 +283,23 @@ impl CavlcGpu {
                 usage: wgpu::BufferUsages::STORAGE,
             });
         let me = CavlcGpu { config, tables };
-        // Build every pipeline now, so that no encode pays for it.
+        me.build(gpu, variants)?;
+        Ok(me)
+    }
+
+    /// Build the pipelines of `variants` (and packing's) now, so that no encode pays for
+    /// them: a tiny frame's encode recorded and never submitted. Nothing for none.
+    pub fn build(&self, gpu: &Gpu, variants: &[GpuVariant]) -> Result<()> {
+        if variants.is_empty() {
+            return Ok(());
+        }
         let frame = Frame::new(1, 1);
-        let input = me.upload(gpu, &frame)?;
+        let input = self.upload(gpu, &frame)?;
         let mut encoder = gpu.device.create_command_encoder(&Default::default());
         for &variant in variants {
-            me.encode_into(gpu, &mut encoder, &input, variant, true, false)?;
+            self.encode_into(gpu, &mut encoder, &input, variant, true, false)?;
         }
-        gpu.check_errors("cavlc")?;
-        Ok(me)
+        gpu.check_errors("cavlc")
     }
 
     pub fn config(&self) -> &CavlcConfig {

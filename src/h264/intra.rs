@@ -49,7 +49,9 @@ struct IntraParams {
     pictures: u32,
     luma: u32,
     forced: u32,
-    pad: [u32; 4],
+    /// Nonzero: the reconstruction is written (only `read_recon` reads it).
+    keep_recon: u32,
+    pad: [u32; 3],
 }
 
 /// `IntraParams::luma`: the luma kinds the modes allow (keep in sync with the shader's
@@ -144,10 +146,8 @@ pub struct IntraGpu {
     geometry: Geometry,
     params: IntraParams,
     schedule: MbSchedule,
-    /// The schedule's entry point (`wave` or `chained`).
-    code: Arc<Built>,
-    headers: Arc<Built>,
     rate_tables: wgpu::Buffer,
+    keep_recon: bool,
 }
 
 /// One batch's front end in GPU memory: what [`IntraGpu::encode_into`] recorded.
@@ -242,8 +242,21 @@ impl IntraGpu {
         Self::with_schedule(gpu, geometry, config, MbSchedule::from_env())
     }
 
-    /// [`Self::new`] on `schedule`.
+    /// [`Self::new`] on `schedule`, its pipelines built now.
     pub fn with_schedule(
+        gpu: &Gpu,
+        geometry: Geometry,
+        config: &EncoderConfig,
+        schedule: MbSchedule,
+    ) -> Result<IntraGpu> {
+        let front = Self::unbuilt(gpu, geometry, config, schedule)?;
+        front.build(gpu)?;
+        Ok(front)
+    }
+
+    /// [`Self::with_schedule`] without building its pipelines: the first batch builds
+    /// them, or [`Self::build`] on another thread meanwhile.
+    pub(crate) fn unbuilt(
         gpu: &Gpu,
         geometry: Geometry,
         config: &EncoderConfig,
@@ -284,18 +297,39 @@ impl IntraGpu {
                 usage: wgpu::BufferUsages::STORAGE,
             },
         );
-        let entry = match schedule {
-            MbSchedule::Chained => "chained",
-            MbSchedule::Waves => "wave",
-        };
         Ok(IntraGpu {
             geometry,
             params,
             schedule,
-            code: gpu.pipeline(&INTRA, entry, &[])?,
-            headers: gpu.pipeline(&INTRA, "write_headers", &[])?,
             rate_tables,
+            keep_recon: true,
         })
+    }
+
+    /// Whether batches write their reconstruction (by default they do): without it a
+    /// batch of 48 1080p pictures holds 150 MB less and [`IntraBatch::read_recon`] is an
+    /// error. Nothing else changes: neighbours read each other's published edges.
+    pub fn keep_recon(&mut self, keep: bool) {
+        self.keep_recon = keep;
+    }
+
+    /// The pipelines of this front end's schedule and of its headers' pass, from the
+    /// context's cache (built there by the first to ask; a thread asking meanwhile waits
+    /// for that build).
+    fn pipelines(&self, gpu: &Gpu) -> Result<(Arc<Built>, Arc<Built>)> {
+        let entry = match self.schedule {
+            MbSchedule::Chained => "chained",
+            MbSchedule::Waves => "wave",
+        };
+        Ok((
+            gpu.pipeline(&INTRA, entry, &[])?,
+            gpu.pipeline(&INTRA, "write_headers", &[])?,
+        ))
+    }
+
+    /// Build this front end's pipelines now (a batch recorded meanwhile waits for them).
+    pub fn build(&self, gpu: &Gpu) -> Result<()> {
+        self.pipelines(gpu).map(drop)
     }
 
     /// Most pictures one batch may hold on this GPU: its largest buffer (the levels)
@@ -342,13 +376,18 @@ impl IntraGpu {
         }
         let params = IntraParams {
             pictures: n,
+            keep_recon: self.keep_recon as u32,
             ..self.params
         };
         let storage = wgpu::BufferUsages::STORAGE
             | wgpu::BufferUsages::COPY_SRC
             | wgpu::BufferUsages::COPY_DST;
         let n_mbs = params.n_mbs as u64 * n as u64;
-        let recon = gpu.pooled_buffer(params.recon_words as u64 * 4 * n as u64, storage);
+        let recon_bytes = match self.keep_recon {
+            true => params.recon_words as u64 * 4 * n as u64,
+            false => 4,
+        };
+        let recon = gpu.pooled_buffer(recon_bytes, storage);
         let levels = gpu.pooled_buffer(n_mbs * MB_LEVELS as u64 * 2, storage);
         let choices = gpu.pooled_buffer(n_mbs * 4, storage);
         let headers = gpu.pooled_buffer(n_mbs * std::mem::size_of::<MbHeader>() as u64, storage);
@@ -421,6 +460,9 @@ impl IntraGpu {
                 message: "the upload cannot be bound".into(),
             })?,
         };
+        // Asked for only now: where another thread builds them, the buffers above and
+        // the pictures' upload were made meanwhile.
+        let (code, header_pass) = self.pipelines(gpu)?;
         let bind = |built: &Built, i: usize| {
             gpu.bind(
                 built,
@@ -447,20 +489,20 @@ impl IntraGpu {
         let groups: Vec<_> = dispatches
             .iter()
             .enumerate()
-            .map(|(i, &(_, size))| (bind(&self.code, i), size))
+            .map(|(i, &(_, size))| (bind(&code, i), size))
             .collect();
-        let header_bind = bind(&self.headers, 0);
+        let header_bind = bind(&header_pass, 0);
         let timestamp_writes = profiler.and_then(|p| p.pass("intra"));
         let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
             label: Some(INTRA.label),
             timestamp_writes,
         });
-        pass.set_pipeline(&self.code.pipeline);
+        pass.set_pipeline(&code.pipeline);
         for (bind, [x, y, z]) in &groups {
             pass.set_bind_group(0, bind, &[]);
             pass.dispatch_workgroups(*x, *y, *z);
         }
-        pass.set_pipeline(&self.headers.pipeline);
+        pass.set_pipeline(&header_pass.pipeline);
         pass.set_bind_group(0, &header_bind, &[]);
         pass.dispatch_workgroups((n_mbs as u32).div_ceil(64), 1, 1);
         drop(pass);
@@ -605,6 +647,11 @@ impl IntraBatch {
 
     /// Picture `k`'s reconstruction at the display size (after submission).
     pub async fn read_recon(&self, gpu: &Gpu, k: usize) -> Result<Picture> {
+        if self.params.keep_recon == 0 {
+            return Err(Error::InvalidArgument(
+                "the front end kept no reconstruction (IntraGpu::keep_recon)".into(),
+            ));
+        }
         let words = self.params.recon_words as u64 * 4;
         let bytes = gpu
             .read_buffer(&self.recon, k as u64 * words, words)

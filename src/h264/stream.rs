@@ -9,7 +9,7 @@ use std::sync::{Arc, Condvar, Mutex};
 
 use rayon::prelude::*;
 
-use super::intra::{IntraBatch, IntraGpu};
+use super::intra::{IntraBatch, IntraGpu, MbSchedule};
 use super::nal::{trailing_bits, write_nal, NAL_PPS, NAL_SLICE_IDR, NAL_SPS};
 use super::slices::encode_picture_levels_with;
 use super::syntax::{level_idc, pps, slice_header, sps};
@@ -238,8 +238,10 @@ impl Drop for OpenOnDrop<'_> {
 
 impl Encoder {
     /// An encoder for `width` x `height` pictures at `fps` (for the level), coding CAVLC
-    /// on `engine`: its GPU (the stages' pipelines are built here, once) or the CPU. There
-    /// is no CUDA path: `Engine::Cuda` is an error.
+    /// on `engine`: its GPU or the CPU. There is no CUDA path: `Engine::Cuda` is an error.
+    /// The GPU stages' pipelines are built once, when first needed:
+    /// [`Self::encode_stream`] builds them beside its first batch's buffers and upload,
+    /// [`Self::build_pipelines`] now.
     pub fn new(
         width: u32,
         height: u32,
@@ -249,23 +251,13 @@ impl Encoder {
     ) -> Result<Encoder> {
         config.validate()?;
         let geometry = Geometry::new(width, height)?;
-        // Only the configured variant's pipelines: a process builds what it uses. The
-        // CAVLC stages' and the front end's are built side by side (from the pipeline
-        // cache: 13 and 17-25 ms on the H200).
         let (gpu, front) = match engine.wgpu_or_cpu("the H.264 encoder")? {
             Some(g) => {
-                let stages = || CavlcGpu::for_variants(g, CavlcConfig::default(), &[config.cavlc]);
-                let front = || {
-                    (config.front_end == FrontEnd::Gpu)
-                        .then(|| IntraGpu::new(g, geometry, &config))
-                        .transpose()
-                };
-                // (The browser's GPU objects stay on their thread.)
-                #[cfg(not(target_arch = "wasm32"))]
-                let (stages, front) = rayon::join(stages, front);
-                #[cfg(target_arch = "wasm32")]
-                let (stages, front) = (stages(), front());
-                (Some((g.clone(), stages?)), front?)
+                let stages = CavlcGpu::for_variants(g, CavlcConfig::default(), &[])?;
+                let front = (config.front_end == FrontEnd::Gpu)
+                    .then(|| IntraGpu::unbuilt(g, geometry, &config, MbSchedule::from_env()))
+                    .transpose()?;
+                (Some((g.clone(), stages)), front)
             }
             None => (None, None),
         };
@@ -287,11 +279,32 @@ impl Encoder {
         })
     }
 
+    /// Build the GPU stages' pipelines now (nothing on the CPU engine): only the
+    /// configured variant's, since a process builds what it uses. The CAVLC stages' and
+    /// the front end's are built side by side (from the pipeline cache: 13 and 17-28 ms
+    /// on the H200).
+    pub fn build_pipelines(&self) -> Result<()> {
+        let Some((gpu, stages)) = &self.gpu else {
+            return Ok(());
+        };
+        let cavlc = || stages.build(gpu, &[self.config.cavlc]);
+        let front = || self.front.as_ref().map_or(Ok(()), |f| f.build(gpu));
+        // (The browser's GPU objects stay on their thread.)
+        #[cfg(not(target_arch = "wasm32"))]
+        let (cavlc, front) = rayon::join(cavlc, front);
+        #[cfg(target_arch = "wasm32")]
+        let (cavlc, front) = (cavlc(), front());
+        cavlc.and(front)
+    }
+
     /// Whether each [`Encoded`] carries the reconstruction and the CAVLC input (both by
     /// default). The GPU front end reads back only what is kept.
     pub fn keep(&mut self, recon: bool, frame: bool) {
         self.keep_recon = recon;
         self.keep_frame = frame;
+        if let Some(front) = &mut self.front {
+            front.keep_recon(recon);
+        }
     }
 
     /// Where the front end runs: `gpu` or `cpu`.
@@ -335,15 +348,18 @@ impl Encoder {
     /// Code `pictures` as pictures `first..` of the stream: on the GPU front end in
     /// batches of as many as fit one binding, else one after the other.
     pub async fn encode_batch_at(&self, pictures: &[Picture], first: u64) -> Result<Vec<Encoded>> {
-        self.encode_batches(pictures.iter().collect(), first).await
+        self.encode_batches(pictures.iter().collect(), first, false)
+            .await
     }
 
     /// [`Encoder::encode_batch_at`] of pictures it may own: the stream's are dropped once
-    /// uploaded, so that the batches waiting on the GPU hold no pictures.
+    /// uploaded, so that the batches waiting on the GPU hold no pictures. With
+    /// `front_first`, each batch submits its front end before recording CAVLC.
     async fn encode_batches<P: Borrow<Picture>>(
         &self,
         mut pictures: Vec<P>,
         first: u64,
+        front_first: bool,
     ) -> Result<Vec<Encoded>> {
         let (Some(front), Some((gpu, stages))) = (&self.front, &self.gpu) else {
             let mut out = Vec::with_capacity(pictures.len());
@@ -360,14 +376,16 @@ impl Encoder {
         while !pictures.is_empty() {
             let rest = pictures.split_off(front.max_batch(gpu).min(pictures.len()));
             let n = pictures.len() as u64;
-            out.extend(self.encode_on_gpu(gpu, stages, front, pictures, at).await?);
+            let coded = self.encode_on_gpu(gpu, stages, front, pictures, at, front_first);
+            out.extend(coded.await?);
             pictures = rest;
             at += n;
         }
         Ok(out)
     }
 
-    /// One batch through the GPU front end and CAVLC, in one submission.
+    /// One batch through the GPU front end and CAVLC, in one submission (two with
+    /// `front_first`, and for the stream's first batch).
     async fn encode_on_gpu<P: Borrow<Picture>>(
         &self,
         gpu: &Gpu,
@@ -375,6 +393,7 @@ impl Encoder {
         front: &IntraGpu,
         pictures: Vec<P>,
         first: u64,
+        front_first: bool,
     ) -> Result<Vec<Encoded>> {
         let refs: Vec<&Picture> = pictures.iter().map(Borrow::borrow).collect();
         for p in &refs {
@@ -395,11 +414,13 @@ impl Encoder {
         drop(refs);
         drop(pictures);
         profiler.resolve(&mut encoder);
-        // The stream's first batch submits its front end on its own: the GPU codes it
-        // while CAVLC's buffers are made (on the H200 a batch of 48 1080p pictures'
-        // took 0.1 s, the front end 26 ms). Later batches submit once, so that each
-        // batch's CAVLC follows its own front end and not another coder's.
-        if !self.first_submitted.is_open() {
+        // A batch that may make buffers as it records CAVLC (the stream's first, and each
+        // coder's first two: `run_coder`) submits its front end on its own, so that the
+        // GPU codes it meanwhile (on the H200 a batch of 48 1080p pictures' outputs took
+        // 20-37 ms to make and its readback buffer 21-40, the front end 26 ms). Later
+        // batches submit once, so that each batch's CAVLC follows its own front end and
+        // not another coder's.
+        if front_first || !self.first_submitted.is_open() {
             gpu.queue.submit([encoder.finish()]);
             encoder = gpu.device.create_command_encoder(&Default::default());
         }
@@ -594,6 +615,15 @@ impl Encoder {
         };
         let window = crate::ordered::Window::new(first, window);
         let coded = std::thread::scope(|s| {
+            // The pipelines (28-32 ms from the cache on the H200) are built while the
+            // staging below and the first batch's buffers are made and its pictures
+            // uploaded; the first coder to need one waits for its build. A failure here
+            // is the coders' to report: their own request builds again.
+            s.spawn(|| {
+                if let Err(e) = this.build_pipelines() {
+                    log::debug!("h264: pipelines not built ahead: {e}");
+                }
+            });
             let (stop, window) = (&stop, &window);
             s.spawn(move || {
                 let mut index = first;
@@ -664,7 +694,7 @@ impl Encoder {
         from_reader: &Mutex<Receiver<Result<(u64, Picture)>>>,
         to_sink: SyncSender<Result<(u64, Encoded)>>,
     ) {
-        loop {
+        for round in 0u64.. {
             // Up to `batch` consecutive pictures (fewer at the end of the input).
             let waited = crate::gpu::clock();
             let jobs: Result<Vec<(u64, Picture)>> = match from_reader.lock() {
@@ -688,7 +718,10 @@ impl Encoder {
                     return pollster::block_on(coded).map(|c| vec![(index, c)]);
                 }
                 let pictures: Vec<Picture> = jobs.into_iter().map(|(_, p)| p).collect();
-                let coded = pollster::block_on(self.encode_batches(pictures, index))?;
+                // A coder's first batch makes its buffers; its second may make a readback
+                // buffer, where another coder took the one the first gave back.
+                let coded = self.encode_batches(pictures, index, round < 2);
+                let coded = pollster::block_on(coded)?;
                 Ok((index..).zip(coded).collect())
             });
             match coded {
