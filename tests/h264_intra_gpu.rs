@@ -417,11 +417,73 @@ fn a_batch_without_its_reconstruction_codes_the_same() {
             let (want, recon) = encode_picture_levels(p, &config).expect("CPU twin");
             let got = pollster::block_on(batch.read_frame(gpu, k)).expect("levels");
             assert!(got.mbs == want.mbs, "kept {keep}, picture {k}: headers");
-            assert!(got.levels == want.levels, "kept {keep}, picture {k}: levels");
+            assert!(
+                got.levels == want.levels,
+                "kept {keep}, picture {k}: levels"
+            );
             let got_recon = pollster::block_on(batch.read_recon(gpu, k));
             match keep {
                 true => assert!(got_recon.expect("kept") == recon, "picture {k}"),
                 false => assert!(got_recon.is_err(), "picture {k}: no reconstruction"),
+            }
+        }
+    }
+}
+
+/// CAVLC codes a batch's pictures grouped into frames (`IntraBatch::gpu_frames`: several
+/// pictures back to back as one frame, one stream) exactly as each picture alone: no
+/// macroblock takes another picture's as its upper neighbour, even where both are in a
+/// slice of the same index (one slice a picture). Groupings by ranges and by copies, each
+/// CAVLC variant.
+#[test]
+fn cavlc_codes_pictures_grouped_into_frames_as_each_alone() {
+    use parvlc::cavlc::{CavlcGpu, GpuVariant};
+    use parvlc::h264::cpu_slice_data;
+    let gpu = common::gpu();
+    let (w, h) = (45, 30);
+    let geometry = Geometry::new(w, h).unwrap();
+    let stages = CavlcGpu::new(gpu).expect("CAVLC stages");
+    let pictures: Vec<Picture> = (0..5).map(|k| picture(w, h, 300 + k)).collect();
+    let refs: Vec<&Picture> = pictures.iter().collect();
+    for slice_rows in [None, Some(1)] {
+        let config = EncoderConfig {
+            qp: 20,
+            slice_rows,
+            ..EncoderConfig::default()
+        };
+        let front = IntraGpu::new(gpu, geometry, &config).expect("front end");
+        let starts = config.slice_starts(&geometry);
+        let shapes = [
+            (2, false, GpuVariant::Cavlcu),
+            (3, true, GpuVariant::Su),
+            (usize::MAX, false, GpuVariant::Recompute),
+        ];
+        for (group, copied, variant) in shapes {
+            let mut encoder = gpu.device.create_command_encoder(&Default::default());
+            let batch = front
+                .encode_into(gpu, &mut encoder, None, &refs)
+                .expect("recorded");
+            let frames = batch.gpu_frames(gpu, &mut encoder, group, &starts, copied);
+            let want_frames = refs.len().div_ceil(group.min(refs.len()));
+            assert_eq!(frames.len(), want_frames, "group {group}");
+            let pending = stages
+                .encode_frames_into(gpu, &mut encoder, &frames, variant, false)
+                .expect("CAVLC recorded");
+            let recorded = stages
+                .record_finish(gpu, &mut encoder, &pending, 1 << 20)
+                .expect("readback recorded");
+            gpu.queue.submit([encoder.finish()]);
+            let coded =
+                pollster::block_on(stages.finish_recorded(gpu, pending, recorded)).expect("coded");
+            let slices: Vec<_> = coded.into_iter().flat_map(|c| c.slices).collect();
+            assert_eq!(slices.len(), refs.len() * starts.len(), "group {group}");
+            for (k, got) in slices.chunks(starts.len()).enumerate() {
+                let frame = pollster::block_on(batch.read_frame(gpu, k)).expect("levels");
+                let want = cpu_slice_data(&frame).expect("CPU reference");
+                assert!(
+                    got == want.as_slice(),
+                    "slices {slice_rows:?}, group {group}, copied {copied}, {variant:?}, picture {k}"
+                );
             }
         }
     }

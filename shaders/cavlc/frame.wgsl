@@ -22,7 +22,9 @@ struct CavlcParams {
     width_mbs: u32,
     n_mbs: u32,
     n_groups: u32, // workgroup-sized units of work (regions, pack blocks, ...)
-    pad: u32,
+    // Macroblocks of each picture: a frame may hold several pictures back to back (whole
+    // rows each), none of whose macroblocks neighbours another picture's.
+    picture_mbs: u32,
 }
 
 @group(0) @binding(0) var<uniform> params: CavlcParams;
@@ -141,7 +143,7 @@ fn left_available(mb: u32, slice: u32) -> bool {
 }
 
 fn up_available(mb: u32, slice: u32) -> bool {
-    return mb >= params.width_mbs && headers[mb - params.width_mbs].slice == slice;
+    return mb % params.picture_mbs >= params.width_mbs && headers[mb - params.width_mbs].slice == slice;
 }
 
 // ue(v) as (code, len); code < 2^16.

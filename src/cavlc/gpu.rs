@@ -148,6 +148,8 @@ pub fn table_words() -> Vec<u32> {
 pub struct GpuFrame {
     width_mbs: u32,
     n_mbs: u32,
+    /// Macroblocks of each of the pictures it holds back to back (usually one).
+    picture_mbs: u32,
     headers: FramePart,
     levels: FramePart,
     /// First macroblock of every slice.
@@ -184,10 +186,14 @@ impl FramePart {
 
 impl GpuFrame {
     /// A frame whose headers and levels a GPU stage wrote (`n_mbs` of each, the layouts
-    /// [`CavlcGpu::upload`] writes), slices starting at `slice_starts`.
+    /// [`CavlcGpu::upload`] writes), slices starting at `slice_starts`: `pictures`
+    /// pictures of whole rows back to back, coded as one frame of their slices (every
+    /// picture's first macroblock starts one), none of whose macroblocks neighbours
+    /// another picture's. At most [`CavlcGpu::max_frame_mbs`] macroblocks.
     pub(crate) fn from_parts(
         width_mbs: u32,
         n_mbs: u32,
+        pictures: u32,
         headers: FramePart,
         levels: FramePart,
         slice_starts: Vec<usize>,
@@ -195,6 +201,7 @@ impl GpuFrame {
         GpuFrame {
             width_mbs,
             n_mbs,
+            picture_mbs: n_mbs / pictures.max(1),
             headers,
             levels,
             slice_starts,
@@ -306,6 +313,15 @@ impl CavlcGpu {
         &self.config
     }
 
+    /// Most macroblocks one frame may hold on `gpu`: every macroblock's longest code
+    /// within the packer's 30-bit offsets, the block codes and the packed output within
+    /// one storage binding each (the checks of [`Self::upload`]).
+    pub fn max_frame_mbs(gpu: &Gpu) -> u32 {
+        let by_offsets = (crate::scan::VALUE_MASK as u64 - 1) / MB_MAX_BITS;
+        let per_mb = ((MB_SLOTS * SLOT_WORDS * 4) as u64).max(MB_MAX_BITS.div_ceil(8));
+        by_offsets.min(gpu.max_binding() / per_mb) as u32
+    }
+
     /// Validate `frame` and copy it to the GPU.
     pub fn upload(&self, gpu: &Gpu, frame: &Frame) -> Result<GpuFrame> {
         frame.validate()?;
@@ -332,6 +348,7 @@ impl CavlcGpu {
         Ok(GpuFrame {
             width_mbs: frame.width_mbs,
             n_mbs: n_mbs as u32,
+            picture_mbs: n_mbs as u32,
             headers: FramePart::Own(headers),
             levels: FramePart::Own(levels),
             slice_starts: frame.slices().iter().map(|r| r.start).collect(),
@@ -346,7 +363,7 @@ impl CavlcGpu {
                     width_mbs: input.width_mbs,
                     n_mbs: input.n_mbs,
                     n_groups,
-                    pad: 0,
+                    picture_mbs: input.picture_mbs,
                 }),
                 usage: wgpu::BufferUsages::UNIFORM,
             })

@@ -25,7 +25,9 @@ pub(crate) struct CavlcParams {
     pub width_mbs: u32,
     pub n_mbs: u32,
     pub n_groups: u32,
-    pub pad: u32,
+    /// Macroblocks of each picture: a frame may hold several pictures back to back, whose
+    /// macroblocks never neighbour another picture's.
+    pub picture_mbs: u32,
 }
 
 /// The buffers a stage binds.

@@ -118,7 +118,7 @@ fn zero_output(
                 width_mbs: 1,
                 n_mbs: bufs.n_mbs,
                 n_groups: words,
-                pad: 0,
+                picture_mbs: bufs.n_mbs.max(1),
             }),
             usage: wgpu::BufferUsages::UNIFORM,
         });

@@ -156,6 +156,17 @@ pub fn write_picture(
     write_slices(&starts, slices, parameter_sets, idr_pic_id)
 }
 
+/// The slices of a frame of several pictures (CAVLC's groups: `IntraBatch::gpu_frames`),
+/// `per_picture` of them each, as each picture's.
+fn pictures_of(slices: Vec<(Vec<u8>, u64)>, per_picture: usize) -> Vec<Vec<(Vec<u8>, u64)>> {
+    let mut slices = slices.into_iter();
+    let mut pictures = Vec::with_capacity(slices.len() / per_picture.max(1));
+    while slices.len() > 0 {
+        pictures.push(slices.by_ref().take(per_picture.max(1)).collect());
+    }
+    pictures
+}
+
 /// [`write_picture`] from the slices' first macroblocks.
 fn write_slices(
     slice_starts: &[usize],
@@ -425,15 +436,15 @@ impl Encoder {
             encoder = gpu.device.create_command_encoder(&Default::default());
         }
         let t1 = crate::gpu::clock();
-        let frames: Vec<_> = (0..n_pictures)
-            .map(|k| batch.gpu_frame(gpu, &mut encoder, k, starts.clone()))
-            .collect();
+        // CAVLC codes the pictures a group at a time, as many as one frame may hold.
+        let frames = batch.gpu_frames(gpu, &mut encoder, usize::MAX, &starts, false);
+        let group = n_pictures.div_ceil(frames.len().max(1));
         let pending =
             stages.encode_frames_into(gpu, &mut encoder, &frames, self.config.cavlc, profile)?;
         // The results' readback goes in the same submission, so that it waits for this
         // batch alone and not for the next one, which another coder may submit meanwhile.
         let quota = self.stream_quota.load(Ordering::Relaxed);
-        let recorded = stages.record_finish(gpu, &mut encoder, &pending, quota)?;
+        let recorded = stages.record_finish(gpu, &mut encoder, &pending, quota * group as u64)?;
         let status = gpu.record_reads(&mut encoder, &[batch.status_range()]);
         gpu.queue.submit([encoder.finish()]);
         self.first_submitted.open();
@@ -449,13 +460,17 @@ impl Encoder {
         let coded = stages.finish_recorded(gpu, pending, recorded).await;
         let t3 = crate::gpu::clock();
         IntraBatch::check_status(&gpu.read_recorded(status).await?.concat())?;
-        let coded = coded?;
+        // Each picture's slices, from its group's.
+        let coded: Vec<Vec<(Vec<u8>, u64)>> = coded?
+            .into_iter()
+            .flat_map(|frame| pictures_of(frame.slices, starts.len()))
+            .collect();
         drop(frames);
         // The next batches read as much of each stream as this one's longest needed, and
         // a quarter more.
         let longest = coded
             .iter()
-            .map(|c| c.slices.iter().map(|s| s.0.len() as u64 + 8).sum::<u64>())
+            .map(|slices| slices.iter().map(|s| s.0.len() as u64 + 8).sum::<u64>())
             .max()
             .unwrap_or(0);
         self.stream_quota.fetch_max(
@@ -471,11 +486,11 @@ impl Encoder {
         let written: Vec<Vec<u8>> = coded
             .par_iter()
             .enumerate()
-            .map(|(k, c)| {
+            .map(|(k, slices)| {
                 let index = first + k as u64;
                 write_slices(
                     &starts,
-                    &c.slices,
+                    slices,
                     (index == 0).then_some((&geometry, level_idc, qp)),
                     (index % 2) as u32,
                 )
