@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# The twenty-eighth pass's end (.device/parvlc) against its start (c613176,
+# .device/parvlc-old), files in and out as a user runs them: streams compared first (960
+# frames of the 1080p pan at QP 27: one slice, a slice per row, --luma 16x16, and with
+# --recon the stream and the reconstruction); three rounds alternating, each run's
+# previous output removed outside the timing: 1920 frames one slice, a slice per row and
+# --luma 16x16, 960 frames one slice, to /dev/shm; this build at other depths (1920
+# frames, one slice, two runs each); a debug-logged run of this build.
+# There, from the project root, .device carried: bash scripts/h200-final28.sh [NAME]
+set -uo pipefail
+cd "$(dirname "$0")/.." || exit 2
+# shellcheck source=scripts/h200-lib.sh
+source scripts/h200-lib.sh
+name=${1:-final28}
+h200_start "$name"
+unpack_device
+D=/dev/shm/parvlc-$name
+mkdir -p "$D"
+pan_lengths "$D"
+same_streams
+same_streams --slice-rows 1
+same_streams --luma 16x16
+for b in parvlc-old parvlc; do
+  .device/$b h264 "$D/p960.y4m" --qp 27 -o "$D/$b.264" --recon "$D/$b.yuv" 2>/dev/null
+done
+cmp "$D/parvlc-old.264" "$D/parvlc.264" && cmp "$D/parvlc-old.yuv" "$D/parvlc.yuv" \
+  && echo "960 frames --recon: the same stream and reconstruction, $(stat -c %s "$D/parvlc.yuv") bytes"
+rm -f "$D"/parvlc*.264 "$D"/parvlc*.yuv
+for r in 1 2 3; do
+  for b in parvlc-old parvlc; do
+    wall_fresh "$b, 1920 frames, run $r" ".device/$b h264 $D/p1920.y4m --qp 27"
+    wall_fresh "$b, 1920 frames, a slice per row, run $r" ".device/$b h264 $D/p1920.y4m --qp 27 --slice-rows 1"
+    wall_fresh "$b, 1920 frames, --luma 16x16, run $r" ".device/$b h264 $D/p1920.y4m --qp 27 --luma 16x16"
+    wall_fresh "$b, 960 frames, run $r" ".device/$b h264 $D/p960.y4m --qp 27"
+  done
+done
+for depth in 32 40 56 64; do
+  for r in 1 2; do
+    wall_fresh "parvlc --depth $depth, 1920 frames, run $r" ".device/parvlc h264 $D/p1920.y4m --qp 27 --depth $depth"
+  done
+done
+debug_run "$name-debug"
+rm -rf "$D"
+date -u
