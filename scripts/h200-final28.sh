@@ -20,20 +20,8 @@ pan_lengths "$D"
 same_streams
 same_streams --slice-rows 1
 same_streams --luma 16x16
-for b in parvlc-old parvlc; do
-  .device/$b h264 "$D/p960.y4m" --qp 27 -o "$D/$b.264" --recon "$D/$b.yuv" 2>/dev/null
-done
-cmp "$D/parvlc-old.264" "$D/parvlc.264" && cmp "$D/parvlc-old.yuv" "$D/parvlc.yuv" \
-  && echo "960 frames --recon: the same stream and reconstruction, $(stat -c %s "$D/parvlc.yuv") bytes"
-rm -f "$D"/parvlc*.264 "$D"/parvlc*.yuv
-for r in 1 2 3; do
-  for b in parvlc-old parvlc; do
-    wall_fresh "$b, 1920 frames, run $r" ".device/$b h264 $D/p1920.y4m --qp 27"
-    wall_fresh "$b, 1920 frames, a slice per row, run $r" ".device/$b h264 $D/p1920.y4m --qp 27 --slice-rows 1"
-    wall_fresh "$b, 1920 frames, --luma 16x16, run $r" ".device/$b h264 $D/p1920.y4m --qp 27 --luma 16x16"
-    wall_fresh "$b, 960 frames, run $r" ".device/$b h264 $D/p960.y4m --qp 27"
-  done
-done
+recon_same
+pass_end_rounds
 for depth in 32 40 56 64; do
   for r in 1 2; do
     wall_fresh "parvlc --depth $depth, 1920 frames, run $r" ".device/parvlc h264 $D/p1920.y4m --qp 27 --depth $depth"

@@ -336,15 +336,84 @@ h264_pass_end() {
   same_streams
   same_streams --slice-rows 1
   same_streams --luma 16x16
-  local r b
+  pass_end_rounds
+  debug_run "$1-debug"
+  rm -rf "$D"
+}
+
+# ab_rounds SPEC...: three rounds alternating .device/parvlc-old and .device/parvlc in
+# $D at QP 27, each run's previous output removed outside the timing; each SPEC,
+# "LABEL|FILE|ARGS", one run a build a round: `parvlc h264 $D/FILE --qp 27 ARGS`, shown as
+# "BUILD, LABEL, run R".
+ab_rounds() {
+  local r b spec label file args
   for r in 1 2 3; do
     for b in parvlc-old parvlc; do
-      wall_fresh "$b, 1920 frames, run $r" ".device/$b h264 $D/p1920.y4m --qp 27"
-      wall_fresh "$b, 1920 frames, a slice per row, run $r" ".device/$b h264 $D/p1920.y4m --qp 27 --slice-rows 1"
-      wall_fresh "$b, 1920 frames, --luma 16x16, run $r" ".device/$b h264 $D/p1920.y4m --qp 27 --luma 16x16"
-      wall_fresh "$b, 960 frames, run $r" ".device/$b h264 $D/p960.y4m --qp 27"
+      for spec in "$@"; do
+        IFS='|' read -r label file args <<< "$spec"
+        wall_fresh "$b, $label, run $r" ".device/$b h264 $D/$file --qp 27${args:+ $args}"
+      done
     done
   done
-  debug_run "$1-debug"
+}
+
+# pass_end_rounds: h264_pass_end's rounds (ab_rounds): 1920 frames one slice, a slice per
+# row and --luma 16x16, 960 frames one slice.
+pass_end_rounds() {
+  ab_rounds "1920 frames|p1920.y4m|" "1920 frames, a slice per row|p1920.y4m|--slice-rows 1" \
+    "1920 frames, --luma 16x16|p1920.y4m|--luma 16x16" "960 frames|p960.y4m|"
+}
+
+# recon_same: .device/parvlc-old's and .device/parvlc's streams and reconstructions
+# (--recon) of 960 frames of the pan ($D/p960.y4m) at QP 27, compared.
+recon_same() {
+  local b
+  for b in parvlc-old parvlc; do
+    .device/$b h264 "$D/p960.y4m" --qp 27 -o "$D/$b.264" --recon "$D/$b.yuv" 2>/dev/null
+  done
+  cmp "$D/parvlc-old.264" "$D/parvlc.264" && cmp "$D/parvlc-old.yuv" "$D/parvlc.yuv" \
+    && echo "960 frames --recon: the same stream and reconstruction, $(stat -c %s "$D/parvlc.yuv") bytes"
+  rm -f "$D"/parvlc*.264 "$D"/parvlc*.yuv
+}
+
+# gpu_medians LABEL: one trace-logged `.device/parvlc h264` of $D/p1920.y4m at QP 27 (each
+# pass timed, read in a submission of its own): the medians over its batches of the
+# front end's and CAVLC's GPU time.
+gpu_medians() {
+  rm -f "$D/x.264"
+  RUST_LOG=parvlc=trace .device/parvlc h264 "$D/p1920.y4m" --qp 27 -o "$D/x.264" 2> "$D/trace"
+  python3 - "$1" "$D/trace" <<'PY'
+import re, statistics, sys
+fe, cv = [], []
+for line in open(sys.argv[2]):
+    m = re.search(r"GPU front end ([0-9.]+) ms, CAVLC ([0-9.]+) ms", line)
+    if m:
+        fe.append(float(m.group(1))); cv.append(float(m.group(2)))
+print(f"{sys.argv[1]}: {len(fe)} batches, GPU front end median {statistics.median(fe):.2f} ms, CAVLC median {statistics.median(cv):.2f} ms")
+PY
+}
+
+# h264_start28 NAME [trace]: the twenty-eighth pass's A/B in $D (made here): the pan's
+# lengths; .device/parvlc-old's and .device/parvlc's streams compared (960 frames: one
+# slice, a slice per row, and with --recon); three rounds alternating the builds, each
+# run's previous output removed outside the timing: 1920 frames one slice and a slice per
+# row, 960 frames one slice; a debug-logged run of each build ($OUT/NAME-old-debug.log.gz,
+# $OUT/NAME-debug.log.gz); with `trace`, each build's GPU medians (gpu_medians); $D
+# removed.
+h264_start28() {
+  mkdir -p "$D"
+  pan_lengths "$D"
+  same_streams
+  same_streams --slice-rows 1
+  recon_same
+  ab_rounds "1920 frames|p1920.y4m|" "1920 frames, a slice per row|p1920.y4m|--slice-rows 1" \
+    "960 frames|p960.y4m|"
+  cp .device/parvlc .device/parvlc-new
+  cp .device/parvlc-old .device/parvlc && debug_run "$1-old-debug"
+  cp .device/parvlc-new .device/parvlc && debug_run "$1-debug"
+  if [ "${2:-}" = trace ]; then
+    cp .device/parvlc-old .device/parvlc && gpu_medians old-bin
+    cp .device/parvlc-new .device/parvlc && gpu_medians parvlc-new
+  fi
   rm -rf "$D"
 }

@@ -797,6 +797,18 @@ mod tests {
         assert_eq!(default_depth(65535, 65535), 1);
     }
 
+    #[test]
+    fn a_group_s_slices_go_to_its_pictures_in_order() {
+        let slices: Vec<(Vec<u8>, u64)> = (0..6u8).map(|k| (vec![k], k as u64)).collect();
+        let pictures = super::pictures_of(slices, 2);
+        let firsts: Vec<Vec<u8>> = pictures
+            .iter()
+            .map(|p| p.iter().map(|s| s.0[0]).collect())
+            .collect();
+        assert_eq!(firsts, [[0, 1], [2, 3], [4, 5]]);
+        assert_eq!(super::pictures_of(Vec::new(), 3).len(), 0);
+    }
+
     #[cfg(not(target_arch = "wasm32"))]
     #[test]
     fn a_latch_lets_waiters_go_once_opened_even_by_a_drop() {

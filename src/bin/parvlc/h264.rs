@@ -44,7 +44,7 @@ pub struct H264Args {
     /// Pictures coded at once (intra pictures are independent): with the GPU front end a
     /// batch of this many, two or more batches in flight, the Y4M file read as far ahead
     /// (default: 48 of 1080p, as many macroblocks of larger pictures, at most 64; 1080p
-    /// at 48: peak 770-990 MiB); with the CPU's, one per coder.
+    /// at 48: peak 750-970 MiB); with the CPU's, one per coder.
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=64))]
     depth: Option<u32>,
     #[command(flatten)]
