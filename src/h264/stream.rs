@@ -465,6 +465,12 @@ impl Encoder {
             .into_iter()
             .flat_map(|frame| pictures_of(frame.slices, starts.len()))
             .collect();
+        if coded.len() != n_pictures {
+            return Err(Error::Gpu {
+                stage: "cavlc",
+                message: format!("{} pictures' slices for {n_pictures}", coded.len()),
+            });
+        }
         drop(frames);
         // The next batches read as much of each stream as this one's longest needed, and
         // a quarter more.
