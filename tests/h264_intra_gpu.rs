@@ -488,3 +488,70 @@ fn cavlc_codes_pictures_grouped_into_frames_as_each_alone() {
         }
     }
 }
+
+/// CAVLC's output sized by a room (`encode_frames_in_room`): a group whose stream does
+/// not fit comes back flagged, with no slices, and the encoder codes it again. Forced
+/// through the encoder with a tiny quota, every batch's bytes are the CPU engine's.
+#[test]
+fn groups_that_outgrow_their_room_are_flagged_and_coded_again() {
+    use parvlc::cavlc::{CavlcGpu, GpuVariant};
+    use parvlc::h264::Encoder;
+    use parvlc::Engine;
+    let gpu = common::gpu();
+    let (w, h) = (45, 30);
+    let config = EncoderConfig {
+        qp: 18,
+        ..EncoderConfig::default()
+    };
+    let geometry = Geometry::new(w, h).unwrap();
+    let pictures: Vec<Picture> = (0..4).map(|k| picture(w, h, 500 + k)).collect();
+    let refs: Vec<&Picture> = pictures.iter().collect();
+    let front = IntraGpu::new(gpu, geometry, &config).expect("front end");
+    let stages = CavlcGpu::new(gpu).expect("CAVLC stages");
+    let starts = config.slice_starts(&geometry);
+    for room in [64, 64 << 20] {
+        let mut encoder = gpu.device.create_command_encoder(&Default::default());
+        let batch = front
+            .encode_into(gpu, &mut encoder, None, &refs)
+            .expect("recorded");
+        let frames = batch.gpu_frames(gpu, &mut encoder, 2, &starts, false);
+        let pending = stages
+            .encode_frames_in_room(gpu, &mut encoder, &frames, GpuVariant::Cavlcu, false, room)
+            .expect("CAVLC recorded");
+        let recorded = stages
+            .record_finish(gpu, &mut encoder, &pending, 1 << 10)
+            .expect("readback recorded");
+        gpu.queue.submit([encoder.finish()]);
+        let coded =
+            pollster::block_on(stages.finish_recorded(gpu, pending, recorded)).expect("coded");
+        assert_eq!(coded.len(), 2);
+        for (g, c) in coded.iter().enumerate() {
+            assert_eq!(c.room_exceeded, room == 64, "room {room}, group {g}");
+            assert_eq!(c.slices.is_empty(), room == 64, "room {room}, group {g}");
+        }
+    }
+    // Through the encoder: the first batch's groups outgrow a room of 64 bytes a picture
+    // and are read back past a quota of 32; later batches' quota has grown.
+    let code = |engine: &Engine, quota: Option<u64>| -> Vec<u8> {
+        let encoder = Encoder::new(w, h, 25.0, config, engine).expect("encoder");
+        if let Some(q) = quota {
+            encoder.set_stream_quota(q);
+        }
+        let mut bytes = Vec::new();
+        for first in [0, 4] {
+            let coded =
+                pollster::block_on(encoder.encode_batch_at(&pictures, first)).expect("coded");
+            bytes.extend(coded.into_iter().flat_map(|c| c.bytes));
+        }
+        bytes
+    };
+    let want = code(&Engine::Cpu, None);
+    assert!(
+        code(common::wgpu_engine(), Some(32)) == want,
+        "a tiny quota"
+    );
+    assert!(
+        code(common::wgpu_engine(), None) == want,
+        "the default quota"
+    );
+}

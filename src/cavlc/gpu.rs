@@ -244,6 +244,9 @@ pub struct Encoded {
     pub fallbacks: u32,
     /// Bit offset of every macroblock in the frame's one stream (slices back to back).
     pub mb_offsets: Vec<u32>,
+    /// The stream outgrew the room its encode gave the output
+    /// ([`CavlcGpu::encode_frames_in_room`]): no slices; code the frame again.
+    pub room_exceeded: bool,
 }
 
 /// Readbacks of several frames' results, recorded with their work
@@ -381,7 +384,7 @@ impl CavlcGpu {
         profile: bool,
     ) -> Result<Pending> {
         let scratch = Self::scratch(gpu, input.n_mbs);
-        self.encode_with_scratch(gpu, encoder, input, variant, pack, profile, scratch)
+        self.encode_with_scratch(gpu, encoder, input, variant, pack, profile, scratch, None)
     }
 
     /// [`Self::encode_into`] of several frames recorded one after another into `encoder`,
@@ -396,12 +399,42 @@ impl CavlcGpu {
         variant: GpuVariant,
         profile: bool,
     ) -> Result<Vec<Pending>> {
+        self.encode_frames(gpu, encoder, inputs, variant, profile, None)
+    }
+
+    /// [`Self::encode_frames_into`] with each frame's packed output `room` bytes long
+    /// (at most: never longer than its longest stream) instead of room for every
+    /// macroblock's longest code, 14 MiB a 1080p picture, to make and to clear. A frame
+    /// whose stream is longer comes back from [`Self::finish_recorded`] with
+    /// [`Encoded::room_exceeded`] set, to be coded again.
+    pub fn encode_frames_in_room(
+        &self,
+        gpu: &Gpu,
+        encoder: &mut wgpu::CommandEncoder,
+        inputs: &[GpuFrame],
+        variant: GpuVariant,
+        profile: bool,
+        room: u64,
+    ) -> Result<Vec<Pending>> {
+        self.encode_frames(gpu, encoder, inputs, variant, profile, Some(room))
+    }
+
+    fn encode_frames(
+        &self,
+        gpu: &Gpu,
+        encoder: &mut wgpu::CommandEncoder,
+        inputs: &[GpuFrame],
+        variant: GpuVariant,
+        profile: bool,
+        room: Option<u64>,
+    ) -> Result<Vec<Pending>> {
         let most = inputs.iter().map(|f| f.n_mbs).max().unwrap_or(0);
         let scratch = Self::scratch(gpu, most);
         inputs
             .iter()
             .map(|f| {
-                self.encode_with_scratch(gpu, encoder, f, variant, true, profile, scratch.clone())
+                let scratch = scratch.clone();
+                self.encode_with_scratch(gpu, encoder, f, variant, true, profile, scratch, room)
             })
             .collect()
     }
@@ -428,6 +461,7 @@ impl CavlcGpu {
         pack: bool,
         profile: bool,
         (enc_words, enc_lens): (Arc<PooledBuffer>, Arc<PooledBuffer>),
+        room: Option<u64>,
     ) -> Result<Pending> {
         let n_mbs = input.n_mbs;
         let storage = wgpu::BufferUsages::STORAGE
@@ -485,6 +519,7 @@ impl CavlcGpu {
                     ..bufs
                 },
                 &self.config.pack_scan,
+                room,
             )?)
         } else {
             None
@@ -588,6 +623,7 @@ impl CavlcGpu {
             slices,
             fallbacks,
             mb_offsets,
+            room_exceeded: false,
         })
     }
 
@@ -662,6 +698,13 @@ impl CavlcGpu {
                 Ok((total, offsets, fallbacks))
             })
             .collect::<Result<Vec<_>>>()?;
+        // Streams longer than what was read with them are read again; those longer than
+        // their output's room are not there to read.
+        let exceeded: Vec<bool> = packs
+            .iter()
+            .zip(&frames)
+            .map(|(packed, (total, ..))| !pack::fits(packed, *total))
+            .collect();
         let mut again = Vec::new();
         for (i, ((packed, (total, ..)), h)) in packs
             .iter()
@@ -670,7 +713,7 @@ impl CavlcGpu {
             .enumerate()
         {
             let stream = pack::packed_stream(packed, *total);
-            if stream.2 > h[4].len() as u64 {
+            if stream.2 > h[4].len() as u64 && !exceeded[i] {
                 again.push((i, stream));
             }
         }
@@ -692,13 +735,19 @@ impl CavlcGpu {
             .zip(shapes.par_iter())
             .zip(parts.par_chunks_exact(5))
             .zip(reread.par_iter())
+            .zip(exceeded.par_iter())
             .map(
-                |((((total, mb_offsets, fallbacks), &(_, _, slice_starts)), h), reread)| {
+                |(((((total, mb_offsets, fallbacks), &(_, _, slice_starts)), h), reread), &x)| {
                     let stream = reread.as_deref().unwrap_or(&h[4]);
+                    let slices = match x {
+                        true => Vec::new(),
+                        false => pack::split_slices(stream, total, &mb_offsets, slice_starts)?,
+                    };
                     Ok(Encoded {
-                        slices: pack::split_slices(stream, total, &mb_offsets, slice_starts)?,
+                        slices,
                         fallbacks,
                         mb_offsets,
+                        room_exceeded: x,
                     })
                 },
             )

@@ -32,17 +32,22 @@ impl Packed {
     }
 }
 
-/// Record the packing stage (its look-back state and output are its own).
+/// Record the packing stage (its look-back state and output are its own). The output
+/// has room for every macroblock's longest code, or for `room` bytes where the caller
+/// bounds it: a longer stream's writes past the end are dropped (the device bounds
+/// them), and [`super::CavlcGpu::finish_recorded`] flags the frame.
 pub(crate) fn encode_pack(
     gpu: &Gpu,
     encoder: &mut wgpu::CommandEncoder,
     profiler: Option<&mut Profiler>,
     bufs: &FrameBuffers<'_>,
     scan: &ScanConfig,
+    room: Option<u64>,
 ) -> Result<Packed> {
     let storage =
         wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST;
-    let out_bytes = (bufs.n_mbs as u64 * MB_MAX_BITS).div_ceil(32) * 4 + 64;
+    let worst = (bufs.n_mbs as u64 * MB_MAX_BITS).div_ceil(32) * 4 + 64;
+    let out_bytes = room.map_or(worst, |r| r.next_multiple_of(4).clamp(64, worst));
     let output = gpu.pooled_buffer(out_bytes, storage);
     let mb_offsets = gpu.pooled_buffer(bufs.n_mbs as u64 * 4, storage);
     let state = gpu.pooled_buffer((STATE_HEADER as u64 + bufs.n_groups as u64) * 4, storage);
@@ -200,6 +205,11 @@ pub(crate) fn packed_total(
 /// The first `quota` bytes of the packed output (all of it where it is shorter).
 pub(crate) fn packed_prefix(packed: &Packed, quota: u64) -> (&wgpu::Buffer, u64, u64) {
     (&packed.output, 0, quota.min(packed.output_bytes) & !3)
+}
+
+/// Whether the packed stream `total` bits long fits the output's room.
+pub(crate) fn fits(packed: &Packed, total: u64) -> bool {
+    packed_stream(packed, total).2 <= packed.output_bytes
 }
 
 /// The range of the packed stream `total` bits long.

@@ -308,6 +308,14 @@ impl Encoder {
         cavlc.and(front)
     }
 
+    /// Bytes of each picture's stream that a batch first reads back (and twice as many
+    /// it gives CAVLC's output room for): it grows with the streams seen. Smaller, it
+    /// forces the paths that read a stream again and code a group again (tests).
+    #[doc(hidden)]
+    pub fn set_stream_quota(&self, bytes: u64) {
+        self.stream_quota.store(bytes, Ordering::Relaxed);
+    }
+
     /// Whether each [`Encoded`] carries the reconstruction and the CAVLC input (both by
     /// default). The GPU front end reads back only what is kept.
     pub fn keep(&mut self, recon: bool, frame: bool) {
@@ -436,15 +444,24 @@ impl Encoder {
             encoder = gpu.device.create_command_encoder(&Default::default());
         }
         let t1 = crate::gpu::clock();
-        // CAVLC codes the pictures a group at a time, as many as one frame may hold.
+        // CAVLC codes the pictures a group at a time, as many as one frame may hold, each
+        // group's output with room for twice the quota (below) a picture, not for every
+        // macroblock's longest code: 14 MiB a 1080p picture to make and to clear.
         let frames = batch.gpu_frames(gpu, &mut encoder, usize::MAX, &starts, false);
-        let group = n_pictures.div_ceil(frames.len().max(1));
-        let pending =
-            stages.encode_frames_into(gpu, &mut encoder, &frames, self.config.cavlc, profile)?;
+        let group = n_pictures.div_ceil(frames.len().max(1)) as u64;
+        let quota = self.stream_quota.load(Ordering::Relaxed);
+        let variant = self.config.cavlc;
+        let pending = stages.encode_frames_in_room(
+            gpu,
+            &mut encoder,
+            &frames,
+            variant,
+            profile,
+            2 * quota * group,
+        )?;
         // The results' readback goes in the same submission, so that it waits for this
         // batch alone and not for the next one, which another coder may submit meanwhile.
-        let quota = self.stream_quota.load(Ordering::Relaxed);
-        let recorded = stages.record_finish(gpu, &mut encoder, &pending, quota * group as u64)?;
+        let recorded = stages.record_finish(gpu, &mut encoder, &pending, quota * group)?;
         let status = gpu.record_reads(&mut encoder, &[batch.status_range()]);
         gpu.queue.submit([encoder.finish()]);
         self.first_submitted.open();
@@ -460,8 +477,28 @@ impl Encoder {
         let coded = stages.finish_recorded(gpu, pending, recorded).await;
         let t3 = crate::gpu::clock();
         IntraBatch::check_status(&gpu.read_recorded(status).await?.concat())?;
+        let mut coded = coded?;
+        // A group whose stream outgrew its room is coded again with room for any stream.
+        let exceeded: Vec<usize> = (0..coded.len())
+            .filter(|&i| coded[i].room_exceeded)
+            .collect();
+        if !exceeded.is_empty() {
+            log::debug!(
+                "h264: {} of {} CAVLC groups outgrew their room, coded again",
+                exceeded.len(),
+                coded.len()
+            );
+            let mut encoder = gpu.device.create_command_encoder(&Default::default());
+            let pending = stages.encode_frames_into(gpu, &mut encoder, &frames, variant, false)?;
+            let recorded = stages.record_finish(gpu, &mut encoder, &pending, quota * group)?;
+            gpu.queue.submit([encoder.finish()]);
+            let mut again = stages.finish_recorded(gpu, pending, recorded).await?;
+            for i in exceeded {
+                coded[i] = std::mem::take(&mut again[i]);
+            }
+        }
         // Each picture's slices, from its group's.
-        let coded: Vec<Vec<(Vec<u8>, u64)>> = coded?
+        let coded: Vec<Vec<(Vec<u8>, u64)>> = coded
             .into_iter()
             .flat_map(|frame| pictures_of(frame.slices, starts.len()))
             .collect();
