@@ -364,14 +364,14 @@ fn cavlc_codes_a_batch_from_its_ranges_or_from_copies() {
         let batch = front
             .encode_into(gpu, &mut encoder, None, &refs)
             .expect("recorded");
-        let frames: Vec<_> = (0..refs.len())
-            .map(|k| match copied {
-                false => batch.gpu_frame(gpu, &mut encoder, k, starts.clone()),
-                true => batch.gpu_frame_copied(gpu, &mut encoder, k, starts.clone()),
-            })
-            .collect();
+        let frames: Vec<_> = match copied {
+            false => (0..refs.len())
+                .map(|k| batch.gpu_frame(gpu, &mut encoder, k, starts.clone()))
+                .collect(),
+            true => batch.gpu_frames(gpu, &mut encoder, 1, &starts, true),
+        };
         let pending = stages
-            .encode_frames_into(gpu, &mut encoder, &frames, GpuVariant::Cavlcu, false)
+            .encode_frames_into(gpu, &mut encoder, &frames, GpuVariant::Cavlcu, false, None)
             .expect("CAVLC recorded");
         let recorded = stages
             .record_finish(gpu, &mut encoder, &pending, 1 << 20)
@@ -467,7 +467,7 @@ fn cavlc_codes_pictures_grouped_into_frames_as_each_alone() {
             let want_frames = refs.len().div_ceil(group.min(refs.len()));
             assert_eq!(frames.len(), want_frames, "group {group}");
             let pending = stages
-                .encode_frames_into(gpu, &mut encoder, &frames, variant, false)
+                .encode_frames_into(gpu, &mut encoder, &frames, variant, false, None)
                 .expect("CAVLC recorded");
             let recorded = stages
                 .record_finish(gpu, &mut encoder, &pending, 1 << 20)
@@ -489,7 +489,7 @@ fn cavlc_codes_pictures_grouped_into_frames_as_each_alone() {
     }
 }
 
-/// CAVLC's output sized by a room (`encode_frames_in_room`): a group whose stream does
+/// CAVLC's output sized by a room (`encode_frames_into`'s): a group whose stream does
 /// not fit comes back flagged, with no slices, and the encoder codes it again. Forced
 /// through the encoder with a tiny quota, every batch's bytes are the CPU engine's.
 #[test]
@@ -516,7 +516,14 @@ fn groups_that_outgrow_their_room_are_flagged_and_coded_again() {
             .expect("recorded");
         let frames = batch.gpu_frames(gpu, &mut encoder, 2, &starts, false);
         let pending = stages
-            .encode_frames_in_room(gpu, &mut encoder, &frames, GpuVariant::Cavlcu, false, room)
+            .encode_frames_into(
+                gpu,
+                &mut encoder,
+                &frames,
+                GpuVariant::Cavlcu,
+                false,
+                Some(room),
+            )
             .expect("CAVLC recorded");
         let recorded = stages
             .record_finish(gpu, &mut encoder, &pending, 1 << 10)

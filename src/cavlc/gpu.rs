@@ -211,6 +211,11 @@ impl GpuFrame {
     pub fn mb_count(&self) -> usize {
         self.n_mbs as usize
     }
+
+    /// Pictures it holds back to back.
+    pub fn pictures(&self) -> usize {
+        (self.n_mbs / self.picture_mbs.max(1)) as usize
+    }
 }
 
 /// GPU work in flight: read it back with [`CavlcGpu::finish`] or
@@ -245,7 +250,7 @@ pub struct Encoded {
     /// Bit offset of every macroblock in the frame's one stream (slices back to back).
     pub mb_offsets: Vec<u32>,
     /// The stream outgrew the room its encode gave the output
-    /// ([`CavlcGpu::encode_frames_in_room`]): no slices; code the frame again.
+    /// ([`CavlcGpu::encode_frames_into`]): no slices; code the frame again.
     pub room_exceeded: bool,
 }
 
@@ -391,35 +396,11 @@ impl CavlcGpu {
     /// packed: their block codes go through one scratch buffer (each frame's packing
     /// reads them before the next frame's coding writes them, the passes in order), not
     /// one each (15 MB a 1080p frame, and a first batch's time allocating them).
-    pub fn encode_frames_into(
-        &self,
-        gpu: &Gpu,
-        encoder: &mut wgpu::CommandEncoder,
-        inputs: &[GpuFrame],
-        variant: GpuVariant,
-        profile: bool,
-    ) -> Result<Vec<Pending>> {
-        self.encode_frames(gpu, encoder, inputs, variant, profile, None)
-    }
-
-    /// [`Self::encode_frames_into`] with each frame's packed output `room` bytes long
-    /// (at most: never longer than its longest stream) instead of room for every
-    /// macroblock's longest code, 14 MiB a 1080p picture, to make and to clear. A frame
-    /// whose stream is longer comes back from [`Self::finish_recorded`] with
+    /// Each frame's packed output has room for every macroblock's longest code (14 MiB a
+    /// 1080p picture, to make and to clear), or with `room`, that many bytes at most: a
+    /// frame whose stream is longer comes back from [`Self::finish_recorded`] with
     /// [`Encoded::room_exceeded`] set, to be coded again.
-    pub fn encode_frames_in_room(
-        &self,
-        gpu: &Gpu,
-        encoder: &mut wgpu::CommandEncoder,
-        inputs: &[GpuFrame],
-        variant: GpuVariant,
-        profile: bool,
-        room: u64,
-    ) -> Result<Vec<Pending>> {
-        self.encode_frames(gpu, encoder, inputs, variant, profile, Some(room))
-    }
-
-    fn encode_frames(
+    pub fn encode_frames_into(
         &self,
         gpu: &Gpu,
         encoder: &mut wgpu::CommandEncoder,

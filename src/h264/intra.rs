@@ -552,26 +552,14 @@ impl IntraBatch {
         self.frames_of(gpu, encoder, k, 1, &slice_starts, false)
     }
 
-    /// [`Self::gpu_frame`] always by copies: the path a device whose storage alignment the
-    /// picture ranges miss takes (tests prove it with this).
-    #[doc(hidden)]
-    pub fn gpu_frame_copied(
-        &self,
-        gpu: &Gpu,
-        encoder: &mut wgpu::CommandEncoder,
-        k: usize,
-        slice_starts: Vec<usize>,
-    ) -> GpuFrame {
-        self.frames_of(gpu, encoder, k, 1, &slice_starts, true)
-    }
-
     /// The batch's pictures as frames of up to `group` pictures each (fewer in the last),
     /// as [`Self::gpu_frame`] makes them: each frame's slices are its pictures' (every
     /// picture's slices starting at `slice_starts`), coded as one stream, and CAVLC's
     /// passes run once a frame instead of once a picture (on the H200 a 1080p picture's
     /// CAVLC took 0.09 ms of GPU time alone, most of it its passes' fixed costs). At
     /// most [`CavlcGpu::max_frame_mbs`] macroblocks a frame: `group` is cut to fit.
-    /// With `copied`, always by copies.
+    /// With `copied`, always by copies: the path a device whose storage alignment the
+    /// picture ranges miss takes (tests prove it with this).
     pub fn gpu_frames(
         &self,
         gpu: &Gpu,

@@ -16,7 +16,7 @@ use super::syntax::{level_idc, pps, slice_header, sps};
 use super::{Geometry, LumaModes, Picture};
 use crate::bits::MsbWriter;
 use crate::cavlc::frame::{encode_slice_data, total_coeffs, Frame};
-use crate::cavlc::{CavlcConfig, CavlcGpu, GpuVariant};
+use crate::cavlc::{CavlcConfig, CavlcGpu, GpuFrame, GpuVariant};
 use crate::gpu::Gpu;
 use crate::{Engine, Error, Result};
 
@@ -448,17 +448,12 @@ impl Encoder {
         // group's output with room for twice the quota (below) a picture, not for every
         // macroblock's longest code: 14 MiB a 1080p picture to make and to clear.
         let frames = batch.gpu_frames(gpu, &mut encoder, usize::MAX, &starts, false);
-        let group = n_pictures.div_ceil(frames.len().max(1)) as u64;
+        let group = frames.iter().map(GpuFrame::pictures).max().unwrap_or(1) as u64;
         let quota = self.stream_quota.load(Ordering::Relaxed);
         let variant = self.config.cavlc;
-        let pending = stages.encode_frames_in_room(
-            gpu,
-            &mut encoder,
-            &frames,
-            variant,
-            profile,
-            2 * quota * group,
-        )?;
+        let room = Some(2 * quota * group);
+        let pending =
+            stages.encode_frames_into(gpu, &mut encoder, &frames, variant, profile, room)?;
         // The results' readback goes in the same submission, so that it waits for this
         // batch alone and not for the next one, which another coder may submit meanwhile.
         let recorded = stages.record_finish(gpu, &mut encoder, &pending, quota * group)?;
@@ -489,7 +484,8 @@ impl Encoder {
                 coded.len()
             );
             let mut encoder = gpu.device.create_command_encoder(&Default::default());
-            let pending = stages.encode_frames_into(gpu, &mut encoder, &frames, variant, false)?;
+            let pending =
+                stages.encode_frames_into(gpu, &mut encoder, &frames, variant, false, None)?;
             let recorded = stages.record_finish(gpu, &mut encoder, &pending, quota * group)?;
             gpu.queue.submit([encoder.finish()]);
             let mut again = stages.finish_recorded(gpu, pending, recorded).await?;
