@@ -9,7 +9,10 @@
 //! lists swept in full (by default the library's `StreamConfig::default()`), `RUNS` the
 //! timed runs of each shape (3), `FORMAT` gzip or native (native), `PLANNER` gpu, host or
 //! auto and `FRAME_KIB` the largest frame (the CLI's for the format), `SINK` set: the
-//! timed runs code into a sink instead (what placing the output in the vector costs).
+//! timed runs code into a sink instead (what placing the output in the vector costs),
+//! `WARM_MS` a time to keep compressing, untimed, before each shape's timed runs (a GPU
+//! kept busy runs in a faster performance state: `docs/results.md`, "Seventh pass").
+//! Each run's time is printed after the shape's line.
 //! Opens the GPU as the CLI does (wgpu; the CPU where there is none).
 
 use std::time::Instant;
@@ -155,6 +158,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                     format!("depth {depth}, chunks of {chunk_mib} MiB: wrong output").into(),
                 );
             }
+            let warm_up = std::time::Duration::from_millis(
+                list("WARM_MS", "0").first().copied().unwrap_or(0) as u64,
+            );
+            let warm_start = Instant::now();
+            while warm_start.elapsed() < warm_up {
+                run(&mut out, sink)?;
+            }
             profile_control("enable");
             let cpu = cpu_seconds();
             let times = (0..runs)
@@ -163,6 +173,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             let cpu = cpu_seconds().zip(cpu).map(|(b, a)| (b - a) / runs as f64);
             profile_control("disable");
             let best = times.iter().copied().fold(f64::MAX, f64::min);
+            let each: Vec<String> = times.iter().map(|t| format!("{:.1}", t * 1e3)).collect();
             let median = median(times);
             println!(
                 "depth {depth:>2}, chunks of {chunk_mib:>2} MiB: {:.2} GB/s ({:.1} ms), median {:.2} GB/s, ratio {:.3}{}",
@@ -172,6 +183,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 data.len() as f64 / out.len().max(1) as f64,
                 cpu.map(|c| format!(", CPU {:.2} s a run", c)).unwrap_or_default()
             );
+            println!("  runs, ms: {}", each.join(" "));
         }
     }
     Ok(())

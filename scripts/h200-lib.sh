@@ -291,7 +291,7 @@ plan_ab() {
   done
   for round in 1 2 3; do
     for f in native gzip; do
-      for v in old new; do echo -n "round $round, $f, sb-$v: "; FORMAT=$f .device/sb-$v "$1/sys1g" | tail -1; done
+      for v in old new; do echo -n "round $round, $f, sb-$v: "; FORMAT=$f .device/sb-$v "$1/sys1g" | tail -2; done
     done
   done
   timeline_of .device/sb-new "$1"
@@ -302,7 +302,7 @@ plan_ab() {
 timeline_of() {
   for f in native gzip; do
     echo "== timeline, this build, $f"
-    RUST_LOG=parvlc=trace FORMAT=$f RUNS=2 "$1" "$2/sys1g" 2>"$2/t.log" | tail -1
+    RUST_LOG=parvlc=trace FORMAT=$f RUNS=2 "$1" "$2/sys1g" 2>"$2/t.log" | tail -2
     python3 scripts/gpu_timeline.py "$2/t.log" | tail -6
   done
 }
@@ -318,7 +318,7 @@ sb_rounds() {
     for f in native gzip; do
       for v in "$@"; do
         echo -n "round $round, $f, $v: "
-        FORMAT=$f RUNS=6 ".device/$v" "$dir/sys1g" | tail -1
+        FORMAT=$f RUNS=6 ".device/$v" "$dir/sys1g" | tail -2
       done
     done
   done

@@ -15,8 +15,8 @@ use parvlc::huffman::cuvle::CuvleConfig;
 use parvlc::huffman::frames::FrameConfig;
 use parvlc::huffman::gzip_index::{MAX_INDEX_BYTES, MAX_MEMBER_FRAMES};
 use parvlc::huffman::pipeline::{
-    compress_framed, compress_stream, compress_to_vec, CompressWriter, DecompressReader,
-    FramePlanner, StreamConfig, StreamInput,
+    compress_framed, compress_stream, compress_to_vec, compress_to_vec_in_room, CompressWriter,
+    DecompressReader, FramePlanner, StreamConfig, StreamInput,
 };
 use parvlc::huffman::stream::{decompress_to, decompress_to_batched, Decompressed};
 use parvlc::scan::ScanConfig;
@@ -334,45 +334,62 @@ fn a_sink_that_takes_little_at_a_time_gets_every_byte() {
     }
 }
 
-/// Many small chunks appended to a vector that holds its bytes and no room: the vector
-/// grows again and again while chunks are being copied into it, on the CPU and the GPU,
-/// and still holds exactly the stream's bytes after its own.
+/// Many small chunks appended to a vector that holds bytes of its own, with room for
+/// all of the output, for none of it, or for part of it: GPU coders write their chunks
+/// into their places themselves while the room lasts, the writer copies the rest there
+/// and grows the vector (again and again while chunks are being copied into it); on the
+/// CPU and the GPU the vector holds exactly the stream's bytes after its own.
 #[test]
-fn compress_to_vec_grows_the_vector_while_chunks_are_copied() {
-    let config = StreamConfig {
+fn compress_to_vec_places_chunks_in_its_room_and_grows_past_it() {
+    let mut config = StreamConfig {
         chunk_bytes: 64 << 10,
         depth: 6,
         ..tiny()
     };
+    // The encode's output written where the host reads it: what lets a coder copy it
+    // straight into its place.
+    config.cuvle.host_output = true;
     let data = mixed((24 << 16) + 777, 12);
+    let chunks = data.len().div_ceil(config.chunk_bytes) as u64;
     for (name, engine) in [("cpu", &Engine::Cpu), ("wgpu", common::wgpu_engine())] {
         for format in [Format::Native, Format::Gzip] {
             let want = streamed(&data, format, &config);
-            let mut out = b"own bytes".to_vec();
-            out.shrink_to_fit();
-            let mut heard = Vec::new();
-            let summary = compress_to_vec(engine, format, &config, &data, &mut out, &mut |n| {
-                heard.push(n)
-            })
-            .unwrap();
-            assert_eq!(summary.bytes_out, want.len() as u64, "{name} {format:?}");
-            assert!(
-                out[..9] == *b"own bytes",
-                "{name} {format:?}: the vector's own bytes"
-            );
-            assert!(
-                out[9..] == want[..],
-                "{name} {format:?}: compress_to_vec differs"
-            );
-            assert!(
-                heard.windows(2).all(|w| w[0] <= w[1]),
-                "{name} {format:?}: progress"
-            );
-            assert_eq!(
-                heard.last().copied(),
-                Some(data.len() as u64),
-                "{name} {format:?}"
-            );
+            for room in [None, Some(0), Some(want.len() / 2)] {
+                let what = format!("{name} {format:?}, room {room:?}");
+                let mut out = b"own bytes".to_vec();
+                out.shrink_to_fit();
+                let mut heard = Vec::new();
+                let mut progress = |n| heard.push(n);
+                let summary = match room {
+                    None => {
+                        compress_to_vec(engine, format, &config, &data, &mut out, &mut progress)
+                    }
+                    Some(room) => compress_to_vec_in_room(
+                        engine,
+                        format,
+                        &config,
+                        &data,
+                        &mut out,
+                        room,
+                        &mut progress,
+                    ),
+                }
+                .unwrap();
+                assert_eq!(summary.bytes_out, want.len() as u64, "{what}");
+                assert!(out[..9] == *b"own bytes", "{what}: the vector's own bytes");
+                assert!(out[9..] == want[..], "{what}: compress_to_vec differs");
+                assert!(heard.windows(2).all(|w| w[0] <= w[1]), "{what}: progress");
+                assert_eq!(heard.last().copied(), Some(data.len() as u64), "{what}");
+                // Which path each chunk took: the GPU's coders place every chunk where
+                // the room holds it, none past it; the CPU's never.
+                let in_place = summary.chunks_in_place;
+                assert_eq!(summary.chunks, chunks, "{what}");
+                match (name, room) {
+                    ("cpu", _) | (_, Some(0)) => assert_eq!(in_place, 0, "{what}"),
+                    (_, None) => assert_eq!(in_place, chunks, "{what}"),
+                    _ => assert!(in_place > 0 && in_place < chunks, "{what}: {in_place}"),
+                }
+            }
         }
     }
 }
@@ -762,6 +779,25 @@ fn gzip_members_one_per_chunk_split_at_the_index_limit() {
     let v1 = with_index_v1(&bytes);
     assert!(members(&v1).iter().all(|m| !m.has_blocks()));
     check_round_trip(&data, Format::Gzip, &v1, "version-1 indexes");
+    // Into a vector on the GPU: the first chunk's two members put a header between its
+    // frames' bytes, so the writer places it; the second's coder writes its own.
+    let mut gpu_config = config;
+    gpu_config.cuvle.host_output = true;
+    let mut out = Vec::new();
+    let summary = compress_to_vec(
+        common::wgpu_engine(),
+        Format::Gzip,
+        &gpu_config,
+        &data,
+        &mut out,
+        &mut |_| {},
+    )
+    .unwrap();
+    assert!(
+        out == bytes,
+        "compress_to_vec on the GPU differs from the CPU"
+    );
+    assert_eq!((summary.chunks, summary.chunks_in_place), (2, 1));
 }
 
 /// A frame whose block offsets need more than one index holds is written with a

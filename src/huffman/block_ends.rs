@@ -22,7 +22,9 @@ pub(crate) struct BlockEnds {
 
 /// Zero every word of `out` (little-endian u32 words) that no block's interior covers,
 /// then OR each block's end words in. Blocks come in stream order, none longer than
-/// `max_words` words: a longer one was not staged, so its interior is not whole.
+/// `max_words` words: a longer one was not staged, so its interior is not whole. `out`
+/// may stop short of its last word (a stream's bytes placed where the next begins): that
+/// word's bytes beyond it are neither zeroed nor written, and no block may end past it.
 pub(crate) fn place_block_ends(
     out: &mut [u8],
     blocks: &[BlockEnds],
@@ -30,25 +32,22 @@ pub(crate) fn place_block_ends(
     stage: &'static str,
 ) -> Result<()> {
     let bad = |message: String| Error::Gpu { stage, message };
-    if !out.len().is_multiple_of(4) {
-        return Err(bad(format!(
-            "output of {} bytes, not whole words",
-            out.len()
-        )));
-    }
-    let n_words = (out.len() / 4) as u64;
+    let n_bits = out.len() as u64 * 8;
     let zero = |from: u64, to: u64, out: &mut [u8]| {
+        let (from, to) = ((from * 4) as usize, ((to * 4) as usize).min(out.len()));
         if from < to {
-            out[from as usize * 4..to as usize * 4].fill(0);
+            out[from..to].fill(0);
         }
     };
     // Words below `cursor` are zeroed or a block's interior.
     let (mut cursor, mut prev_end) = (0u64, 0u64);
     for (b, block) in blocks.iter().enumerate() {
-        if block.start < prev_end || block.end < block.start || block.end > n_words * 32 {
+        if block.start < prev_end || block.end < block.start || block.end > n_bits {
             return Err(bad(format!(
-                "block {b} spans bits {}..{}, after a block ending at {prev_end}, in {n_words} words",
-                block.start, block.end
+                "block {b} spans bits {}..{}, after a block ending at {prev_end}, in {} bytes",
+                block.start,
+                block.end,
+                out.len()
             )));
         }
         prev_end = block.end;
@@ -66,11 +65,12 @@ pub(crate) fn place_block_ends(
         zero(tail, tail + 1, out);
         cursor = cursor.max(tail + 1);
     }
-    zero(cursor, n_words, out);
+    zero(cursor, n_bits.div_ceil(32), out);
     let mut or_word = |word: u64, value: u32| {
         let at = word as usize * 4;
-        let old = u32::from_le_bytes([out[at], out[at + 1], out[at + 2], out[at + 3]]);
-        out[at..at + 4].copy_from_slice(&(old | value).to_le_bytes());
+        for (byte, v) in out[at..].iter_mut().zip(value.to_le_bytes()) {
+            *byte |= v;
+        }
     };
     for block in blocks.iter().filter(|b| b.end > b.start) {
         let (head, tail) = (block.start / 32, (block.end - 1) / 32);
@@ -144,6 +144,24 @@ mod tests {
                     words: ends,
                 });
             }
+            // Cut short anywhere after the last block's end (the stream's bytes placed
+            // before the next stream's): the same bytes up to the cut, none after it.
+            let last_end = spans.last().map_or(0, |s| s.1);
+            let cut = last_end.div_ceil(8) as usize;
+            let cut = cut + rng.below((n_words * 4 - cut) as u64 + 1) as usize;
+            let mut short = written.clone();
+            let beyond = short[cut..].to_vec();
+            place_block_ends(&mut short[..cut], &blocks, 64, "test").unwrap();
+            assert_eq!(
+                short[..cut],
+                expected[..cut],
+                "case {case}, cut at {cut}: {spans:?}"
+            );
+            assert_eq!(
+                short[cut..],
+                beyond[..],
+                "case {case}: bytes past the cut written"
+            );
             place_block_ends(&mut written, &blocks, 64, "test").unwrap();
             assert_eq!(written, expected, "case {case}: {spans:?}");
         }
@@ -168,6 +186,8 @@ mod tests {
                 "{blocks:?}"
             );
         }
-        assert!(place_block_ends(&mut [0u8; 6], &[], 4, "test").is_err());
+        // A block may not end past a short output's last byte.
+        assert!(place_block_ends(&mut [0u8; 6], &[block(0, 49)], 4, "test").is_err());
+        assert!(place_block_ends(&mut [0u8; 6], &[block(0, 48)], 4, "test").is_ok());
     }
 }

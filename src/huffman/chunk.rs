@@ -120,6 +120,24 @@ pub struct CodedChunk {
     /// Each frame's input length, container bytes and checksum, in order (the gzip
     /// members' frame index).
     pub spans: Vec<FrameSpan>,
+    /// Where [`super::pipeline::compress_to_vec`]'s vector holds the chunk, its
+    /// container's pieces included, when its coder took the place.
+    pub(crate) place: Option<TakenPlace>,
+}
+
+/// A chunk's bytes in the output vector: from `offset`, `len` bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct ChunkPlace {
+    pub offset: usize,
+    pub len: usize,
+}
+
+/// A chunk's place, taken by its coder; `written`: the coder wrote the chunk there
+/// (its `bytes` are then empty), else the writer copies them there.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct TakenPlace {
+    pub place: ChunkPlace,
+    pub written: bool,
 }
 
 /// One coded frame within its chunk's bytes.
@@ -155,13 +173,9 @@ impl CodedChunk {
         }
         let spans = finished
             .into_iter()
-            .zip(layout.frames.iter().zip(&layout.layouts))
-            .map(|(done, (f, l))| FrameSpan {
-                len: f.len,
-                bytes: l.bytes,
-                code: gzip_code(l, &done.block_offsets, block_symbols),
-                crc: done.crc,
-            })
+            .zip(&layout.layouts)
+            .zip(&layout.frames)
+            .map(|((done, l), f)| frame_span(f, l, done.crc, &done.block_offsets, block_symbols))
             .collect();
         CodedChunk {
             bytes,
@@ -169,7 +183,64 @@ impl CodedChunk {
             len,
             frames: layout.frames.len() as u64,
             spans,
+            place: None,
         }
+    }
+
+    /// The length of the chunk's frames' bytes (`bytes`, unless the coder wrote them in
+    /// their place).
+    pub(crate) fn coded_len(&self) -> usize {
+        match self.place {
+            Some(TakenPlace { written: true, .. }) => {
+                self.spans.iter().map(|s| s.bytes as usize).sum()
+            }
+            _ => self.bytes.len(),
+        }
+    }
+}
+
+/// The spans a chunk of `layout` will have once coded, but for their checksums: what
+/// its container's pieces measure ([`super::pipeline`]'s placement, before the encode
+/// is read back). `format` Gzip: each frame's blocks as many as its index will list.
+pub(crate) fn expected_spans(
+    layout: &ChunkLayout,
+    format: Format,
+    block_symbols: u64,
+) -> Vec<FrameSpan> {
+    layout
+        .frames
+        .iter()
+        .zip(&layout.layouts)
+        .map(|(f, l)| {
+            let blocks = match format {
+                Format::Gzip => {
+                    (f.end().div_ceil(block_symbols) - f.start / block_symbols) as usize
+                }
+                Format::Native => 0,
+            };
+            frame_span(
+                f,
+                l,
+                crc32fast::Hasher::new(),
+                &vec![0; blocks],
+                block_symbols,
+            )
+        })
+        .collect()
+}
+
+fn frame_span(
+    frame: &FramePlan,
+    layout: &FrameLayout,
+    crc: crc32fast::Hasher,
+    block_offsets: &[u64],
+    block_symbols: u64,
+) -> FrameSpan {
+    FrameSpan {
+        len: frame.len,
+        bytes: layout.bytes,
+        code: gzip_code(layout, block_offsets, block_symbols),
+        crc,
     }
 }
 
@@ -221,6 +292,20 @@ pub(crate) fn finish_chunk(
     gpu_offsets: Option<&(dyn Fn(usize) -> Vec<u64> + Sync)>,
     block_crcs: Option<&[u32]>,
 ) -> Result<Vec<Finished>> {
+    let checks = frame_checks(data, layout, block_symbols, gpu_offsets, block_crcs)?;
+    write_frames(layout, format, block_symbols, &checks, out)?;
+    Ok(finished(format, checks))
+}
+
+/// What [`finish_chunk`] writes into a chunk's output, before it is written: each frame's
+/// checksum and block offsets, in parallel.
+pub(crate) fn frame_checks(
+    data: &[u8],
+    layout: &ChunkLayout,
+    block_symbols: u64,
+    gpu_offsets: Option<&(dyn Fn(usize) -> Vec<u64> + Sync)>,
+    block_crcs: Option<&[u32]>,
+) -> Result<Vec<Finished>> {
     if let Some(crcs) = block_crcs {
         if crcs.len() as u64 != (data.len() as u64).div_ceil(block_symbols) {
             return Err(Error::InvalidArgument(format!(
@@ -230,23 +315,15 @@ pub(crate) fn finish_chunk(
             )));
         }
     }
-    if out.len() as u64 != layout.output_bytes() {
-        return Err(Error::InvalidArgument(format!(
-            "chunk output of {} bytes, layout says {}",
-            out.len(),
-            layout.output_bytes()
-        )));
-    }
     layout
-        .regions(out)
-        .into_par_iter()
+        .frames
+        .par_iter()
         .enumerate()
         // A frame is microseconds of work (its checksum and header): tasks of a few
         // dozen, so that several coders finishing chunks at once do not spend their time
         // stealing single frames from each other.
         .with_min_len(FRAMES_PER_TASK)
-        .map(|(i, region)| {
-            let frame = &layout.frames[i];
+        .map(|(i, frame)| {
             let bytes = &data[frame.start as usize..frame.end() as usize];
             let crc = match block_crcs {
                 // Frames start on block boundaries (whole cells): the frame's blocks'
@@ -270,25 +347,64 @@ pub(crate) fn finish_chunk(
                     crc
                 }
             };
-            let offsets = match gpu_offsets {
+            let block_offsets = match gpu_offsets {
                 Some(f) => f(i),
                 None => block_offsets(bytes, frame, block_symbols),
             };
+            Ok(Finished { crc, block_offsets })
+        })
+        .collect()
+}
+
+/// Every frame's header and trailer written into `out` (the chunk's output, symbols in
+/// place) from its `checks`, in parallel.
+pub(crate) fn write_frames(
+    layout: &ChunkLayout,
+    format: Format,
+    block_symbols: u64,
+    checks: &[Finished],
+    out: &mut [u8],
+) -> Result<()> {
+    if out.len() as u64 != layout.output_bytes() || checks.len() != layout.frames.len() {
+        return Err(Error::InvalidArgument(format!(
+            "chunk output of {} bytes and {} frames' checks, the layout says {} and {}",
+            out.len(),
+            checks.len(),
+            layout.output_bytes(),
+            layout.frames.len()
+        )));
+    }
+    layout
+        .regions(out)
+        .into_par_iter()
+        .zip(checks)
+        .enumerate()
+        .with_min_len(FRAMES_PER_TASK)
+        .try_for_each(|(i, (region, check))| {
             let facts = FrameFacts {
-                crc32: crc.clone().finalize(),
-                block_offsets: &offsets,
+                crc32: check.crc.clone().finalize(),
+                block_offsets: &check.block_offsets,
                 block_symbols,
             };
-            finish_frame(format, frame, &layout.layouts[i], &facts, region)?;
-            Ok(Finished {
-                crc,
-                block_offsets: match format {
-                    Format::Gzip => offsets,
-                    Format::Native => Vec::new(),
-                },
-            })
+            finish_frame(
+                format,
+                &layout.frames[i],
+                &layout.layouts[i],
+                &facts,
+                region,
+            )
         })
-        .collect::<Result<Vec<_>>>()
+}
+
+/// The checks as a chunk keeps them: a gzip frame's block offsets (its index entry), a
+/// native frame's none (its header holds them).
+pub(crate) fn finished(format: Format, mut checks: Vec<Finished>) -> Vec<Finished> {
+    if format == Format::Native {
+        for c in &mut checks {
+            c.block_offsets = Vec::new();
+        }
+    }
+    checks
 }
 
 /// Code a chunk on all CPU cores: frames planned from its cell histograms, each coded

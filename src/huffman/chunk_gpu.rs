@@ -4,25 +4,32 @@
 //! made on the host; every frame coded with its own table in one framed CUVLE pass at
 //! the bit its container layout gives it; then the headers and trailers filled in place
 //! on all cores ([`super::chunk::finish_chunk`]). The bytes equal the CPU's
-//! ([`super::chunk::encode_chunk_cpu`]).
+//! ([`super::chunk::encode_chunk_cpu`]). Coded into a vector, a chunk whose encode is
+//! written in place is copied from the mapped output straight into its place there, its
+//! headers filled there ([`super::pipeline::Places`]).
 
-use super::chunk::{bit_order, finish_chunk, ChunkLayout, CodedChunk};
+use super::chunk::{
+    bit_order, expected_spans, finish_chunk, finished, frame_checks, write_frames, ChunkLayout,
+    ChunkPlace, CodedChunk, TakenPlace,
+};
 use super::compress::Format;
-use super::cuvle::VleEncoder;
+use super::cuvle::{Encoded, MappedStream, VleEncoder};
 use super::frame_plan::frames_from_plan;
 use super::framed::{FrameSpec, Framing};
-use super::pipeline::StreamConfig;
+use super::pipeline::{chunk_pieces, DirectPlace, Piece, Places, StreamConfig};
 use super::CodeTable;
 use crate::gpu::{clock, Gpu};
 use crate::{Error, Result};
 
 /// Code `data` as one chunk of a framed stream on `gpu`, its frames planned on the GPU or
-/// on this thread as `config.planner` says.
-pub async fn encode_chunk_gpu(
+/// on this thread as `config.planner` says; with `at` (a vector's places and the chunk's
+/// number), written into its place there where it can be ([`CodedChunk::place`]).
+pub(crate) async fn encode_chunk_gpu(
     gpu: &Gpu,
     data: &[u8],
     format: Format,
     config: &StreamConfig,
+    at: Option<(&Places, u64)>,
 ) -> Result<CodedChunk> {
     let (frames, cuvle) = (&config.frames, &config.cuvle);
     let plan_on_gpu = config.planner.on_gpu(frames);
@@ -96,56 +103,65 @@ pub async fn encode_chunk_gpu(
     let t_rec = clock();
     gpu.queue.submit([finished_command]);
     let t_sub = clock();
-    let encoded = encoder.finish(pending).await?;
-    let t3 = clock();
-    let mut out = encoded.stream.bytes;
-    if out.len() as u64 != layout.output_bytes() {
-        return Err(Error::Gpu {
-            stage: crate::gpu::registry::huffman::CUVLE.name,
-            message: format!(
-                "framed output of {} bytes, the layout needs {}",
-                out.len(),
-                layout.output_bytes()
-            ),
-        });
-    }
-    // Native headers and gzip indexes list each block's start relative to the frame's
-    // first symbol.
-    let blocks_per_frame: Vec<(usize, usize)> = layout
-        .frames
-        .iter()
-        .map(|f| {
-            let first = (f.start / block) as usize;
-            (first, f.end().div_ceil(block) as usize)
-        })
-        .collect();
-    let offsets = &encoded.block_offsets;
-    let frame_first = &encoded.frame_offsets;
-    let gpu_offsets = |i: usize| -> Vec<u64> {
-        let (a, b) = blocks_per_frame[i];
-        offsets
-            .get(a..b)
-            .unwrap_or(&[])
-            .iter()
-            .map(|&o| o - frame_first[i])
-            .collect()
+    // Into a vector, with the output written in place: the chunk's place, taken while
+    // the GPU codes it (its length is the layout's), for the readback to fill.
+    let slot = match at {
+        Some((places, seq)) if pending.written_in_place() => {
+            take_slot(places, seq, &layout, format, block)?
+        }
+        _ => None,
     };
-    let finished = finish_chunk(
-        data,
-        &layout,
-        format,
-        block,
-        &mut out,
-        Some(&gpu_offsets),
-        Some(&block_crcs),
-    )?;
+    let len = data.len() as u64;
+    let (chunk, timings, t3) = match slot {
+        Some(Slot {
+            place,
+            direct: Some(direct),
+            pieces,
+        }) => {
+            let placed = |encoded: &Encoded, stream: &MappedStream<'_>| {
+                let t3 = clock();
+                let offsets = frame_block_offsets(&layout, block, encoded);
+                let checks = frame_checks(data, &layout, block, Some(&offsets), Some(&block_crcs))?;
+                let chunk = write_placed(
+                    direct, place, &pieces, format, &layout, checks, stream, len, block,
+                )?;
+                Ok((chunk, encoded.timings.clone(), t3))
+            };
+            encoder.finish_placed(pending, placed).await?
+        }
+        slot => {
+            let mut encoded = encoder.finish(pending).await?;
+            let t3 = clock();
+            let mut out = std::mem::take(&mut encoded.stream.bytes);
+            if out.len() as u64 != layout.output_bytes() {
+                return Err(layout_mismatch(out.len(), &layout));
+            }
+            let offsets = frame_block_offsets(&layout, block, &encoded);
+            let done = finish_chunk(
+                data,
+                &layout,
+                format,
+                block,
+                &mut out,
+                Some(&offsets),
+                Some(&block_crcs),
+            )?;
+            let mut chunk = CodedChunk::new(out, &layout, done, len, block);
+            // A place taken outside the vector's capacity: the writer copies it there.
+            chunk.place = slot.map(|s| TakenPlace {
+                place: s.place,
+                written: false,
+            });
+            (chunk, encoded.timings.clone(), t3)
+        }
+    };
     let t4 = clock();
     if timeline {
         log::trace!(
             "chunk of {} bytes on the GPU's clock: scan {} encode {}",
             data.len(),
             timeline_passes(&scan.timings),
-            timeline_passes(&encoded.timings),
+            timeline_passes(&timings),
         );
     }
     if let (Some(t0), Some(tu), Some(t1), Some(t2), Some(tr), Some(ts), Some(t3), Some(t4)) =
@@ -171,13 +187,126 @@ pub async fn encode_chunk_gpu(
             t_tables.map_or(0.0, |t| ms(t2, t)),
         );
     }
-    Ok(CodedChunk::new(
-        out,
-        &layout,
-        finished,
-        data.len() as u64,
-        block,
-    ))
+    Ok(chunk)
+}
+
+/// A chunk's place in a vector, taken before its encode is read back; `pieces` its
+/// container's pieces as its layout measures them, `direct` the place's bytes where its
+/// coder writes them.
+struct Slot {
+    place: ChunkPlace,
+    direct: Option<DirectPlace>,
+    pieces: Vec<Piece>,
+}
+
+/// Chunk `seq`'s place among `places`, for a chunk laid out as `layout`, where its
+/// frames' bytes are one run of its container (a gzip chunk of one member; several
+/// members' headers would fall between them): None otherwise, and no place taken.
+fn take_slot(
+    places: &Places,
+    seq: u64,
+    layout: &ChunkLayout,
+    format: Format,
+    block: u64,
+) -> Result<Option<Slot>> {
+    let spans = expected_spans(layout, format, block);
+    let mut pieces = Vec::with_capacity(3);
+    chunk_pieces(format, &spans, layout.output_bytes() as usize, &mut pieces)?;
+    if pieces
+        .iter()
+        .filter(|p| matches!(p, Piece::Coded(_)))
+        .count()
+        != 1
+    {
+        return Ok(None);
+    }
+    let (place, direct) = places.take(seq, pieces.iter().map(Piece::len).sum())?;
+    Ok(Some(Slot {
+        place,
+        direct,
+        pieces,
+    }))
+}
+
+/// The chunk written into its place from the mapped `stream`: the frames' bytes, their
+/// headers and trailers, and the container's pieces around them (which must measure
+/// what the layout's `expected` did when the place was taken).
+#[allow(clippy::too_many_arguments)]
+fn write_placed(
+    mut direct: DirectPlace,
+    place: ChunkPlace,
+    expected: &[Piece],
+    format: Format,
+    layout: &ChunkLayout,
+    checks: Vec<super::chunk::Finished>,
+    stream: &MappedStream<'_>,
+    len: u64,
+    block: u64,
+) -> Result<CodedChunk> {
+    if stream.len() as u64 != layout.output_bytes() {
+        return Err(layout_mismatch(stream.len(), layout));
+    }
+    let dest = direct.bytes();
+    let coded_at: usize = expected
+        .iter()
+        .take_while(|p| !matches!(p, Piece::Coded(_)))
+        .map(Piece::len)
+        .sum();
+    let coded = &mut dest[coded_at..coded_at + stream.len()];
+    stream.copy_into(coded)?;
+    write_frames(layout, format, block, &checks, coded)?;
+    let mut chunk = CodedChunk::new(Vec::new(), layout, finished(format, checks), len, block);
+    chunk.place = Some(TakenPlace {
+        place,
+        written: true,
+    });
+    let mut pieces = Vec::with_capacity(expected.len());
+    chunk_pieces(format, &chunk.spans, chunk.coded_len(), &mut pieces)?;
+    let same_shape = pieces.len() == expected.len()
+        && pieces.iter().zip(expected).all(|(a, b)| a.len() == b.len());
+    if !same_shape {
+        return Err(Error::InvalidArgument(
+            "a chunk's container measured otherwise than its layout said".into(),
+        ));
+    }
+    let mut at = 0;
+    for piece in &pieces {
+        if let Piece::Made(bytes) = piece {
+            dest[at..at + bytes.len()].copy_from_slice(bytes);
+        }
+        at += piece.len();
+    }
+    Ok(chunk)
+}
+
+/// Each frame's block offsets from its first symbol, from the encode's log (native
+/// headers and gzip indexes list them so).
+fn frame_block_offsets<'a>(
+    layout: &'a ChunkLayout,
+    block: u64,
+    encoded: &'a Encoded,
+) -> impl Fn(usize) -> Vec<u64> + Sync + 'a {
+    move |i: usize| {
+        let f = &layout.frames[i];
+        let (a, b) = ((f.start / block) as usize, f.end().div_ceil(block) as usize);
+        encoded
+            .block_offsets
+            .get(a..b)
+            .unwrap_or(&[])
+            .iter()
+            .map(|&o| o - encoded.frame_offsets[i])
+            .collect()
+    }
+}
+
+fn layout_mismatch(bytes: usize, layout: &ChunkLayout) -> Error {
+    Error::Gpu {
+        stage: crate::gpu::registry::huffman::CUVLE.name,
+        message: format!(
+            "framed output of {bytes} bytes, the layout needs {}",
+            layout.output_bytes()
+        ),
+    }
 }
 
 /// A submission's passes for the trace log: its begin and end on the GPU's clock (us),

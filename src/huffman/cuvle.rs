@@ -563,6 +563,38 @@ pub(crate) struct ScanLog {
     pub ends: Vec<BlockEnds>,
 }
 
+/// An encode's output where the kernel wrote it ([`VleEncoder::finish_placed`]): its
+/// words as mapped, every block's end words still to be placed.
+pub(crate) struct MappedStream<'a> {
+    words: &'a [u8],
+    ends: &'a [BlockEnds],
+    stage_words: u64,
+    /// The stream's length in bytes.
+    bytes: usize,
+}
+
+impl MappedStream<'_> {
+    /// The stream's length in bytes.
+    pub(crate) fn len(&self) -> usize {
+        self.bytes
+    }
+
+    /// The stream's bytes, as [`VleEncoder::finish`] returns them, written into `dest`
+    /// (exactly [`Self::len`] bytes; nothing past it is touched).
+    pub(crate) fn copy_into(&self, dest: &mut [u8]) -> Result<()> {
+        if dest.len() != self.bytes || self.words.len() < self.bytes {
+            return Err(Error::InvalidArgument(format!(
+                "a stream of {} bytes ({} mapped) placed in {} bytes",
+                self.bytes,
+                self.words.len(),
+                dest.len()
+            )));
+        }
+        dest.copy_from_slice(&self.words[..self.bytes]);
+        place_block_ends(dest, self.ends, self.stage_words, CUVLE.name)
+    }
+}
+
 /// GPU resources of one encode in flight: read them back with [`VleEncoder::finish`].
 pub struct Pending {
     output: PooledBuffer,
@@ -594,6 +626,12 @@ impl Pending {
         };
         ranges.extend(self.profiler.resolved_range());
         ranges
+    }
+
+    /// The output is written where the host reads it ([`CuvleConfig::host_output`], and
+    /// the plan's blocks could be staged): [`VleEncoder::finish_placed`] takes it.
+    pub fn written_in_place(&self) -> bool {
+        self.in_place_stage_words.is_some()
     }
 
     /// The output buffer, holding the stream as little-endian u32 words.
@@ -1216,14 +1254,74 @@ impl<'g> VleEncoder<'g> {
             ),
             None => None,
         };
+        let (copied, scan, timings) = self.read_log(&mut pending).await?;
+        let mut bytes = placed.unwrap_or(copied);
+        if let Some(stage_words) = pending.in_place_stage_words {
+            place_block_ends(&mut bytes, &scan.ends, stage_words as u64, CUVLE.name)?;
+        }
+        bytes.truncate(pending.plan.total_bits.div_ceil(8) as usize);
+        self.encoded(&pending, bytes, scan, timings)
+    }
+
+    /// [`Self::finish`] for an encode written in place ([`Pending::written_in_place`]),
+    /// its output not copied for the host: `place` gets the encode (its stream's bytes
+    /// empty, its bit count, offsets and times set) and the mapped output, to copy where
+    /// the caller wants the stream ([`MappedStream::copy_into`]). Unmapped after.
+    pub(crate) async fn finish_placed<T>(
+        &self,
+        mut pending: Pending,
+        place: impl FnOnce(&Encoded, &MappedStream<'_>) -> Result<T>,
+    ) -> Result<T> {
+        let Some(stage_words) = pending.in_place_stage_words else {
+            return Err(Error::InvalidArgument(
+                "finish_placed: the encode's output was not written in place".into(),
+            ));
+        };
+        let len = pending.plan.output_bytes();
+        if len > 0 {
+            self.gpu
+                .map_polled(&pending.output, len, wgpu::MapMode::Read)
+                .await?;
+        }
+        let placed = async {
+            let (_, mut scan, timings) = self.read_log(&mut pending).await?;
+            let ends = std::mem::take(&mut scan.ends);
+            let mapped = match len {
+                0 => None,
+                _ => Some(
+                    pending
+                        .output
+                        .slice(..len)
+                        .get_mapped_range()
+                        .map_err(|e| Error::Readback(e.to_string()))?,
+                ),
+            };
+            let stream = MappedStream {
+                words: mapped.as_deref().unwrap_or(&[]),
+                ends: &ends,
+                stage_words: stage_words as u64,
+                bytes: pending.plan.total_bits.div_ceil(8) as usize,
+            };
+            let encoded = self.encoded(&pending, Vec::new(), scan, timings)?;
+            place(&encoded, &stream)
+        }
+        .await;
+        if len > 0 {
+            pending.output.unmap();
+        }
+        placed
+    }
+
+    /// The encode's log and kernel times read back, with its output's bytes (empty where
+    /// the output was written in place: it is mapped, not copied).
+    async fn read_log(&self, pending: &mut Pending) -> Result<(Vec<u8>, ScanLog, Timings)> {
         let mut parts = match pending.reads.take() {
             Some(reads) => self.gpu.read_recorded(reads).await?,
             None => self.gpu.read_buffers(&pending.readback_ranges()).await?,
         };
-        if let Some(bytes) = placed {
-            parts.insert(0, bytes);
+        if pending.in_place_stage_words.is_some() {
+            parts.insert(0, Vec::new());
         }
-        let plan = &pending.plan;
         // The parts come in the order of the ranges: output, log, times.
         let timings = match pending.profiler.resolved_range() {
             Some(_) => pending
@@ -1232,31 +1330,36 @@ impl<'g> VleEncoder<'g> {
             None => Timings::default(),
         };
         let log: Vec<u32> = bytemuck::pod_collect_to_vec(&parts.pop().unwrap_or_default());
-        let mut bytes = parts.pop().unwrap_or_default();
-        let strategy = self.config.scan.strategy;
-        let in_place = pending.in_place_stage_words;
-        let ScanLog {
-            block_offsets,
-            fallbacks,
-            ends,
-        } = plan.read_log(&log, strategy, in_place.is_some())?;
-        if let Some(stage_words) = in_place {
-            place_block_ends(&mut bytes, &ends, stage_words as u64, CUVLE.name)?;
-        }
-        bytes.truncate(plan.total_bits.div_ceil(8) as usize);
-        let frame_offsets = plan.frame_offsets(&block_offsets)?;
+        let bytes = parts.pop().unwrap_or_default();
+        let in_place = pending.in_place_stage_words.is_some();
+        let scan = pending
+            .plan
+            .read_log(&log, self.config.scan.strategy, in_place)?;
+        Ok((bytes, scan, timings))
+    }
+
+    /// The encode read back: its stream's `bytes` with the log's offsets.
+    fn encoded(
+        &self,
+        pending: &Pending,
+        bytes: Vec<u8>,
+        scan: ScanLog,
+        timings: Timings,
+    ) -> Result<Encoded> {
+        let plan = &pending.plan;
+        let frame_offsets = plan.frame_offsets(&scan.block_offsets)?;
         Ok(Encoded {
             stream: BitBuf {
                 bytes,
                 bits: plan.total_bits,
             },
-            block_offsets,
+            block_offsets: scan.block_offsets,
             frame_offsets,
             block_bytes: plan.block_bytes,
-            fallbacks,
+            fallbacks: scan.fallbacks,
             segments: plan.segments.len(),
             timings,
-            written_in_place: in_place.is_some(),
+            written_in_place: pending.in_place_stage_words.is_some(),
         })
     }
 

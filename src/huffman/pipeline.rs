@@ -24,9 +24,12 @@ use crate::{Engine, Error, Result};
 
 #[cfg(not(target_arch = "wasm32"))]
 mod place;
+mod places;
 mod writer;
 
+pub(crate) use places::{DirectPlace, Places};
 pub use writer::StreamWriter;
+pub(crate) use writer::{chunk_pieces, Piece};
 
 /// How a stream is cut and how deep the pipeline runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -137,6 +140,9 @@ pub struct StreamSummary {
     pub frames: u64,
     pub chunks: u64,
     pub crc32: u32,
+    /// Chunks that their GPU coder wrote into [`compress_to_vec`]'s vector itself, from
+    /// the encode's mapped output (the others were copied there by the writer).
+    pub chunks_in_place: u64,
 }
 
 /// Code one chunk of a stream on `engine`: frames, their codes and their bytes.
@@ -146,10 +152,25 @@ pub async fn encode_chunk(
     format: Format,
     config: &StreamConfig,
 ) -> Result<CodedChunk> {
+    encode_chunk_at(engine, data, format, config, None).await
+}
+
+/// [`encode_chunk`] as chunk `seq` of a stream into a vector (`at`): a GPU coder whose
+/// encode is written in place takes the chunk's place and writes it there
+/// ([`CodedChunk::place`]).
+async fn encode_chunk_at(
+    engine: &Engine,
+    data: &[u8],
+    format: Format,
+    config: &StreamConfig,
+    at: Option<(&Places, u64)>,
+) -> Result<CodedChunk> {
     let block = config.cuvle.block_bytes();
     match engine {
         Engine::Cpu => encode_chunk_cpu(data, format, &config.frames, block),
-        Engine::Wgpu(gpu) => super::chunk_gpu::encode_chunk_gpu(gpu, data, format, config).await,
+        Engine::Wgpu(gpu) => {
+            super::chunk_gpu::encode_chunk_gpu(gpu, data, format, config, at).await
+        }
         #[cfg(feature = "cuda")]
         Engine::Cuda(..) => Err(Error::InvalidArgument(
             "the streaming compressor runs on wgpu or the CPU; CUDA compresses whole files \
@@ -261,7 +282,7 @@ fn run_stream<'i>(
     format: Format,
     config: &StreamConfig,
     input: StreamInput<'i>,
-    output: StreamOutput<'_>,
+    mut output: StreamOutput<'_>,
     progress: &mut dyn FnMut(u64),
 ) -> Result<StreamSummary> {
     config.validate()?;
@@ -279,8 +300,14 @@ fn run_stream<'i>(
     let next_seq = AtomicU64::new(0);
     // At most 2 * depth chunks from the oldest one not yet written.
     let window = crate::ordered::Window::new(0, 2 * depth);
+    // Into a vector: each chunk's place there, in order, for coders to write their own.
+    let places = match &mut output {
+        StreamOutput::Vec(out) => Some(Places::new(out)),
+        StreamOutput::Writer(_) => None,
+    };
     std::thread::scope(|s| {
         let (stop, next_seq, spares, window) = (&stop, &next_seq, &spares, &window);
+        let places = places.as_ref();
         let (to_writer, from_coders) = sync_channel::<Result<(u64, CodedChunk)>>(1);
         let spare = move || -> Vec<u8> {
             let reused = spares.lock().ok().and_then(|rx| rx.try_recv().ok());
@@ -385,13 +412,19 @@ fn run_stream<'i>(
                     // first run (the H200, 4 GiB; docs/results.md, "Eighth pass").
                     let Some(next) = next_chunk() else { return };
                     let coded = next.and_then(|(seq, data)| {
-                        let c = pollster::block_on(encode_chunk(engine, &data, format, config));
+                        let at = places.map(|p| (p, seq));
+                        let c =
+                            pollster::block_on(encode_chunk_at(engine, &data, format, config, at));
                         if let Cow::Owned(buffer) = data {
                             let _ = spares_tx.send(buffer);
                         }
                         c.map(|c| (seq, c))
                     });
                     let failed = coded.is_err();
+                    if failed {
+                        // Later chunks' coders may be waiting for this one's place.
+                        places.inspect(|p| p.stop());
+                    }
                     if to_writer.send(coded).is_err() || failed {
                         return;
                     }
@@ -419,9 +452,20 @@ fn run_stream<'i>(
                 progress,
                 &recycle,
             ),
-            StreamOutput::Vec(out) => {
-                place::place_in_order(from_coders, window, format, out, progress, &recycle)
-            }
+            StreamOutput::Vec(out) => match places {
+                Some(places) => place::place_in_order(
+                    from_coders,
+                    window,
+                    format,
+                    places,
+                    out,
+                    progress,
+                    &recycle,
+                ),
+                None => Err(Error::InvalidArgument(
+                    "a vector's stream without places".into(),
+                )),
+            },
         };
         // On an error the coders have stopped: stop the reader and take what it queued,
         // so that it is not left waiting to send.
@@ -482,10 +526,11 @@ fn write_in_order<W: Write>(
 
 /// Compress `data` in memory as a framed stream, appended to `out`, through the whole
 /// pipeline ([`compress_stream`]): `depth` chunks coding at once, each coder taking its
-/// chunk straight from `data`, and each coded chunk copied into its place in `out` by
-/// threads of their own while the next ones code (one thread copying every chunk bounds
-/// a host-to-host compress otherwise). On an error `out` is left as it was. Blocks, as
-/// `compress_stream`.
+/// chunk straight from `data` and, on a GPU, copying the chunk from the mapped output
+/// into its place in `out` itself; chunks that cannot be placed so are copied there by
+/// threads of their own while the next ones code. `out` first gets room for any output
+/// of `data` (its pages are touched only as they are written). On an error `out` is left
+/// as it was. Blocks, as `compress_stream`.
 #[cfg(not(target_arch = "wasm32"))]
 pub fn compress_to_vec(
     engine: &Engine,
@@ -495,6 +540,35 @@ pub fn compress_to_vec(
     out: &mut Vec<u8>,
     progress: &mut dyn FnMut(u64),
 ) -> Result<StreamSummary> {
+    let room = output_room(data.len(), config);
+    compress_to_vec_in_room(engine, format, config, data, out, room, progress)
+}
+
+/// More than a stream of `len` input bytes can come to: a frame's code never takes more
+/// than 8 bits a byte on average but for gzip's end-of-block code, and its headers,
+/// index entries and the container's pieces take less than a sixteenth of a frame of at
+/// least a cell (16 KiB), plus a member's header and trailer a chunk.
+#[cfg(not(target_arch = "wasm32"))]
+fn output_room(len: usize, config: &StreamConfig) -> usize {
+    let chunks = len.div_ceil(config.chunk_bytes.max(1));
+    len + len / 8 + chunks * 64 + (64 << 10)
+}
+
+/// [`compress_to_vec`] with room for `room` more bytes made in `out` first, whatever
+/// the input: chunks placed past the vector's capacity as the run finds it are copied
+/// there by the writer, which grows the vector (for tests of that path).
+#[doc(hidden)]
+#[cfg(not(target_arch = "wasm32"))]
+pub fn compress_to_vec_in_room(
+    engine: &Engine,
+    format: Format,
+    config: &StreamConfig,
+    data: &[u8],
+    out: &mut Vec<u8>,
+    room: usize,
+    progress: &mut dyn FnMut(u64),
+) -> Result<StreamSummary> {
+    out.reserve(room);
     run_stream(
         engine,
         format,

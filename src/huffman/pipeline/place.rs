@@ -3,12 +3,19 @@
 //! next chunks are placed. One thread copying every chunk bounded a host-to-host
 //! compress: on the H200 it was busy for the whole run at 8-9 GB/s, a fork-join over all
 //! cores a chunk or a batch of chunks included (docs/results.md, "Thirteenth pass").
+//!
+//! A GPU coder whose encode is written in place takes its chunk's place itself
+//! ([`Places::take`]) and copies the chunk there from the mapped output, headers filled in
+//! there: one copy of the output fewer (the copy into a vector of its own, then this
+//! writer's into the caller's, cost about a fifth of the run's CPU time on the H200).
 
 use std::sync::mpsc::{sync_channel, Receiver};
 use std::sync::{Condvar, Mutex};
 
+use super::places::{Dest, Places};
 use super::writer::Piece;
 use super::{lost_chunk, CodedChunk, Format, StreamSummary, StreamWriter};
+use crate::huffman::chunk::{ChunkPlace, TakenPlace};
 use crate::ordered::{in_order, Window};
 use crate::{Error, Result};
 
@@ -18,14 +25,6 @@ const COPIERS: usize = 4;
 
 /// Chunks placed but not yet copied, at most: the bound on what this writer holds.
 const MOST_IN_FLIGHT: usize = 8;
-
-/// Where a chunk's bytes start in the vector's buffer.
-struct Dest(*mut u8);
-
-// SAFETY: each `Dest` points into the vector's buffer at a range no other placement
-// overlaps, and the buffer neither moves nor is read until every copy into it is done
-// (`InFlight::wait_for_none` before it grows and before its length is set).
-unsafe impl Send for Dest {}
 
 /// A chunk and its pieces, to be copied to `dest` in order.
 struct Placement {
@@ -78,6 +77,7 @@ pub(super) fn place_in_order(
     from_coders: Receiver<Result<(u64, CodedChunk)>>,
     window: &Window,
     format: Format,
+    places: &Places,
     out: &mut Vec<u8>,
     progress: &mut dyn FnMut(u64),
     recycle: &(dyn Fn(Vec<u8>) + Sync),
@@ -125,13 +125,30 @@ pub(super) fn place_in_order(
             0,
             window,
             lost_chunk,
-            |_, chunk: CodedChunk| {
+            |seq, chunk: CodedChunk| {
                 let mut pieces = Vec::with_capacity(3);
                 writer.chunk_pieces(&chunk, &mut pieces)?;
-                let len: usize = pieces.iter().map(|p| p.bytes(&chunk.bytes).len()).sum();
+                let len: usize = pieces.iter().map(Piece::len).sum();
+                let place = match chunk.place {
+                    Some(taken) => taken.place,
+                    None => places.take(seq, len)?.0,
+                };
+                if place != (ChunkPlace { offset: end, len }) {
+                    return Err(Error::InvalidArgument(format!(
+                        "chunk {seq} placed at {} ({} bytes), its place is {end} ({len} bytes)",
+                        place.offset, place.len
+                    )));
+                }
+                if let Some(TakenPlace { written: true, .. }) = chunk.place {
+                    writer.summary.chunks_in_place += 1;
+                    end += len;
+                    progress(writer.summary.bytes_in);
+                    return Ok(());
+                }
                 if end + len > out.capacity() {
                     // Everything placed is copied before the buffer may move; the length
-                    // then covers it, so that growing keeps it.
+                    // then covers it, so that growing keeps it. (No coder writes its own
+                    // place any more: this one is past the run's capacity.)
                     in_flight.wait_for_none()?;
                     // SAFETY: `out[start..end]` was written by the copies, all done.
                     unsafe { out.set_len(end) };
@@ -159,8 +176,9 @@ pub(super) fn place_in_order(
         placed
     });
     let finished = placed.and_then(|_| {
-        // SAFETY: the copiers have all returned (the scope joined them), so every byte
-        // of `out[start..end]` is written.
+        // SAFETY: the copiers have all returned (the scope joined them), and every
+        // chunk's coder that wrote its own place did so before it handed the chunk on, so
+        // every byte of `out[start..end]` is written.
         unsafe { out.set_len(end) };
         let tail = writer.tail()?;
         out.extend_from_slice(&tail);
@@ -168,6 +186,7 @@ pub(super) fn place_in_order(
         Ok(writer.summary)
     });
     if finished.is_err() {
+        places.stop();
         out.truncate(start);
     }
     finished

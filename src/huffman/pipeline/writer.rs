@@ -33,30 +33,6 @@ impl<W: Write> StreamWriter<W> {
         }
     }
 
-    /// One gzip member of `spans` (whose bytes are `bytes` of the chunk, whose index is
-    /// `entries`), its index in its header, as pieces.
-    fn member_pieces(
-        &mut self,
-        spans: &[FrameSpan],
-        entries: &[IndexEntry],
-        bytes: std::ops::Range<usize>,
-        pieces: &mut Vec<Piece>,
-    ) -> Result<()> {
-        let mut crc = crc32fast::Hasher::new();
-        let mut len = 0u64;
-        for s in spans {
-            crc.combine(&s.crc);
-            len += s.len;
-        }
-        pieces.push(Piece::Made(member_header(entries)?));
-        pieces.push(Piece::Coded(bytes));
-        pieces.push(Piece::Made(
-            gzip_member_trailer(len, crc.finalize()).to_vec(),
-        ));
-        self.members += 1;
-        Ok(())
-    }
-
     /// The pieces of the next chunk (gzip: each of its members with its frame index),
     /// and the chunk counted into the summary and the checksum.
     pub(super) fn chunk_pieces(
@@ -64,41 +40,7 @@ impl<W: Write> StreamWriter<W> {
         chunk: &CodedChunk,
         pieces: &mut Vec<Piece>,
     ) -> Result<()> {
-        match self.format {
-            Format::Native => pieces.push(Piece::Coded(0..chunk.bytes.len())),
-            Format::Gzip => {
-                let entries = chunk
-                    .spans
-                    .iter()
-                    .map(|s| {
-                        let too_large = || Error::TooLarge(format!("a frame of {} bytes", s.len));
-                        Ok(IndexEntry {
-                            len: u32::try_from(s.len).map_err(|_| too_large())?,
-                            bytes: u32::try_from(s.bytes).map_err(|_| too_large())?,
-                            crc32: s.crc.clone().finalize(),
-                            code: s.code.clone(),
-                        })
-                    })
-                    .collect::<Result<Vec<_>>>()?;
-                let mut at = 0usize;
-                for group in member_groups(&entries) {
-                    let spans = &chunk.spans[group.clone()];
-                    let n = spans.iter().map(|s| s.bytes as usize).sum::<usize>();
-                    if at + n > chunk.bytes.len() {
-                        return Err(Error::InvalidArgument(
-                            "a chunk's frames overrun its bytes".into(),
-                        ));
-                    }
-                    self.member_pieces(spans, &entries[group], at..at + n, pieces)?;
-                    at += n;
-                }
-                if at != chunk.bytes.len() {
-                    return Err(Error::InvalidArgument(
-                        "a chunk's bytes run past its frames".into(),
-                    ));
-                }
-            }
-        }
+        self.members += chunk_pieces(self.format, &chunk.spans, chunk.coded_len(), pieces)?;
         self.crc.combine(&chunk.crc);
         self.summary.bytes_in += chunk.len;
         self.summary.frames += chunk.frames;
@@ -141,7 +83,7 @@ impl<W: Write> StreamWriter<W> {
         let mut tail = Vec::new();
         if self.format == Format::Gzip && self.members == 0 {
             let mut pieces = Vec::new();
-            self.member_pieces(&[], &[], 0..0, &mut pieces)?;
+            self.members += member_pieces(&[], &[], 0..0, &mut pieces)?;
             for p in &pieces {
                 tail.extend_from_slice(p.bytes(&[]));
             }
@@ -162,14 +104,90 @@ impl<W: Write> StreamWriter<W> {
     }
 }
 
+/// The pieces of a chunk of frames `spans` whose bytes are `coded_len` long, as the
+/// container lays them out (gzip: each group of frames a member, its index in the
+/// member's header); returns the members made.
+pub(crate) fn chunk_pieces(
+    format: Format,
+    spans: &[FrameSpan],
+    coded_len: usize,
+    pieces: &mut Vec<Piece>,
+) -> Result<u64> {
+    if format == Format::Native {
+        pieces.push(Piece::Coded(0..coded_len));
+        return Ok(0);
+    }
+    let entries = spans
+        .iter()
+        .map(|s| {
+            let too_large = || Error::TooLarge(format!("a frame of {} bytes", s.len));
+            Ok(IndexEntry {
+                len: u32::try_from(s.len).map_err(|_| too_large())?,
+                bytes: u32::try_from(s.bytes).map_err(|_| too_large())?,
+                crc32: s.crc.clone().finalize(),
+                code: s.code.clone(),
+            })
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let (mut at, mut members) = (0usize, 0u64);
+    for group in member_groups(&entries) {
+        let n = spans[group.clone()]
+            .iter()
+            .map(|s| s.bytes as usize)
+            .sum::<usize>();
+        if at + n > coded_len {
+            return Err(Error::InvalidArgument(
+                "a chunk's frames overrun its bytes".into(),
+            ));
+        }
+        members += member_pieces(&spans[group.clone()], &entries[group], at..at + n, pieces)?;
+        at += n;
+    }
+    if at != coded_len {
+        return Err(Error::InvalidArgument(
+            "a chunk's bytes run past its frames".into(),
+        ));
+    }
+    Ok(members)
+}
+
+/// One gzip member of `spans` (whose bytes are `bytes` of the chunk, whose index is
+/// `entries`), its index in its header, as pieces; returns the members made (one).
+fn member_pieces(
+    spans: &[FrameSpan],
+    entries: &[IndexEntry],
+    bytes: std::ops::Range<usize>,
+    pieces: &mut Vec<Piece>,
+) -> Result<u64> {
+    let mut crc = crc32fast::Hasher::new();
+    let mut len = 0u64;
+    for s in spans {
+        crc.combine(&s.crc);
+        len += s.len;
+    }
+    pieces.push(Piece::Made(member_header(entries)?));
+    pieces.push(Piece::Coded(bytes));
+    pieces.push(Piece::Made(
+        gzip_member_trailer(len, crc.finalize()).to_vec(),
+    ));
+    Ok(1)
+}
+
 /// A piece of a written chunk: bytes the writer made (a gzip member's header or
 /// trailer) or a range of the chunk's coded bytes.
-pub(super) enum Piece {
+pub(crate) enum Piece {
     Made(Vec<u8>),
     Coded(std::ops::Range<usize>),
 }
 
 impl Piece {
+    pub(crate) fn len(&self) -> usize {
+        match self {
+            Piece::Made(bytes) => bytes.len(),
+            Piece::Coded(range) => range.len(),
+        }
+    }
+
     pub(super) fn bytes<'a>(&'a self, coded: &'a [u8]) -> &'a [u8] {
         match self {
             Piece::Made(bytes) => bytes,

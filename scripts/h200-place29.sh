@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Issue 13: the library's compress_to_vec with each GPU coder copying its chunk from the
+# mapped output straight into its place in the vector (sb-new) against the build before,
+# whose coders copy into vectors of their own and the writer's threads into the caller's
+# (sb-old): examples/stream_bench (which decodes each shape's output before timing it) on
+# a GiB of the machine's system files, chunks of 4 and 8 MiB at 12 coders, eight runs a
+# shape, native and gzip, three rounds alternating the builds.
+# There, from the project root, .device carried: bash scripts/h200-place29.sh
+set -uo pipefail
+cd "$(dirname "$0")/.." || exit 2
+# shellcheck source=scripts/h200-lib.sh
+source scripts/h200-lib.sh
+h200_start place29
+unpack_device
+D=/dev/shm/parvlc-place29
+sys_1g "$D"
+for r in 1 2 3; do
+  for f in native gzip; do
+    for v in old new; do
+      echo "== round $r, $f, sb-$v"
+      FORMAT=$f RUNS=8 CHUNKS_MIB=4,8 .device/sb-$v "$D/sys1g" | tail -n +2
+    done
+  done
+done
+rm -rf "$D"
+date -u
