@@ -91,7 +91,11 @@ impl Default for StreamConfig {
         cuvle.scan.workgroup_size = STREAM_WORKGROUP_SIZE;
         cuvle.host_output = true;
         StreamConfig {
-            chunk_bytes: 4 << 20,
+            // 8 MiB: once coders wrote their chunks into compress_to_vec's vector
+            // themselves, the library's GiB of system files ran 8-20% faster than with
+            // 4 MiB at 12 coders on the H200, and 12 or 16 MiB slower again
+            // (docs/results.md, "Twenty-ninth pass").
+            chunk_bytes: 8 << 20,
             // 12: the library's GiB of system files 3-8% faster than at 10 on the H200,
             // 16 slower again (docs/results.md, "Twenty-second pass").
             depth: 12,

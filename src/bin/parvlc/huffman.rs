@@ -25,6 +25,10 @@ use crate::read_input;
 /// (docs/results.md, "Twentieth pass").
 const COMPRESS_DEPTH: u32 = 8;
 
+/// The compress pipeline's chunks by default: half the library's, for the same reason
+/// (the library's 8 MiB gain where coders place chunks in a vector, not in a stream).
+const COMPRESS_CHUNK: &str = "4M";
+
 #[derive(clap::Args)]
 pub struct CompressArgs {
     /// The file to compress, or `-` for standard input (then standard output by default).
@@ -32,9 +36,8 @@ pub struct CompressArgs {
     /// The output file, or `-` for standard output.
     #[arg(short, long)]
     output: Option<PathBuf>,
-    /// Input bytes per chunk of the pipeline (K and M suffixes). The default is
-    /// `StreamConfig::default()`'s.
-    #[arg(long, default_value = "4M", value_parser = parse_size)]
+    /// Input bytes per chunk of the pipeline (K and M suffixes).
+    #[arg(long, default_value = COMPRESS_CHUNK, value_parser = parse_size)]
     chunk_size: usize,
     /// Chunks coded at once (two fewer than the library's default, which took the
     /// process past 512 MiB at times).
@@ -591,17 +594,16 @@ fn default_decompressed_name(input: &Path) -> Result<PathBuf> {
 mod tests {
     use clap::Parser;
 
-    /// The CLI's chunks are the library's default ones; its depth is its own, no deeper
-    /// than the library's (memory).
+    /// The CLI's pipeline is its own, holding less than the library's (memory): 4 MiB
+    /// chunks, 8 at once.
     #[test]
-    fn compress_defaults_are_the_library_defaults() {
+    fn compress_defaults_hold_less_than_the_librarys() {
         let cli = crate::Cli::try_parse_from(["parvlc", "compress", "x"]).expect("parses");
         let crate::Command::Compress(a) = cli.command else {
             panic!("not compress")
         };
         let library = parvlc::huffman::pipeline::StreamConfig::default();
-        assert_eq!(a.chunk_size, library.chunk_bytes);
-        assert_eq!(a.depth, super::COMPRESS_DEPTH);
-        assert!((a.depth as usize) < library.depth);
+        assert_eq!((a.chunk_size, a.depth), (4 << 20, super::COMPRESS_DEPTH));
+        assert!(a.chunk_size <= library.chunk_bytes && (a.depth as usize) < library.depth);
     }
 }
