@@ -121,8 +121,9 @@ pub struct CodedChunk {
     /// members' frame index).
     pub spans: Vec<FrameSpan>,
     /// Where [`super::pipeline::compress_to_vec`]'s vector holds the chunk, its
-    /// container's pieces included, when its coder took the place.
-    pub(crate) place: Option<TakenPlace>,
+    /// container's pieces included, when its coder wrote it there itself (`bytes` is
+    /// then empty).
+    pub(crate) written_at: Option<ChunkPlace>,
 }
 
 /// A chunk's bytes in the output vector: from `offset`, `len` bytes.
@@ -130,14 +131,6 @@ pub struct CodedChunk {
 pub(crate) struct ChunkPlace {
     pub offset: usize,
     pub len: usize,
-}
-
-/// A chunk's place, taken by its coder; `written`: the coder wrote the chunk there
-/// (its `bytes` are then empty), else the writer copies them there.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct TakenPlace {
-    pub place: ChunkPlace,
-    pub written: bool,
 }
 
 /// One coded frame within its chunk's bytes.
@@ -183,18 +176,16 @@ impl CodedChunk {
             len,
             frames: layout.frames.len() as u64,
             spans,
-            place: None,
+            written_at: None,
         }
     }
 
     /// The length of the chunk's frames' bytes (`bytes`, unless the coder wrote them in
     /// their place).
     pub(crate) fn coded_len(&self) -> usize {
-        match self.place {
-            Some(TakenPlace { written: true, .. }) => {
-                self.spans.iter().map(|s| s.bytes as usize).sum()
-            }
-            _ => self.bytes.len(),
+        match self.written_at {
+            Some(_) => self.spans.iter().map(|s| s.bytes as usize).sum(),
+            None => self.bytes.len(),
         }
     }
 }

@@ -10,7 +10,7 @@
 
 use super::chunk::{
     bit_order, expected_spans, finish_chunk, finished, frame_checks, write_frames, ChunkLayout,
-    ChunkPlace, CodedChunk, TakenPlace,
+    CodedChunk, Finished,
 };
 use super::compress::Format;
 use super::cuvle::{Encoded, MappedStream, VleEncoder};
@@ -103,33 +103,42 @@ pub(crate) async fn encode_chunk_gpu(
     let t_rec = clock();
     gpu.queue.submit([finished_command]);
     let t_sub = clock();
-    // Into a vector, with the output written in place: the chunk's place, taken while
-    // the GPU codes it (its length is the layout's), for the readback to fill.
-    let slot = match at {
+    // Into a vector, with the output written in place: the chunk's length published
+    // while the GPU codes it (the layout's), so that its place may be known when its
+    // bytes are.
+    let placing = match at {
         Some((places, seq)) if pending.written_in_place() => {
-            take_slot(places, seq, &layout, format, block)?
+            publish_length(places, seq, &layout, format, block)?.map(|p| (places, seq, p))
         }
         _ => None,
     };
     let len = data.len() as u64;
-    let (chunk, timings, t3) = match slot {
-        Some(Slot {
-            place,
-            direct: Some(direct),
-            pieces,
-        }) => {
+    let (chunk, timings, t3) = match placing {
+        Some((places, seq, pieces)) => {
             let placed = |encoded: &Encoded, stream: &MappedStream<'_>| {
                 let t3 = clock();
+                if stream.len() as u64 != layout.output_bytes() {
+                    return Err(layout_mismatch(stream.len(), &layout));
+                }
                 let offsets = frame_block_offsets(&layout, block, encoded);
                 let checks = frame_checks(data, &layout, block, Some(&offsets), Some(&block_crcs))?;
-                let chunk = write_placed(
-                    direct, place, &pieces, format, &layout, checks, stream, len, block,
-                )?;
+                let chunk = match places.direct(seq, PLACE_WAIT) {
+                    Some(direct) => {
+                        write_placed(direct, &pieces, format, &layout, checks, stream, len, block)?
+                    }
+                    // Its place not known yet, or past the vector's room: for the writer.
+                    None => {
+                        let mut out = gpu.host_vec(stream.len());
+                        stream.copy_into(&mut out)?;
+                        write_frames(&layout, format, block, &checks, &mut out)?;
+                        CodedChunk::new(out, &layout, finished(format, checks), len, block)
+                    }
+                };
                 Ok((chunk, encoded.timings.clone(), t3))
             };
             encoder.finish_placed(pending, placed).await?
         }
-        slot => {
+        None => {
             let mut encoded = encoder.finish(pending).await?;
             let t3 = clock();
             let mut out = std::mem::take(&mut encoded.stream.bytes);
@@ -146,12 +155,7 @@ pub(crate) async fn encode_chunk_gpu(
                 Some(&offsets),
                 Some(&block_crcs),
             )?;
-            let mut chunk = CodedChunk::new(out, &layout, done, len, block);
-            // A place taken outside the vector's capacity: the writer copies it there.
-            chunk.place = slot.map(|s| TakenPlace {
-                place: s.place,
-                written: false,
-            });
+            let chunk = CodedChunk::new(out, &layout, done, len, block);
             (chunk, encoded.timings.clone(), t3)
         }
     };
@@ -190,25 +194,25 @@ pub(crate) async fn encode_chunk_gpu(
     Ok(chunk)
 }
 
-/// A chunk's place in a vector, taken before its encode is read back; `pieces` its
-/// container's pieces as its layout measures them, `direct` the place's bytes where its
-/// coder writes them.
-struct Slot {
-    place: ChunkPlace,
-    direct: Option<DirectPlace>,
-    pieces: Vec<Piece>,
-}
+/// How long a coder whose bytes are ready waits for its place to be known (the chunks
+/// before it publish their lengths once their encodes are submitted) before it leaves
+/// the chunk to the writer's copy. On the H200, never waiting left up to a fifth more CPU
+/// time to copies and coded native chunks slower; waiting as long as it took (places
+/// taken in order) let one late chunk hold every coder after it; 3 ms was as fast as
+/// either or faster (docs/results.md, "Twenty-ninth pass").
+const PLACE_WAIT: std::time::Duration = std::time::Duration::from_millis(3);
 
-/// Chunk `seq`'s place among `places`, for a chunk laid out as `layout`, where its
-/// frames' bytes are one run of its container (a gzip chunk of one member; several
-/// members' headers would fall between them): None otherwise, and no place taken.
-fn take_slot(
+/// Publish chunk `seq`'s length among `places`, for a chunk laid out as `layout`, where
+/// its frames' bytes are one run of its container (a gzip chunk of one member; several
+/// members' headers would fall between them): its container's pieces as the layout
+/// measures them. None otherwise, and nothing published (the writer publishes it).
+fn publish_length(
     places: &Places,
     seq: u64,
     layout: &ChunkLayout,
     format: Format,
     block: u64,
-) -> Result<Option<Slot>> {
+) -> Result<Option<Vec<Piece>>> {
     let spans = expected_spans(layout, format, block);
     let mut pieces = Vec::with_capacity(3);
     chunk_pieces(format, &spans, layout.output_bytes() as usize, &mut pieces)?;
@@ -220,32 +224,24 @@ fn take_slot(
     {
         return Ok(None);
     }
-    let (place, direct) = places.take(seq, pieces.iter().map(Piece::len).sum())?;
-    Ok(Some(Slot {
-        place,
-        direct,
-        pieces,
-    }))
+    places.publish(seq, pieces.iter().map(Piece::len).sum())?;
+    Ok(Some(pieces))
 }
 
 /// The chunk written into its place from the mapped `stream`: the frames' bytes, their
 /// headers and trailers, and the container's pieces around them (which must measure
-/// what the layout's `expected` did when the place was taken).
+/// what the layout's `expected` did when its length was published).
 #[allow(clippy::too_many_arguments)]
 fn write_placed(
     mut direct: DirectPlace,
-    place: ChunkPlace,
     expected: &[Piece],
     format: Format,
     layout: &ChunkLayout,
-    checks: Vec<super::chunk::Finished>,
+    checks: Vec<Finished>,
     stream: &MappedStream<'_>,
     len: u64,
     block: u64,
 ) -> Result<CodedChunk> {
-    if stream.len() as u64 != layout.output_bytes() {
-        return Err(layout_mismatch(stream.len(), layout));
-    }
     let dest = direct.bytes();
     let coded_at: usize = expected
         .iter()
@@ -256,10 +252,7 @@ fn write_placed(
     stream.copy_into(coded)?;
     write_frames(layout, format, block, &checks, coded)?;
     let mut chunk = CodedChunk::new(Vec::new(), layout, finished(format, checks), len, block);
-    chunk.place = Some(TakenPlace {
-        place,
-        written: true,
-    });
+    chunk.written_at = Some(direct.place);
     let mut pieces = Vec::with_capacity(expected.len());
     chunk_pieces(format, &chunk.spans, chunk.coded_len(), &mut pieces)?;
     let same_shape = pieces.len() == expected.len()
@@ -269,6 +262,7 @@ fn write_placed(
             "a chunk's container measured otherwise than its layout said".into(),
         ));
     }
+    let dest = direct.bytes();
     let mut at = 0;
     for piece in &pieces {
         if let Piece::Made(bytes) = piece {

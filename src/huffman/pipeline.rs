@@ -422,13 +422,15 @@ fn run_stream<'i>(
                         if let Cow::Owned(buffer) = data {
                             let _ = spares_tx.send(buffer);
                         }
+                        // Its length, where its coder has not published it: later chunks'
+                        // places may then be known before the writer gets to this one.
+                        let c = match (places, c) {
+                            (Some(p), Ok(c)) => publish_length(p, seq, format, &c).map(|_| c),
+                            (_, c) => c,
+                        };
                         c.map(|c| (seq, c))
                     });
                     let failed = coded.is_err();
-                    if failed {
-                        // Later chunks' coders may be waiting for this one's place.
-                        places.inspect(|p| p.stop());
-                    }
                     if to_writer.send(coded).is_err() || failed {
                         return;
                     }
@@ -479,6 +481,15 @@ fn run_stream<'i>(
         }
         result
     })
+}
+
+/// Publish a coded chunk's length in the vector among `places` (its container's pieces
+/// included).
+#[cfg(not(target_arch = "wasm32"))]
+fn publish_length(places: &Places, seq: u64, format: Format, chunk: &CodedChunk) -> Result<()> {
+    let mut pieces = Vec::with_capacity(3);
+    chunk_pieces(format, &chunk.spans, chunk.coded_len(), &mut pieces)?;
+    places.publish(seq, pieces.iter().map(Piece::len).sum())
 }
 
 /// The error of a writer left with a gap in its chunks.

@@ -4,8 +4,8 @@
 //! compress: on the H200 it was busy for the whole run at 8-9 GB/s, a fork-join over all
 //! cores a chunk or a batch of chunks included (docs/results.md, "Thirteenth pass").
 //!
-//! A GPU coder whose encode is written in place takes its chunk's place itself
-//! ([`Places::take`]) and copies the chunk there from the mapped output, headers filled in
+//! A GPU coder whose encode is written in place copies its chunk from the mapped output
+//! into its place itself where that is known in time ([`Places::direct`]), headers filled
 //! there: one copy of the output fewer (the copy into a vector of its own, then this
 //! writer's into the caller's, cost about a fifth of the run's CPU time on the H200).
 
@@ -15,7 +15,7 @@ use std::sync::{Condvar, Mutex};
 use super::places::{Dest, Places};
 use super::writer::Piece;
 use super::{lost_chunk, CodedChunk, Format, StreamSummary, StreamWriter};
-use crate::huffman::chunk::{ChunkPlace, TakenPlace};
+
 use crate::ordered::{in_order, Window};
 use crate::{Error, Result};
 
@@ -129,17 +129,20 @@ pub(super) fn place_in_order(
                 let mut pieces = Vec::with_capacity(3);
                 writer.chunk_pieces(&chunk, &mut pieces)?;
                 let len: usize = pieces.iter().map(Piece::len).sum();
-                let place = match chunk.place {
-                    Some(taken) => taken.place,
-                    None => places.take(seq, len)?.0,
-                };
-                if place != (ChunkPlace { offset: end, len }) {
+                let place = places.take(seq, len)?;
+                if place.offset != end {
                     return Err(Error::InvalidArgument(format!(
-                        "chunk {seq} placed at {} ({} bytes), its place is {end} ({len} bytes)",
-                        place.offset, place.len
+                        "chunk {seq} placed at {}, after the chunks before it at {end}",
+                        place.offset
                     )));
                 }
-                if let Some(TakenPlace { written: true, .. }) = chunk.place {
+                if let Some(written) = chunk.written_at {
+                    // Its coder wrote it, where its place is.
+                    if written != place {
+                        return Err(Error::InvalidArgument(format!(
+                            "chunk {seq} written at {written:?}, its place is {place:?}"
+                        )));
+                    }
                     writer.summary.chunks_in_place += 1;
                     end += len;
                     progress(writer.summary.bytes_in);
@@ -186,7 +189,6 @@ pub(super) fn place_in_order(
         Ok(writer.summary)
     });
     if finished.is_err() {
-        places.stop();
         out.truncate(start);
     }
     finished

@@ -1,8 +1,13 @@
-//! Where each chunk of a stream coded into a vector goes ([`Places`]): handed out in
-//! order, each right after the one before it, so that a coder may write its chunk there
-//! itself (`place.rs` is the writer that places the rest).
+//! Where each chunk of a stream coded into a vector goes ([`Places`]): a chunk's place
+//! starts where the chunk before it ends, so it is known once every earlier chunk's
+//! length is. A coder publishes its chunk's length as soon as it knows it and, once its
+//! bytes are ready, writes them into its place itself where that place is known within
+//! a short wait and lies within the vector's capacity as the run found it; otherwise the
+//! writer (`place.rs`) copies them there. No coder waits long for another.
 
+use std::collections::BTreeMap;
 use std::sync::{Condvar, Mutex};
+use std::time::{Duration, Instant};
 
 use crate::huffman::chunk::ChunkPlace;
 use crate::{Error, Result};
@@ -16,30 +21,27 @@ pub(super) struct Dest(pub(super) *mut u8);
 // own place is written before its chunk reaches the writer).
 unsafe impl Send for Dest {}
 
-/// Where each chunk goes in the vector: chunks take their places in order, each right
-/// after the one before it. A coder takes its chunk's place once the chunk's length is
-/// known and writes the chunk there itself where it fits the vector's capacity as the
-/// run found it; the writer takes the places of the chunks their coders did not place.
+/// Each chunk's place in the vector, from the lengths its coders publish.
 pub(crate) struct Places {
     /// The vector's buffer and capacity when the run started.
     base: Dest,
     capacity: usize,
-    taken: Mutex<Taken>,
-    changed: Condvar,
+    known: Mutex<Known>,
+    published: Condvar,
 }
 
-// SAFETY: `base` is only offset into places that `take` hands out once each (see
-// `DirectPlace`).
+// SAFETY: `base` is only offset into places that no two chunks share (see `DirectPlace`).
 unsafe impl Sync for Places {}
 
-struct Taken {
-    /// The next chunk to take its place, and where that place starts.
-    next: u64,
+#[derive(Default)]
+struct Known {
+    /// Lengths published for chunks after `through`'s unpublished predecessors.
+    waiting: BTreeMap<u64, usize>,
+    /// Chunks before `through` have places (held here until the writer takes them);
+    /// chunk `through`'s starts at `end`.
+    through: u64,
     end: usize,
-    /// Every place so far within the capacity: until one is not, coders may write
-    /// theirs (after it the writer may grow the vector, which moves it).
-    within: bool,
-    stopped: bool,
+    places: BTreeMap<u64, ChunkPlace>,
 }
 
 /// A chunk's place in the vector that its coder writes itself.
@@ -51,11 +53,11 @@ pub(crate) struct DirectPlace {
 impl DirectPlace {
     /// The place's bytes, for its coder to fill before it hands the chunk on.
     pub(crate) fn bytes(&mut self) -> &mut [u8] {
-        // SAFETY: the place lies within the vector's buffer as the run found it (`take`),
-        // no other place overlaps it, and the writer neither moves the buffer nor reads
-        // past its length until every chunk before the first place outside that
-        // capacity has come in, which this one, inside it, has not until its coder is
-        // done with it.
+        // SAFETY: the place lies within the vector's buffer as the run found it
+        // (`Places::direct`), no other chunk's place overlaps it, and the writer neither
+        // moves the buffer nor reads past its length until every chunk before the first
+        // place outside that capacity has come in, which this one, inside it (places
+        // grow with the chunk's number), has not until its coder is done with it.
         unsafe { std::slice::from_raw_parts_mut(self.dest.0, self.place.len) }
     }
 }
@@ -67,49 +69,81 @@ impl Places {
         Places {
             base: Dest(out.as_mut_ptr()),
             capacity: out.capacity(),
-            taken: Mutex::new(Taken {
-                next: 0,
+            known: Mutex::new(Known {
                 end: out.len(),
-                within: true,
-                stopped: false,
+                ..Known::default()
             }),
-            changed: Condvar::new(),
+            published: Condvar::new(),
         }
     }
 
-    /// Chunk `seq`'s place of `len` bytes, right after chunk `seq - 1`'s once that one
-    /// has it; with the bytes to write it into where every place so far fits the
-    /// vector's capacity. An error once the run has stopped.
-    pub(crate) fn take(&self, seq: u64, len: usize) -> Result<(ChunkPlace, Option<DirectPlace>)> {
-        let mut t = self.taken.lock().map_err(|_| poisoned())?;
-        while !t.stopped && t.next != seq {
-            t = self.changed.wait(t).map_err(|_| poisoned())?;
+    /// Chunk `seq` is `len` bytes long in the vector. Publishing it again is an error
+    /// unless with the same length.
+    pub(crate) fn publish(&self, seq: u64, len: usize) -> Result<()> {
+        let mut k = self.known.lock().map_err(|_| poisoned())?;
+        let known = k
+            .places
+            .get(&seq)
+            .map(|p| p.len)
+            .or(k.waiting.get(&seq).copied());
+        match known {
+            Some(l) if l == len => return Ok(()),
+            Some(l) => {
+                return Err(Error::InvalidArgument(format!(
+                    "chunk {seq} published as {l} bytes and as {len}"
+                )))
+            }
+            None if seq < k.through => {
+                return Err(Error::InvalidArgument(format!(
+                    "chunk {seq} published after the writer took its place"
+                )))
+            }
+            None => {}
         }
-        if t.stopped {
-            return Err(Error::InvalidArgument(
-                "the stream stopped before this chunk's place".into(),
-            ));
+        let k = &mut *k;
+        k.waiting.insert(seq, len);
+        while let Some(len) = k.waiting.remove(&k.through) {
+            let (seq, offset) = (k.through, k.end);
+            k.places.insert(seq, ChunkPlace { offset, len });
+            k.end += len;
+            k.through += 1;
         }
-        let place = ChunkPlace { offset: t.end, len };
-        t.end += len;
-        t.next += 1;
-        t.within &= t.end <= self.capacity;
-        let direct = t.within.then(|| DirectPlace {
+        self.published.notify_all();
+        Ok(())
+    }
+
+    /// Chunk `seq`'s place for its coder to write, where it is known (every earlier
+    /// chunk's length published) within `wait` and lies within the vector's capacity as
+    /// the run found it; None otherwise (the writer copies the chunk there). Asked once a
+    /// chunk.
+    pub(crate) fn direct(&self, seq: u64, wait: Duration) -> Option<DirectPlace> {
+        let deadline = Instant::now() + wait;
+        let mut k = self.known.lock().ok()?;
+        let place = loop {
+            if let Some(&place) = k.places.get(&seq) {
+                break place;
+            }
+            let left = deadline.checked_duration_since(Instant::now())?;
+            k = self.published.wait_timeout(k, left).ok()?.0;
+        };
+        (place.offset + place.len <= self.capacity).then(|| DirectPlace {
             place,
             // SAFETY: `offset + len` is within the buffer's capacity (just above).
             dest: Dest(unsafe { self.base.0.add(place.offset) }),
-        });
-        self.changed.notify_all();
-        Ok((place, direct))
+        })
     }
 
-    /// No more places: every coder waiting for one gets an error.
+    /// The writer's side, chunks in order: chunk `seq`'s place, its length published
+    /// here where its coder did not (`len` must match where it did).
     #[cfg(not(target_arch = "wasm32"))]
-    pub(crate) fn stop(&self) {
-        if let Ok(mut t) = self.taken.lock() {
-            t.stopped = true;
-        }
-        self.changed.notify_all();
+    pub(crate) fn take(&self, seq: u64, len: usize) -> Result<ChunkPlace> {
+        self.publish(seq, len)?;
+        let mut k = self.known.lock().map_err(|_| poisoned())?;
+        k.places.remove(&seq).ok_or_else(|| {
+            Error::InvalidArgument(format!(
+                "chunk {seq} has no place: a chunk before it is lost"
+            ))
+        })
     }
 }
 
