@@ -128,7 +128,11 @@ pub(crate) async fn encode_chunk_gpu(
                     }
                     // Its place not known yet, or past the vector's room: for the writer.
                     None => {
+                        #[cfg(not(target_arch = "wasm32"))]
                         let mut out = gpu.host_vec(stream.len());
+                        // (No vector's places in the browser: compress_to_vec runs threads.)
+                        #[cfg(target_arch = "wasm32")]
+                        let mut out = vec![0; stream.len()];
                         stream.copy_into(&mut out)?;
                         write_frames(&layout, format, block, &checks, &mut out)?;
                         CodedChunk::new(out, &layout, finished(format, checks), len, block)
