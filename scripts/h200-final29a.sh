@@ -15,14 +15,7 @@ h200_start final29a
 unpack_device
 D=/dev/shm/parvlc-final29
 sys_files "$D"
-for r in 1 2 3; do
-  for f in native gzip; do
-    for v in old new; do
-      echo "== round $r, $f, sb-$v"
-      FORMAT=$f RUNS=8 .device/sb-$v "$D/sys1g" | tail -n +2
-    done
-  done
-done
+RUNS=8 sb_rounds "$D" 3 sb-old sb-new
 cli_compress_check "$D"
 cli_compress_ab "$D" 3
 rm -rf "$D"

@@ -13,13 +13,6 @@ h200_start final29b
 unpack_device
 D=/dev/shm/parvlc-final29b
 sys_1g "$D"
-for r in 1 2 3 4; do
-  for f in native gzip; do
-    for v in old new; do
-      echo "== round $r, $f, sb-$v"
-      FORMAT=$f RUNS=8 .device/sb-$v "$D/sys1g" | tail -n +2
-    done
-  done
-done
+RUNS=8 sb_rounds "$D" 4 sb-old sb-new
 rm -rf "$D"
 date -u

@@ -307,18 +307,19 @@ timeline_of() {
   done
 }
 
-# sb_rounds DIR ROUNDS BUILD...: the library's 1 GiB (DIR/sys1g) through each
-# .device/BUILD (a stream_bench) in turn, native then gzip, ROUNDS rounds of six runs
-# (stream_bench decodes its output before timing), each result after "round R, FORMAT,
-# BUILD: ".
+# sb_rounds DIR ROUNDS BUILD...: the library's GiB (DIR/sys1g) through each
+# .device/BUILD (a stream_bench, which decodes its output before timing it) in turn,
+# native then gzip, ROUNDS rounds of RUNS (6) runs at the shape the environment gives
+# (CHUNKS_MIB, DEPTHS; each build's default without), each result (and each run's time)
+# after "== round R, FORMAT, BUILD".
 sb_rounds() {
   local dir=$1 rounds=$2 round f v
   shift 2
   for round in $(seq 1 "$rounds"); do
     for f in native gzip; do
       for v in "$@"; do
-        echo -n "round $round, $f, $v: "
-        FORMAT=$f RUNS=6 ".device/$v" "$dir/sys1g" | tail -2
+        echo "== round $round, $f, $v"
+        FORMAT=$f RUNS=${RUNS:-6} ".device/$v" "$dir/sys1g" | tail -n +2
       done
     done
   done

@@ -14,13 +14,6 @@ h200_start place29
 unpack_device
 D=/dev/shm/parvlc-place29
 sys_1g "$D"
-for r in 1 2 3; do
-  for f in native gzip; do
-    for v in old new; do
-      echo "== round $r, $f, sb-$v"
-      FORMAT=$f RUNS=8 CHUNKS_MIB=4,8 .device/sb-$v "$D/sys1g" | tail -n +2
-    done
-  done
-done
+CHUNKS_MIB=4,8 RUNS=8 sb_rounds "$D" 3 sb-old sb-new
 rm -rf "$D"
 date -u

@@ -15,13 +15,6 @@ h200_start wait29
 unpack_device
 D=/dev/shm/parvlc-wait29
 sys_1g "$D"
-for r in 1 2 3; do
-  for f in native gzip; do
-    for v in old take wait; do
-      echo "== round $r, $f, sb-$v"
-      FORMAT=$f RUNS=8 .device/sb-$v "$D/sys1g" | tail -n +2
-    done
-  done
-done
+RUNS=8 sb_rounds "$D" 3 sb-old sb-take sb-wait
 rm -rf "$D"
 date -u

@@ -150,3 +150,60 @@ impl Places {
 fn poisoned() -> Error {
     Error::InvalidArgument("a chunk's place was lost (a thread stopped)".into())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Places follow the lengths in the chunks' order, whatever the order they are
+    /// published in; a coder gets its place only once every earlier length is known and
+    /// only within the vector's capacity; the writer takes each place in order.
+    #[test]
+    fn places_follow_the_lengths_in_order_within_the_capacity() {
+        let mut out = b"head".to_vec();
+        out.reserve_exact(100);
+        let capacity = out.capacity();
+        let places = Places::new(&mut out);
+        let none = Duration::ZERO;
+        places.publish(1, 30).unwrap();
+        assert!(
+            places.direct(1, none).is_none(),
+            "chunk 0's length is not known"
+        );
+        places.publish(0, 20).unwrap();
+        let place = |offset, len| ChunkPlace { offset, len };
+        assert_eq!(places.direct(1, none).map(|d| d.place), Some(place(24, 30)));
+        // Publishing again: the same length is fine, another is an error.
+        places.publish(1, 30).unwrap();
+        assert!(places.publish(1, 31).is_err());
+        // Past the capacity: known, but not for a coder to write.
+        places.publish(2, capacity - 54 + 1).unwrap();
+        assert!(places.direct(2, none).is_none());
+        assert_eq!(places.take(0, 20).unwrap(), place(4, 20));
+        assert_eq!(places.take(1, 30).unwrap(), place(24, 30));
+        // The writer's length must be the coder's.
+        assert!(places.take(2, 7).is_err());
+        // A chunk whose predecessor never had a length has no place.
+        assert!(places.take(4, 1).is_err());
+        // Taken: too late to publish.
+        assert!(places.publish(0, 20).is_err());
+    }
+
+    /// A coder waits for its place while an earlier chunk's length comes in, up to its
+    /// wait.
+    #[test]
+    fn a_coder_waits_a_while_for_its_place() {
+        let mut out = Vec::with_capacity(64);
+        let places = Places::new(&mut out);
+        places.publish(1, 8).unwrap();
+        std::thread::scope(|s| {
+            s.spawn(|| {
+                std::thread::sleep(Duration::from_millis(20));
+                places.publish(0, 8).unwrap();
+            });
+            let got = places.direct(1, Duration::from_secs(10)).map(|d| d.place);
+            assert_eq!(got, Some(ChunkPlace { offset: 8, len: 8 }));
+        });
+        assert!(places.direct(2, Duration::from_millis(5)).is_none());
+    }
+}
