@@ -23,7 +23,7 @@ use crate::{Error, Result};
 
 /// Code `data` as one chunk of a framed stream on `gpu`, its frames planned on the GPU or
 /// on this thread as `config.planner` says; with `at` (a vector's places and the chunk's
-/// number), written into its place there where it can be ([`CodedChunk::place`]).
+/// number), written into its place there where it can be ([`CodedChunk::written_at`]).
 pub(crate) async fn encode_chunk_gpu(
     gpu: &Gpu,
     data: &[u8],

@@ -160,8 +160,8 @@ pub async fn encode_chunk(
 }
 
 /// [`encode_chunk`] as chunk `seq` of a stream into a vector (`at`): a GPU coder whose
-/// encode is written in place takes the chunk's place and writes it there
-/// ([`CodedChunk::place`]).
+/// encode is written in place publishes the chunk's length and writes the chunk into its
+/// place where that is known in time ([`CodedChunk::written_at`]).
 async fn encode_chunk_at(
     engine: &Engine,
     data: &[u8],
