@@ -209,7 +209,8 @@ const PLACE_WAIT: std::time::Duration = std::time::Duration::from_millis(3);
 /// Publish chunk `seq`'s length among `places`, for a chunk laid out as `layout`, where
 /// its frames' bytes are one run of its container (a gzip chunk of one member; several
 /// members' headers would fall between them): its container's pieces as the layout
-/// measures them. None otherwise, and nothing published (the writer publishes it).
+/// measures them. None otherwise, and nothing published (its coder publishes it once the
+/// chunk is coded).
 fn publish_length(
     places: &Places,
     seq: u64,
@@ -246,14 +247,13 @@ fn write_placed(
     len: u64,
     block: u64,
 ) -> Result<CodedChunk> {
-    let dest = direct.bytes();
     let coded_at: usize = expected
         .iter()
         .take_while(|p| !matches!(p, Piece::Coded(_)))
         .map(Piece::len)
         .sum();
-    let coded = &mut dest[coded_at..coded_at + stream.len()];
-    stream.copy_into(coded)?;
+    let coded = direct.fill(coded_at, stream.as_written()?)?;
+    stream.place_ends(coded)?;
     write_frames(layout, format, block, &checks, coded)?;
     let mut chunk = CodedChunk::new(Vec::new(), layout, finished(format, checks), len, block);
     chunk.written_at = Some(direct.place);
@@ -266,11 +266,10 @@ fn write_placed(
             "a chunk's container measured otherwise than its layout said".into(),
         ));
     }
-    let dest = direct.bytes();
     let mut at = 0;
     for piece in &pieces {
         if let Piece::Made(bytes) = piece {
-            dest[at..at + bytes.len()].copy_from_slice(bytes);
+            direct.fill(at, bytes)?;
         }
         at += piece.len();
     }

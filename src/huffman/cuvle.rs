@@ -582,15 +582,31 @@ impl MappedStream<'_> {
     /// The stream's bytes, as [`VleEncoder::finish`] returns them, written into `dest`
     /// (exactly [`Self::len`] bytes; nothing past it is touched).
     pub(crate) fn copy_into(&self, dest: &mut [u8]) -> Result<()> {
-        if dest.len() != self.bytes || self.words.len() < self.bytes {
-            return Err(Error::InvalidArgument(format!(
-                "a stream of {} bytes ({} mapped) placed in {} bytes",
+        dest.copy_from_slice(self.as_written()?);
+        self.place_ends(dest)
+    }
+
+    /// The stream's [`Self::len`] bytes as the kernel left them: every block's end words
+    /// still to be placed ([`Self::place_ends`]).
+    pub(crate) fn as_written(&self) -> Result<&[u8]> {
+        self.words.get(..self.bytes).ok_or_else(|| {
+            Error::InvalidArgument(format!(
+                "a stream of {} bytes, {} mapped",
                 self.bytes,
-                self.words.len(),
+                self.words.len()
+            ))
+        })
+    }
+
+    /// Place every block's end words into `dest`, a copy of [`Self::as_written`].
+    pub(crate) fn place_ends(&self, dest: &mut [u8]) -> Result<()> {
+        if dest.len() != self.bytes {
+            return Err(Error::InvalidArgument(format!(
+                "a stream of {} bytes placed in {} bytes",
+                self.bytes,
                 dest.len()
             )));
         }
-        dest.copy_from_slice(&self.words[..self.bytes]);
         place_block_ends(dest, self.ends, self.stage_words, CUVLE.name)
     }
 }
@@ -1283,6 +1299,16 @@ impl<'g> VleEncoder<'g> {
                 .map_polled(&pending.output, len, wgpu::MapMode::Read)
                 .await?;
         }
+        // Unmapped however `place` ends, a panic included: the buffer goes back to the
+        // pool, where a mapped one would fail its next use.
+        struct Unmap<'b>(&'b wgpu::Buffer);
+        impl Drop for Unmap<'_> {
+            fn drop(&mut self) {
+                self.0.unmap();
+            }
+        }
+        let output = pending.output.buffer().clone();
+        let _unmap = (len > 0).then(|| Unmap(&output));
         let placed = async {
             let (_, mut scan, timings) = self.read_log(&mut pending).await?;
             let ends = std::mem::take(&mut scan.ends);
@@ -1306,9 +1332,6 @@ impl<'g> VleEncoder<'g> {
             place(&encoded, &stream)
         }
         .await;
-        if len > 0 {
-            pending.output.unmap();
-        }
         placed
     }
 

@@ -31,7 +31,10 @@ pub(crate) use places::{DirectPlace, Places};
 pub use writer::StreamWriter;
 pub(crate) use writer::{chunk_pieces, Piece};
 
-/// How a stream is cut and how deep the pipeline runs.
+/// How a stream is cut and how deep the pipeline runs. A stream holds about
+/// `4 * depth` chunks of input and output in flight: the default's 12 chunks of 8 MiB
+/// (the library's fastest shape for bytes in memory) come to some 400 MiB; the CLI's
+/// compress runs 8 of 4 MiB.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct StreamConfig {
     /// Input bytes per chunk: the unit of reading, coding and writing.
@@ -306,7 +309,12 @@ fn run_stream<'i>(
     let window = crate::ordered::Window::new(0, 2 * depth);
     // Into a vector: each chunk's place there, in order, for coders to write their own.
     let places = match &mut output {
-        StreamOutput::Vec(out) => Some(Places::new(out)),
+        // SAFETY: the vector's buffer moves only when the writer grows it, for a chunk
+        // whose place lies past the capacity it has now, which `Places::direct` hands no
+        // coder, once every chunk before it (so every place handed out) has come in; it
+        // is freed only after the scope below has joined every coder. Nothing else
+        // touches its spare capacity while the run lasts.
+        StreamOutput::Vec(out) => Some(unsafe { Places::new(out) }),
         StreamOutput::Writer(_) => None,
     };
     std::thread::scope(|s| {
@@ -544,8 +552,8 @@ fn write_in_order<W: Write>(
 /// chunk straight from `data` and, on a GPU, copying the chunk from the mapped output
 /// into its place in `out` itself; chunks that cannot be placed so are copied there by
 /// threads of their own while the next ones code. `out` first gets room for any output
-/// of `data` (its pages are touched only as they are written). On an error `out` is left
-/// as it was. Blocks, as `compress_stream`.
+/// of `data` (its pages are touched only as they are written). On an error `out` holds
+/// what it held before (its capacity may have grown). Blocks, as `compress_stream`.
 #[cfg(not(target_arch = "wasm32"))]
 pub fn compress_to_vec(
     engine: &Engine,
@@ -583,7 +591,9 @@ pub fn compress_to_vec_in_room(
     room: usize,
     progress: &mut dyn FnMut(u64),
 ) -> Result<StreamSummary> {
-    out.reserve(room);
+    config.validate()?;
+    out.try_reserve(room)
+        .map_err(|e| Error::TooLarge(format!("room for {room} bytes of output: {e}")))?;
     run_stream(
         engine,
         format,

@@ -72,7 +72,7 @@ fn poisoned() -> Error {
 }
 
 /// Append the stream's chunks (arriving in any order) to `out` in order, then its
-/// trailer. On an error `out` is as it was.
+/// trailer. On an error `out` holds what it held before (its capacity may have grown).
 pub(super) fn place_in_order(
     from_coders: Receiver<Result<(u64, CodedChunk)>>,
     window: &Window,

@@ -16,9 +16,10 @@ use crate::{Error, Result};
 pub(super) struct Dest(pub(super) *mut u8);
 
 // SAFETY: each `Dest` points into the vector's buffer at a range no other placement
-// overlaps, and the buffer neither moves nor is read until every copy into it is done
-// (`InFlight::wait_for_none` before it grows and before its length is set; a coder's
-// own place is written before its chunk reaches the writer).
+// overlaps, and the buffer neither moves nor is read there until the bytes are written:
+// the writer's copies are all done before it grows the buffer (`InFlight::wait_for_none`)
+// and before it sets the length (its copier threads joined), and a coder writes its own
+// place before its chunk reaches the writer (`Places::new`'s contract).
 unsafe impl Send for Dest {}
 
 /// Each chunk's place in the vector, from the lengths its coders publish.
@@ -51,21 +52,42 @@ pub(crate) struct DirectPlace {
 }
 
 impl DirectPlace {
-    /// The place's bytes, for its coder to fill before it hands the chunk on.
-    pub(crate) fn bytes(&mut self) -> &mut [u8] {
-        // SAFETY: the place lies within the vector's buffer as the run found it
-        // (`Places::direct`), no other chunk's place overlaps it, and the writer neither
-        // moves the buffer nor reads past its length until every chunk before the first
-        // place outside that capacity has come in, which this one, inside it (places
-        // grow with the chunk's number), has not until its coder is done with it.
-        unsafe { std::slice::from_raw_parts_mut(self.dest.0, self.place.len) }
+    /// Write `bytes` into the place from `at`; the bytes so written come back, to go on
+    /// working on in place.
+    pub(crate) fn fill(&mut self, at: usize, bytes: &[u8]) -> Result<&mut [u8]> {
+        if at
+            .checked_add(bytes.len())
+            .is_none_or(|end| end > self.place.len)
+        {
+            return Err(Error::InvalidArgument(format!(
+                "{} bytes at {at} of a place of {}",
+                bytes.len(),
+                self.place.len
+            )));
+        }
+        // SAFETY: the range lies within the place (just above), which lies within the
+        // vector's buffer and no other place overlaps (`Places::direct`), the buffer
+        // valid while this lives (`Places::new`'s contract); `bytes` cannot overlap it
+        // (nothing reads the place but through this). Once written, the range is
+        // initialised, so the slice over it is.
+        unsafe {
+            let dest = self.dest.0.add(at);
+            std::ptr::copy_nonoverlapping(bytes.as_ptr(), dest, bytes.len());
+            Ok(std::slice::from_raw_parts_mut(dest, bytes.len()))
+        }
     }
 }
 
 impl Places {
     /// Places for chunks appended to `out`, from its current length.
+    ///
+    /// # Safety
+    ///
+    /// Until every [`DirectPlace`] that [`Self::direct`] hands out is dropped, `out`'s
+    /// buffer must neither move nor be freed, and nothing may touch its bytes past its
+    /// length within the capacity it has now but through those places.
     #[cfg(not(target_arch = "wasm32"))]
-    pub(crate) fn new(out: &mut Vec<u8>) -> Places {
+    pub(crate) unsafe fn new(out: &mut Vec<u8>) -> Places {
         Places {
             base: Dest(out.as_mut_ptr()),
             capacity: out.capacity(),
@@ -163,7 +185,8 @@ mod tests {
         let mut out = b"head".to_vec();
         out.reserve_exact(100);
         let capacity = out.capacity();
-        let places = Places::new(&mut out);
+        // SAFETY: `out` outlives the places and is not touched while they live.
+        let places = unsafe { Places::new(&mut out) };
         let none = Duration::ZERO;
         places.publish(1, 30).unwrap();
         assert!(
@@ -194,7 +217,8 @@ mod tests {
     #[test]
     fn a_coder_waits_a_while_for_its_place() {
         let mut out = Vec::with_capacity(64);
-        let places = Places::new(&mut out);
+        // SAFETY: `out` outlives the places and is not touched while they live.
+        let places = unsafe { Places::new(&mut out) };
         places.publish(1, 8).unwrap();
         std::thread::scope(|s| {
             s.spawn(|| {
