@@ -130,24 +130,6 @@ impl Gpu {
         Ok(parts)
     }
 
-    /// The first `len` bytes of a mappable buffer that a submitted encode writes in place,
-    /// once it is done: no copy on the GPU's queue, one out of the mapping here.
-    pub(crate) async fn read_in_place(&self, buffer: &wgpu::Buffer, len: u64) -> Result<Vec<u8>> {
-        if len == 0 {
-            return Ok(Vec::new());
-        }
-        self.map_polled(buffer, len, wgpu::MapMode::Read).await?;
-        let bytes = {
-            let mapped = buffer
-                .slice(..len)
-                .get_mapped_range()
-                .map_err(|e| Error::Readback(e.to_string()))?;
-            self.copy_out(&mapped)
-        };
-        buffer.unmap();
-        Ok(bytes)
-    }
-
     /// Map the first `len` bytes of `staging` (for reading or writing), once the GPU is
     /// done with it.
     pub(crate) async fn map_polled(
@@ -235,7 +217,7 @@ impl Gpu {
 
     /// Mapped bytes into a vector of their own (a recycled one when long), on all cores
     /// when long.
-    fn copy_out(&self, mapped: &[u8]) -> Vec<u8> {
+    pub(crate) fn copy_out(&self, mapped: &[u8]) -> Vec<u8> {
         #[cfg(not(target_arch = "wasm32"))]
         if mapped.len() >= PARALLEL_COPY_BYTES {
             use rayon::prelude::*;

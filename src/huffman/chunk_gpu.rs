@@ -115,12 +115,12 @@ pub(crate) async fn encode_chunk_gpu(
     let len = data.len() as u64;
     let (chunk, timings, t3) = match placing {
         Some((places, seq, pieces)) => {
-            let placed = |encoded: &Encoded, stream: &MappedStream<'_>| {
+            let placed = |encoded: Encoded, stream: &MappedStream<'_>| {
                 let t3 = clock();
                 if stream.len() as u64 != layout.output_bytes() {
                     return Err(layout_mismatch(stream.len(), &layout));
                 }
-                let offsets = frame_block_offsets(&layout, block, encoded);
+                let offsets = frame_block_offsets(&layout, block, &encoded);
                 let checks = frame_checks(data, &layout, block, Some(&offsets), Some(&block_crcs))?;
                 let chunk = match places.direct(seq, PLACE_WAIT) {
                     Some(direct) => {
@@ -128,12 +128,7 @@ pub(crate) async fn encode_chunk_gpu(
                     }
                     // Its place not known yet, or past the vector's room: for the writer.
                     None => {
-                        #[cfg(not(target_arch = "wasm32"))]
-                        let mut out = gpu.host_vec(stream.len());
-                        // (No vector's places in the browser: compress_to_vec runs threads.)
-                        #[cfg(target_arch = "wasm32")]
-                        let mut out = vec![0; stream.len()];
-                        stream.copy_into(&mut out)?;
+                        let mut out = stream.to_vec(gpu)?;
                         write_frames(&layout, format, block, &checks, &mut out)?;
                         CodedChunk::new(out, &layout, finished(format, checks), len, block)
                     }

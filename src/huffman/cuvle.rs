@@ -579,11 +579,12 @@ impl MappedStream<'_> {
         self.bytes
     }
 
-    /// The stream's bytes, as [`VleEncoder::finish`] returns them, written into `dest`
-    /// (exactly [`Self::len`] bytes; nothing past it is touched).
-    pub(crate) fn copy_into(&self, dest: &mut [u8]) -> Result<()> {
-        dest.copy_from_slice(self.as_written()?);
-        self.place_ends(dest)
+    /// The stream's bytes, as [`VleEncoder::finish`] returns them, in a vector of their
+    /// own ([`Gpu::copy_out`]'s).
+    pub(crate) fn to_vec(&self, gpu: &Gpu) -> Result<Vec<u8>> {
+        let mut bytes = gpu.copy_out(self.as_written()?);
+        self.place_ends(&mut bytes)?;
+        Ok(bytes)
     }
 
     /// The stream's [`Self::len`] bytes as the kernel left them: every block's end words
@@ -1260,21 +1261,22 @@ impl<'g> VleEncoder<'g> {
 
     /// Read back what [`Self::encode_into`] produced, after its encoder was submitted.
     pub async fn finish(&self, mut pending: Pending) -> Result<Encoded> {
-        // Output and log in one copy and one wait; or the output where the kernel wrote
-        // it, then the log (its copy done by then).
-        let placed = match pending.in_place_stage_words {
-            Some(_) => Some(
-                self.gpu
-                    .read_in_place(&pending.output, pending.plan.output_bytes())
-                    .await?,
-            ),
-            None => None,
-        };
-        let (copied, scan, timings) = self.read_log(&mut pending).await?;
-        let mut bytes = placed.unwrap_or(copied);
-        if let Some(stage_words) = pending.in_place_stage_words {
-            place_block_ends(&mut bytes, &scan.ends, stage_words as u64, CUVLE.name)?;
+        // The output where the kernel wrote it, copied out of the mapping; or output and
+        // log in one copy and one wait.
+        if pending.written_in_place() {
+            let copied = |encoded: Encoded, stream: &MappedStream<'_>| {
+                let bytes = stream.to_vec(self.gpu)?;
+                Ok(Encoded {
+                    stream: BitBuf {
+                        bytes,
+                        ..encoded.stream
+                    },
+                    ..encoded
+                })
+            };
+            return self.finish_placed(pending, copied).await;
         }
+        let (mut bytes, scan, timings) = self.read_log(&mut pending).await?;
         bytes.truncate(pending.plan.total_bits.div_ceil(8) as usize);
         self.encoded(&pending, bytes, scan, timings)
     }
@@ -1282,11 +1284,12 @@ impl<'g> VleEncoder<'g> {
     /// [`Self::finish`] for an encode written in place ([`Pending::written_in_place`]),
     /// its output not copied for the host: `place` gets the encode (its stream's bytes
     /// empty, its bit count, offsets and times set) and the mapped output, to copy where
-    /// the caller wants the stream ([`MappedStream::copy_into`]). Unmapped after.
+    /// the caller wants the stream ([`MappedStream::to_vec`], or a place of its own:
+    /// [`MappedStream::as_written`], then [`MappedStream::place_ends`]). Unmapped after.
     pub(crate) async fn finish_placed<T>(
         &self,
         mut pending: Pending,
-        place: impl FnOnce(&Encoded, &MappedStream<'_>) -> Result<T>,
+        place: impl FnOnce(Encoded, &MappedStream<'_>) -> Result<T>,
     ) -> Result<T> {
         let Some(stage_words) = pending.in_place_stage_words else {
             return Err(Error::InvalidArgument(
@@ -1329,7 +1332,7 @@ impl<'g> VleEncoder<'g> {
                 bytes: pending.plan.total_bits.div_ceil(8) as usize,
             };
             let encoded = self.encoded(&pending, Vec::new(), scan, timings)?;
-            place(&encoded, &stream)
+            place(encoded, &stream)
         }
         .await;
         placed
