@@ -430,10 +430,13 @@ fn run_stream<'i>(
                         if let Cow::Owned(buffer) = data {
                             let _ = spares_tx.send(buffer);
                         }
-                        // Its length, where its coder has not published it: later chunks'
-                        // places may then be known before the writer gets to this one.
+                        // Its length, unless its coder wrote it in its place (published,
+                        // and measured against it there): later chunks' places may then
+                        // be known before the writer gets to this one.
                         let c = match (places, c) {
-                            (Some(p), Ok(c)) => publish_length(p, seq, format, &c).map(|_| c),
+                            (Some(p), Ok(c)) if c.written_at.is_none() => {
+                                publish_length(p, seq, format, &c).map(|_| c)
+                            }
                             (_, c) => c,
                         };
                         c.map(|c| (seq, c))
