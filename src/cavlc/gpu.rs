@@ -400,15 +400,16 @@ impl CavlcGpu {
     /// 1080p picture, to make and to clear), or with `room`, that many bytes at most: a
     /// frame whose stream is longer comes back from [`Self::finish_recorded`] with
     /// [`Encoded::room_exceeded`] set, to be coded again.
-    pub fn encode_frames_into(
+    pub fn encode_frames_into<'f>(
         &self,
         gpu: &Gpu,
         encoder: &mut wgpu::CommandEncoder,
-        inputs: &[GpuFrame],
+        inputs: impl IntoIterator<Item = &'f GpuFrame>,
         variant: GpuVariant,
         profile: bool,
         room: Option<u64>,
     ) -> Result<Vec<Pending>> {
+        let inputs: Vec<&GpuFrame> = inputs.into_iter().collect();
         let most = inputs.iter().map(|f| f.n_mbs).max().unwrap_or(0);
         let scratch = Self::scratch(gpu, most);
         inputs

@@ -473,7 +473,8 @@ impl Encoder {
         let t3 = crate::gpu::clock();
         IntraBatch::check_status(&gpu.read_recorded(status).await?.concat())?;
         let mut coded = coded?;
-        // A group whose stream outgrew its room is coded again with room for any stream.
+        // A group whose stream outgrew its room is coded again (it alone) with room for
+        // any stream.
         let exceeded: Vec<usize> = (0..coded.len())
             .filter(|&i| coded[i].room_exceeded)
             .collect();
@@ -484,13 +485,14 @@ impl Encoder {
                 coded.len()
             );
             let mut encoder = gpu.device.create_command_encoder(&Default::default());
+            let again = exceeded.iter().map(|&i| &frames[i]);
             let pending =
-                stages.encode_frames_into(gpu, &mut encoder, &frames, variant, false, None)?;
+                stages.encode_frames_into(gpu, &mut encoder, again, variant, false, None)?;
             let recorded = stages.record_finish(gpu, &mut encoder, &pending, quota * group)?;
             gpu.queue.submit([encoder.finish()]);
-            let mut again = stages.finish_recorded(gpu, pending, recorded).await?;
-            for i in exceeded {
-                coded[i] = std::mem::take(&mut again[i]);
+            let again = stages.finish_recorded(gpu, pending, recorded).await?;
+            for (i, coded_again) in exceeded.into_iter().zip(again) {
+                coded[i] = coded_again;
             }
         }
         // Each picture's slices, from its group's.
