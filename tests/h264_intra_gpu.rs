@@ -338,6 +338,28 @@ fn block_bits_equal_their_twin() {
     }
 }
 
+/// CAVLC of `frames` recorded into `encoder` (after what it already holds), with
+/// `room` for each output and streams of up to `quota` bytes read back with the results;
+/// the whole submitted and read back.
+fn cavlc_coded(
+    gpu: &Gpu,
+    stages: &parvlc::cavlc::CavlcGpu,
+    mut encoder: wgpu::CommandEncoder,
+    frames: &[parvlc::cavlc::GpuFrame],
+    variant: parvlc::cavlc::GpuVariant,
+    room: Option<u64>,
+    quota: u64,
+) -> Vec<parvlc::cavlc::gpu::Encoded> {
+    let pending = stages
+        .encode_frames_into(gpu, &mut encoder, frames, variant, false, room)
+        .expect("CAVLC recorded");
+    let recorded = stages
+        .record_finish(gpu, &mut encoder, &pending, quota)
+        .expect("readback recorded");
+    gpu.queue.submit([encoder.finish()]);
+    pollster::block_on(stages.finish_recorded(gpu, pending, recorded)).expect("coded")
+}
+
 /// CAVLC codes a batch's frames from their ranges of the front end's buffers (bound at an
 /// offset) or, where a device's storage alignment misses those ranges, from copies; one
 /// scratch serves all the frames of `encode_frames_into`. Both ways give each picture
@@ -370,15 +392,15 @@ fn cavlc_codes_a_batch_from_its_ranges_or_from_copies() {
                 .collect(),
             true => batch.gpu_frames(gpu, &mut encoder, 1, &starts, true),
         };
-        let pending = stages
-            .encode_frames_into(gpu, &mut encoder, &frames, GpuVariant::Cavlcu, false, None)
-            .expect("CAVLC recorded");
-        let recorded = stages
-            .record_finish(gpu, &mut encoder, &pending, 1 << 20)
-            .expect("readback recorded");
-        gpu.queue.submit([encoder.finish()]);
-        let coded =
-            pollster::block_on(stages.finish_recorded(gpu, pending, recorded)).expect("coded");
+        let coded = cavlc_coded(
+            gpu,
+            &stages,
+            encoder,
+            &frames,
+            GpuVariant::Cavlcu,
+            None,
+            1 << 20,
+        );
         for (k, c) in coded.iter().enumerate() {
             let frame = pollster::block_on(batch.read_frame(gpu, k)).expect("levels");
             let want = cpu_slice_data(&frame).expect("CPU reference");
@@ -466,15 +488,7 @@ fn cavlc_codes_pictures_grouped_into_frames_as_each_alone() {
             let frames = batch.gpu_frames(gpu, &mut encoder, group, &starts, copied);
             let want_frames = refs.len().div_ceil(group.min(refs.len()));
             assert_eq!(frames.len(), want_frames, "group {group}");
-            let pending = stages
-                .encode_frames_into(gpu, &mut encoder, &frames, variant, false, None)
-                .expect("CAVLC recorded");
-            let recorded = stages
-                .record_finish(gpu, &mut encoder, &pending, 1 << 20)
-                .expect("readback recorded");
-            gpu.queue.submit([encoder.finish()]);
-            let coded =
-                pollster::block_on(stages.finish_recorded(gpu, pending, recorded)).expect("coded");
+            let coded = cavlc_coded(gpu, &stages, encoder, &frames, variant, None, 1 << 20);
             let slices: Vec<_> = coded.into_iter().flat_map(|c| c.slices).collect();
             assert_eq!(slices.len(), refs.len() * starts.len(), "group {group}");
             for (k, got) in slices.chunks(starts.len()).enumerate() {
@@ -515,22 +529,8 @@ fn groups_that_outgrow_their_room_are_flagged_and_coded_again() {
             .encode_into(gpu, &mut encoder, None, &refs)
             .expect("recorded");
         let frames = batch.gpu_frames(gpu, &mut encoder, 2, &starts, false);
-        let pending = stages
-            .encode_frames_into(
-                gpu,
-                &mut encoder,
-                &frames,
-                GpuVariant::Cavlcu,
-                false,
-                Some(room),
-            )
-            .expect("CAVLC recorded");
-        let recorded = stages
-            .record_finish(gpu, &mut encoder, &pending, 1 << 10)
-            .expect("readback recorded");
-        gpu.queue.submit([encoder.finish()]);
-        let coded =
-            pollster::block_on(stages.finish_recorded(gpu, pending, recorded)).expect("coded");
+        let variant = GpuVariant::Cavlcu;
+        let coded = cavlc_coded(gpu, &stages, encoder, &frames, variant, Some(room), 1 << 10);
         assert_eq!(coded.len(), 2);
         for (g, c) in coded.iter().enumerate() {
             assert_eq!(c.room_exceeded, room == 64, "room {room}, group {g}");
