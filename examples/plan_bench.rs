@@ -8,12 +8,17 @@
 //! histograms are taken before the clock starts. With RAYON_NUM_THREADS=1 it is one core's
 //! time. CODERS > 1 plans that many chunks at once from as many threads, as the pipeline's
 //! coders do, over rayon's pool: wall time per chunk (run it under `time` for the CPU).
+//! A second row a format times the host's part of a chunk the GPU planned: each frame's
+//! codes, table and layout from its code lengths, on one thread (`PLANNED_ROUNDS` rounds,
+//! 8 by default; more for a profile).
 
 use std::time::Instant;
 
 use parvlc::huffman::chunk::ChunkLayout;
 use parvlc::huffman::compress::Format;
-use parvlc::huffman::frames::FrameConfig;
+use parvlc::huffman::frames::{FrameConfig, FramePlan};
+use parvlc::huffman::framing::frame_layout;
+use parvlc::huffman::Codebook;
 
 const CHUNK: usize = 8 << 20;
 const BLOCK: u64 = 16 << 10;
@@ -109,6 +114,47 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             best * 1e3 / n_chunks,
             best * 1e6 / frames.max(1) as f64
         );
+        planned_part(&chunks, format, &config)?;
     }
+    Ok(())
+}
+
+/// What a coder does on the host once the GPU has planned a chunk (its frames and their
+/// code lengths): each frame's codes, byte table and container layout (a gzip frame's
+/// DEFLATE header), on this thread; best of the rounds, per chunk and per frame.
+fn planned_part(
+    chunks: &[(u64, Vec<[u64; 256]>)],
+    format: Format,
+    config: &FrameConfig,
+) -> parvlc::Result<()> {
+    let planned = chunks
+        .iter()
+        .map(|(len, cells)| ChunkLayout::plan(cells, *len, format, config, BLOCK))
+        .collect::<parvlc::Result<Vec<_>>>()?;
+    let rounds: usize = std::env::var("PLANNED_ROUNDS")
+        .ok()
+        .and_then(|r| r.parse().ok())
+        .unwrap_or(ROUNDS);
+    let mut best = f64::MAX;
+    for _ in 0..rounds {
+        let t = Instant::now();
+        for frame in planned.iter().flat_map(|c| &c.frames) {
+            let book = Codebook::from_lengths(frame.book.lengths())?;
+            let frame = FramePlan {
+                table: book.table()?,
+                book,
+                ..frame.clone()
+            };
+            std::hint::black_box(frame_layout(format, &frame, BLOCK)?);
+        }
+        best = best.min(t.elapsed().as_secs_f64());
+    }
+    let frames: usize = planned.iter().map(|c| c.frames.len()).sum();
+    println!(
+        "{format:?}: from planned code lengths (the GPU planner's host part) {:.3} ms per chunk, \
+         {:.3} us per frame",
+        best * 1e3 / chunks.len() as f64,
+        best * 1e6 / frames.max(1) as f64
+    );
     Ok(())
 }

@@ -120,6 +120,22 @@ for n, v in ph.items():
 '
 }
 
+# plan_parts: a `RUST_LOG=parvlc=debug` compress's log on stdin, the host's parts of a
+# chunk between its scan and its encode (the GPU plan's read, the frames' layout, the
+# encode's plan and tables) and the submit call, each as count, median and 90th
+# percentile over the chunks.
+plan_parts() {
+  python3 -c '
+import re, sys, statistics as st
+parts = {}
+for line in sys.stdin:
+    for k, v in re.findall(r"(submit call|plan read|layout|plan and tables) ([0-9.]+) ms", line):
+        parts.setdefault(k, []).append(float(v))
+for k, v in parts.items():
+    print(f"  {k}: {len(v)} chunks, median {st.median(v):.2f} ms, p90 {sorted(v)[int(len(v)*0.9)]:.2f} ms")
+'
+}
+
 # pan_y4m_times SRC DST K: DST holds SRC's frames K times over (SRC's header once), in the
 # page cache (960 frames of the pan without computing them four times).
 pan_y4m_times() {
