@@ -317,6 +317,103 @@ fn frame_plan_equals_its_twin() {
     }
 }
 
+/// Code lengths of a complete code whose DEFLATE header's code-length code is deeper than
+/// 7 bits as plain Huffman, so that the header's builders take package-merge: 46 unused
+/// symbols, then lengths whose counts grow like Fibonacci's numbers (Kraft sum exactly 1),
+/// arranged so that no two neighbours are equal (each one a code-length symbol of its
+/// own, none folded into a repeat).
+fn deep_code_length_code() -> Vec<u8> {
+    let mut counts = [
+        (2u8, 2),
+        (4, 3),
+        (5, 5),
+        (6, 2),
+        (7, 13),
+        (8, 2),
+        (10, 1),
+        (11, 2),
+        (13, 89),
+        (15, 92),
+    ];
+    let kraft: u64 = counts.iter().map(|&(l, n)| n << (15 - l)).sum();
+    assert_eq!(kraft, 1 << 15);
+    let mut lengths = vec![0u8; 46];
+    let mut last = 0;
+    while counts.iter().any(|c| c.1 > 0) {
+        // The most numerous length but the one just placed (the longer on a tie).
+        let (l, n) = counts
+            .iter_mut()
+            .filter(|c| c.1 > 0 && c.0 != last)
+            .max_by_key(|c| (c.1, c.0))
+            .expect("a length other than the last remains");
+        lengths.push(*l);
+        *n -= 1;
+        last = *l;
+    }
+    assert_eq!(lengths.len(), 257);
+    lengths
+}
+
+/// DEFLATE block headers from code lengths as the frame plan lays them out: codes of
+/// seeded data of every entropy, of one byte value (long runs of unused symbols), of all
+/// 256 values alike (one long repeat), of counts in powers of two, of Fibonacci counts
+/// (15-bit codes), a code-length code past 7 bits (package-merge) and a code past 15 bits
+/// (no GPU header: the host builds it).
+#[test]
+fn deflate_head_equals_its_twin() {
+    use parvlc::huffman::deflate_head::DeflateHeadStage;
+    use parvlc::huffman::gzip::literal_frequencies;
+    use parvlc::huffman::Codebook;
+    let _s = serial();
+    let code_of = |data: &[u8]| {
+        let mut hist = [0u64; 256];
+        for &b in data {
+            hist[b as usize] += 1;
+        }
+        Codebook::from_frequencies(&literal_frequencies(&hist), 15)
+            .unwrap()
+            .lengths()
+            .to_vec()
+    };
+    let mut sets: Vec<Vec<u8>> = (0..16u64)
+        .map(|k| code_of(&testdata::generate(5000, 0.5 * k as f64, k)))
+        .collect();
+    sets.push(code_of(&[7u8; 100]));
+    sets.push(code_of(&(0..=255u8).collect::<Vec<_>>()));
+    sets.push(code_of(
+        &(0..=255u8)
+            .flat_map(|s| std::iter::repeat_n(s, 1 << (s % 6)))
+            .collect::<Vec<_>>(),
+    ));
+    sets.push(code_of(&fibonacci_bytes(16)));
+    sets.push(deep_code_length_code());
+    let mut too_deep = vec![0u8; 257];
+    too_deep[..18].copy_from_slice(&[
+        1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 17,
+    ]);
+    sets.push(too_deep);
+    for (gpu, flavour) in [
+        (gpu(), "subgroup"),
+        (common::gpu_workgroup_flavour(), "workgroup"),
+    ] {
+        let stage = DeflateHeadStage(gpu);
+        let heads = pollster::block_on(stage.encode(&sets[..])).unwrap();
+        assert!(
+            heads[..sets.len() - 1].iter().all(Option::is_some),
+            "{flavour}"
+        );
+        assert!(heads[sets.len() - 1].is_none(), "{flavour}");
+        check(&format!("DEFLATE headers, {flavour}"), &stage, &sets[..]);
+        for (k, set) in sets.iter().enumerate() {
+            check(
+                &format!("DEFLATE header of set {k} alone, {flavour}"),
+                &stage,
+                std::slice::from_ref(set),
+            );
+        }
+    }
+}
+
 /// Block CRC32s: blocks that do and do not divide the input or a word, an input of fewer
 /// bytes than a word, and one of several windows (2 KiB windows, 1 KiB blocks).
 #[test]

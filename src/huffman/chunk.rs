@@ -8,10 +8,10 @@ use rayon::prelude::*;
 use super::compress::Format;
 use super::cpu::encode_serial;
 use super::frames::{plan_regions, FrameConfig, FramePlan};
-use super::framing::{finish_frame, frame_layout, FrameFacts, FrameLayout};
+use super::framing::{finish_frame, frame_layout, frame_layout_with, FrameFacts, FrameLayout};
 use super::gzip_index::FrameCode;
 use super::histogram::histogram_cpu;
-use crate::bits::BitOrder;
+use crate::bits::{BitBuf, BitOrder};
 use crate::{Error, Result};
 
 /// The bit order of a format's codes.
@@ -51,15 +51,19 @@ impl ChunkLayout {
         Ok(ChunkLayout::with_layouts(frames, layouts))
     }
 
-    /// The layout of frames planned elsewhere (on the GPU: [`super::frame_plan`]).
+    /// The layout of frames planned elsewhere (on the GPU: [`super::frame_plan`]), with
+    /// the gzip headers built there (`heads`, by frame; None, or none at all, for a
+    /// header to build here).
     pub(crate) fn from_frames(
         frames: Vec<FramePlan>,
+        heads: Vec<Option<BitBuf>>,
         format: Format,
         block_symbols: u64,
     ) -> Result<ChunkLayout> {
+        let mut heads = heads.into_iter();
         let layouts = frames
             .iter()
-            .map(|f| frame_layout(format, f, block_symbols))
+            .map(|f| frame_layout_with(format, f, block_symbols, heads.next().flatten()))
             .collect::<Result<Vec<_>>>()?;
         Ok(ChunkLayout::with_layouts(frames, layouts))
     }

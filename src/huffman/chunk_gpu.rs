@@ -46,19 +46,20 @@ pub(crate) async fn encode_chunk_gpu(
     let plan_with = plan_on_gpu.then_some((format, frames));
     // Trace level: the GPU's passes timed, on its clock, for a timeline of the chunks
     // (scripts/gpu_timeline.py). The scan's passes: the histogram (one a window; a
-    // chunk is one), block_crc, and the frame plan's merge and code lengths.
+    // chunk is one), block_crc, the frame plan's merge and code lengths, and (gzip) its
+    // frames' headers.
     let timeline = log::log_enabled!(log::Level::Trace) && gpu.has_timestamps();
-    let mut scan_profiler = timeline.then(|| crate::gpu::Profiler::new(gpu, 4));
+    let mut scan_profiler = timeline.then(|| crate::gpu::Profiler::new(gpu, 5));
     let scan = encoder
         .histograms_with_crcs(&input, block, plan_with, scan_profiler.as_mut())
         .await?;
-    let (cells, block_crcs, plan) = (scan.histograms, scan.crcs, scan.plan);
+    let (cells, block_crcs, plan, heads) = (scan.histograms, scan.crcs, scan.plan, scan.heads);
     let t1 = clock();
     let mut t_frames = None;
     let layout = if plan_on_gpu {
-        let planned = frames_from_plan(&plan, &cells, len, format, frames)?;
+        let (planned, heads) = frames_from_plan(&plan, &heads, &cells, len, format, frames)?;
         t_frames = clock();
-        ChunkLayout::from_frames(planned, format, block)?
+        ChunkLayout::from_frames(planned, heads, format, block)?
     } else {
         ChunkLayout::plan(&cells, len, format, frames, block)?
     };

@@ -664,13 +664,15 @@ impl Pending {
 
 /// What a stream's chunk reads back before it codes (see
 /// [`VleEncoder::histograms_with_crcs`]): each cell's histogram, each block's CRC32, the
-/// frame plan's words (empty unless planned on the GPU) and the passes' times (empty
-/// unless profiled).
+/// frame plan's words (empty unless planned on the GPU), a gzip plan's frame headers
+/// (empty without: [`super::deflate_head`]) and the passes' times (empty unless
+/// profiled).
 #[derive(Default)]
 pub(crate) struct ChunkScan {
     pub histograms: Vec<[u64; 256]>,
     pub crcs: Vec<u32>,
     pub plan: Vec<u32>,
+    pub heads: Vec<u32>,
     pub timings: Timings,
 }
 
@@ -943,6 +945,9 @@ impl<'g> VleEncoder<'g> {
         }
         if let Some(p) = &plan {
             ranges.push((p.buffer.buffer(), 0, p.read_words as u64 * 4));
+            if let Some(heads) = &p.heads {
+                ranges.push((heads.buffer(), 0, p.head_words as u64 * 4));
+            }
         }
         let times = profiler.as_deref().and_then(|p| p.resolved_range());
         ranges.extend(times);
@@ -963,9 +968,15 @@ impl<'g> VleEncoder<'g> {
             Some(_) => super::block_crc::crcs_from_bytes(&parts.next().unwrap_or_default()),
             None => Vec::new(),
         };
-        let plan = match plan {
-            Some(_) => bytemuck::pod_collect_to_vec(&parts.next().unwrap_or_default()),
-            None => Vec::new(),
+        let (plan, heads) = match plan {
+            Some(p) => (
+                bytemuck::pod_collect_to_vec(&parts.next().unwrap_or_default()),
+                match p.heads {
+                    Some(_) => bytemuck::pod_collect_to_vec(&parts.next().unwrap_or_default()),
+                    None => Vec::new(),
+                },
+            ),
+            None => (Vec::new(), Vec::new()),
         };
         let timings = match profiler {
             Some(p) if p.resolved_range().is_some() => {
@@ -977,6 +988,7 @@ impl<'g> VleEncoder<'g> {
             histograms,
             crcs,
             plan,
+            heads,
             timings,
         })
     }

@@ -10,13 +10,15 @@ use wgpu::util::DeviceExt;
 
 use super::compress::Format;
 use super::cuvle::{GpuInput, VleEncoder};
+use super::deflate_head::{head_of, record_deflate_heads, HEAD_WORDS};
 use super::frames::{
     frame_code, log2_segments, merge_threshold, plan_frames, FrameConfig, FramePlan,
     FRAME_MAX_CODE_LEN,
 };
-use super::gzip::LITERAL_SYMBOLS;
+use super::gzip::{deflate_block_header_with, LITERAL_SYMBOLS};
 use super::histogram::{histogram_cpu, total_histogram, HistogramPending};
 use super::Codebook;
+use crate::bits::BitBuf;
 use crate::gpu::registry::huffman::FRAME_PLAN;
 use crate::gpu::{Gpu, GpuStage, PooledBuffer, Profiler};
 use crate::{Error, Result};
@@ -37,22 +39,22 @@ struct FramePlanParams {
 
 /// Where each part of a plan lies, in words (keep in sync with the shader's `info_at`,
 /// `lengths_at` and `hist_at`).
-struct PlanWords {
-    n_cells: usize,
+pub(crate) struct PlanWords {
+    pub(crate) n_cells: usize,
 }
 
 /// Words of a frame's code lengths: 257 lengths, four a word.
-const LENGTH_WORDS: usize = 65;
+pub(crate) const LENGTH_WORDS: usize = 65;
 
 impl PlanWords {
-    fn info(&self, c: usize) -> usize {
+    pub(crate) fn info(&self, c: usize) -> usize {
         self.n_cells + 2 * c
     }
-    fn lengths(&self, c: usize) -> usize {
+    pub(crate) fn lengths(&self, c: usize) -> usize {
         3 * self.n_cells + LENGTH_WORDS * c
     }
     /// Words the host reads back: everything but the frames' histograms.
-    fn read_back(&self) -> usize {
+    pub(crate) fn read_back(&self) -> usize {
         (3 + LENGTH_WORDS) * self.n_cells
     }
     fn all(&self) -> usize {
@@ -68,10 +70,13 @@ fn alphabet(format: Format) -> usize {
     }
 }
 
-/// A plan recorded by [`record_frame_plan`]: read its first `read_words` words back.
+/// A plan recorded by [`record_frame_plan`]: read its first `read_words` words back, and
+/// (gzip) the first `head_words` of its frames' headers.
 pub(crate) struct PlanPending {
     pub(crate) buffer: PooledBuffer,
     pub(crate) read_words: usize,
+    pub(crate) heads: Option<PooledBuffer>,
+    pub(crate) head_words: usize,
 }
 
 /// Record the frame plan of an input of `len` bytes whose cell histograms (of
@@ -150,23 +155,34 @@ pub(crate) fn record_frame_plan(
         pass.set_bind_group(0, &gpu.bind(built, &entries), &[]);
         pass.dispatch_workgroups(groups.min(max_groups), 1, 1);
     }
+    // gzip: every frame's DEFLATE header from its lengths, in the same submission.
+    let heads = match format {
+        Format::Gzip => Some(record_deflate_heads(
+            gpu, encoder, &plan, n_cells, profiler,
+        )?),
+        Format::Native => None,
+    };
     Ok(Some(PlanPending {
         buffer: plan,
         read_words: words.read_back(),
+        head_words: heads.as_ref().map_or(0, |_| n_cells * HEAD_WORDS),
+        heads,
     }))
 }
 
 /// The frames of a plan read back (`words`, [`PlanPending::read_words`] of them), with
 /// their codes: a frame the GPU flagged (its plain code too long) coded from `cells` on
 /// the host. Checks what it reads: frames that tile the input, within regions, with
-/// codes that code their bytes.
+/// codes that code their bytes. Beside each frame, its gzip header from `heads` (the
+/// plan's [`PlanPending::head_words`], empty for none) where the GPU built one.
 pub(crate) fn frames_from_plan(
     words: &[u32],
+    heads: &[u32],
     cells: &[[u64; 256]],
     len: u64,
     format: Format,
     config: &FrameConfig,
-) -> Result<Vec<FramePlan>> {
+) -> Result<(Vec<FramePlan>, Vec<Option<BitBuf>>)> {
     let n_cells = cells.len();
     let layout = PlanWords { n_cells };
     let bad = |what: String| Error::Gpu {
@@ -182,7 +198,7 @@ pub(crate) fn frames_from_plan(
     let per_region = (config.max_frame_bytes / config.cell_bytes) as usize;
     let alphabet = alphabet(format);
     let cell = config.cell_bytes;
-    let mut frames = Vec::new();
+    let (mut frames, mut frame_heads) = (Vec::new(), Vec::new());
     let (mut c, mut deep) = (0, 0);
     while c < n_cells {
         let n = words[c] as usize;
@@ -195,8 +211,13 @@ pub(crate) fn frames_from_plan(
         let (bits, deepest) = (words[info] as u64, words[info + 1]);
         let frame = if deepest > FRAME_MAX_CODE_LEN as u32 {
             deep += 1;
+            frame_heads.push(None);
             frame_code(start, frame_len, &total_histogram(&cells[c..c + n]), format)?
         } else {
+            frame_heads.push(match heads.is_empty() {
+                true => None,
+                false => head_of(heads, c)?,
+            });
             let at = layout.lengths(c);
             let lengths: Vec<u8> =
                 bytemuck::cast_slice::<u32, u8>(&words[at..at + LENGTH_WORDS])[..alphabet].to_vec();
@@ -219,27 +240,43 @@ pub(crate) fn frames_from_plan(
             frames.len()
         );
     }
-    Ok(frames)
+    Ok((frames, frame_heads))
 }
 
 /// What a plan says of a frame, to compare the GPU's with the twin's: where it lies, its
-/// code lengths and its code bits.
+/// code lengths, its code bits and (gzip) its DEFLATE block header.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PlannedSummary {
     pub start: u64,
     pub len: u64,
     pub lengths: Vec<u8>,
     pub symbol_bits: u64,
+    pub gzip_head: Option<BitBuf>,
 }
 
-fn summaries(frames: &[FramePlan]) -> Vec<PlannedSummary> {
+/// `frames` summed up, a gzip frame's header from `heads` where there is one, else built
+/// here.
+fn summaries(
+    frames: &[FramePlan],
+    heads: &[Option<BitBuf>],
+    format: Format,
+) -> Result<Vec<PlannedSummary>> {
     frames
         .iter()
-        .map(|f| PlannedSummary {
-            start: f.start,
-            len: f.len,
-            lengths: f.book.lengths().to_vec(),
-            symbol_bits: f.symbol_bits,
+        .enumerate()
+        .map(|(k, f)| {
+            let gzip_head = match (format, heads.get(k).cloned().flatten()) {
+                (Format::Native, _) => None,
+                (Format::Gzip, Some(head)) => Some(head),
+                (Format::Gzip, None) => Some(deflate_block_header_with(&f.book, false)?),
+            };
+            Ok(PlannedSummary {
+                start: f.start,
+                len: f.len,
+                lengths: f.book.lengths().to_vec(),
+                symbol_bits: f.symbol_bits,
+                gzip_head,
+            })
         })
         .collect()
 }
@@ -327,14 +364,22 @@ impl GpuStage for FramePlanStage<'_, '_> {
         let Some(plan) = plan else {
             return Ok(Vec::new());
         };
+        let gpu = GpuStage::gpu(self);
         let words: Vec<u32> = bytemuck::pod_collect_to_vec(
-            &GpuStage::gpu(self)
-                .read_buffer(&plan.buffer, 0, plan.read_words as u64 * 4)
+            &gpu.read_buffer(&plan.buffer, 0, plan.read_words as u64 * 4)
                 .await?,
         );
+        let heads: Vec<u32> = match &plan.heads {
+            Some(heads) => bytemuck::pod_collect_to_vec(
+                &gpu.read_buffer(heads, 0, plan.head_words as u64 * 4)
+                    .await?,
+            ),
+            None => Vec::new(),
+        };
         let cells = self.0.read_histograms(cells).await?;
-        let frames = frames_from_plan(&words, &cells, input.len() as u64, self.1, &self.2)?;
-        Ok(summaries(&frames))
+        let (frames, heads) =
+            frames_from_plan(&words, &heads, &cells, input.len() as u64, self.1, &self.2)?;
+        summaries(&frames, &heads, self.1)
     }
 
     fn output(report: Vec<PlannedSummary>) -> Vec<PlannedSummary> {
@@ -344,6 +389,6 @@ impl GpuStage for FramePlanStage<'_, '_> {
     fn cpu(&self, input: &[u8]) -> Result<Vec<PlannedSummary>> {
         let cells = histogram_cpu(input, self.2.cell_bytes as usize);
         let frames = plan_frames(&cells, input.len() as u64, self.1, &self.2)?;
-        Ok(summaries(&frames))
+        summaries(&frames, &[], self.1)
     }
 }

@@ -70,6 +70,17 @@ pub(crate) fn native_blocks(len: u64, block_symbols: u64) -> u64 {
 
 /// The layout of `frame` in `format`, native blocks of `block_symbols` bytes.
 pub fn frame_layout(format: Format, frame: &FramePlan, block_symbols: u64) -> Result<FrameLayout> {
+    frame_layout_with(format, frame, block_symbols, None)
+}
+
+/// [`frame_layout`] with a gzip frame's header built already (on the GPU:
+/// [`super::deflate_head`]); None to build it here.
+pub(crate) fn frame_layout_with(
+    format: Format,
+    frame: &FramePlan,
+    block_symbols: u64,
+    gzip_head: Option<BitBuf>,
+) -> Result<FrameLayout> {
     match format {
         Format::Native => {
             let n = native_blocks(frame.len, block_symbols);
@@ -88,7 +99,10 @@ pub fn frame_layout(format: Format, frame: &FramePlan, block_symbols: u64) -> Re
             })
         }
         Format::Gzip => {
-            let head = deflate_block_header_with(&frame.book, false)?;
+            let head = match gzip_head {
+                Some(head) => head,
+                None => deflate_block_header_with(&frame.book, false)?,
+            };
             let eob = frame.book.lengths()[EOB] as u64;
             let end = head.bits + frame.symbol_bits + eob + 3;
             Ok(FrameLayout {

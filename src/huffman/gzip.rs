@@ -223,7 +223,7 @@ pub fn deflate_block_header_with(book: &Codebook, last: bool) -> Result<BitBuf> 
 
 /// Bytes of the longest header [`deflate_block_header_with`] writes: 17 bits of fields,
 /// 19 3-bit code-length lengths and 258 codes of at most 7 bits with 7 extra bits.
-const HEADER_MAX_BYTES: usize = (17 + 19 * 3 + (LITERAL_SYMBOLS + 1) * 14).div_ceil(8);
+pub(crate) const HEADER_MAX_BYTES: usize = (17 + 19 * 3 + (LITERAL_SYMBOLS + 1) * 14).div_ceil(8);
 
 /// An LSB-first bit writer into a fixed buffer that never branches on its fill: every
 /// write stores eight bytes and moves on by the whole bytes it completed.

@@ -16,6 +16,7 @@ pub mod compress;
 pub mod cpu;
 pub mod cuvle;
 pub(crate) mod decode_table;
+pub mod deflate_head;
 pub mod frame_plan;
 pub mod framed;
 pub(crate) mod framed_decode;
