@@ -317,30 +317,17 @@ fn frame_plan_equals_its_twin() {
     }
 }
 
-/// Code lengths of a complete code whose DEFLATE header's code-length code is deeper than
-/// 7 bits as plain Huffman, so that the header's builders take package-merge: 46 unused
-/// symbols, then lengths whose counts grow like Fibonacci's numbers (Kraft sum exactly 1),
-/// arranged so that no two neighbours are equal (each one a code-length symbol of its
-/// own, none folded into a repeat).
-fn deep_code_length_code() -> Vec<u8> {
-    let mut counts = [
-        (2u8, 2),
-        (4, 3),
-        (5, 5),
-        (6, 2),
-        (7, 13),
-        (8, 2),
-        (10, 1),
-        (11, 2),
-        (13, 89),
-        (15, 92),
-    ];
+/// Code lengths of a complete code: `unused` symbols, then `counts` (length, symbols of
+/// it), arranged so that no two neighbours are equal (each one a code-length symbol of its
+/// own, none folded into a repeat): the most numerous length but the last placed, the
+/// longer on a tie.
+fn arranged_code(counts: &[(u8, u64)], unused: usize) -> Vec<u8> {
     let kraft: u64 = counts.iter().map(|&(l, n)| n << (15 - l)).sum();
     assert_eq!(kraft, 1 << 15);
-    let mut lengths = vec![0u8; 46];
+    let mut counts = counts.to_vec();
+    let mut lengths = vec![0u8; unused];
     let mut last = 0;
     while counts.iter().any(|c| c.1 > 0) {
-        // The most numerous length but the one just placed (the longer on a tie).
         let (l, n) = counts
             .iter_mut()
             .filter(|c| c.1 > 0 && c.0 != last)
@@ -354,11 +341,55 @@ fn deep_code_length_code() -> Vec<u8> {
     lengths
 }
 
+/// A code whose DEFLATE header's code-length code is deeper than 7 bits as plain Huffman,
+/// so that the header's builders take package-merge: lengths whose counts grow like
+/// Fibonacci's numbers.
+fn deep_code_length_code() -> Vec<u8> {
+    arranged_code(
+        &[
+            (2, 2),
+            (4, 3),
+            (5, 5),
+            (6, 2),
+            (7, 13),
+            (8, 2),
+            (10, 1),
+            (11, 2),
+            (13, 89),
+            (15, 92),
+        ],
+        46,
+    )
+}
+
+/// A code whose code-length code, by package-merge, depends on the tie rule: a leaf weighs
+/// as much as a package, and taking the leaf first (as code_lengths.rs does) gives other
+/// lengths than taking the package.
+fn code_length_code_with_a_tie() -> Vec<u8> {
+    arranged_code(
+        &[
+            (3, 4),
+            (5, 1),
+            (6, 8),
+            (7, 8),
+            (8, 55),
+            (9, 4),
+            (10, 34),
+            (11, 4),
+            (12, 89),
+            (13, 3),
+            (14, 8),
+            (15, 28),
+        ],
+        11,
+    )
+}
+
 /// DEFLATE block headers from code lengths as the frame plan lays them out: codes of
 /// seeded data of every entropy, of one byte value (long runs of unused symbols), of all
 /// 256 values alike (one long repeat), of counts in powers of two, of Fibonacci counts
-/// (15-bit codes), a code-length code past 7 bits (package-merge) and a code past 15 bits
-/// (no GPU header: the host builds it).
+/// (15-bit codes), code-length codes past 7 bits (package-merge, one with a tie between a
+/// leaf and a package) and a code past 15 bits (no GPU header: the host builds it).
 #[test]
 fn deflate_head_equals_its_twin() {
     use parvlc::huffman::deflate_head::DeflateHeadStage;
@@ -387,6 +418,7 @@ fn deflate_head_equals_its_twin() {
     ));
     sets.push(code_of(&fibonacci_bytes(16)));
     sets.push(deep_code_length_code());
+    sets.push(code_length_code_with_a_tie());
     let mut too_deep = vec![0u8; 257];
     too_deep[..18].copy_from_slice(&[
         1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 17,
