@@ -6,11 +6,12 @@
 // run-length coding of the lengths, the code-length code by code_lengths.rs (sorted by
 // count then symbol, two-queue Huffman with the leaf first on a tie, package-merge where
 // it is deeper than 7 bits), canonical codes, and the same field order.
-// A workgroup a frame, an invocation a code length: each run of equal lengths is coded
-// by the invocation where it starts, which counts its code-length symbols, then (once one
-// invocation has built the 19-symbol code-length code) sums its bits, finds where they
-// go by a workgroup scan and ORs them into the header's words. An invocation a frame,
-// serially, measured 2-3 ms of GPU time a chunk on the H200 (docs/results.md).
+// A workgroup a frame, an invocation a code length or two: each run of equal lengths is
+// coded by the invocation where it starts, which counts its code-length symbols; each
+// used symbol's invocation ranks it; one invocation builds the 19-symbol code-length
+// code; then each run sums its bits, finds where they go by a workgroup scan and ORs them
+// into the header's words. An invocation a frame, serially, measured 2-3 ms of GPU time
+// a chunk on the H200, this shape 37-46 us (docs/results.md, "Thirtieth pass").
 //!import common/invocation
 //!import common/wg_scan
 
