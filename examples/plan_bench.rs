@@ -10,7 +10,9 @@
 //! coders do, over rayon's pool: wall time per chunk (run it under `time` for the CPU).
 //! A second row a format times the host's part of a chunk the GPU planned: each frame's
 //! codes, table and layout from its code lengths, on one thread (`PLANNED_ROUNDS` rounds,
-//! 8 by default; more for a profile).
+//! 8 by default; more for a profile). A gzip frame's layout here builds its DEFLATE
+//! header, as the host did before the GPU built them (`huffman::deflate_head`) and still
+//! does for a frame deeper than 15 bits.
 
 use std::time::Instant;
 
@@ -119,9 +121,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     Ok(())
 }
 
-/// What a coder does on the host once the GPU has planned a chunk (its frames and their
-/// code lengths): each frame's codes, byte table and container layout (a gzip frame's
-/// DEFLATE header), on this thread; best of the rounds, per chunk and per frame.
+/// What a coder did on the host once the GPU had planned a chunk (its frames and their
+/// code lengths), before the GPU built gzip headers: each frame's codes, byte table and
+/// container layout (a gzip frame's DEFLATE header), on this thread; best of the rounds,
+/// per chunk and per frame.
 fn planned_part(
     chunks: &[(u64, Vec<[u64; 256]>)],
     format: Format,

@@ -14,6 +14,7 @@
 // a chunk on the H200, this shape 37-46 us (docs/results.md, "Thirtieth pass").
 //!import common/invocation
 //!import common/wg_scan
+//!import huffman/plan_words
 
 struct DeflateHeadParams {
     n_cells: u32,
@@ -23,9 +24,7 @@ struct DeflateHeadParams {
 }
 // keep in sync with src/huffman/deflate_head.rs `DeflateHeadParams`
 @group(0) @binding(0) var<uniform> params: DeflateHeadParams;
-// The frame plan's words (src/huffman/frame_plan.rs `PlanWords`): at c, the cells of the
-// frame that starts at cell c (0: none); at n + 2c its code bits and deepest leaf; at
-// 3n + 65c its 257 code lengths, four a word, the first in the low byte.
+// The frame plan's words, laid out as huffman/plan_words.wgsl says.
 @group(0) @binding(1) var<storage, read> plan: array<u32>;
 // HEAD_WORDS a cell: the header's bits (0: no header, where no frame starts or its code
 // is deeper than DEFLATE's 15 bits and the host builds it), then its bits, LSB first,
@@ -35,6 +34,8 @@ struct DeflateHeadParams {
 // keep in sync with src/huffman/deflate_head.rs
 const HEAD_WORDS: u32 = 117u;
 const LITERALS: u32 = 257u;
+// The lengths a header codes: the literals', then the one distance code's.
+const LENGTHS: u32 = LITERALS + 1u;
 const MAX_LITERAL_LEN: u32 = 15u;
 // The code-length code: 19 symbols of at most 7 bits.
 const CL_SYMBOLS: u32 = 19u;
@@ -42,14 +43,14 @@ const CL_MAX_LEN: u32 = 7u;
 const NONE: u32 = 0xffffffffu;
 
 // The frame's code lengths, and the 258th: the one distance code's (1 bit).
-var<workgroup> lens: array<u32, 258>;
+var<workgroup> lens: array<u32, LENGTHS>;
 var<workgroup> cl_count: array<atomic<u32>, 19>;
 // The code-length code (one invocation builds it): lengths, codes first bit lowest, and
 // the header's bits before the run-length coded lengths.
 var<workgroup> cl_len_wg: array<u32, 19>;
 var<workgroup> cl_lsb_wg: array<u32, 19>;
 var<workgroup> fixed_bits: u32;
-var<workgroup> head: array<atomic<u32>, 116>;
+var<workgroup> head: array<atomic<u32>, HEAD_WORDS - 1u>;
 // The invocation's private copy of the code-length code, for cl_code_lengths.
 var<private> cl_freq: array<u32, 19>;
 var<private> cl_len: array<u32, 19>;
@@ -119,19 +120,19 @@ fn code_run(v: u32, run_in: u32, mode: u32, at_in: u32) -> u32 {
 // The runs that start at this invocation's lengths (consecutive ones, in scan order),
 // coded as `mode` says from bit `at`; returns their bits. Counting finds each run's
 // length (`run_len`, 0 where no run starts), which the later modes take.
-var<workgroup> run_len: array<u32, 258>;
+var<workgroup> run_len: array<u32, LENGTHS>;
 
 fn code_runs(lane: u32, mode: u32, at_in: u32) -> u32 {
     var at = at_in;
-    let per_lane = (LITERALS + 1u + WG_SIZE - 1u) / WG_SIZE;
-    let last = min(lane * per_lane + per_lane, LITERALS + 1u);
+    let per_lane = (LENGTHS + WG_SIZE - 1u) / WG_SIZE;
+    let last = min(lane * per_lane + per_lane, LENGTHS);
     for (var i = lane * per_lane; i < last; i++) {
         let v = lens[i];
         if mode == CL_COUNT {
             var run = 0u;
             if i == 0u || lens[i - 1u] != v {
                 run = 1u;
-                while i + run < LITERALS + 1u && lens[i + run] == v {
+                while i + run < LENGTHS && lens[i + run] == v {
                     run += 1u;
                 }
             }
@@ -371,7 +372,7 @@ fn main(inv: Invocation) {
         // No frame starts here, or its code is past DEFLATE's limit (the host builds it):
         // decided by one invocation, so that every browser sees the branch as uniform.
         if inv.lid == 0u {
-            let deepest = plan[params.n_cells + 2u * c + 1u];
+            let deepest = plan[plan_info(params.n_cells, c) + 1u];
             header_here = select(0u, 1u, plan[c] != 0u && deepest <= MAX_LITERAL_LEN);
         }
         if workgroupUniformLoad(&header_here) == 0u {
@@ -382,11 +383,11 @@ fn main(inv: Invocation) {
             workgroupBarrier();
             continue;
         }
-        let lengths_word = 3u * params.n_cells + 65u * c;
-        for (var i = inv.lid; i < LITERALS + 1u; i += WG_SIZE) {
+        let lengths_word = plan_lengths(params.n_cells, c);
+        for (var i = inv.lid; i < LENGTHS; i += WG_SIZE) {
             lens[i] = select((plan[lengths_word + i / 4u] >> (8u * (i % 4u))) & 0xffu, 1u, i == LITERALS);
         }
-        for (var i = inv.lid; i < 116u; i += WG_SIZE) {
+        for (var i = inv.lid; i < HEAD_WORDS - 1u; i += WG_SIZE) {
             atomicStore(&head[i], 0u);
         }
         if inv.lid < CL_SYMBOLS {

@@ -11,6 +11,7 @@
 //!import common/invocation
 //!import huffman/wg_sum64
 //!import common/wide
+//!import huffman/plan_words
 
 struct FramePlanParams {
     n_cells: u32,
@@ -29,15 +30,8 @@ struct FramePlanParams {
 @group(0) @binding(1) var<storage, read> log2_segments: array<u32>;
 // 256 counts a cell.
 @group(0) @binding(2) var<storage, read> cells: array<u32>;
-// By cell c, a frame's slot being its first cell: at c, the frame's cells (0: no frame
-// starts there); at INFO + 2c its code bits and its deepest leaf; at LENGTHS + 65c its
-// code lengths, four a word, the first in the low byte; at HIST + 256c its histogram.
+// The plan, laid out as huffman/plan_words.wgsl says.
 @group(0) @binding(3) var<storage, read_write> plan: array<u32>;
-
-// keep in sync with src/huffman/frame_plan.rs `PlanWords`
-fn info_at() -> u32 { return params.n_cells; }
-fn lengths_at() -> u32 { return 3u * params.n_cells; }
-fn hist_at() -> u32 { return 68u * params.n_cells; }
 
 // a - b, or 0 where b > a: (high, low) words, as common/wide.
 fn sub_sat_wide(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> {
@@ -91,7 +85,7 @@ fn cell_len(c: u32) -> u32 {
 // A frame of `n` cells from cell `first`, whose count of this invocation's byte value is
 // `count`.
 fn emit(s: u32, first: u32, n: u32, count: u32) {
-    plan[hist_at() + first * 256u + s] = count;
+    plan[plan_hist(params.n_cells, first) + s] = count;
     if s == 0u {
         plan[first] = n;
     }
@@ -325,7 +319,7 @@ fn code_lengths(inv: Invocation) {
         for (var s = lid; s < 260u; s += WG_SIZE) {
             var f = 0u;
             if s < alphabet {
-                f = select(1u, plan[hist_at() + c * 256u + s], s < 256u);
+                f = select(1u, plan[plan_hist(params.n_cells, c) + s], s < 256u);
             }
             counts[s / 4u][s % 4u] = f;
             lengths[s] = 0u;
@@ -412,15 +406,15 @@ fn code_lengths(inv: Invocation) {
             bits += counts[s / 4u][s % 4u] * lengths[s];
         }
         atomicAdd(&code_bits, bits);
-        for (var w = lid; w < 65u; w += WG_SIZE) {
+        for (var w = lid; w < PLAN_LENGTH_WORDS; w += WG_SIZE) {
             let b = 4u * w;
-            plan[lengths_at() + 65u * c + w] = lengths[b] | (lengths[b + 1u] << 8u)
+            plan[plan_lengths(params.n_cells, c) + w] = lengths[b] | (lengths[b + 1u] << 8u)
                 | (lengths[b + 2u] << 16u) | (lengths[b + 3u] << 24u);
         }
         workgroupBarrier();
         if lid == 0u {
-            plan[info_at() + 2u * c] = atomicLoad(&code_bits);
-            plan[info_at() + 2u * c + 1u] = atomicLoad(&deepest);
+            plan[plan_info(params.n_cells, c)] = atomicLoad(&code_bits);
+            plan[plan_info(params.n_cells, c) + 1u] = atomicLoad(&deepest);
         }
     }
 }

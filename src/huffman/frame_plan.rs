@@ -37,8 +37,8 @@ struct FramePlanParams {
     threshold_hi: u32,
 }
 
-/// Where each part of a plan lies, in words (keep in sync with the shader's `info_at`,
-/// `lengths_at` and `hist_at`).
+/// Where each part of a plan lies, in words (keep in sync with
+/// shaders/huffman/plan_words.wgsl, which the frame plan and the DEFLATE headers share).
 pub(crate) struct PlanWords {
     pub(crate) n_cells: usize,
 }
@@ -254,18 +254,18 @@ pub struct PlannedSummary {
     pub gzip_head: Option<BitBuf>,
 }
 
-/// `frames` summed up, a gzip frame's header from `heads` where there is one, else built
-/// here.
+/// `frames` summed up, a gzip frame's header from `heads` (by frame) where there is one,
+/// else built here.
 fn summaries(
     frames: &[FramePlan],
-    heads: &[Option<BitBuf>],
+    heads: Vec<Option<BitBuf>>,
     format: Format,
 ) -> Result<Vec<PlannedSummary>> {
+    let mut heads = heads.into_iter();
     frames
         .iter()
-        .enumerate()
-        .map(|(k, f)| {
-            let gzip_head = match (format, heads.get(k).cloned().flatten()) {
+        .map(|f| {
+            let gzip_head = match (format, heads.next().flatten()) {
                 (Format::Native, _) => None,
                 (Format::Gzip, Some(head)) => Some(head),
                 (Format::Gzip, None) => Some(deflate_block_header_with(&f.book, false)?),
@@ -379,7 +379,7 @@ impl GpuStage for FramePlanStage<'_, '_> {
         let cells = self.0.read_histograms(cells).await?;
         let (frames, heads) =
             frames_from_plan(&words, &heads, &cells, input.len() as u64, self.1, &self.2)?;
-        summaries(&frames, &heads, self.1)
+        summaries(&frames, heads, self.1)
     }
 
     fn output(report: Vec<PlannedSummary>) -> Vec<PlannedSummary> {
@@ -389,6 +389,6 @@ impl GpuStage for FramePlanStage<'_, '_> {
     fn cpu(&self, input: &[u8]) -> Result<Vec<PlannedSummary>> {
         let cells = histogram_cpu(input, self.2.cell_bytes as usize);
         let frames = plan_frames(&cells, input.len() as u64, self.1, &self.2)?;
-        summaries(&frames, &[], self.1)
+        summaries(&frames, Vec::new(), self.1)
     }
 }
