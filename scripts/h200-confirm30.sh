@@ -14,8 +14,6 @@ unpack_device
 D=/dev/shm/parvlc-confirm30
 sys_1g "$D"
 RUNS=8 sb_rounds "$D" 3 sb-old sb-new
-echo "== the scan's passes on the GPU's clock, sb-new, gzip (trace-logged, chunks' lines)"
-FORMAT=gzip RUNS=1 RUST_LOG=parvlc=trace .device/sb-new "$D/sys1g" 2> "$D/t.log" | tail -n +2
-grep "on the GPU's clock" "$D/t.log" | sed -n '100,104p' | cut -c1-400
+scan_passes .device/sb-new "$D"
 rm -rf "$D"
 date -u

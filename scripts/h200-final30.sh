@@ -21,8 +21,6 @@ rm -f "$D/old.gz" "$D/new.gz"
 cli_compress_ab "$D" 3
 rm -f "$D/sys.tar"
 RUNS=8 sb_rounds "$D" 4 sb-old sb-new
-echo "== the scan's passes on the GPU's clock, sb-new, gzip (trace-logged, chunks' lines)"
-FORMAT=gzip RUNS=1 RUST_LOG=parvlc=trace .device/sb-new "$D/sys1g" 2> "$D/t.log" | tail -n +2
-grep "on the GPU's clock" "$D/t.log" | sed -n '100,104p' | cut -c1-400
+scan_passes .device/sb-new "$D"
 rm -rf "$D"
 date -u

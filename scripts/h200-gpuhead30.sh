@@ -21,8 +21,6 @@ for v in sb-old sb-new; do
   chunk_phases < "$D/$v.log"
   plan_parts < "$D/$v.log"
 done
-echo "== the scan's passes on the GPU's clock, sb-new, gzip (trace-logged, a chunk's line)"
-FORMAT=gzip RUNS=1 RUST_LOG=parvlc=trace .device/sb-new "$D/sys1g" 2> "$D/t.log" | tail -n +2
-grep "on the GPU's clock" "$D/t.log" | sed -n '100,104p' | cut -c1-400
+scan_passes .device/sb-new "$D"
 rm -rf "$D"
 date -u

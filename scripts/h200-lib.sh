@@ -136,6 +136,14 @@ for k, v in parts.items():
 '
 }
 
+# scan_passes SB DIR: one gzip run of the stream_bench SB on DIR/sys1g, trace-logged, and
+# five of its chunks' lines: each pass of the scan and the encode on the GPU's clock.
+scan_passes() {
+  echo "== the scan's passes on the GPU's clock, $1, gzip (trace-logged, chunks' lines)"
+  FORMAT=gzip RUNS=1 RUST_LOG=parvlc=trace "$1" "$2/sys1g" 2> "$2/t.log" | tail -n +2
+  grep "on the GPU's clock" "$2/t.log" | sed -n '100,104p' | cut -c1-400
+}
+
 # pan_y4m_times SRC DST K: DST holds SRC's frames K times over (SRC's header once), in the
 # page cache (960 frames of the pan without computing them four times).
 pan_y4m_times() {
