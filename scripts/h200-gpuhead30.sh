@@ -15,12 +15,7 @@ unpack_device
 D=/dev/shm/parvlc-gpuhead30
 sys_1g "$D"
 RUNS=8 sb_rounds "$D" 5 sb-old sb-new
-for v in sb-old sb-new; do
-  echo "== phases: $v, gzip, two runs, debug-logged"
-  FORMAT=gzip RUNS=2 RUST_LOG=parvlc=debug ".device/$v" "$D/sys1g" 2> "$D/$v.log" | tail -n +2
-  chunk_phases < "$D/$v.log"
-  plan_parts < "$D/$v.log"
-done
+for v in sb-old sb-new; do phases_of $v "$D" gzip; done
 scan_passes .device/sb-new "$D"
 rm -rf "$D"
 date -u

@@ -15,12 +15,6 @@ unpack_device
 D=/dev/shm/parvlc-heads30
 sys_1g "$D"
 RUNS=8 sb_rounds "$D" 4 sb-old sb-new
-for f in native gzip; do
-  echo "== phases: sb-new, $f, two runs, debug-logged"
-  FORMAT=$f RUNS=2 RUST_LOG=parvlc=debug .device/sb-new "$D/sys1g" 2> "$D/$f.log" | tail -n +2
-  chunk_phases < "$D/$f.log"
-  plan_parts < "$D/$f.log"
-  gzip -c "$D/$f.log" > "$OUT/heads30-$f-debug.log.gz"
-done
+for f in native gzip; do phases_of sb-new "$D" $f heads30; done
 rm -rf "$D"
 date -u

@@ -20,9 +20,6 @@ for round in 1 2 3 4; do
     FORMAT=gzip RUNS=8 ".device/$v" "$D/sys1g" | tail -n +2
   done
 done
-echo "== phases: sb-lazy, gzip, two runs, debug-logged"
-FORMAT=gzip RUNS=2 RUST_LOG=parvlc=debug .device/sb-lazy "$D/sys1g" 2> "$D/gzip.log" | tail -n +2
-chunk_phases < "$D/gzip.log"
-plan_parts < "$D/gzip.log"
+phases_of sb-lazy "$D" gzip
 rm -rf "$D"
 date -u

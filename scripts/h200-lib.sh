@@ -136,6 +136,17 @@ for k, v in parts.items():
 '
 }
 
+# phases_of SB DIR FORMAT [NAME]: two debug-logged runs of the stream_bench .device/SB on
+# DIR/sys1g in FORMAT, each chunk's phases and its plan's parts summed up (chunk_phases,
+# plan_parts); with NAME the log kept as $OUT/NAME-FORMAT-debug.log.gz.
+phases_of() {
+  echo "== phases: $1, $3, two runs, debug-logged"
+  FORMAT=$3 RUNS=2 RUST_LOG=parvlc=debug ".device/$1" "$2/sys1g" 2> "$2/$1-$3.log" | tail -n +2
+  chunk_phases < "$2/$1-$3.log"
+  plan_parts < "$2/$1-$3.log"
+  if [ -n "${4:-}" ]; then gzip -c "$2/$1-$3.log" > "$OUT/$4-$3-debug.log.gz"; fi
+}
+
 # scan_passes SB DIR: one gzip run of the stream_bench SB on DIR/sys1g, trace-logged, and
 # five of its chunks' lines: each pass of the scan and the encode on the GPU's clock.
 scan_passes() {
