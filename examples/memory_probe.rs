@@ -25,17 +25,25 @@ use parvlc::gpu::{Gpu, GpuOptions};
 const SHADER: &str = r#"
 struct Params { lanes: u32, stride_words: u32, words: u32, pattern: u32, zero: u32 }
 @group(0) @binding(0) var<storage, read> src: array<u32>;
-@group(0) @binding(1) var<storage, read_write> dst: array<u32>;
+@group(0) @binding(1) var<storage, read_write> dst: array<vec4<u32>>;
 @group(0) @binding(2) var<uniform> p: Params;
 
 // Reads (the sum lands in dst[lane]): 0 own stream, independent loads; 1 interleaved
 // (coalesced); 2 own stream, each address depending on the load before (as a decoder's
 // refill does); 3 own stream, a warp's 32 lanes spread over the whole buffer.
-// Writes to dst: 4 own stream; 5 interleaved; 6 own stream read and own stream written.
+// Writes to dst: 4 own stream; 5 interleaved; 6 own stream read and own stream written;
+// 7 own stream, 16 bytes a store; 8 own stream, a 128-byte line a lane at once (eight
+// 16-byte stores); 9 a warp's 32 lanes writing their 32 streams a whole line at a time
+// (each store instruction one stream's line, coalesced: a decoder staging its lanes'
+// output and copying it out together); 10 as 9, four lines of a stream back to back.
 @compute @workgroup_size(64)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
     let lane = gid.x;
     if lane >= p.lanes { return; }
+    if p.pattern >= 7u {
+        wide_writes(lane);
+        return;
+    }
     var block = lane;
     if p.pattern == 3u {
         block = (lane % 32u) * (p.lanes / 32u) + lane / 32u;
@@ -54,13 +62,43 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
             if p.pattern == 6u {
                 v = v ^ src[w];
             }
-            dst[w] = v;
+            dst[w >> 2u][w & 3u] = v;
         } else {
             acc = (acc ^ src[w]) + j;
         }
     }
     if p.pattern < 4u {
-        dst[lane] = acc;
+        dst[lane >> 2u][lane & 3u] = acc;
+    }
+}
+
+fn wide_writes(lane: u32) {
+    let units = p.words / 4u;
+    let stride = p.stride_words / 4u;
+    let v = vec4<u32>(lane * 2654435761u) ^ vec4<u32>(0u, 1u, 2u, 3u);
+    if p.pattern == 7u {
+        for (var j = 0u; j < units; j++) {
+            dst[lane * stride + j] = v ^ vec4<u32>(j);
+        }
+    } else if p.pattern == 8u {
+        for (var j = 0u; j < units; j += 8u) {
+            for (var k = 0u; k < 8u; k++) {
+                dst[lane * stride + j + k] = v ^ vec4<u32>(j + k);
+            }
+        }
+    } else {
+        // Lane t of a warp writes word t of each line: a word a lane, a line a store.
+        let first = lane & ~31u;
+        let t = lane & 31u;
+        let run = select(1u, 4u, p.pattern == 10u);
+        for (var line = 0u; line < p.words / 32u; line += run) {
+            for (var owner = 0u; owner < 32u; owner++) {
+                for (var k = 0u; k < run; k++) {
+                    let w = (first + owner) * p.stride_words + (line + k) * 32u + t;
+                    dst[w >> 2u][w & 3u] = lane ^ line;
+                }
+            }
+        }
     }
 }
 "#;
@@ -108,6 +146,28 @@ fn cases(small: bool) -> Vec<Case> {
         c("write own 16K x 65536 lanes", 65536, k(16), 4096, 4),
         c("write interleaved x 65536 lanes", 65536, 4, 4096, 5),
         c("read+write own 16K x 65536 lanes", 65536, k(16), 4096, 6),
+        c("write own 16K x 65536, 16 B a store", 65536, k(16), 4096, 7),
+        c(
+            "write own 16K x 65536, a line a lane",
+            65536,
+            k(16),
+            4096,
+            8,
+        ),
+        c(
+            "write own 16K x 65536, a line a warp",
+            65536,
+            k(16),
+            4096,
+            9,
+        ),
+        c(
+            "write own 16K x 65536, 4 lines a warp",
+            65536,
+            k(16),
+            4096,
+            10,
+        ),
     ]
 }
 
