@@ -482,8 +482,10 @@ fn block_crc_equals_its_twin() {
 }
 
 /// A frame for the VLD stage: data of seeded length and entropy, coded with its own code
-/// of at most 15 bits in blocks of a seeded size (multiples of 64 if `owned`: every block
-/// then owns its output words); one bit flipped if `damage`. Every third seed is shaped
+/// of at most 15 bits in blocks of a seeded size (multiples of 4 if `owned`: every block
+/// then owns its output words, and of 16 but for 20, whose blocks share the CUDA twin's
+/// 16-byte units; blocks of 1, 3 and 5 bytes put several in one unit); one bit flipped if
+/// `damage`. Every third seed is shaped
 /// as a gzip frame's literals: LSB-first, after some header bits, its code made with an
 /// end-of-block symbol that no block decodes.
 struct VldCase {
@@ -502,7 +504,7 @@ fn vld_case(seed: u64, damage: bool, owned: bool) -> VldCase {
     let len = 1 + rng.below(5000) as usize;
     let data = testdata::generate(len, rng.below(9) as f64, seed);
     let block_symbols = if owned {
-        [64u64, 320, 16384][rng.below(3) as usize]
+        [64u64, 20, 320, 16384][rng.below(4) as usize]
     } else {
         [1u64, 3, 5, 16, 333, 16384][rng.below(6) as usize]
     };

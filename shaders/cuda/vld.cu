@@ -1,10 +1,18 @@
-// VLD on CUDA: the twin of shaders/huffman/vld.wgsl, step for step (it reads a table
-// entry's pair fields, bits 4-23, where the WGSL reads its step fields, which say the
-// same; one thread decodes one block; a thread block takes up to WG_SIZE blocks of one
-// frame, that frame's decode table cached in shared memory). Same inputs (src/huffman/vld.rs `VldPlan`), same output
-// words and per-block status, so src/cuda/vld.rs reads it back through the same plan.
-// It exists to decode on NVIDIA GPUs and to show, under Nsight Compute (which profiles
-// CUDA, not Vulkan), where the per-block decode spends its cycles.
+// VLD on CUDA: the twin of shaders/huffman/vld.wgsl, step for step in its decode (it
+// reads a table entry's pair fields, bits 4-23, where the WGSL reads its step fields,
+// which say the same; one thread decodes one block; a thread block takes up to WG_SIZE
+// blocks of one frame, that frame's decode table cached in shared memory). Same inputs
+// (src/huffman/vld.rs `VldPlan`), same output bytes and per-block status, so
+// src/cuda/vld.rs reads it back through the same plan. It exists to decode on NVIDIA GPUs
+// and to show, under Nsight Compute (which profiles CUDA, not Vulkan), where the
+// per-block decode spends its cycles.
+//
+// Its memory traffic differs from the WGSL's: a thread loads its payload a 16-byte quad
+// at a time, a quad ahead, and stores its output a 16-byte unit at a time (the host
+// aligns frames for both). Loading a word every step and storing every four bytes, all
+// its per-thread loads missed L1 and its sectors held L2 at 73%: 101 GB/s at 1 GiB and
+// 4.5 bits on the H200; quads and units, 165 GB/s, L2 at 21% (docs/results.md,
+// "Thirty-first pass"). The same change to the WGSL made it slower (141 -> 92 GB/s).
 // Compiled with -DWG_SIZE.
 
 // keep in sync with src/huffman/vld.rs and shaders/huffman/vld.wgsl
@@ -30,6 +38,33 @@ __device__ __forceinline__ unsigned stream_word(const unsigned* __restrict__ pay
     return i < n ? __ldg(payload + i) : 0u;
 }
 
+// Payload quad `g` (words 4g..4g+3) of a frame whose payload starts at `frame` (a
+// multiple of 4 words: the host aligns frames), zeros past the payload.
+__device__ __forceinline__ uint4 stream_quad(const unsigned* __restrict__ payload,
+                                             unsigned n, unsigned frame, unsigned g) {
+    unsigned i = frame + 4u * g;
+    return i + 3u < n ? __ldg(reinterpret_cast<const uint4*>(payload + i))
+                      : make_uint4(0u, 0u, 0u, 0u);
+}
+
+__device__ __forceinline__ unsigned quad_word(uint4 q, unsigned k) {
+    return k == 0u ? q.x : k == 1u ? q.y : k == 2u ? q.z : q.w;
+}
+
+// An output unit (16 bytes at `unit`): stored at once where the block holds it whole,
+// its words OR-ed (into a zeroed output) where another block shares it.
+__device__ __forceinline__ void put_unit(unsigned* output, unsigned unit, uint4 q,
+                                         bool shared) {
+    if (shared) {
+        atomicOr(output + 4u * unit, q.x);
+        atomicOr(output + 4u * unit + 1u, q.y);
+        atomicOr(output + 4u * unit + 2u, q.z);
+        atomicOr(output + 4u * unit + 3u, q.w);
+    } else {
+        reinterpret_cast<uint4*>(output)[unit] = q;
+    }
+}
+
 __device__ __forceinline__ unsigned window_at(unsigned hi, unsigned lo, unsigned pos) {
     return (hi << pos) | ((lo >> 1u) >> (31u - pos));
 }
@@ -53,31 +88,29 @@ __device__ __forceinline__ uint3 lookup(const unsigned* table, unsigned window,
                : make_uint3(e & 15u, (e >> 8u) & 0xffu, 1u);
 }
 
-__device__ __forceinline__ void put_word(unsigned* output, unsigned index, unsigned word,
-                                         bool or_into) {
-    if (or_into) {
-        atomicOr(output + index, word);
-    } else {
-        output[index] = word;
-    }
-}
-
 __device__ void decode_block(const unsigned* table, const unsigned* __restrict__ payload,
                              unsigned payload_words, const uint4* __restrict__ blocks,
                              unsigned* output, uint2* status, unsigned b,
                              unsigned frame_word) {
     uint4 task = blocks[b];
     unsigned n = task.w & ~LAST_BLOCK;
+    bool ends_frame = (task.w & LAST_BLOCK) != 0u;
     unsigned max_len = table[MAX_LEN_AT];
     unsigned next = (task.x >> 5u) + 3u;
     unsigned hi = stream_word(payload, payload_words, frame_word + next - 3u);
     unsigned lo = stream_word(payload, payload_words, frame_word + next - 2u);
     unsigned ahead = stream_word(payload, payload_words, frame_word + next - 1u);
+    // The quad holding word `next` and the one after, loaded a quad ahead.
+    uint4 q = stream_quad(payload, payload_words, frame_word, next >> 2u);
+    uint4 q2 = stream_quad(payload, payload_words, frame_word, (next >> 2u) + 1u);
     unsigned pos = task.x & 31u;
     unsigned acc = 0u;
     unsigned filled = task.z & 3u;
-    unsigned out_word = task.z >> 2u;
-    bool head_shared = filled != 0u;
+    // The output unit being gathered: whole words shift in at .w.
+    uint4 out = make_uint4(0u, 0u, 0u, 0u);
+    unsigned out_words = (task.z >> 2u) & 3u;
+    unsigned unit = task.z >> 4u;
+    bool head_shared = (task.z & 15u) != 0u;
     unsigned produced = 0u;
     uint2 fault = make_uint2(0u, 0u);
     while (produced < n) {
@@ -87,19 +120,28 @@ __device__ void decode_block(const unsigned* table, const unsigned* __restrict__
             break;
         }
         pos += found.x;
-        unsigned word = stream_word(payload, payload_words, frame_word + next);
-        bool used_up = pos >= 32u;
-        pos -= used_up ? 32u : 0u;
-        hi = used_up ? lo : hi;
-        lo = used_up ? ahead : lo;
-        ahead = used_up ? word : ahead;
-        next += used_up ? 1u : 0u;
+        if (pos >= 32u) {
+            pos -= 32u;
+            hi = lo;
+            lo = ahead;
+            ahead = quad_word(q, next & 3u);
+            next += 1u;
+            if ((next & 3u) == 0u) {
+                q = q2;
+                q2 = stream_quad(payload, payload_words, frame_word, (next >> 2u) + 1u);
+            }
+        }
         acc |= found.y << (8u * filled);
         filled += found.z;
         if (filled >= 4u) {
-            put_word(output, out_word, acc, head_shared);
-            head_shared = false;
-            out_word += 1u;
+            out = make_uint4(out.y, out.z, out.w, acc);
+            out_words += 1u;
+            if (out_words == 4u) {
+                put_unit(output, unit, out, head_shared);
+                head_shared = false;
+                unit += 1u;
+                out_words = 0u;
+            }
             filled -= 4u;
             // found.z - filled is at most 2: never a 32-bit shift.
             acc = found.y >> (8u * (found.z - filled));
@@ -111,9 +153,17 @@ __device__ void decode_block(const unsigned* table, const unsigned* __restrict__
         }
     }
     if (fault.x == 0u) {
-        if (filled != 0u) {
-            // The last partial word: the next block of the frame starts in it.
-            put_word(output, out_word, acc, head_shared || (task.w & LAST_BLOCK) == 0u);
+        if (filled != 0u || out_words != 0u) {
+            // The last partial unit: the next block of the frame starts in it, or the
+            // frame's padding follows.
+            if (filled != 0u) {
+                out = make_uint4(out.y, out.z, out.w, acc);
+                out_words += 1u;
+            }
+            for (; out_words < 4u; out_words++) {
+                out = make_uint4(out.y, out.z, out.w, 0u);
+            }
+            put_unit(output, unit, out, head_shared || !ends_frame);
         }
         unsigned end = (next - 3u) * 32u + pos;
         if (end != task.y) {

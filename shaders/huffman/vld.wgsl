@@ -197,6 +197,13 @@ fn decode_block(b: u32, frame_word: u32, base: u32) {
         if filled != 0u {
             // The last partial word: the next block of the frame starts in it.
             put_word(out_word, acc, head_shared || (task.w & LAST_BLOCK) == 0u);
+            out_word += 1u;
+        }
+        if (task.w & LAST_BLOCK) != 0u {
+            // The frame's padding to its 16-byte unit (the host lays frames out so).
+            for (; (out_word & 3u) != 0u; out_word++) {
+                atomicStore(&output[out_word], 0u);
+            }
         }
         if bit != task.y {
             fault = vec2<u32>(STATUS_WRONG_END, bit);

@@ -16,7 +16,9 @@ use rayon::prelude::*;
 
 use super::pool::DeviceBuffer;
 use super::{driver_error, CudaGpu};
-use crate::huffman::vld::{VldFrame, VldOutput, VldPlan, MAX_GPU_BLOCK_SYMBOLS, TABLE_WORDS};
+use crate::huffman::vld::{
+    VldFrame, VldOutput, VldPlan, MAX_GPU_BLOCK_SYMBOLS, OUT_UNIT, TABLE_WORDS,
+};
 use crate::{Error, Result};
 
 pub(crate) const VLD_SOURCE: &str = include_str!("../../shaders/cuda/vld.cu");
@@ -113,7 +115,7 @@ impl<'c> CudaVldDecoder<'c> {
         // CRC32; size classes waste an eighth at most.
         let device = payload_bytes + table_words * 4 + out_bytes + blocks * (16 + 16 + 8 + 4);
         payload_bytes.div_ceil(4) <= words
-            && out_bytes <= words
+            && out_bytes + OUT_UNIT * frames <= words
             && table_words <= words
             && blocks <= words
             && device + device / 8 <= self.cuda.total_memory() / 4
@@ -158,9 +160,9 @@ impl<'c> CudaVldDecoder<'c> {
         let (plan, at) = (&input.plan, &input.at);
         let stream = &self.cuda.stream;
         let mut readback = self.cuda.device_buffer(at.readback)?;
-        // Statuses zeroed each batch; the output only where blocks share words (OR-ed
+        // Statuses zeroed each batch; the output only where blocks share words or units (OR-ed
         // into it): otherwise the kernel writes every output word itself.
-        let zeroed = if plan.clear || plan.groups.is_empty() {
+        let zeroed = if plan.clear || plan.unit_edges || plan.groups.is_empty() {
             at.readback
         } else {
             at.status_bytes

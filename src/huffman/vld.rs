@@ -1,8 +1,8 @@
 //! VLD: decoding native v2 frames, and the literals of our gzip frames, on the GPU
 //! (shaders/huffman/vld.wgsl) and its CPU twin.
 //!
-//! A batch of frames goes up as one payload buffer (each frame's payload from a word
-//! boundary, as words in stream order: a word's first byte its most significant, swapped
+//! A batch of frames goes up as one payload buffer (each frame's payload from a quad of
+//! words, as words in stream order: a word's first byte its most significant, swapped
 //! on the host while copying, so that the kernel's step takes a word as it is; an
 //! LSB-first (DEFLATE) frame's bytes have their bits reversed as well, which makes its
 //! codes read as the canonical codes MSB-first, so one kernel takes both), one
@@ -50,11 +50,15 @@ const STATUS_WRONG_END: u32 = 3;
 /// Longest code a native v2 frame holds.
 const MAX_LEN: u8 = 15;
 /// Zero words after the last frame's payload: the kernel reads up to three words past a
-/// block's end bit, unchecked.
-const READ_AHEAD_WORDS: u64 = 4;
+/// block's end bit, unchecked (the CUDA twin up to eleven, in aligned quads).
+const READ_AHEAD_WORDS: u64 = 16;
+/// Words a frame's payload starts at a multiple of: the CUDA twin loads aligned quads.
+const FRAME_WORD_ALIGN: u64 = 4;
 /// Largest frame payload: bit positions within a frame are u32 in the kernel, with room
 /// for the three words it reads ahead.
 const MAX_FRAME_BITS: u64 = u32::MAX as u64 - 96;
+/// Bytes of the CUDA twin's output stores; every frame's output starts at a multiple.
+pub(crate) const OUT_UNIT: u64 = 16;
 /// Bytes of the payload upload one task writes ([`VldPlan::write_payload`]).
 const PAYLOAD_PART: usize = 256 << 10;
 /// Where [`VldDecoder`] reads its tables unless told.
@@ -159,8 +163,11 @@ pub(crate) struct VldPlan {
     frame_out: Vec<Range<usize>>,
     pub(crate) out_bytes: u64,
     /// Whether blocks share output words (a block size not a multiple of 4): then the
-    /// output must be zeroed first.
+    /// CUDA twin's output must be zeroed first.
     pub(crate) clear: bool,
+    /// Whether blocks share 16-byte output units (a block size not a multiple of 16):
+    /// then the CUDA twin's output must be zeroed first.
+    pub(crate) unit_edges: bool,
     /// First block of every frame, then the total.
     first_block: Vec<usize>,
 }
@@ -176,6 +183,7 @@ impl VldPlan {
             frame_out: Vec::with_capacity(frames.len()),
             out_bytes: 0,
             clear: false,
+            unit_edges: false,
             first_block: Vec::with_capacity(frames.len() + 1),
         };
         for (k, f) in frames.iter().enumerate() {
@@ -197,13 +205,15 @@ impl VldPlan {
                     f.payload_bits
                 )));
             }
-            let word = plan.payload_words;
+            let word = plan.payload_words.next_multiple_of(FRAME_WORD_ALIGN);
             plan.frame_words.push(word);
-            plan.payload_words += f.payload_bits.div_ceil(32);
+            plan.payload_words = word + f.payload_bits.div_ceil(32);
             let out = plan.out_bytes;
             plan.frame_out.push(out as usize..(out + f.len) as usize);
-            plan.out_bytes += f.len.next_multiple_of(4);
+            // Each frame from a 16-byte unit: the CUDA twin stores whole units.
+            plan.out_bytes += f.len.next_multiple_of(OUT_UNIT);
             plan.clear |= n > 1 && f.block_symbols % 4 != 0;
+            plan.unit_edges |= n > 1 && f.block_symbols % OUT_UNIT != 0;
             let first = plan.blocks.len();
             plan.first_block.push(first);
             for (b, &start) in f.offsets.iter().enumerate() {
@@ -227,7 +237,8 @@ impl VldPlan {
             }
         }
         plan.first_block.push(plan.blocks.len());
-        plan.payload_words += READ_AHEAD_WORDS;
+        plan.payload_words =
+            plan.payload_words.next_multiple_of(FRAME_WORD_ALIGN) + READ_AHEAD_WORDS;
         if plan.payload_words > u32::MAX as u64 || plan.out_bytes > u32::MAX as u64 {
             return Err(Error::TooLarge(format!(
                 "a decode batch of {} payload bytes and {} output bytes",
@@ -590,8 +601,8 @@ impl<'g> VldDecoder<'g> {
     /// `out_bytes` fits one dispatch on this GPU.
     pub fn fits(&self, frames: u64, blocks: u64, payload_bytes: u64, out_bytes: u64) -> bool {
         let max = self.gpu.max_binding();
-        payload_bytes + 4 * frames <= max
-            && out_bytes + 4 * frames <= (u32::MAX as u64).min(max)
+        payload_bytes + 4 * (FRAME_WORD_ALIGN * frames + READ_AHEAD_WORDS) <= max
+            && out_bytes + OUT_UNIT * frames <= (u32::MAX as u64).min(max)
             && frames * TABLE_WORDS as u64 * 4 <= max
             && blocks * 16 <= max
     }
@@ -867,7 +878,7 @@ mod tests {
                         BitOrder::LsbFirst => b.reverse_bits(),
                     };
                 }
-                at += n.next_multiple_of(4);
+                at += n.next_multiple_of(4 * FRAME_WORD_ALIGN as usize);
             }
             assert!(at + READ_AHEAD_WORDS as usize * 4 <= plan.payload_words as usize * 4);
             for w in want.chunks_exact_mut(4) {
