@@ -11,11 +11,13 @@
 #     SwiftShader through playwright-core; see web/test/browser.test.mjs)
 #   - g++: libFuzzer (built by the fuzz targets' libfuzzer-sys); cargo-fuzz itself is
 #     installed by fuzz/run.sh when missing
+#   - python3-pip: fetches NVRTC 13 (a Python wheel), which compiles the `cuda` feature's
+#     kernels in the tests below (no driver or GPU needed)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 missing=()
-for pkg in mesa-vulkan-drivers gzip chromium ffmpeg python-matplotlib-data libopenjp2-tools openjph-tools grokj2k-tools g++; do
+for pkg in mesa-vulkan-drivers gzip chromium ffmpeg python-matplotlib-data libopenjp2-tools openjph-tools grokj2k-tools g++ python3-pip; do
   dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg")
 done
 command -v node >/dev/null 2>&1 || missing+=(nodejs)
@@ -29,6 +31,15 @@ fi
 # Mesa warns about this on headless machines; give it a private runtime dir.
 export XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-$(mktemp -d)}"
 cargo test --release "$@"
+
+# The `cuda` feature's kernels (shaders/cuda/*.cu, compiled at run time by NVRTC) compile
+# for the H200's architecture in every shape the code uses: NVRTC 13 from its wheel,
+# unpacked into a temporary folder.
+nvrtc_dir="$(mktemp -d)"
+python3 -m pip download --quiet --no-deps --dest "$nvrtc_dir" "nvidia-cuda-nvrtc>=13,<14"
+python3 -m zipfile -e "$nvrtc_dir"/nvidia_cuda_nvrtc-*.whl "$nvrtc_dir/wheel"
+PARVLC_NVRTC="$(find "$nvrtc_dir/wheel" -name libnvrtc.so.13 | head -1)" PARVLC_REQUIRE_CUDA=1 \
+  cargo test --release --features cuda --lib cuda::tests
 
 # The H.264 rate-distortion report (issue 15) on small clips: bytes and PSNR per QP for
 # parvlc and x264 (ffmpeg's libx264), every stream of ours decoded by FFmpeg to our

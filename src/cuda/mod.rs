@@ -456,6 +456,11 @@ mod tests {
             )
             .unwrap();
         }
+        for wg in [32u32, 64, 256] {
+            let cubin = compile("vld", vld::VLD_SOURCE, &target, &[("WG_SIZE", wg)])
+                .unwrap_or_else(|e| panic!("vld, WG_SIZE {wg}: {e}"));
+            assert!(cubin.starts_with(b"\x7fELF"), "a cubin is an ELF file");
+        }
         // PTX for an architecture this NVRTC may not know as machine code.
         let ptx = compile("vle_histogram", cuvle::HISTOGRAM_SOURCE, "compute_90", &[]).unwrap();
         assert!(String::from_utf8_lossy(&ptx).contains(".entry vle_histogram"));
