@@ -18,7 +18,9 @@
 // Writes: each invocation stores its own output words (OR-ed where two blocks share one).
 // Staging a round of every block's symbols in workgroup memory and writing them out
 // coalesced measured 36% slower on the H200 (58 ms against 37 ms for 1 GiB), and so
-// did every variant of it tried (docs/results.md, "The vld kernel").
+// did every variant of it tried (docs/results.md, "The vld kernel"). Storing 16-byte
+// units and reading the payload a quad at a time, which took the CUDA twin from 101 to
+// 165 GB/s, made this kernel slower (141 -> 92; "Thirty-first pass").
 // It reads files from anyone, so its modules keep naga's runtime checks:
 //!runtime_checks
 //!import common/invocation
