@@ -17,7 +17,8 @@ use rayon::prelude::*;
 use super::pool::DeviceBuffer;
 use super::{driver_error, CudaGpu};
 use crate::huffman::vld::{
-    VldFrame, VldOutput, VldPlan, MAX_GPU_BLOCK_SYMBOLS, OUT_UNIT, TABLE_WORDS,
+    payload_words_at_most, VldFrame, VldOutput, VldPlan, MAX_GPU_BLOCK_SYMBOLS, OUT_UNIT,
+    TABLE_WORDS,
 };
 use crate::{Error, Result};
 
@@ -114,7 +115,7 @@ impl<'c> CudaVldDecoder<'c> {
         // Payload, tables, output, and per block its task, its group at most, status and
         // CRC32; size classes waste an eighth at most.
         let device = payload_bytes + table_words * 4 + out_bytes + blocks * (16 + 16 + 8 + 4);
-        payload_bytes.div_ceil(4) <= words
+        payload_words_at_most(payload_bytes, frames) <= words
             && out_bytes + OUT_UNIT * frames <= words
             && table_words <= words
             && blocks <= words

@@ -601,7 +601,7 @@ impl<'g> VldDecoder<'g> {
     /// `out_bytes` fits one dispatch on this GPU.
     pub fn fits(&self, frames: u64, blocks: u64, payload_bytes: u64, out_bytes: u64) -> bool {
         let max = self.gpu.max_binding();
-        payload_bytes + 4 * (FRAME_WORD_ALIGN * frames + READ_AHEAD_WORDS) <= max
+        4 * payload_words_at_most(payload_bytes, frames) <= max
             && out_bytes + OUT_UNIT * frames <= (u32::MAX as u64).min(max)
             && frames * TABLE_WORDS as u64 * 4 <= max
             && blocks * 16 <= max
@@ -624,6 +624,13 @@ impl<'g> VldDecoder<'g> {
     pub async fn decode(&self, frames: &[VldFrame<'_>]) -> Result<VldReport> {
         GpuStage::run(self, frames).await
     }
+}
+
+/// Payload words of a batch of `frames` frames holding `payload_bytes` between them, at
+/// most: each frame's own words, its alignment, and the zeros after the last
+/// ([`VldPlan::new`] lays them out).
+pub(crate) fn payload_words_at_most(payload_bytes: u64, frames: u64) -> u64 {
+    payload_bytes.div_ceil(4) + FRAME_WORD_ALIGN * frames + READ_AHEAD_WORDS
 }
 
 /// The first `bytes` of a pooled buffer (at least 16): pooled buffers come in size
@@ -867,6 +874,9 @@ mod tests {
                 })
                 .collect();
             let plan = VldPlan::new(&frames, 64).unwrap();
+            // What `fits` allows for is at least what the plan lays out.
+            let own: u64 = frames.iter().map(|f| f.payload_bits.div_ceil(32) * 4).sum();
+            assert!(plan.payload_words <= payload_words_at_most(own, frames.len() as u64));
             let mut want = vec![0u8; plan.payload_words as usize * 4 + 64];
             let mut at = 0;
             for (p, bits, order) in &payloads {
