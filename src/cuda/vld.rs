@@ -161,9 +161,9 @@ impl<'c> CudaVldDecoder<'c> {
         let (plan, at) = (&input.plan, &input.at);
         let stream = &self.cuda.stream;
         let mut readback = self.cuda.device_buffer(at.readback)?;
-        // Statuses zeroed each batch; the output only where blocks share words or units (OR-ed
-        // into it): otherwise the kernel writes every output word itself.
-        let zeroed = if plan.clear || plan.unit_edges || plan.groups.is_empty() {
+        // Statuses zeroed each batch; the output only where blocks share 16-byte units
+        // (OR-ed into it): otherwise the kernel writes every output word itself.
+        let zeroed = if plan.unit_edges || plan.groups.is_empty() {
             at.readback
         } else {
             at.status_bytes

@@ -163,10 +163,11 @@ pub(crate) struct VldPlan {
     frame_out: Vec<Range<usize>>,
     pub(crate) out_bytes: u64,
     /// Whether blocks share output words (a block size not a multiple of 4): then the
-    /// CUDA twin's output must be zeroed first.
+    /// kernel's output must be zeroed first.
     pub(crate) clear: bool,
-    /// Whether blocks share 16-byte output units (a block size not a multiple of 16):
-    /// then the CUDA twin's output must be zeroed first.
+    /// Whether blocks share 16-byte output units (a block size not a multiple of 16, so
+    /// whenever `clear` holds, and more often): then the CUDA twin's output must be
+    /// zeroed first.
     pub(crate) unit_edges: bool,
     /// First block of every frame, then the total.
     first_block: Vec<usize>,
