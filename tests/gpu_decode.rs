@@ -232,6 +232,16 @@ fn gpu_decode_of_a_regular_file_equals_the_input() {
             assert_eq!(done.data_end, file.len() as u64, "{what}");
         }
     }
+    // The GPU opening while the stream starts: the first batch on the CPU cores.
+    for batch in [5000, 1] {
+        let (out, done) = common::decode_as_file_while_the_gpu_opens(&file, batch)
+            .unwrap_or_else(|e| panic!("the GPU opening, batches of {batch}: {e}"));
+        assert!(
+            out == data,
+            "the GPU opening, batches of {batch}: other bytes"
+        );
+        assert_eq!(done.data_end, file.len() as u64);
+    }
 }
 
 #[test]

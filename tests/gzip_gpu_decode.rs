@@ -179,6 +179,46 @@ fn gzip_from_a_file_reads_frames_at_their_offsets() {
     }
 }
 
+/// The GPU opening while a file's stream starts (`decompress_file_opening`, the CLI's
+/// wgpu decompress of a file), held until the first batch is written: the batches before
+/// decode on the CPU cores, the later ones on the GPU. A moved block offset (read by the
+/// GPU alone) in the first member's first frame decodes; in the last member it is an
+/// error naming that member: the first batch went to the CPU, the last to the GPU.
+#[test]
+fn gzip_from_a_file_while_the_gpu_opens() {
+    let _s = common::serial();
+    let data = testdata::generate(200_000, 4.5, 29);
+    let gz = gzip_of(&data, &config(32, 8192, 20_480));
+    let all = members(&gz);
+    assert!(all.len() >= 8, "{} members", all.len());
+    let decode = |bytes: &[u8]| common::decode_as_file_while_the_gpu_opens(bytes, 3000);
+    let (out, done) = decode(&gz).unwrap();
+    assert!(out == data, "other bytes");
+    assert_eq!(done.data_end, gz.len() as u64);
+    // Frame 0's block 2 one bit later.
+    let moved = |m: &Member| {
+        assert!(m.index[0].code.as_ref().unwrap().block_offsets.len() >= 3);
+        let mut bad = gz.clone();
+        let at = m.entry_at(0) + 24;
+        let v = u32::from_le_bytes(bad[at..at + 4].try_into().unwrap()) + 1;
+        bad[at..at + 4].copy_from_slice(&v.to_le_bytes());
+        bad
+    };
+    let first = moved(&all[0]);
+    assert!(
+        decode(&first).unwrap().0 == data,
+        "the first batch on the CPU"
+    );
+    let last = moved(&all[all.len() - 1]);
+    let e = decode(&last)
+        .expect_err("the last batch on the GPU")
+        .to_string();
+    assert!(
+        e.contains(&format!("member {} frame 0", all.len())) && e.contains("block 1"),
+        "{e}"
+    );
+}
+
 /// Members in a stream, foreign ones included.
 fn ms(all: &[u8]) -> u64 {
     let mut out = Vec::new();

@@ -44,6 +44,42 @@ impl<'g> DecodeGpu<'g> {
     }
 }
 
+/// Where a stream's batches decode: on the GPU given (the CPU cores without one), or on
+/// the GPU of an engine that another thread is still opening. Then the batches are shaped
+/// for the GPU from the start, and each one that a decoder takes before the engine is
+/// open decodes on the CPU cores instead of waiting (opening a GPU takes 150-180 ms on
+/// the H200, a fifth of a 4 GiB decompress; docs/results.md, "Thirty-second pass").
+#[derive(Clone, Copy)]
+pub(crate) enum GpuSource<'g> {
+    Open(Option<DecodeGpu<'g>>),
+    Opening(&'g std::sync::OnceLock<crate::Engine>),
+}
+
+impl<'g> GpuSource<'g> {
+    /// Whether batches are shaped for a GPU (its batch size and decoder threads).
+    pub(crate) fn shaped_for_gpu(self) -> bool {
+        match self {
+            GpuSource::Open(gpu) => gpu.is_some(),
+            GpuSource::Opening(_) => true,
+        }
+    }
+
+    /// The GPU the next batch decodes on, `None` for the CPU cores: the engine's once it
+    /// is open (and is a GPU).
+    pub(crate) fn now(self) -> Option<DecodeGpu<'g>> {
+        match self {
+            GpuSource::Open(gpu) => gpu,
+            GpuSource::Opening(cell) => cell.get().and_then(DecodeGpu::of),
+        }
+    }
+}
+
+impl<'g> From<Option<DecodeGpu<'g>>> for GpuSource<'g> {
+    fn from(gpu: Option<DecodeGpu<'g>>) -> Self {
+        GpuSource::Open(gpu)
+    }
+}
+
 /// Largest frame a decoder accepts (the encoder writes at most 256 MiB).
 const MAX_FRAME_LEN: u64 = 1 << 28;
 /// Payload bytes reserved before they are read, at most.
@@ -431,7 +467,7 @@ pub(crate) fn decode_frames(
     batch_bytes: usize,
     gpu: Option<DecodeGpu<'_>>,
 ) -> Result<u64> {
-    decode_walk(Walk::new(r, None), None, w, batch_bytes, gpu)
+    decode_walk(Walk::new(r, None), None, w, batch_bytes, gpu.into())
 }
 
 /// [`decode_frames`] of the native v2 stream that starts at byte `start` of the regular
@@ -444,7 +480,7 @@ pub(crate) fn decode_file_frames(
     start: u64,
     w: &mut (impl Write + Send),
     batch_bytes: usize,
-    gpu: Option<DecodeGpu<'_>>,
+    gpu: GpuSource<'_>,
 ) -> Result<(u64, u64)> {
     let mut r = FileRecords::new(file, start + 5)?;
     let walk = Walk::new(&mut r, Some(FileRecords::skip));
@@ -460,7 +496,7 @@ fn decode_walk<R: Read>(
     file: Option<(&std::fs::File, u64)>,
     w: &mut (impl Write + Send),
     batch_bytes: usize,
-    gpu: Option<DecodeGpu<'_>>,
+    gpu: GpuSource<'_>,
 ) -> Result<u64> {
     // Three stages on their own threads: this one walks the frame headers into
     // batches; decoders read a batch's payloads from a file (at their offsets, on all
@@ -469,13 +505,13 @@ fn decode_walk<R: Read>(
     // them in order and combines the checksums. The walk of a file of small frames is
     // 0.2 s of a 4 GiB decode on the H200, so it runs beside the payload reads, not
     // before each batch's (docs/results.md, "Eighth pass").
-    let (decoders, own_threads, batch_bytes) = match gpu {
-        Some(_) => (
+    let (decoders, own_threads, batch_bytes) = match gpu.shaped_for_gpu() {
+        true => (
             GPU_DECODERS,
             Some(GPU_DECODER_THREADS),
             batch_bytes.min(GPU_BATCH_BYTES),
         ),
-        None => (1, None, batch_bytes),
+        false => (1, None, batch_bytes),
     };
     // Output buffers handed back by the writer for reuse (no fresh pages to fault in).
     let (spare_tx, spare) = std::sync::mpsc::sync_channel::<Vec<u8>>(1);
@@ -488,11 +524,20 @@ fn decode_walk<R: Read>(
             let buf = spare_in.lock().ok().and_then(|rx| rx.try_recv().ok());
             read_payloads(&mut frames, file, start, buf.unwrap_or_default())?;
         }
-        let decoded = match gpu {
+        let cpu = || {
+            let reuse = spare.lock().ok().and_then(|rx| rx.try_recv().ok());
+            decode_batch(&frames, reuse.unwrap_or_default())
+        };
+        let on = gpu.now();
+        let decoded = match on {
             Some(gpu) => pollster::block_on(decode_batch_gpu(gpu, &frames)),
+            None if !gpu.shaped_for_gpu() => cpu(),
             None => {
-                let reuse = spare.lock().ok().and_then(|rx| rx.try_recv().ok());
-                decode_batch(&frames, reuse.unwrap_or_default())
+                log::debug!(
+                    "a batch of {} frames on the CPU cores: the GPU is opening",
+                    frames.len()
+                );
+                cpu()
             }
         };
         let buf = frames
@@ -501,14 +546,15 @@ fn decode_walk<R: Read>(
         if let Some(buf) = buf {
             let _ = spare_in_tx.try_send(buf);
         }
-        decoded
+        decoded.map(|d| (d, on))
     };
     let mut crc = crc32fast::Hasher::new();
-    let write = |decoded: Decoded| -> Result<()> {
+    let write = |(decoded, on): (Decoded, Option<DecodeGpu<'_>>)| -> Result<()> {
         for part in decoded {
             part.write_to(w, &mut crc)?;
-            // Its pages go to the next batch: the CPU decoder's, or the GPU's readbacks.
-            match gpu {
+            // Its pages go to the next batch decoded the same way: the CPU decoder's, or
+            // the GPU's readbacks (whose sizes a CPU batch's output does not have).
+            match on {
                 Some(DecodeGpu::Wgpu(gpu)) => gpu.recycle_host_vec(part.bytes),
                 #[cfg(feature = "cuda")]
                 Some(DecodeGpu::Cuda(cuda)) => cuda.recycle_host_vec(part.bytes),
@@ -516,6 +562,10 @@ fn decode_walk<R: Read>(
                     let _ = spare_tx.try_send(part.bytes);
                 }
             }
+        }
+        if on.is_some() {
+            // The GPU is open: a CPU batch's output kept for reuse is not needed again.
+            let _ = spare.lock().ok().and_then(|rx| rx.try_recv().ok());
         }
         Ok(())
     };

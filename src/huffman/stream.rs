@@ -17,7 +17,7 @@ use std::io::{BufRead, Read, Write};
 use rayon::prelude::*;
 
 use super::compress::{detect_format, Format};
-use super::framed_decode::DecodeGpu;
+use super::framed_decode::{DecodeGpu, GpuSource};
 use super::inflate_gpu;
 use super::native::{self, read_full};
 use super::{gzip_index, inflate_frame};
@@ -96,7 +96,7 @@ pub fn decompress_to_on(
                 trailing: Trailing::None,
             })
         }
-        Some(Format::Gzip) => gzip_members(head, &mut input, output, batch_bytes, gpu, None),
+        Some(Format::Gzip) => gzip_members(head, &mut input, output, batch_bytes, gpu.into(), None),
         None => Err(not_compressed(head)),
     }
 }
@@ -172,18 +172,45 @@ pub fn decompress_file_on(
     output: &mut (impl Write + Send),
     batch_bytes: usize,
 ) -> Result<Decompressed> {
+    decompress_file_from(DecodeGpu::of(engine).into(), file, output, batch_bytes)
+}
+
+/// [`decompress_file_on`] the engine that `open` returns, opened on another thread while
+/// the stream starts: the batches ready before it is open decode on the CPU cores, the
+/// others on its GPU. Opening a GPU takes 150-180 ms on the H200 (its driver's instance
+/// and device), a fifth of a 4 GiB decompress, which waited for it before reading a byte
+/// (docs/results.md, "Thirty-second pass"). Returns once the stream is decoded and the
+/// engine open; the engine is dropped then.
+#[cfg(not(target_arch = "wasm32"))]
+pub fn decompress_file_opening(
+    open: impl FnOnce() -> crate::Engine + Send,
+    file: &std::fs::File,
+    output: &mut (impl Write + Send),
+    batch_bytes: usize,
+) -> Result<Decompressed> {
+    let engine = std::sync::OnceLock::new();
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            let _ = engine.set(open());
+        });
+        decompress_file_from(GpuSource::Opening(&engine), file, output, batch_bytes)
+    })
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+fn decompress_file_from(
+    gpu: GpuSource<'_>,
+    file: &std::fs::File,
+    output: &mut (impl Write + Send),
+    batch_bytes: usize,
+) -> Result<Decompressed> {
     use std::io::Seek;
     let start = (&*file).stream_position().map_err(Error::ReadInput)?;
     let mut head = [0u8; 5];
     let got = super::pipeline::read_full_at(file, &mut head, start)?;
     if native::is_framed(&head[..got]) {
-        let (bytes_out, data_end) = super::framed_decode::decode_file_frames(
-            file,
-            start,
-            output,
-            batch_bytes,
-            DecodeGpu::of(engine),
-        )?;
+        let (bytes_out, data_end) =
+            super::framed_decode::decode_file_frames(file, start, output, batch_bytes, gpu)?;
         return Ok(Decompressed {
             format: Format::Native,
             bytes_out,
@@ -207,7 +234,7 @@ pub fn decompress_file_on(
             &mut input,
             output,
             batch_bytes,
-            DecodeGpu::of(engine),
+            gpu,
             Some(frames),
         );
     }
@@ -215,8 +242,9 @@ pub fn decompress_file_on(
     (&*file)
         .seek(std::io::SeekFrom::Start(start))
         .map_err(Error::ReadInput)?;
+    // Native v1 (the CPU's alone) or not a compressed stream.
     let mut input = std::io::BufReader::with_capacity(256 << 10, file);
-    decompress_to_on(engine, &mut input, output, batch_bytes)
+    decompress_to_on(&crate::Engine::Cpu, &mut input, output, batch_bytes)
 }
 
 /// Where a gzip stream that is a regular file has its indexed frames read: the reader
@@ -254,7 +282,7 @@ pub fn describe(input: &mut impl BufRead, file_len: u64) -> Result<Description> 
             &mut input,
             &mut std::io::sink(),
             native::DEFAULT_BATCH_BYTES,
-            None,
+            GpuSource::Open(None),
             None,
         )?)),
         None => Err(not_compressed(head)),
@@ -293,7 +321,7 @@ fn gzip_members<R: BufRead>(
     input: &mut Counted<R>,
     output: &mut (impl Write + Send),
     batch_bytes: usize,
-    _gpu: Option<DecodeGpu<'_>>,
+    _gpu: GpuSource<'_>,
     _file: Option<FileFrames<'_, R>>,
 ) -> Result<Decompressed> {
     let (spare_in_tx, spare_in) = std::sync::mpsc::sync_channel::<Vec<u8>>(1);
@@ -338,12 +366,12 @@ fn gzip_members<R: BufRead>(
     input: &mut Counted<R>,
     output: &mut (impl Write + Send),
     batch_bytes: usize,
-    gpu: Option<DecodeGpu<'_>>,
+    gpu: GpuSource<'_>,
     file: Option<FileFrames<'_, R>>,
 ) -> Result<Decompressed> {
-    let batch_bytes = match gpu {
-        Some(_) => batch_bytes.min(GZIP_GPU_BATCH_BYTES),
-        None => batch_bytes,
+    let batch_bytes = match gpu.shaped_for_gpu() {
+        true => batch_bytes.min(GZIP_GPU_BATCH_BYTES),
+        false => batch_bytes,
     };
     // Two decoders take the jobs in turn (a member is one batch, and one decoder alone
     // waits on each batch's slowest run) and the writer puts them back in order.
@@ -374,7 +402,14 @@ fn gzip_members<R: BufRead>(
                 .ok()
                 .and_then(|rx| rx.try_recv().ok())
                 .unwrap_or_default();
-            let decoded = batch.decode_on(gpu, &mut out);
+            let now = gpu.now();
+            if now.is_none() && gpu.shaped_for_gpu() {
+                log::debug!(
+                    "a gzip batch of {} bytes on the CPU cores: the GPU is opening",
+                    batch.used
+                );
+            }
+            let decoded = batch.decode_on(now, &mut out);
             let _ = spare_in_tx.try_send(batch.data);
             decoded.map(|()| out)
         }

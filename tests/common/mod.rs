@@ -355,6 +355,21 @@ pub fn decode_as_file(
     skip: usize,
     batch_bytes: usize,
 ) -> parvlc::Result<(Vec<u8>, parvlc::huffman::stream::Decompressed)> {
+    decode_as_file_with(stream, skip, |file, out| {
+        parvlc::huffman::stream::decompress_file_on(engine, file, out, batch_bytes)
+    })
+}
+
+/// [`decode_as_file`] through `decode` (the file, positioned at the stream, and the
+/// output).
+pub fn decode_as_file_with(
+    stream: &[u8],
+    skip: usize,
+    decode: impl FnOnce(
+        &std::fs::File,
+        &mut Vec<u8>,
+    ) -> parvlc::Result<parvlc::huffman::stream::Decompressed>,
+) -> parvlc::Result<(Vec<u8>, parvlc::huffman::stream::Decompressed)> {
     use std::io::{Seek, SeekFrom};
     use std::sync::atomic::{AtomicU64, Ordering};
     static NEXT: AtomicU64 = AtomicU64::new(0);
@@ -369,7 +384,7 @@ pub fn decode_as_file(
     let mut file = std::fs::File::open(&path).unwrap();
     file.seek(SeekFrom::Start(skip as u64)).unwrap();
     let mut out = Vec::new();
-    let done = parvlc::huffman::stream::decompress_file_on(engine, &file, &mut out, batch_bytes);
+    let done = decode(&file, &mut out);
     let at = file.stream_position().unwrap();
     drop(file);
     std::fs::remove_file(&path).unwrap();
@@ -380,4 +395,56 @@ pub fn decode_as_file(
         );
     }
     Ok((out, done?))
+}
+
+/// `stream` decoded as a regular file by `decompress_file_opening`, with an engine (the
+/// tests' wgpu one) that "opens" only once the first batch's output is written: the
+/// batches before it decode on the CPU cores, the later ones on the GPU.
+pub fn decode_as_file_while_the_gpu_opens(
+    stream: &[u8],
+    batch_bytes: usize,
+) -> parvlc::Result<(Vec<u8>, parvlc::huffman::stream::Decompressed)> {
+    use std::sync::mpsc;
+    use std::time::Duration;
+    let Engine::Wgpu(gpu) = wgpu_engine() else {
+        unreachable!("the wgpu engine holds a wgpu GPU")
+    };
+    let (written, first_write) = mpsc::channel::<()>();
+    let (opened, open_done) = mpsc::channel::<()>();
+    let open = move || {
+        // A stream that fails before its first write lets the engine open after a while.
+        let _ = first_write.recv_timeout(Duration::from_secs(20));
+        let _ = opened.send(());
+        Engine::Wgpu(gpu.clone())
+    };
+    decode_as_file_with(stream, 0, |file, out| {
+        let mut gate = Gate {
+            out,
+            written: Some(written),
+            opened: open_done,
+        };
+        parvlc::huffman::stream::decompress_file_opening(open, file, &mut gate, batch_bytes)
+    })
+}
+
+/// An output that, at its first write, lets the engine open and waits until it has.
+struct Gate<'o> {
+    out: &'o mut Vec<u8>,
+    written: Option<std::sync::mpsc::Sender<()>>,
+    opened: std::sync::mpsc::Receiver<()>,
+}
+
+impl std::io::Write for Gate<'_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.out.extend_from_slice(buf);
+        if let Some(written) = self.written.take() {
+            let _ = written.send(());
+            let _ = self.opened.recv();
+        }
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
 }

@@ -383,6 +383,7 @@ pub fn compress(a: CompressArgs) -> Result<()> {
 }
 
 pub fn decompress(a: DecompressArgs) -> Result<ExitCode> {
+    return_freed_batches();
     let output = match a.output {
         Some(o) => o,
         None if is_stdio(&a.input) => PathBuf::from("-"),
@@ -403,8 +404,15 @@ pub fn decompress(a: DecompressArgs) -> Result<ExitCode> {
     };
     let done = match &file {
         Some(f) => {
-            let engine = decode_engine(a.backend, &peek(f).map_err(|e| Error::io(&a.input, e))?)?;
-            stream::decompress_file_on(&engine, f, &mut out.writer(), a.chunk_size)
+            let head = peek(f).map_err(|e| Error::io(&a.input, e))?;
+            if a.backend == Backend::Wgpu && gpu_decodes(&head) {
+                // wgpu opens (or falls back to the CPU) while the stream starts.
+                let open = || crate::open_engine(Backend::Wgpu).unwrap_or(Engine::Cpu);
+                stream::decompress_file_opening(open, f, &mut out.writer(), a.chunk_size)
+            } else {
+                let engine = decode_engine(a.backend, &head)?;
+                stream::decompress_file_on(&engine, f, &mut out.writer(), a.chunk_size)
+            }
         }
         None if is_stdio(&a.input) => {
             widen_stdin_pipe();
@@ -434,6 +442,20 @@ pub fn decompress(a: DecompressArgs) -> Result<ExitCode> {
     Ok(trailing_status(&a.input, done.trailing))
 }
 
+/// Freed allocations of a megabyte or more go back to the system at once (glibc keeps
+/// them for reuse once one of their size has been freed): a decompress's batches come
+/// and go in sizes that differ between the CPU cores' output and the GPU's readbacks,
+/// and the GPU decoder's peak with the first batches on the CPU went from 494-596 MiB
+/// to 471-504 (4 GiB, H200, docs/results.md, "Thirty-second pass").
+fn return_freed_batches() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: mallopt only sets a tunable of the allocator; called before the decoders'
+    // threads start.
+    unsafe {
+        libc::mallopt(libc::M_MMAP_THRESHOLD, 1 << 20);
+    }
+}
+
 /// The first bytes of `file` from its position, which is left where it was.
 fn peek(file: &File) -> std::io::Result<Vec<u8>> {
     use std::io::{Read, Seek, SeekFrom};
@@ -450,13 +472,15 @@ fn peek(file: &File) -> std::io::Result<Vec<u8>> {
 /// parvlc's frame index), the CPU for the others (native v1), which then opens no GPU at
 /// all.
 fn decode_engine(backend: Backend, head: &[u8]) -> Result<Engine> {
-    let gpu_decodes = head.len() < 5
-        || parvlc::huffman::native::is_framed(head)
-        || head.starts_with(&[0x1f, 0x8b]);
-    if backend == Backend::Cpu || !gpu_decodes {
+    if backend == Backend::Cpu || !gpu_decodes(head) {
         return Ok(Engine::Cpu);
     }
     crate::open_engine(backend)
+}
+
+/// Whether a stream that starts with `head` may decode on a GPU (native framed, gzip).
+fn gpu_decodes(head: &[u8]) -> bool {
+    head.len() < 5 || parvlc::huffman::native::is_framed(head) || head.starts_with(&[0x1f, 0x8b])
 }
 
 pub fn info(a: InfoArgs) -> Result<ExitCode> {
