@@ -41,7 +41,7 @@ if rt:
     for n, v in (("codes checked", ck), ("GPU round trip", rt), ("CRCs", cr)):
         print(f"  {n}: median {st.median(v):.1f} ms, p90 {sorted(v)[int(len(v)*0.9)]:.1f}, sum {sum(v):.0f}")
 PY
-  gzip -c "$D/log" > "$OUT/decprof32-$f.log.gz"
+  gzip -c "$D/log" > "$OUT/decprof32-$f.log.gz"  # kept as benches/results/h200-2026-11-30-decprof32-$f.log.gz
 done
 for f in pvl gz; do
   for be in wgpu cpu; do
