@@ -68,9 +68,10 @@ pub struct DecompressArgs {
     force: bool,
     /// Where native framed files and parvlc's gzip (members whose frame index lists
     /// blocks) decode: cpu (all cores), wgpu (any GPU; the CPU, with a warning, when there
-    /// is no adapter) or cuda (NVIDIA; builds with the `cuda` feature). The CPU by
-    /// default: it is the faster today (docs/results.md). Other gzip members and native
-    /// v1 files decode on the CPU.
+    /// is no adapter; from a regular file, the batches ready before the GPU is open decode
+    /// on the CPU cores) or cuda (NVIDIA; builds with the `cuda` feature). The CPU by
+    /// default: on 16 cores it is as fast for native files (docs/results.md), and it
+    /// opens no driver. Other gzip members and native v1 files decode on the CPU.
     #[arg(long, default_value = "cpu")]
     backend: Backend,
 }
