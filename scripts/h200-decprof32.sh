@@ -10,12 +10,7 @@ unpack_device
 perf_tools
 D=/dev/shm/dec32; mkdir -p "$D"
 P=./.device/parvlc
-if [ ! -f "$D/sys.pvl" ]; then
-  sys_files "$D"
-  $P compress -f native "$D/sys.tar" -o "$D/sys.pvl" 2>&1 | tail -1
-  $P compress -f gzip "$D/sys.tar" -o "$D/sys.gz" 2>&1 | tail -1
-fi
-cat "$D/sys.pvl" "$D/sys.gz" > /dev/null
+sys_compressed "$D" "$P"
 for f in pvl gz; do
   echo "== debug log, $f, wgpu: start $(date +%T.%N)"
   RUST_LOG=parvlc=debug $P decompress --backend wgpu "$D/sys.$f" -o - 2> "$D/log" > /dev/null

@@ -453,3 +453,42 @@ h264_start28() {
   fi
   rm -rf "$D"
 }
+
+# sys_compressed DIR [BIN]: sys_files' 4 GiB as DIR/sys.tar, compressed by BIN
+# (.device/parvlc by default) as DIR/sys.pvl and DIR/sys.gz, each made unless there
+# from an earlier call on the same machine; all three then in the page cache.
+sys_compressed() {
+  local bin=${2:-.device/parvlc}
+  [ -f "$1/sys.tar" ] || sys_files "$1"
+  [ -f "$1/sys.pvl" ] || $bin compress -f native "$1/sys.tar" -o "$1/sys.pvl" 2>&1 | tail -1
+  [ -f "$1/sys.gz" ] || $bin compress -f gzip "$1/sys.tar" -o "$1/sys.gz" 2>&1 | tail -1
+  cat "$1/sys.tar" "$1/sys.pvl" "$1/sys.gz" > /dev/null
+}
+
+# decompress_rounds N CPU BUILD...: N rounds alternating, each decompressing $D/sys.pvl
+# then $D/sys.gz to /dev/null with every .device/BUILD on --backend wgpu (GNU time's wall
+# and peak), and with the last BUILD on --backend cpu too when CPU is 1.
+decompress_rounds() {
+  local n=$1 cpu=$2 round f b
+  shift 2
+  for round in $(seq "$n"); do
+    for f in pvl gz; do
+      for b in "$@"; do
+        wall "round $round, $f, $b --backend wgpu" ".device/$b decompress --backend wgpu $D/sys.$f -o - > /dev/null"
+      done
+      [ "$cpu" = 1 ] && wall "round $round, $f, --backend cpu" ".device/${*: -1} decompress --backend cpu $D/sys.$f -o - > /dev/null"
+    done
+  done
+}
+
+# opening_log BUILD: for $D/sys.pvl and $D/sys.gz, .device/BUILD's wgpu decompress
+# compared with the input, then one debug-logged run: batches decoded on the CPU cores
+# while the GPU opened, GPU runs, the GPU's opening and the whole run.
+opening_log() {
+  local f
+  for f in pvl gz; do
+    .device/$1 decompress --backend wgpu "$D/sys.$f" -o - | cmp - "$D/sys.tar" && echo "$f, $1, wgpu: equals the input"
+    RUST_LOG=parvlc=debug .device/$1 decompress --backend wgpu "$D/sys.$f" -o - 2> "$D/log" > /dev/null
+    echo "$f: $(grep -c 'CPU cores: the GPU is opening' "$D/log") batches on the CPU, $(grep -c 'run of' "$D/log") GPU runs; $(grep -E 'opened in|done after' "$D/log" | sed 's/.*DEBUG parvlc] //' | tr '\n' ' ')"
+  done
+}

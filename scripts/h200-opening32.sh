@@ -10,23 +10,7 @@ source scripts/h200-lib.sh
 h200_start opening32
 unpack_device
 D=/dev/shm/dec32; mkdir -p "$D"
-if [ ! -f "$D/sys.pvl" ]; then
-  sys_files "$D"
-  .device/parvlc compress -f native "$D/sys.tar" -o "$D/sys.pvl" 2>&1 | tail -1
-  .device/parvlc compress -f gzip "$D/sys.tar" -o "$D/sys.gz" 2>&1 | tail -1
-fi
-cat "$D/sys.tar" "$D/sys.pvl" "$D/sys.gz" > /dev/null
-for f in pvl gz; do
-  .device/parvlc-new decompress --backend wgpu "$D/sys.$f" -o - | cmp - "$D/sys.tar" && echo "$f, new, wgpu: equals the input"
-  RUST_LOG=parvlc=debug .device/parvlc-new decompress --backend wgpu "$D/sys.$f" -o - 2> "$D/log" > /dev/null
-  echo "$f: $(grep -c 'CPU cores: the GPU is opening' "$D/log") batches on the CPU, $(grep -c 'run of' "$D/log") GPU runs; $(grep -E 'opened in|done after' "$D/log" | sed 's/.*DEBUG parvlc] //' | tr '\n' ' ')"
-done
-for round in 1 2 3 4; do
-  for f in pvl gz; do
-    for b in parvlc parvlc-new; do
-      wall "round $round, $f, $b --backend wgpu" ".device/$b decompress --backend wgpu $D/sys.$f -o - > /dev/null"
-    done
-    wall "round $round, $f, --backend cpu" ".device/parvlc-new decompress --backend cpu $D/sys.$f -o - > /dev/null"
-  done
-done
+sys_compressed "$D"
+opening_log parvlc-new
+decompress_rounds 4 1 parvlc parvlc-new
 date -u

@@ -10,23 +10,12 @@ source scripts/h200-lib.sh
 h200_start opening32b
 unpack_device
 D=/dev/shm/dec32; mkdir -p "$D"
-if [ ! -f "$D/sys.pvl" ]; then
-  sys_files "$D"
-  .device/parvlc compress -f native "$D/sys.tar" -o "$D/sys.pvl" 2>&1 | tail -1
-  .device/parvlc compress -f gzip "$D/sys.tar" -o "$D/sys.gz" 2>&1 | tail -1
-fi
+sys_compressed "$D"
 [ -f "$D/sys1g" ] || head -c 1073741824 "$D/sys.tar" > "$D/sys1g"
-cat "$D/sys.tar" "$D/sys.pvl" "$D/sys.gz" > /dev/null
 for f in pvl gz; do
   .device/parvlc-new decompress --backend wgpu "$D/sys.$f" -o - | cmp - "$D/sys.tar" && echo "$f, new, wgpu: equals the input"
 done
-for round in 1 2 3 4; do
-  for f in pvl gz; do
-    for b in parvlc parvlc-new; do
-      wall "round $round, $f, $b --backend wgpu" ".device/$b decompress --backend wgpu $D/sys.$f -o - > /dev/null"
-    done
-  done
-done
+decompress_rounds 4 0 parvlc parvlc-new
 for b in parvlc parvlc-sel; do
   echo "== $b, sys1g, 4 KiB blocks, --backend wgpu $(date +%T)"
   .device/$b bench --backend wgpu --workgroup-size 64 --sizes 1048576 --entropies 4.5 --strategies decoupled --no-baselines --cpu-max 0 --runs 3 "$D/sys1g" 2>&1 | grep -E "^[a-z0-9].*bytes|vld|error|panic"

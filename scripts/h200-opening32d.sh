@@ -10,13 +10,7 @@ source scripts/h200-lib.sh
 h200_start opening32d
 unpack_device
 D=/dev/shm/dec32; mkdir -p "$D"
-if [ ! -f "$D/sys.pvl" ]; then
-  sys_files "$D"
-  .device/parvlc compress -f native "$D/sys.tar" -o "$D/sys.pvl" 2>&1 | tail -1
-  .device/parvlc compress -f gzip "$D/sys.tar" -o "$D/sys.gz" 2>&1 | tail -1
-fi
-[ -f "$D/sys.gz" ] || .device/parvlc compress -f gzip "$D/sys.tar" -o "$D/sys.gz" 2>&1 | tail -1
-cat "$D/sys.tar" "$D/sys.pvl" "$D/sys.gz" > /dev/null
+sys_compressed "$D"
 for b in parvlc-v1m parvlc-turnm; do
   for f in pvl gz; do
     .device/$b decompress --backend wgpu "$D/sys.$f" -o - | cmp - "$D/sys.tar" && echo "$b, $f: equals the input"

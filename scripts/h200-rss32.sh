@@ -8,11 +8,7 @@ source scripts/h200-lib.sh
 h200_start rss32
 unpack_device
 D=/dev/shm/dec32; mkdir -p "$D"
-if [ ! -f "$D/sys.pvl" ]; then
-  sys_files "$D"
-  .device/parvlc compress -f native "$D/sys.tar" -o "$D/sys.pvl" 2>&1 | tail -1
-fi
-cat "$D/sys.pvl" > /dev/null
+sys_compressed "$D"
 for round in 1 2; do
 for b in ${BUILDS:-parvlc parvlc-new}; do
   echo "== $b round $round"
