@@ -20,7 +20,10 @@
 // coalesced measured 36% slower on the H200 (58 ms against 37 ms for 1 GiB), and so
 // did every variant of it tried (docs/results.md, "The vld kernel"). Storing 16-byte
 // units and reading the payload a quad at a time, which took the CUDA twin from 101 to
-// 165 GB/s, made this kernel slower (141 -> 92; "Thirty-first pass").
+// 165 GB/s, made this kernel slower (141 -> 92; "Thirty-first pass"; with the quad's
+// word picked by selects, 138 -> 140, and slower on real files: "Thirty-second pass").
+// Two blocks an invocation side by side (every state a vec2) measured slower too
+// (138 -> 102 GB/s in the high state, "Thirty-second pass").
 // It reads files from anyone, so its modules keep naga's runtime checks:
 //!runtime_checks
 //!import common/invocation
