@@ -81,6 +81,21 @@ impl Engine {
         }
     }
 
+    /// The errors [`Engine::open`] would give at once, looked for without opening
+    /// anything: for CUDA the feature, the driver's library and NVRTC; nothing for wgpu
+    /// and the CPU (wgpu's adapter is known only once the instance is made). For a caller
+    /// that opens the engine on another thread while it starts its work
+    /// (`huffman::stream::decompress_file_opening`).
+    pub fn probe(backend: Backend) -> Result<()> {
+        match backend {
+            #[cfg(feature = "cuda")]
+            Backend::Cuda => crate::cuda::probe(),
+            #[cfg(not(feature = "cuda"))]
+            Backend::Cuda => Self::open_cuda().map(|_| ()),
+            Backend::Wgpu | Backend::Cpu => Ok(()),
+        }
+    }
+
     #[cfg(feature = "cuda")]
     fn open_cuda() -> Result<Engine> {
         Ok(Engine::Cuda(

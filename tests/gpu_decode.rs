@@ -465,6 +465,58 @@ fn cli_decompress_on_wgpu_and_cpu_give_the_input() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// `decompress --backend cuda` of a file (the device opened beside the stream): where
+/// this build lacks the feature or the machine the driver, an error that says so and no
+/// output file (the check made before the stream starts); else the input back
+/// (PARVLC_REQUIRE_CUDA=1 requires that).
+#[test]
+fn cli_decompress_on_cuda_decodes_or_says_why_not() {
+    let dir = scratch("gpu-decode", "cuda");
+    let data = testdata::generate(300_000, 4.0, 11);
+    std::fs::write(dir.join("in.bin"), &data).unwrap();
+    let o = parvlc(&["compress", "--backend", "cpu", "in.bin"], &dir);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = parvlc(
+        &[
+            "decompress",
+            "--backend",
+            "cuda",
+            "in.bin.pvlc",
+            "-o",
+            "out.bin",
+        ],
+        &dir,
+    );
+    let e = stderr(&o);
+    assert!(
+        cfg!(feature = "cuda") || !o.status.success(),
+        "a build without the `cuda` feature decoded with --backend cuda: {e}"
+    );
+    if o.status.success() {
+        assert!(
+            std::fs::read(dir.join("out.bin")).unwrap() == data,
+            "other bytes"
+        );
+    } else {
+        assert!(
+            e.contains("CUDA:")
+                && (e.contains("without the `cuda` feature")
+                    || e.contains("no CUDA driver")
+                    || e.contains("NVRTC")),
+            "an unavailable CUDA backend must say why: {e}"
+        );
+        assert!(
+            !dir.join("out.bin").exists(),
+            "out.bin written despite the error"
+        );
+        assert!(
+            std::env::var("PARVLC_REQUIRE_CUDA").as_deref() != Ok("1"),
+            "PARVLC_REQUIRE_CUDA=1 but --backend cuda failed: {e}"
+        );
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 /// The engine a test decodes on when it asks for the CPU explicitly: no GPU opened.
 #[test]
 fn decode_on_the_cpu_engine_needs_no_gpu() {

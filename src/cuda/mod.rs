@@ -74,15 +74,7 @@ impl CudaGpu {
     pub fn with_ordinal(ordinal: usize) -> Result<CudaGpu> {
         // cudarc panics when a library or a symbol is missing: look first, and turn any
         // panic left (an older driver without a CUDA 13 function, say) into an error.
-        // SAFETY: probing for a shared library by name has no other effect.
-        if !unsafe { cudarc::driver::sys::is_culib_present() } {
-            return Err(Error::Cuda(
-                "no CUDA driver found (libcuda.so.1 could not be loaded): install the NVIDIA \
-                 driver, or use --backend wgpu or cpu"
-                    .into(),
-            ));
-        }
-        load_nvrtc()?;
+        probe()?;
         std::panic::catch_unwind(|| Self::open(ordinal)).unwrap_or_else(|p| {
             let why = p
                 .downcast_ref::<String>()
@@ -335,6 +327,20 @@ pub(crate) fn compile(
 /// Make `libnvrtc.so.13` resolvable by name: if the loader cannot find it, load it from a
 /// known place (the dynamic loader then resolves the name to the loaded library by its
 /// soname). Kept loaded for the life of the process.
+/// What opening a device needs and can be looked for at once: the driver's library and
+/// NVRTC (loaded here if it is not yet).
+pub(crate) fn probe() -> Result<()> {
+    // SAFETY: probing for a shared library by name has no other effect.
+    if !unsafe { cudarc::driver::sys::is_culib_present() } {
+        return Err(Error::Cuda(
+            "no CUDA driver found (libcuda.so.1 could not be loaded): install the NVIDIA \
+             driver, or use --backend wgpu or cpu"
+                .into(),
+        ));
+    }
+    load_nvrtc()
+}
+
 pub(crate) fn load_nvrtc() -> Result<()> {
     // SAFETY: probing for and loading NVRTC, a library without load-time side effects.
     if unsafe { nvrtc::is_culib_present() } {

@@ -68,8 +68,9 @@ pub struct DecompressArgs {
     force: bool,
     /// Where native framed files and parvlc's gzip (members whose frame index lists
     /// blocks) decode: cpu (all cores), wgpu (any GPU; the CPU, with a warning, when there
-    /// is no adapter; from a regular file, the batches ready before the GPU is open decode
-    /// on the CPU cores) or cuda (NVIDIA; builds with the `cuda` feature). The CPU by
+    /// is no adapter) or cuda (NVIDIA; builds with the `cuda` feature; the CPU, with a
+    /// warning, when the driver is there and no device opens). From a regular file the
+    /// batches ready before the GPU is open decode on the CPU cores. The CPU by
     /// default: on 16 cores it is as fast for native files (docs/results.md), and it
     /// opens no driver. Other gzip members and native v1 files decode on the CPU.
     #[arg(long, default_value = "cpu")]
@@ -406,9 +407,18 @@ pub fn decompress(a: DecompressArgs) -> Result<ExitCode> {
     let done = match &file {
         Some(f) => {
             let head = peek(f).map_err(|e| Error::io(&a.input, e))?;
-            if a.backend == Backend::Wgpu && gpu_decodes(&head) {
-                // wgpu opens (or falls back to the CPU) while the stream starts.
-                let open = || crate::open_engine(Backend::Wgpu).unwrap_or(Engine::Cpu);
+            if a.backend != Backend::Cpu && gpu_decodes(&head) {
+                // The GPU opens while the stream starts. What would fail at once fails
+                // here; a later failure (wgpu: no adapter; CUDA: no device) decodes on
+                // the CPU after a warning.
+                Engine::probe(a.backend)?;
+                let backend = a.backend;
+                let open = move || {
+                    crate::open_engine(backend).unwrap_or_else(|e| {
+                        eprintln!("parvlc: warning: {e}; decoding on the CPU");
+                        Engine::Cpu
+                    })
+                };
                 stream::decompress_file_opening(open, f, &mut out.writer(), a.chunk_size)
             } else {
                 let engine = decode_engine(a.backend, &head)?;
