@@ -433,14 +433,21 @@ fn gpu_decode_reports_an_invalid_code() {
     }
 }
 
-#[test]
-fn cli_decompress_on_wgpu_and_cpu_give_the_input() {
-    let dir = scratch("gpu-decode", "cli");
-    let mut data = testdata::generate(300_000, 3.0, 5);
-    data.extend(testdata::generate(200_000, 7.5, 6));
-    std::fs::write(dir.join("in.bin"), &data).unwrap();
+/// A fresh folder `name` holding `data` as in.bin and the CLI's native file of it,
+/// in.bin.pvlc (coded on the CPU).
+fn compressed_by_the_cli(name: &str, data: &[u8]) -> std::path::PathBuf {
+    let dir = scratch("gpu-decode", name);
+    std::fs::write(dir.join("in.bin"), data).unwrap();
     let o = parvlc(&["compress", "--backend", "cpu", "in.bin"], &dir);
     assert!(o.status.success(), "{}", stderr(&o));
+    dir
+}
+
+#[test]
+fn cli_decompress_on_wgpu_and_cpu_give_the_input() {
+    let mut data = testdata::generate(300_000, 3.0, 5);
+    data.extend(testdata::generate(200_000, 7.5, 6));
+    let dir = compressed_by_the_cli("cli", &data);
     for backend in ["wgpu", "cpu"] {
         let out = format!("out-{backend}.bin");
         let o = parvlc(
@@ -471,11 +478,8 @@ fn cli_decompress_on_wgpu_and_cpu_give_the_input() {
 /// (PARVLC_REQUIRE_CUDA=1 requires that).
 #[test]
 fn cli_decompress_on_cuda_decodes_or_says_why_not() {
-    let dir = scratch("gpu-decode", "cuda");
     let data = testdata::generate(300_000, 4.0, 11);
-    std::fs::write(dir.join("in.bin"), &data).unwrap();
-    let o = parvlc(&["compress", "--backend", "cpu", "in.bin"], &dir);
-    assert!(o.status.success(), "{}", stderr(&o));
+    let dir = compressed_by_the_cli("cuda", &data);
     let o = parvlc(
         &[
             "decompress",
@@ -612,10 +616,7 @@ fn cuda_decode_equals_input_and_names_a_damaged_frame() {
     }
 
     // The CLI, from a file compressed on the CPU.
-    let dir = scratch("gpu-decode", "cli-cuda");
-    std::fs::write(dir.join("in.bin"), &small).unwrap();
-    let o = parvlc(&["compress", "--backend", "cpu", "in.bin"], &dir);
-    assert!(o.status.success(), "{}", stderr(&o));
+    let dir = compressed_by_the_cli("cli-cuda", &small);
     let o = parvlc(
         &[
             "decompress",
