@@ -108,3 +108,26 @@ pub fn parvlc_measured(args: &[&str], dir: &Path, stdin: Option<&Path>) -> Measu
         peak_rss: usage.ru_maxrss as u64 * 1024,
     }
 }
+
+/// A CLI run with `--backend cuda` that failed (`e`, its standard error): the message
+/// must say what is missing (the feature, the driver, a device, NVRTC), nothing must
+/// stand at `output`, and PARVLC_REQUIRE_CUDA=1 (which requires CUDA) must not be set.
+pub fn check_cuda_refused(e: &str, output: &Path) {
+    assert!(
+        e.contains("CUDA:")
+            && (e.contains("without the `cuda` feature")
+                || e.contains("no CUDA driver")
+                || e.contains("no CUDA device")
+                || e.contains("NVRTC")),
+        "an unavailable CUDA backend must say why: {e}"
+    );
+    assert!(
+        !output.exists(),
+        "{} written despite the error",
+        output.display()
+    );
+    assert!(
+        std::env::var("PARVLC_REQUIRE_CUDA").as_deref() != Ok("1"),
+        "PARVLC_REQUIRE_CUDA=1 but --backend cuda failed: {e}"
+    );
+}
