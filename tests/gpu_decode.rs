@@ -233,8 +233,8 @@ fn gpu_decode_of_a_regular_file_equals_the_input() {
         }
     }
     // The GPU opening while the stream starts: the first batch on the CPU cores.
-    for batch in [5000, 1] {
-        let (out, done) = common::decode_as_file_while_the_gpu_opens(&file, batch)
+    for (batch, from_file) in [(5000, true), (1, true), (5000, false)] {
+        let (out, done) = common::decode_while_the_gpu_opens(&file, batch, from_file)
             .unwrap_or_else(|e| panic!("the GPU opening, batches of {batch}: {e}"));
         assert!(
             out == data,

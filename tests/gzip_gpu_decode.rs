@@ -183,7 +183,8 @@ fn gzip_from_a_file_reads_frames_at_their_offsets() {
 /// wgpu decompress of a file), held until the first batch is written: the batches before
 /// decode on the CPU cores, the later ones on the GPU. A moved block offset (read by the
 /// GPU alone) in the first member's first frame decodes; in the last member it is an
-/// error naming that member: the first batch went to the CPU, the last to the GPU.
+/// error naming that member: the first batch went to the CPU, the last to the GPU. The
+/// same from a reader (`decompress_to_opening`, a pipe's).
 #[test]
 fn gzip_from_a_file_while_the_gpu_opens() {
     let _s = common::serial();
@@ -191,14 +192,26 @@ fn gzip_from_a_file_while_the_gpu_opens() {
     let gz = gzip_of(&data, &config(32, 8192, 20_480));
     let all = members(&gz);
     assert!(all.len() >= 8, "{} members", all.len());
-    let decode = |bytes: &[u8]| common::decode_as_file_while_the_gpu_opens(bytes, 3000);
-    let (out, done) = decode(&gz).unwrap();
+    for from_file in [true, false] {
+        let decode = |bytes: &[u8]| common::decode_while_the_gpu_opens(bytes, 3000, from_file);
+        check_while_the_gpu_opens(&data, &gz, &all, &decode);
+    }
+}
+
+/// [`gzip_from_a_file_while_the_gpu_opens`]'s checks through `decode`.
+fn check_while_the_gpu_opens(
+    data: &[u8],
+    gz: &[u8],
+    all: &[Member],
+    decode: &dyn Fn(&[u8]) -> common::Decoded,
+) {
+    let (out, done) = decode(gz).unwrap();
     assert!(out == data, "other bytes");
     assert_eq!(done.data_end, gz.len() as u64);
     // Frame 0's block 2 one bit later.
     let moved = |m: &Member| {
         assert!(m.index[0].code.as_ref().unwrap().block_offsets.len() >= 3);
-        let mut bad = gz.clone();
+        let mut bad = gz.to_vec();
         let at = m.entry_at(0) + 24;
         let v = u32::from_le_bytes(bad[at..at + 4].try_into().unwrap()) + 1;
         bad[at..at + 4].copy_from_slice(&v.to_le_bytes());

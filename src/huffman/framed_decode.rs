@@ -465,9 +465,9 @@ pub(crate) fn decode_frames(
     r: &mut impl Read,
     w: &mut (impl Write + Send),
     batch_bytes: usize,
-    gpu: Option<DecodeGpu<'_>>,
+    gpu: GpuSource<'_>,
 ) -> Result<u64> {
-    decode_walk(Walk::new(r, None), None, w, batch_bytes, gpu.into())
+    decode_walk(Walk::new(r, None), None, w, batch_bytes, gpu)
 }
 
 /// [`decode_frames`] of the native v2 stream that starts at byte `start` of the regular
@@ -595,7 +595,7 @@ pub(crate) fn decode_frames(
     r: &mut impl Read,
     w: &mut (impl Write + Send),
     batch_bytes: usize,
-    _gpu: Option<DecodeGpu<'_>>,
+    _gpu: GpuSource<'_>,
 ) -> Result<u64> {
     let mut crc = crc32fast::Hasher::new();
     let mut walk = Walk::new(r, None);

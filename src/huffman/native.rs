@@ -334,12 +334,12 @@ pub fn decompress_native_on(
     batch_bytes: usize,
 ) -> Result<u64> {
     let gpu = gpu.map(super::framed_decode::DecodeGpu::Wgpu);
-    decompress_native_with(gpu, input, output, batch_bytes)
+    decompress_native_with(gpu.into(), input, output, batch_bytes)
 }
 
 /// [`decompress_native_on`] on either GPU decoder, wgpu's or CUDA's.
 pub(crate) fn decompress_native_with(
-    gpu: Option<super::framed_decode::DecodeGpu<'_>>,
+    gpu: super::framed_decode::GpuSource<'_>,
     input: &mut impl Read,
     output: &mut (impl Write + Send),
     batch_bytes: usize,

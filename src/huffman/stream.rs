@@ -76,7 +76,45 @@ pub fn decompress_to_on(
     output: &mut (impl Write + Send),
     batch_bytes: usize,
 ) -> Result<Decompressed> {
-    let gpu = DecodeGpu::of(engine);
+    decompress_to_from(DecodeGpu::of(engine).into(), input, output, batch_bytes)
+}
+
+/// [`decompress_to_on`] the engine that `open` returns, opened on another thread while
+/// the stream starts ([`decompress_file_opening`] for a reader: a pipe).
+#[cfg(not(target_arch = "wasm32"))]
+pub fn decompress_to_opening(
+    open: impl FnOnce() -> crate::Engine + Send,
+    input: &mut impl BufRead,
+    output: &mut (impl Write + Send),
+    batch_bytes: usize,
+) -> Result<Decompressed> {
+    while_opening(open, |gpu| {
+        decompress_to_from(gpu, input, output, batch_bytes)
+    })
+}
+
+/// `run` on the GPU of the engine that `open` returns on another thread meanwhile; returns
+/// once both are done (the engine dropped then).
+#[cfg(not(target_arch = "wasm32"))]
+fn while_opening<T>(
+    open: impl FnOnce() -> crate::Engine + Send,
+    run: impl FnOnce(GpuSource<'_>) -> Result<T>,
+) -> Result<T> {
+    let engine = std::sync::OnceLock::new();
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            let _ = engine.set(open());
+        });
+        run(GpuSource::Opening(&engine))
+    })
+}
+
+fn decompress_to_from(
+    gpu: GpuSource<'_>,
+    input: &mut impl BufRead,
+    output: &mut (impl Write + Send),
+    batch_bytes: usize,
+) -> Result<Decompressed> {
     let (mut input, head, got) = sniff(input)?;
     let head = &head[..got];
     match detect_format(head) {
@@ -96,7 +134,7 @@ pub fn decompress_to_on(
                 trailing: Trailing::None,
             })
         }
-        Some(Format::Gzip) => gzip_members(head, &mut input, output, batch_bytes, gpu.into(), None),
+        Some(Format::Gzip) => gzip_members(head, &mut input, output, batch_bytes, gpu, None),
         None => Err(not_compressed(head)),
     }
 }
@@ -188,12 +226,8 @@ pub fn decompress_file_opening(
     output: &mut (impl Write + Send),
     batch_bytes: usize,
 ) -> Result<Decompressed> {
-    let engine = std::sync::OnceLock::new();
-    std::thread::scope(|s| {
-        s.spawn(|| {
-            let _ = engine.set(open());
-        });
-        decompress_file_from(GpuSource::Opening(&engine), file, output, batch_bytes)
+    while_opening(open, |gpu| {
+        decompress_file_from(gpu, file, output, batch_bytes)
     })
 }
 

@@ -397,13 +397,12 @@ pub fn decode_as_file_with(
     Ok((out, done?))
 }
 
-/// `stream` decoded as a regular file by `decompress_file_opening`, with an engine (the
-/// tests' wgpu one) that "opens" only once the first batch's output is written: the
-/// batches before it decode on the CPU cores, the later ones on the GPU.
-pub fn decode_as_file_while_the_gpu_opens(
-    stream: &[u8],
-    batch_bytes: usize,
-) -> parvlc::Result<(Vec<u8>, parvlc::huffman::stream::Decompressed)> {
+/// `stream` decoded by `decompress_file_opening` (as a regular file) or, without
+/// `from_file`, by `decompress_to_opening` (as a reader), with an engine (the tests' wgpu
+/// one) that "opens" only once the first batch's output is written: the batches before
+/// it decode on the CPU cores, the later ones on the GPU.
+pub fn decode_while_the_gpu_opens(stream: &[u8], batch_bytes: usize, from_file: bool) -> Decoded {
+    use parvlc::huffman::stream::{decompress_file_opening, decompress_to_opening};
     use std::sync::mpsc;
     use std::time::Duration;
     let Engine::Wgpu(gpu) = wgpu_engine() else {
@@ -417,15 +416,29 @@ pub fn decode_as_file_while_the_gpu_opens(
         let _ = opened.send(());
         Engine::Wgpu(gpu.clone())
     };
-    decode_as_file_with(stream, 0, |file, out| {
+    let decode = |file: Option<&std::fs::File>, out: &mut Vec<u8>| {
         let mut gate = Gate {
             out,
             written: Some(written),
             opened: open_done,
         };
-        parvlc::huffman::stream::decompress_file_opening(open, file, &mut gate, batch_bytes)
-    })
+        match file {
+            Some(f) => decompress_file_opening(open, f, &mut gate, batch_bytes),
+            None => decompress_to_opening(open, &mut &stream[..], &mut gate, batch_bytes),
+        }
+    };
+    match from_file {
+        true => decode_as_file_with(stream, 0, |f, out| decode(Some(f), out)),
+        false => {
+            let mut out = Vec::new();
+            let done = decode(None, &mut out)?;
+            Ok((out, done))
+        }
+    }
 }
+
+/// A decompression's output and report, or its error.
+pub type Decoded = parvlc::Result<(Vec<u8>, parvlc::huffman::stream::Decompressed)>;
 
 /// An output that, at its first write, lets the engine open and waits until it has.
 struct Gate<'o> {

@@ -407,36 +407,27 @@ pub fn decompress(a: DecompressArgs) -> Result<ExitCode> {
     let done = match &file {
         Some(f) => {
             let head = peek(f).map_err(|e| Error::io(&a.input, e))?;
-            if a.backend != Backend::Cpu && gpu_decodes(&head) {
-                // The GPU opens while the stream starts. What would fail at once fails
-                // here; a later failure (wgpu: no adapter; CUDA: no device) decodes on
-                // the CPU after a warning.
-                Engine::probe(a.backend)?;
-                let backend = a.backend;
-                let open = move || {
-                    crate::open_engine(backend).unwrap_or_else(|e| {
-                        eprintln!("parvlc: warning: {e}; decoding on the CPU");
-                        Engine::Cpu
-                    })
-                };
-                stream::decompress_file_opening(open, f, &mut out.writer(), a.chunk_size)
-            } else {
-                let engine = decode_engine(a.backend, &head)?;
-                stream::decompress_file_on(&engine, f, &mut out.writer(), a.chunk_size)
+            match opening(a.backend, &head)? {
+                Some(open) => {
+                    stream::decompress_file_opening(open, f, &mut out.writer(), a.chunk_size)
+                }
+                None => {
+                    stream::decompress_file_on(&Engine::Cpu, f, &mut out.writer(), a.chunk_size)
+                }
             }
         }
         None if is_stdio(&a.input) => {
             widen_stdin_pipe();
             let mut input = BufReader::with_capacity(256 << 10, std::io::stdin());
             let head = input.fill_buf().map_err(Error::ReadInput)?;
-            let engine = decode_engine(a.backend, head)?;
-            stream::decompress_to_on(&engine, &mut input, &mut out.writer(), a.chunk_size)
+            let open = opening(a.backend, head)?;
+            decode_stream(open, &mut input, &mut out.writer(), a.chunk_size)
         }
         None => {
             let mut input = open_input(&a.input)?;
             let head = input.fill_buf().map_err(|e| Error::io(&a.input, e))?;
-            let engine = decode_engine(a.backend, head)?;
-            stream::decompress_to_on(&engine, &mut input, &mut out.writer(), a.chunk_size)
+            let open = opening(a.backend, head)?;
+            decode_stream(open, &mut input, &mut out.writer(), a.chunk_size)
         }
     }
     .map_err(|e| annotate(&a.input, Some(&output), e))?;
@@ -478,15 +469,35 @@ fn peek(file: &File) -> std::io::Result<Vec<u8>> {
     Ok(head)
 }
 
-/// The engine a decompression runs on: `backend` for native framed (v2) and gzip input
-/// (`head` its first bytes), the formats with a GPU decoder (gzip: members with
-/// parvlc's frame index), the CPU for the others (native v1), which then opens no GPU at
-/// all.
-fn decode_engine(backend: Backend, head: &[u8]) -> Result<Engine> {
+/// For `--backend wgpu|cuda` and a stream a GPU decodes: the engine's opening, to run on
+/// another thread while the stream starts, after what would fail at once has failed
+/// here (a later failure: a warning, then the CPU). `None`: the CPU cores decode it
+/// (`--backend cpu`, native v1, anything else), and no GPU is opened.
+fn opening(backend: Backend, head: &[u8]) -> Result<Option<impl FnOnce() -> Engine + Send>> {
     if backend == Backend::Cpu || !gpu_decodes(head) {
-        return Ok(Engine::Cpu);
+        return Ok(None);
     }
-    crate::open_engine(backend)
+    Engine::probe(backend)?;
+    Ok(Some(move || {
+        crate::open_engine(backend).unwrap_or_else(|e| {
+            eprintln!("parvlc: warning: {e}; decoding on the CPU");
+            Engine::Cpu
+        })
+    }))
+}
+
+/// A stream read in order (a pipe, a device) decoded on the GPU that `open` opens beside
+/// it, or on the CPU cores.
+fn decode_stream(
+    open: Option<impl FnOnce() -> Engine + Send>,
+    input: &mut impl BufRead,
+    output: &mut (impl std::io::Write + Send),
+    batch_bytes: usize,
+) -> Result<stream::Decompressed> {
+    match open {
+        Some(open) => stream::decompress_to_opening(open, input, output, batch_bytes),
+        None => stream::decompress_to_on(&Engine::Cpu, input, output, batch_bytes),
+    }
 }
 
 /// Whether a stream that starts with `head` may decode on a GPU (native framed, gzip).
