@@ -524,20 +524,18 @@ fn decode_walk<R: Read>(
             let buf = spare_in.lock().ok().and_then(|rx| rx.try_recv().ok());
             read_payloads(&mut frames, file, start, buf.unwrap_or_default())?;
         }
-        let cpu = || {
-            let reuse = spare.lock().ok().and_then(|rx| rx.try_recv().ok());
-            decode_batch(&frames, reuse.unwrap_or_default())
-        };
         let on = gpu.now();
         let decoded = match on {
             Some(gpu) => pollster::block_on(decode_batch_gpu(gpu, &frames)),
-            None if !gpu.shaped_for_gpu() => cpu(),
             None => {
-                log::debug!(
-                    "a batch of {} frames on the CPU cores: the GPU is opening",
-                    frames.len()
-                );
-                cpu()
+                if gpu.shaped_for_gpu() {
+                    log::debug!(
+                        "a batch of {} frames on the CPU cores: the GPU is opening",
+                        frames.len()
+                    );
+                }
+                let reuse = spare.lock().ok().and_then(|rx| rx.try_recv().ok());
+                decode_batch(&frames, reuse.unwrap_or_default())
             }
         };
         let buf = frames

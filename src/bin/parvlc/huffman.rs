@@ -385,7 +385,6 @@ pub fn compress(a: CompressArgs) -> Result<()> {
 }
 
 pub fn decompress(a: DecompressArgs) -> Result<ExitCode> {
-    return_freed_batches();
     let output = match a.output {
         Some(o) => o,
         None if is_stdio(&a.input) => PathBuf::from("-"),
@@ -452,7 +451,8 @@ pub fn decompress(a: DecompressArgs) -> Result<ExitCode> {
 fn return_freed_batches() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     // SAFETY: mallopt only sets a tunable of the allocator; called before the decoders'
-    // threads start.
+    // threads start (by `opening`: the CPU path alone, measured without it, keeps glibc's
+    // default).
     unsafe {
         libc::mallopt(libc::M_MMAP_THRESHOLD, 1 << 20);
     }
@@ -478,6 +478,7 @@ fn opening(backend: Backend, head: &[u8]) -> Result<Option<impl FnOnce() -> Engi
         return Ok(None);
     }
     Engine::probe(backend)?;
+    return_freed_batches();
     Ok(Some(move || {
         crate::open_engine(backend).unwrap_or_else(|e| {
             eprintln!("parvlc: warning: {e}; decoding on the CPU");
