@@ -11,7 +11,7 @@ use std::io::Write;
 
 use parvlc::huffman::compress::Format;
 use parvlc::huffman::pipeline::{compress_stream, StreamConfig, StreamInput};
-use parvlc::huffman::stream::decompress_file_opening;
+use parvlc::huffman::stream::{decompress_file_opening, OpenGpu};
 use parvlc::{Backend, Engine};
 
 fn main() -> parvlc::Result<()> {
@@ -49,7 +49,7 @@ fn main() -> parvlc::Result<()> {
     };
     let started = std::time::Instant::now();
     let mut out = Vec::new();
-    let done = decompress_file_opening(open, &file, &mut out, 16 << 20)?;
+    let done = decompress_file_opening(open, OpenGpu::Now, &file, &mut out, 16 << 20)?;
     let seconds = started.elapsed().as_secs_f64();
     if let Some(data) = original {
         assert!(out == data, "the decoded bytes differ from the input");

@@ -158,6 +158,30 @@ pub(crate) fn in_own_pool<T: Send>(threads: Option<usize>, work: impl Fn() -> T 
     work()
 }
 
+/// `work` with its fork-joins in rayon's shared pool (all cores), also when called from a
+/// thread of [`in_own_pool`]: then it runs on a thread of its own (where the system
+/// refuses one, here).
+#[cfg(not(target_arch = "wasm32"))]
+pub(crate) fn in_shared_pool<T: Send>(work: impl Fn() -> T + Sync) -> T {
+    if rayon::current_thread_index().is_some() {
+        let ran = std::thread::scope(|s| {
+            let thread = std::thread::Builder::new()
+                .name("parvlc-shared".into())
+                .spawn_scoped(s, &work)
+                .ok()?;
+            Some(
+                thread
+                    .join()
+                    .unwrap_or_else(|p| std::panic::resume_unwind(p)),
+            )
+        });
+        if let Some(out) = ran {
+            return out;
+        }
+    }
+    work()
+}
+
 /// Jobs made in order on this thread by `read` (which hands each to the function it is
 /// given), done by `workers` threads in any order (`work`; with `own_threads`, each
 /// worker's fork-joins in a pool of that many threads of its own: [`in_own_pool`]), and

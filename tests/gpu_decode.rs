@@ -5,7 +5,7 @@
 mod common;
 
 use common::cli::{parvlc, scratch, stderr};
-use parvlc::huffman::stream::{decompress_async, decompress_to_batched, decompress_to_on};
+use parvlc::huffman::stream::{decompress_async, decompress_to_batched, decompress_to_on, OpenGpu};
 use parvlc::huffman::Codebook;
 use parvlc::testdata::{self, SplitMix64};
 use parvlc::Engine;
@@ -234,7 +234,7 @@ fn gpu_decode_of_a_regular_file_equals_the_input() {
     }
     // The GPU opening while the stream starts: the first batch on the CPU cores.
     for (batch, from_file) in [(5000, true), (1, true), (5000, false)] {
-        let (out, done) = common::decode_while_the_gpu_opens(&file, batch, from_file)
+        let (out, done) = common::decode_while_the_gpu_opens(&file, batch, from_file, OpenGpu::Now)
             .unwrap_or_else(|e| panic!("the GPU opening, batches of {batch}: {e}"));
         assert!(
             out == data,
@@ -469,6 +469,76 @@ fn cli_decompress_on_wgpu_and_cpu_give_the_input() {
             "{backend}: other bytes"
         );
     }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// `decompress` by default (`--backend auto`), debug-logged, on `input` (a file, or with
+/// `pipe` the file's bytes on standard input) with `PARVLC_GPU_DECODE_FROM` set to `from`
+/// where given: its output and whether a GPU's opening started.
+fn decompress_auto(
+    dir: &std::path::Path,
+    input: &str,
+    pipe: bool,
+    from: Option<&str>,
+) -> (Vec<u8>, bool) {
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_parvlc"));
+    cmd.current_dir(dir).env("RUST_LOG", "parvlc=debug");
+    match from {
+        Some(from) => cmd.env("PARVLC_GPU_DECODE_FROM", from),
+        None => cmd.env_remove("PARVLC_GPU_DECODE_FROM"),
+    };
+    if pipe {
+        cmd.args(["decompress", "-"])
+            .stdin(std::fs::File::open(dir.join(input)).unwrap());
+    } else {
+        cmd.args(["decompress", input, "-o", "-"]);
+    }
+    let o = cmd.output().unwrap();
+    let e = stderr(&o);
+    assert!(o.status.success(), "{e}");
+    let opened = e.contains("the GPU starts opening");
+    // A software adapter (lavapipe in CI) is no GPU to auto: the CPU cores decode.
+    if opened && !e.contains("is no GPU: decoding on the CPU") {
+        assert!(e.contains("opened in"), "{e}");
+    }
+    (o.stdout, opened)
+}
+
+/// `decompress` without `--backend` (auto): a file smaller than `PARVLC_GPU_DECODE_FROM`
+/// (1 GiB by default) decodes on the CPU cores and opens no GPU; from that size on the
+/// GPU opens beside the stream; a pipe opens one once it has decoded that much. The
+/// bytes are the input's either way; a bad setting or backend is an error.
+#[test]
+fn cli_decompress_auto_opens_a_gpu_for_a_large_input_only() {
+    let data = testdata::generate(400_000, 4.0, 13);
+    let dir = compressed_by_the_cli("auto", &data);
+    for pipe in [false, true] {
+        for (from, opens) in [(None, false), (Some("1"), true), (Some("512K"), false)] {
+            let (out, opened) = decompress_auto(&dir, "in.bin.pvlc", pipe, from);
+            assert!(out == data, "pipe {pipe}, from {from:?}: other bytes");
+            assert_eq!(opened, opens, "pipe {pipe}, from {from:?}");
+        }
+    }
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_parvlc"))
+        .current_dir(&dir)
+        .env("PARVLC_GPU_DECODE_FROM", "lots")
+        .args(["decompress", "in.bin.pvlc", "-o", "x"])
+        .output()
+        .unwrap();
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o).contains("PARVLC_GPU_DECODE_FROM"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!dir.join("x").exists());
+    let o = parvlc(&["decompress", "--backend", "opencl", "in.bin.pvlc"], &dir);
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o).contains("(auto, wgpu, cuda, cpu)"),
+        "{}",
+        stderr(&o)
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

@@ -13,7 +13,9 @@ use parvlc::huffman::compress::Format;
 use parvlc::huffman::cuvle::CuvleConfig;
 use parvlc::huffman::frames::FrameConfig;
 use parvlc::huffman::pipeline::{compress_framed, StreamConfig};
-use parvlc::huffman::stream::{decompress_async, decompress_to_batched, decompress_to_on};
+use parvlc::huffman::stream::{
+    decompress_async, decompress_file_opening, decompress_to_batched, decompress_to_on, OpenGpu,
+};
 use parvlc::scan::ScanConfig;
 use parvlc::testdata::{self, SplitMix64};
 use parvlc::{Engine, Error};
@@ -193,8 +195,48 @@ fn gzip_from_a_file_while_the_gpu_opens() {
     let all = members(&gz);
     assert!(all.len() >= 8, "{} members", all.len());
     for from_file in [true, false] {
-        let decode = |bytes: &[u8]| common::decode_while_the_gpu_opens(bytes, 3000, from_file);
+        let decode =
+            |bytes: &[u8]| common::decode_while_the_gpu_opens(bytes, 3000, from_file, OpenGpu::Now);
         check_while_the_gpu_opens(&data, &gz, &all, &decode);
+    }
+}
+
+/// An opening that starts after some output (`OpenGpu::After`, the CLI's `auto` from a
+/// pipe): after the first batch's output it starts there, and the same checks hold (the
+/// first batch on the CPU, the last on the GPU); after more than the stream holds it
+/// never starts (an opener that panics is never called), and a moved block offset in the
+/// last member decodes (on the CPU).
+#[test]
+fn gzip_opens_the_gpu_only_after_enough_output() {
+    let _s = common::serial();
+    let data = testdata::generate(200_000, 4.5, 31);
+    let gz = gzip_of(&data, &config(32, 8192, 20_480));
+    let all = members(&gz);
+    assert!(all.len() >= 8, "{} members", all.len());
+    for from_file in [true, false] {
+        let decode = |bytes: &[u8]| {
+            common::decode_while_the_gpu_opens(bytes, 3000, from_file, OpenGpu::After(1))
+        };
+        check_while_the_gpu_opens(&data, &gz, &all, &decode);
+    }
+    let mut last = gz.clone();
+    let at = all[all.len() - 1].entry_at(0) + 24;
+    let v = u32::from_le_bytes(last[at..at + 4].try_into().unwrap()) + 1;
+    last[at..at + 4].copy_from_slice(&v.to_le_bytes());
+    for bytes in [&gz, &last] {
+        let never = OpenGpu::After(data.len() as u64 + 1);
+        let (out, done) = common::decode_as_file_with(bytes, 0, |f, out| {
+            decompress_file_opening(
+                || -> Engine { panic!("the GPU opened") },
+                never,
+                f,
+                out,
+                3000,
+            )
+        })
+        .unwrap();
+        assert!(out == data, "other bytes");
+        assert_eq!(done.data_end, gz.len() as u64);
     }
 }
 

@@ -45,14 +45,80 @@ impl<'g> DecodeGpu<'g> {
 }
 
 /// Where a stream's batches decode: on the GPU given (the CPU cores without one), or on
-/// the GPU of an engine that another thread is still opening. Then the batches are shaped
-/// for the GPU from the start, and each one that a decoder takes before the engine is
-/// open decodes on the CPU cores instead of waiting (opening a GPU takes 150-180 ms on
-/// the H200, a fifth of a 4 GiB decompress; docs/results.md, "Thirty-second pass").
+/// the GPU of an engine that another thread is opening or will open ([`Opening`]). Then
+/// the batches are shaped for the GPU from the start, and each one that a decoder takes
+/// before the engine is open decodes on the CPU cores instead of waiting (opening a GPU
+/// takes 150-180 ms on the H200, a fifth of a 4 GiB decompress; docs/results.md,
+/// "Thirty-second pass").
 #[derive(Clone, Copy)]
 pub(crate) enum GpuSource<'g> {
     Open(Option<DecodeGpu<'g>>),
-    Opening(&'g std::sync::OnceLock<crate::Engine>),
+    Opening(&'g Opening),
+}
+
+/// An engine opened on another thread beside a stream, once the stream has decoded
+/// `start_after` bytes on the CPU cores in batches a GPU could have taken: a short stream
+/// never opens a driver.
+#[cfg(not(target_arch = "wasm32"))]
+pub(crate) struct Opening {
+    pub(crate) engine: std::sync::OnceLock<crate::Engine>,
+    start_after: u64,
+    decoded: std::sync::atomic::AtomicU64,
+    /// Taken (and sent on) to start the opening; dropped unsent, it stops the opener.
+    start: std::sync::Mutex<Option<std::sync::mpsc::Sender<()>>>,
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+impl Opening {
+    pub(crate) fn new(start_after: u64, start: std::sync::mpsc::Sender<()>) -> Opening {
+        let opening = Opening {
+            engine: std::sync::OnceLock::new(),
+            start_after,
+            decoded: 0.into(),
+            start: std::sync::Mutex::new(Some(start)),
+        };
+        if start_after == 0 {
+            opening.start_now();
+        }
+        opening
+    }
+
+    fn start_now(&self) {
+        let start = self.start.lock().unwrap_or_else(|e| e.into_inner()).take();
+        if let Some(start) = start {
+            log::debug!("the GPU starts opening");
+            let _ = start.send(());
+        }
+    }
+
+    /// The stream is done: an opening not yet started never will.
+    pub(crate) fn never(&self) {
+        drop(self.start.lock().unwrap_or_else(|e| e.into_inner()).take());
+    }
+
+    /// The engine's GPU once it is open; before that `None`, and `out_bytes` more counted
+    /// towards starting the opening.
+    fn now(&self, out_bytes: u64) -> Option<DecodeGpu<'_>> {
+        if let Some(engine) = self.engine.get() {
+            return DecodeGpu::of(engine);
+        }
+        use std::sync::atomic::Ordering::Relaxed;
+        if self.decoded.fetch_add(out_bytes, Relaxed) + out_bytes >= self.start_after {
+            self.start_now();
+        }
+        None
+    }
+}
+
+/// No threads on the web: nothing opens beside a stream.
+#[cfg(target_arch = "wasm32")]
+pub(crate) enum Opening {}
+
+#[cfg(target_arch = "wasm32")]
+impl Opening {
+    fn now(&self, _out_bytes: u64) -> Option<DecodeGpu<'_>> {
+        match *self {}
+    }
 }
 
 impl<'g> GpuSource<'g> {
@@ -64,12 +130,12 @@ impl<'g> GpuSource<'g> {
         }
     }
 
-    /// The GPU the next batch decodes on, `None` for the CPU cores: the engine's once it
-    /// is open (and is a GPU).
-    pub(crate) fn now(self) -> Option<DecodeGpu<'g>> {
+    /// The GPU the next batch (of `out_bytes` of output) decodes on, `None` for the CPU
+    /// cores: an opening engine's once it is open (and is a GPU).
+    pub(crate) fn now(self, out_bytes: u64) -> Option<DecodeGpu<'g>> {
         match self {
             GpuSource::Open(gpu) => gpu,
-            GpuSource::Opening(cell) => cell.get().and_then(DecodeGpu::of),
+            GpuSource::Opening(opening) => opening.now(out_bytes),
         }
     }
 }
@@ -524,18 +590,25 @@ fn decode_walk<R: Read>(
             let buf = spare_in.lock().ok().and_then(|rx| rx.try_recv().ok());
             read_payloads(&mut frames, file, start, buf.unwrap_or_default())?;
         }
-        let on = gpu.now();
+        let on = gpu.now(frames.iter().map(|f| f.len).sum());
         let decoded = match on {
             Some(gpu) => pollster::block_on(decode_batch_gpu(gpu, &frames)),
             None => {
+                let decode = || {
+                    let reuse = spare.lock().ok().and_then(|rx| rx.try_recv().ok());
+                    decode_batch(&frames, reuse.unwrap_or_default())
+                };
                 if gpu.shaped_for_gpu() {
                     log::debug!(
-                        "a batch of {} frames on the CPU cores: the GPU is opening",
+                        "a batch of {} frames on the CPU cores: no GPU open",
                         frames.len()
                     );
+                    // On all cores: this decoder's own pool is sized for a GPU batch's
+                    // host work.
+                    crate::ordered::in_shared_pool(decode)
+                } else {
+                    decode()
                 }
-                let reuse = spare.lock().ok().and_then(|rx| rx.try_recv().ok());
-                decode_batch(&frames, reuse.unwrap_or_default())
             }
         };
         let buf = frames

@@ -17,6 +17,8 @@ use std::io::{BufRead, Read, Write};
 use rayon::prelude::*;
 
 use super::compress::{detect_format, Format};
+#[cfg(not(target_arch = "wasm32"))]
+use super::framed_decode::Opening;
 use super::framed_decode::{DecodeGpu, GpuSource};
 use super::inflate_gpu;
 use super::native::{self, read_full};
@@ -79,33 +81,61 @@ pub fn decompress_to_on(
     decompress_to_from(DecodeGpu::of(engine).into(), input, output, batch_bytes)
 }
 
-/// [`decompress_to_on`] the engine that `open` returns, opened on another thread while
-/// the stream starts ([`decompress_file_opening`] for a reader: a pipe).
+/// When a GPU opened beside a stream ([`decompress_file_opening`],
+/// [`decompress_to_opening`]) starts opening.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OpenGpu {
+    /// At once; the stream's first batches decode on the CPU cores meanwhile.
+    Now,
+    /// Once this many bytes of output have decoded on the CPU cores in batches a GPU
+    /// could have taken: a shorter stream never opens a driver (opening and closing one
+    /// takes about a quarter of a second on the H200).
+    After(u64),
+}
+
+/// [`decompress_to_on`] the engine that `open` returns, opened on another thread beside
+/// the stream (`when` says from when; [`decompress_file_opening`] for a regular file):
+/// for a pipe.
 #[cfg(not(target_arch = "wasm32"))]
 pub fn decompress_to_opening(
     open: impl FnOnce() -> crate::Engine + Send,
+    when: OpenGpu,
     input: &mut impl BufRead,
     output: &mut (impl Write + Send),
     batch_bytes: usize,
 ) -> Result<Decompressed> {
-    while_opening(open, |gpu| {
+    while_opening(open, when, |gpu| {
         decompress_to_from(gpu, input, output, batch_bytes)
     })
 }
 
-/// `run` on the GPU of the engine that `open` returns on another thread meanwhile; returns
-/// once both are done (the engine dropped then).
+/// `run` on the GPU of the engine that `open` returns on another thread meanwhile, from
+/// `when` on; returns once both are done (the engine dropped then). An opening that has
+/// not started when `run` is done never starts.
 #[cfg(not(target_arch = "wasm32"))]
 fn while_opening<T>(
     open: impl FnOnce() -> crate::Engine + Send,
+    when: OpenGpu,
     run: impl FnOnce(GpuSource<'_>) -> Result<T>,
 ) -> Result<T> {
-    let engine = std::sync::OnceLock::new();
+    let (start, started) = std::sync::mpsc::channel();
+    let opening = Opening::new(
+        match when {
+            OpenGpu::Now => 0,
+            OpenGpu::After(bytes) => bytes.max(1),
+        },
+        start,
+    );
+    let opening = &opening;
     std::thread::scope(|s| {
-        s.spawn(|| {
-            let _ = engine.set(open());
+        s.spawn(move || {
+            if started.recv().is_ok() {
+                let _ = opening.engine.set(open());
+            }
         });
-        run(GpuSource::Opening(&engine))
+        let done = run(GpuSource::Opening(opening));
+        opening.never();
+        done
     })
 }
 
@@ -213,20 +243,21 @@ pub fn decompress_file_on(
     decompress_file_from(DecodeGpu::of(engine).into(), file, output, batch_bytes)
 }
 
-/// [`decompress_file_on`] the engine that `open` returns, opened on another thread while
-/// the stream starts: the batches ready before it is open decode on the CPU cores, the
-/// others on its GPU. Opening a GPU takes 150-180 ms on the H200 (its driver's instance
-/// and device), a fifth of a 4 GiB decompress, which waited for it before reading a byte
-/// (docs/results.md, "Thirty-second pass"). Returns once the stream is decoded and the
-/// engine open; the engine is dropped then.
+/// [`decompress_file_on`] the engine that `open` returns, opened on another thread beside
+/// the stream (from `when` on): the batches ready before it is open decode on the CPU
+/// cores, the others on its GPU. Opening a GPU takes 150-180 ms on the H200 (its driver's
+/// instance and device), a fifth of a 4 GiB decompress, which waited for it before
+/// reading a byte (docs/results.md, "Thirty-second pass"). Returns once the stream is
+/// decoded and the engine open (if its opening started); the engine is dropped then.
 #[cfg(not(target_arch = "wasm32"))]
 pub fn decompress_file_opening(
     open: impl FnOnce() -> crate::Engine + Send,
+    when: OpenGpu,
     file: &std::fs::File,
     output: &mut (impl Write + Send),
     batch_bytes: usize,
 ) -> Result<Decompressed> {
-    while_opening(open, |gpu| {
+    while_opening(open, when, |gpu| {
         decompress_file_from(gpu, file, output, batch_bytes)
     })
 }
@@ -436,10 +467,10 @@ fn gzip_members<R: BufRead>(
                 .ok()
                 .and_then(|rx| rx.try_recv().ok())
                 .unwrap_or_default();
-            let now = gpu.now();
+            let now = gpu.now(batch.out_len);
             if now.is_none() && gpu.shaped_for_gpu() {
                 log::debug!(
-                    "a gzip batch of {} bytes on the CPU cores: the GPU is opening",
+                    "a gzip batch of {} bytes on the CPU cores: no GPU open",
                     batch.used
                 );
             }

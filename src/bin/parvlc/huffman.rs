@@ -67,14 +67,49 @@ pub struct DecompressArgs {
     #[arg(long)]
     force: bool,
     /// Where native framed files and parvlc's gzip (members whose frame index lists
-    /// blocks) decode: cpu (all cores), wgpu (any GPU; the CPU, with a warning, when there
-    /// is no adapter) or cuda (NVIDIA; builds with the `cuda` feature; the CPU, with a
-    /// warning, when the driver is there and no device opens). From a regular file the
-    /// batches ready before the GPU is open decode on the CPU cores. The CPU by
-    /// default: on 16 cores it is as fast for native files (docs/results.md), and it
-    /// opens no driver. Other gzip members and native v1 files decode on the CPU.
-    #[arg(long, default_value = "cpu")]
-    backend: Backend,
+    /// blocks) decode. auto: a GPU (wgpu) for a file of at least 1 GiB
+    /// (`PARVLC_GPU_DECODE_FROM` bytes) and for a pipe once it has decoded that much, the
+    /// CPU cores otherwise and where there is no GPU (a CPU rasterizer is none); cpu: all
+    /// cores; wgpu: any adapter (the CPU, with a warning, when there is none); cuda:
+    /// NVIDIA (builds with the `cuda` feature; the CPU, with a warning, when the driver
+    /// is there and no device opens). While a GPU opens, the stream's first batches
+    /// decode on the CPU cores. Other gzip members and native v1 files decode on the CPU.
+    #[arg(long, default_value = "auto")]
+    backend: DecodeOn,
+}
+
+/// Where `decompress` decodes: `auto`, or one backend.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DecodeOn {
+    Auto,
+    Only(Backend),
+}
+
+impl std::str::FromStr for DecodeOn {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self> {
+        match s {
+            "auto" => Ok(DecodeOn::Auto),
+            _ => s.parse().map(DecodeOn::Only).map_err(|_| {
+                Error::InvalidArgument(format!("unknown backend `{s}` (auto, wgpu, cuda, cpu)"))
+            }),
+        }
+    }
+}
+
+/// Compressed bytes from which `decompress --backend auto` decodes a file on a GPU, and
+/// output bytes after which it opens one for a pipe: a smaller job is over on the CPU
+/// cores before a GPU would be open (150-180 ms on the H200, and 90 ms to close).
+const GPU_DECODE_FROM: u64 = 1 << 30;
+
+/// [`GPU_DECODE_FROM`], or `PARVLC_GPU_DECODE_FROM` (a size, as `--chunk-size` takes it).
+fn gpu_decode_from() -> Result<u64> {
+    match std::env::var("PARVLC_GPU_DECODE_FROM") {
+        Ok(v) => parse_size(&v)
+            .map(|n| n as u64)
+            .map_err(|e| Error::InvalidArgument(format!("PARVLC_GPU_DECODE_FROM={v:?}: {e}"))),
+        Err(_) => Ok(GPU_DECODE_FROM),
+    }
 }
 
 #[derive(clap::Args)]
@@ -230,7 +265,10 @@ fn parse_size(s: &str) -> std::result::Result<usize, String> {
         Some(d) => (d, 1 << 10),
         None => match s.strip_suffix(['M', 'm']) {
             Some(d) => (d, 1 << 20),
-            None => (s, 1),
+            None => match s.strip_suffix(['G', 'g']) {
+                Some(d) => (d, 1 << 30),
+                None => (s, 1),
+            },
         },
     };
     digits
@@ -406,9 +444,10 @@ pub fn decompress(a: DecompressArgs) -> Result<ExitCode> {
     let done = match &file {
         Some(f) => {
             let head = peek(f).map_err(|e| Error::io(&a.input, e))?;
-            match opening(a.backend, &head)? {
-                Some(open) => {
-                    stream::decompress_file_opening(open, f, &mut out.writer(), a.chunk_size)
+            let len = f.metadata().map_err(|e| Error::io(&a.input, e))?.len();
+            match opening(a.backend, &head, Some(len))? {
+                Some((open, when)) => {
+                    stream::decompress_file_opening(open, when, f, &mut out.writer(), a.chunk_size)
                 }
                 None => {
                     stream::decompress_file_on(&Engine::Cpu, f, &mut out.writer(), a.chunk_size)
@@ -419,13 +458,13 @@ pub fn decompress(a: DecompressArgs) -> Result<ExitCode> {
             widen_stdin_pipe();
             let mut input = BufReader::with_capacity(256 << 10, std::io::stdin());
             let head = input.fill_buf().map_err(Error::ReadInput)?;
-            let open = opening(a.backend, head)?;
+            let open = opening(a.backend, head, None)?;
             decode_stream(open, &mut input, &mut out.writer(), a.chunk_size)
         }
         None => {
             let mut input = open_input(&a.input)?;
             let head = input.fill_buf().map_err(|e| Error::io(&a.input, e))?;
-            let open = opening(a.backend, head)?;
+            let open = opening(a.backend, head, None)?;
             decode_stream(open, &mut input, &mut out.writer(), a.chunk_size)
         }
     }
@@ -469,34 +508,60 @@ fn peek(file: &File) -> std::io::Result<Vec<u8>> {
     Ok(head)
 }
 
-/// For `--backend wgpu|cuda` and a stream a GPU decodes: the engine's opening, to run on
-/// another thread while the stream starts, after what would fail at once has failed
-/// here (a later failure: a warning, then the CPU). `None`: the CPU cores decode it
-/// (`--backend cpu`, native v1, anything else), and no GPU is opened.
-fn opening(backend: Backend, head: &[u8]) -> Result<Option<impl FnOnce() -> Engine + Send>> {
-    if backend == Backend::Cpu || !gpu_decodes(head) {
+/// For a stream a GPU decodes (starting with `head`; `file_len` for a regular file),
+/// the engine's opening, to run on another thread beside the stream from when it says,
+/// after what would fail at once has failed here (a later failure of an asked-for
+/// backend: a warning, then the CPU). `None`: the CPU cores decode it (`--backend cpu`,
+/// `auto` and a small file, native v1, anything else), and no GPU is opened.
+#[allow(clippy::type_complexity)]
+fn opening(
+    on: DecodeOn,
+    head: &[u8],
+    file_len: Option<u64>,
+) -> Result<Option<(impl FnOnce() -> Engine + Send, stream::OpenGpu)>> {
+    if on == DecodeOn::Only(Backend::Cpu) || !gpu_decodes(head) {
         return Ok(None);
     }
-    Engine::probe(backend)?;
+    let when = match (on, file_len) {
+        (DecodeOn::Only(backend), _) => {
+            Engine::probe(backend)?;
+            stream::OpenGpu::Now
+        }
+        (DecodeOn::Auto, Some(len)) if len >= gpu_decode_from()? => stream::OpenGpu::Now,
+        (DecodeOn::Auto, Some(_)) => return Ok(None),
+        (DecodeOn::Auto, None) => stream::OpenGpu::After(gpu_decode_from()?),
+    };
     return_freed_batches();
-    Ok(Some(move || {
-        crate::open_engine(backend).unwrap_or_else(|e| {
+    let open = move || match on {
+        DecodeOn::Only(backend) => crate::open_engine(backend).unwrap_or_else(|e| {
             eprintln!("parvlc: warning: {e}; decoding on the CPU");
             Engine::Cpu
-        })
-    }))
+        }),
+        DecodeOn::Auto => match pollster::block_on(Engine::open(Backend::Wgpu)) {
+            Ok(Engine::Wgpu(gpu)) if gpu.is_software() => {
+                log::debug!("{} is no GPU: decoding on the CPU", gpu.adapter_name());
+                Engine::Cpu
+            }
+            Ok(engine) => engine,
+            Err(e) => {
+                log::debug!("{e}: decoding on the CPU");
+                Engine::Cpu
+            }
+        },
+    };
+    Ok(Some((open, when)))
 }
 
 /// A stream read in order (a pipe, a device) decoded on the GPU that `open` opens beside
 /// it, or on the CPU cores.
 fn decode_stream(
-    open: Option<impl FnOnce() -> Engine + Send>,
+    open: Option<(impl FnOnce() -> Engine + Send, stream::OpenGpu)>,
     input: &mut impl BufRead,
     output: &mut (impl std::io::Write + Send),
     batch_bytes: usize,
 ) -> Result<stream::Decompressed> {
     match open {
-        Some(open) => stream::decompress_to_opening(open, input, output, batch_bytes),
+        Some((open, when)) => stream::decompress_to_opening(open, when, input, output, batch_bytes),
         None => stream::decompress_to_on(&Engine::Cpu, input, output, batch_bytes),
     }
 }
