@@ -505,7 +505,7 @@ fn decompress_auto(
 }
 
 /// `decompress` without `--backend` (auto): a file smaller than `PARVLC_GPU_DECODE_FROM`
-/// (1 GiB by default) decodes on the CPU cores and opens no GPU; from that size on the
+/// (160 MiB a core by default) decodes on the CPU cores and opens no GPU; from that size on the
 /// GPU opens beside the stream; a pipe opens one once it has decoded that much. The
 /// bytes are the input's either way; a bad setting or backend is an error.
 #[test]

@@ -579,8 +579,12 @@ fn decode_walk<R: Read>(
         ),
         false => (1, None, batch_bytes),
     };
-    // Output buffers handed back by the writer for reuse (no fresh pages to fault in).
-    let (spare_tx, spare) = std::sync::mpsc::sync_channel::<Vec<u8>>(1);
+    // Output buffers of CPU batches handed back by the writer for reuse (no fresh pages
+    // to fault in), one per decoder: with five decoding on the CPU (no GPU open) and one
+    // kept, the others mapped fresh pages (the GPU routes return freed batches to the
+    // system) and `--backend wgpu` without an adapter took 1.01-1.05 s for 4 GiB against
+    // the CPU route's 0.78 (docs/results.md, "Thirty-third pass").
+    let (spare_tx, spare) = std::sync::mpsc::sync_channel::<Vec<u8>>(decoders);
     let spare = std::sync::Mutex::new(spare);
     // Payload buffers of decoded batches, for the next batch's reads.
     let (spare_in_tx, spare_in) = std::sync::mpsc::sync_channel::<Vec<u8>>(decoders);
@@ -635,8 +639,10 @@ fn decode_walk<R: Read>(
             }
         }
         if on.is_some() {
-            // The GPU is open: a CPU batch's output kept for reuse is not needed again.
-            let _ = spare.lock().ok().and_then(|rx| rx.try_recv().ok());
+            // The GPU is open: CPU batches' outputs kept for reuse are not needed again.
+            if let Ok(rx) = spare.lock() {
+                while rx.try_recv().is_ok() {}
+            }
         }
         Ok(())
     };

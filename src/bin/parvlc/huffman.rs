@@ -67,7 +67,7 @@ pub struct DecompressArgs {
     #[arg(long)]
     force: bool,
     /// Where native framed files and parvlc's gzip (members whose frame index lists
-    /// blocks) decode. auto: a GPU (wgpu) for a file of at least 1 GiB
+    /// blocks) decode. auto: a GPU (wgpu) for a file of at least 160 MiB per CPU core
     /// (`PARVLC_GPU_DECODE_FROM` bytes) and for a pipe once it has decoded that much, the
     /// CPU cores otherwise and where there is no GPU (a CPU rasterizer is none); cpu: all
     /// cores; wgpu: any adapter (the CPU, with a warning, when there is none); cuda:
@@ -97,18 +97,22 @@ impl std::str::FromStr for DecodeOn {
     }
 }
 
-/// Compressed bytes from which `decompress --backend auto` decodes a file on a GPU, and
-/// output bytes after which it opens one for a pipe: a smaller job is over on the CPU
-/// cores before a GPU would be open (150-180 ms on the H200, and 90 ms to close).
-const GPU_DECODE_FROM: u64 = 1 << 30;
+/// Compressed bytes per CPU core from which `decompress --backend auto` decodes a file
+/// on a GPU, and output bytes per core after which it opens one for a pipe (2.5 GiB on
+/// 16 cores). The cores decode about 0.3-0.4 GB/s each, and a GPU costs a quarter of a
+/// second to open and close: on the H200's 16-core host the GPU route was 0.12-0.20 s
+/// slower for 1 and 2 GiB and as fast or a little faster for 4 GiB, with half the CPU
+/// time (docs/results.md, "Thirty-third pass"). Fewer cores reach that point sooner.
+const GPU_DECODE_FROM_PER_CORE: u64 = 160 << 20;
 
-/// [`GPU_DECODE_FROM`], or `PARVLC_GPU_DECODE_FROM` (a size, as `--chunk-size` takes it).
+/// `PARVLC_GPU_DECODE_FROM` (a size, as `--chunk-size` takes it), or
+/// [`GPU_DECODE_FROM_PER_CORE`] times the cores.
 fn gpu_decode_from() -> Result<u64> {
     match std::env::var("PARVLC_GPU_DECODE_FROM") {
         Ok(v) => parse_size(&v)
             .map(|n| n as u64)
             .map_err(|e| Error::InvalidArgument(format!("PARVLC_GPU_DECODE_FROM={v:?}: {e}"))),
-        Err(_) => Ok(GPU_DECODE_FROM),
+        Err(_) => Ok(GPU_DECODE_FROM_PER_CORE * rayon::current_num_threads() as u64),
     }
 }
 
