@@ -445,17 +445,28 @@ pub fn decompress(a: DecompressArgs) -> Result<ExitCode> {
         let regular = file.metadata().is_ok_and(|m| m.is_file());
         Some(file).filter(|_| regular)
     };
+    let len = file
+        .as_ref()
+        .and_then(|f| f.metadata().ok())
+        .map(|m| m.len());
+    let bar = progress_bar(
+        len.is_some_and(|n| n > PROGRESS_THRESHOLD),
+        0,
+        "{spinner} {bytes} written ({bytes_per_sec}, {elapsed})",
+    );
+    let mut written = Counted {
+        inner: out.writer(),
+        bar: bar.as_ref(),
+    };
     let done = match &file {
         Some(f) => {
             let head = peek(f).map_err(|e| Error::io(&a.input, e))?;
-            let len = f.metadata().map_err(|e| Error::io(&a.input, e))?.len();
+            let len = len.unwrap_or(0);
             match opening(a.backend, &head, Some(len))? {
                 Some((open, when)) => {
-                    stream::decompress_file_opening(open, when, f, &mut out.writer(), a.chunk_size)
+                    stream::decompress_file_opening(open, when, f, &mut written, a.chunk_size)
                 }
-                None => {
-                    stream::decompress_file_on(&Engine::Cpu, f, &mut out.writer(), a.chunk_size)
-                }
+                None => stream::decompress_file_on(&Engine::Cpu, f, &mut written, a.chunk_size),
             }
         }
         None if is_stdio(&a.input) => {
@@ -463,16 +474,20 @@ pub fn decompress(a: DecompressArgs) -> Result<ExitCode> {
             let mut input = BufReader::with_capacity(256 << 10, std::io::stdin());
             let head = input.fill_buf().map_err(Error::ReadInput)?;
             let open = opening(a.backend, head, None)?;
-            decode_stream(open, &mut input, &mut out.writer(), a.chunk_size)
+            decode_stream(open, &mut input, &mut written, a.chunk_size)
         }
         None => {
             let mut input = open_input(&a.input)?;
             let head = input.fill_buf().map_err(|e| Error::io(&a.input, e))?;
             let open = opening(a.backend, head, None)?;
-            decode_stream(open, &mut input, &mut out.writer(), a.chunk_size)
+            decode_stream(open, &mut input, &mut written, a.chunk_size)
         }
     }
-    .map_err(|e| annotate(&a.input, Some(&output), e))?;
+    .map_err(|e| annotate(&a.input, Some(&output), e));
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
+    let done = done?;
     out.commit()?;
     if done.unindexed_members > 0 {
         eprintln!(
@@ -484,6 +499,27 @@ pub fn decompress(a: DecompressArgs) -> Result<ExitCode> {
         );
     }
     Ok(trailing_status(&a.input, done.trailing))
+}
+
+/// A decompress's output, counted on its progress bar (a regular file's input of more
+/// than [`PROGRESS_THRESHOLD`], where standard error is a terminal).
+struct Counted<'a> {
+    inner: &'a mut (dyn std::io::Write + Send),
+    bar: Option<&'a indicatif::ProgressBar>,
+}
+
+impl std::io::Write for Counted<'_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let n = self.inner.write(buf)?;
+        if let Some(b) = self.bar {
+            b.inc(n as u64);
+        }
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
+    }
 }
 
 /// Freed allocations of a megabyte or more go back to the system at once (glibc keeps
