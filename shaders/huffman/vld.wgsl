@@ -131,10 +131,12 @@ fn long_code(base: u32, window: u32, max_len: u32) -> vec2<u32> {
 // dependent chain (window, lookup, length, position) on a single warp's lanes, so its
 // instructions are its time: the step's fields come from the entry by one shift and mask
 // each; the payload word is taken as it is (swapped on the host, padded so that no read
-// is checked); the end is checked on a running bit count. The reader takes its next word
-// by `select` from a load made every step (a cache hit but once per 32 words): with the
-// load under a branch the kernel measured 29.0 GB/s against 31.3 at 4.5 bits per byte on
-// the H200 (the same at 7 bits).
+// is checked); the end is checked on a running bit count. The reader loads its next word
+// only when it takes one, a word ahead of its use, under a branch: 154 and 175 GB/s
+// (16 and 4 KiB blocks, the H200's high state) against 141 and 162 with a load every
+// step taken by `select` ("Thirty-third pass"; each load is an L2 access, the L1 being
+// mostly the table's workgroup memory). In the 31 GB/s kernel of the sixth pass the
+// branch had measured slower (29.0 against 31.3).
 
 // Block `b` of a frame whose payload starts at word `frame_word` and whose table at word
 // `base` of `tables`, its words written by this invocation, OR-ed where shared.
@@ -176,13 +178,13 @@ fn decode_block(b: u32, frame_word: u32, base: u32) {
         }
         pos += len;
         bit += len;
-        let word = payload[next];
-        let used_up = pos >= 32u;
-        pos -= select(0u, 32u, used_up);
-        hi = select(hi, lo, used_up);
-        lo = select(lo, ahead, used_up);
-        ahead = select(ahead, word, used_up);
-        next += select(0u, 1u, used_up);
+        if pos >= 32u {
+            pos -= 32u;
+            hi = lo;
+            lo = ahead;
+            ahead = payload[next];
+            next += 1u;
+        }
         acc |= symbols << (8u * filled);
         filled += count;
         if filled >= 4u {

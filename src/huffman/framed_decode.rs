@@ -96,6 +96,10 @@ impl Opening {
         drop(self.start.lock().unwrap_or_else(|e| e.into_inner()).take());
     }
 
+    fn is_open(&self) -> bool {
+        self.engine.get().and_then(DecodeGpu::of).is_some()
+    }
+
     /// The engine's GPU once it is open; before that `None`, and `out_bytes` more counted
     /// towards starting the opening.
     fn now(&self, out_bytes: u64) -> Option<DecodeGpu<'_>> {
@@ -116,6 +120,10 @@ pub(crate) enum Opening {}
 
 #[cfg(target_arch = "wasm32")]
 impl Opening {
+    fn is_open(&self) -> bool {
+        match *self {}
+    }
+
     fn now(&self, _out_bytes: u64) -> Option<DecodeGpu<'_>> {
         match *self {}
     }
@@ -127,6 +135,14 @@ impl<'g> GpuSource<'g> {
         match self {
             GpuSource::Open(gpu) => gpu.is_some(),
             GpuSource::Opening(_) => true,
+        }
+    }
+
+    /// Whether a GPU is open (the next batch decodes on it).
+    pub(crate) fn is_open(self) -> bool {
+        match self {
+            GpuSource::Open(gpu) => gpu.is_some(),
+            GpuSource::Opening(opening) => opening.is_open(),
         }
     }
 
@@ -580,10 +596,12 @@ fn decode_walk<R: Read>(
         false => (1, None, batch_bytes),
     };
     // Output buffers of CPU batches handed back by the writer for reuse (no fresh pages
-    // to fault in), one per decoder: with five decoding on the CPU (no GPU open) and one
-    // kept, the others mapped fresh pages (the GPU routes return freed batches to the
-    // system) and `--backend wgpu` without an adapter took 1.01-1.05 s for 4 GiB against
-    // the CPU route's 0.78 (docs/results.md, "Thirty-third pass").
+    // to fault in), one per decoder while no GPU is open: with five decoding on the CPU
+    // and one kept, the others mapped fresh pages (the GPU routes return freed batches to
+    // the system) and `--backend wgpu` without an adapter took 1.01-1.05 s for 4 GiB
+    // against the CPU route's 0.78. Once a GPU is open none are kept: five left from the
+    // opening beside the GPU's own buffers took the peak from 460-511 to 537-552 MiB
+    // (docs/results.md, "Thirty-third pass").
     let (spare_tx, spare) = std::sync::mpsc::sync_channel::<Vec<u8>>(decoders);
     let spare = std::sync::Mutex::new(spare);
     // Payload buffers of decoded batches, for the next batch's reads.
@@ -595,6 +613,12 @@ fn decode_walk<R: Read>(
             read_payloads(&mut frames, file, start, buf.unwrap_or_default())?;
         }
         let on = gpu.now(frames.iter().map(|f| f.len).sum());
+        if on.is_some() {
+            // The GPU is open: CPU batches' outputs kept for reuse are not needed again.
+            if let Ok(rx) = spare.lock() {
+                while rx.try_recv().is_ok() {}
+            }
+        }
         let decoded = match on {
             Some(gpu) => pollster::block_on(decode_batch_gpu(gpu, &frames)),
             None => {
@@ -633,15 +657,10 @@ fn decode_walk<R: Read>(
                 Some(DecodeGpu::Wgpu(gpu)) => gpu.recycle_host_vec(part.bytes),
                 #[cfg(feature = "cuda")]
                 Some(DecodeGpu::Cuda(cuda)) => cuda.recycle_host_vec(part.bytes),
-                None => {
+                None if !gpu.is_open() => {
                     let _ = spare_tx.try_send(part.bytes);
                 }
-            }
-        }
-        if on.is_some() {
-            // The GPU is open: CPU batches' outputs kept for reuse are not needed again.
-            if let Ok(rx) = spare.lock() {
-                while rx.try_recv().is_ok() {}
+                None => {}
             }
         }
         Ok(())
