@@ -39,12 +39,7 @@ done
 for f in native gzip; do
   WGPU_ADAPTER_NAME=nomatch $B decompress --backend wgpu "$D/4G.$f" -o - 2>"$D/err" | cmp - "$D/4G" && echo "no adapter, $f: equals the input; $(head -c 200 "$D/err")"
 done
-for round in 1 2 3; do
-  for f in native gzip; do
-    wall "round $round, 4G, $f, wgpu without an adapter" "WGPU_ADAPTER_NAME=nomatch $B decompress --backend wgpu $D/4G.$f -o - 2>/dev/null > /dev/null"
-    wall "round $round, 4G, $f, cpu" "$B decompress --backend cpu $D/4G.$f -o - > /dev/null"
-  done
-done
+no_adapter_rounds 3 $B "$D/4G.native" "$D/4G.gzip"
 for f in native gzip; do
   for b in wgpu auto; do
     cat "$D/4G.$f" | $B decompress --backend $b - | cmp - "$D/4G" && echo "4G, $f, $b, from a pipe: equals the input"

@@ -45,10 +45,5 @@ for round in 1 2; do
     done
   done
 done
-for round in 1 2 3; do
-  for f in native gzip; do
-    wall "round $round, 4G, $f, wgpu without an adapter" "WGPU_ADAPTER_NAME=nomatch $B decompress --backend wgpu $D/4G.$f -o - 2>/dev/null > /dev/null"
-    wall "round $round, 4G, $f, cpu" "$B decompress --backend cpu $D/4G.$f -o - > /dev/null"
-  done
-done
+no_adapter_rounds 3 $B "$D/4G.native" "$D/4G.gzip"
 date -u

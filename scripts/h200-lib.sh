@@ -492,3 +492,46 @@ opening_log() {
     echo "$f: $(grep -c 'CPU cores: the GPU is opening' "$D/log") batches on the CPU, $(grep -c 'run of' "$D/log") GPU runs; $(grep -E 'opened in|done after' "$D/log" | sed 's/.*DEBUG parvlc] //' | tr '\n' ' ')"
   done
 }
+
+# no_adapter_rounds N BIN FILE...: N rounds alternating, each decompressing every FILE to
+# /dev/null with BIN on --backend wgpu where no adapter matches (WGPU_ADAPTER_NAME: the
+# warning, then the CPU cores) and on --backend cpu (GNU time's wall and peak).
+no_adapter_rounds() {
+  local n=$1 bin=$2 round f
+  shift 2
+  for round in $(seq "$n"); do
+    for f in "$@"; do
+      wall "round $round, $(basename "$f"), wgpu without an adapter" "WGPU_ADAPTER_NAME=nomatch $bin decompress --backend wgpu $f -o - 2>/dev/null > /dev/null"
+      wall "round $round, $(basename "$f"), cpu" "$bin decompress --backend cpu $f -o - > /dev/null"
+    done
+  done
+}
+
+# vld_ab NEW BASE: the Huffman bench's vld rows of .device/NEW against .device/BASE (both
+# `--features cuda`), 1 GiB at 4.5 bits, high state (--backend cuda,wgpu), 16 KiB and 4 KiB
+# blocks, two rounds alternating; then the CLI's `decompress --backend wgpu` of 4 GiB of
+# system files (native, 4 KiB blocks, a Vulkan-only process), outputs compared first,
+# three rounds alternating.
+vld_ab() {
+  local b="--sizes 1073741824 --entropies 4.5 --strategies decoupled --no-baselines --cpu-max 0 --runs 3"
+  local round v
+  for round in 1 2; do
+    for v in "$1" "$2"; do
+      echo "== round $round, $v, 16 KiB blocks $(date +%T)"
+      .device/$v bench --backend cuda,wgpu $b 2>&1 | grep -i "vld\|error\|panic"
+      echo "== round $round, $v, 4 KiB blocks (--workgroup-size 64) $(date +%T)"
+      .device/$v bench --backend cuda,wgpu --workgroup-size 64 $b 2>&1 | grep -i "vld\|error\|panic"
+    done
+  done
+  D=/dev/shm/dec33; mkdir -p "$D"
+  sys_files "$D"
+  .device/$2 compress -f native "$D/sys.tar" -o "$D/sys.pvl" 2>&1 | tail -1
+  for v in "$1" "$2"; do
+    .device/$v decompress --backend wgpu "$D/sys.pvl" -o - 2>/dev/null | cmp - "$D/sys.tar" && echo "$v: equals the input"
+  done
+  for round in 1 2 3; do
+    for v in "$1" "$2"; do
+      wall "round $round, native, $v --backend wgpu" ".device/$v decompress --backend wgpu $D/sys.pvl -o - 2>/dev/null > /dev/null"
+    done
+  done
+}

@@ -14,10 +14,5 @@ for f in pvl gz; do
   .device/parvlc-peak decompress --backend wgpu "$D/sys.$f" -o - 2>/dev/null | cmp - "$D/sys.tar" && echo "$f, parvlc-peak: equals the input"
 done
 decompress_rounds 3 0 parvlc-peak parvlc-auto2 parvlc 2>&1 | grep -v MAPPABLE
-for round in 1 2 3; do
-  for f in pvl gz; do
-    wall "round $round, $f, parvlc-peak wgpu without an adapter" "WGPU_ADAPTER_NAME=nomatch .device/parvlc-peak decompress --backend wgpu $D/sys.$f -o - 2>/dev/null > /dev/null"
-    wall "round $round, $f, parvlc-peak cpu" ".device/parvlc-peak decompress --backend cpu $D/sys.$f -o - > /dev/null"
-  done
-done
+no_adapter_rounds 3 .device/parvlc-peak "$D/sys.pvl" "$D/sys.gz"
 date -u

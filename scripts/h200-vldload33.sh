@@ -2,32 +2,9 @@
 # The wgpu vld kernel loading its next payload word only when it takes one (under a
 # branch; benches/results/h200-2026-11-30-vldload33-exp.patch: .device/parvlc-ld) against
 # the kernel that loads a word every step and takes it by select (.device/parvlc-auto2,
-# aa35b5b), both `--features cuda`. The Huffman bench's vld rows, 1 GiB at 4.5 bits, high
-# state (--backend cuda,wgpu), 16 KiB and 4 KiB blocks, two rounds alternating; then the
-# CLI's `decompress --backend wgpu` of 4 GiB of system files (native, 4 KiB blocks, a
-# Vulkan-only process), outputs compared first, three rounds alternating.
-# There: bash scripts/h200-vldload33.sh
+# aa35b5b), as `vld_ab` in h200-lib.sh runs them. There: bash scripts/h200-vldload33.sh
 source scripts/h200-lib.sh
 h200_start vldload33
 unpack_device
-B="--sizes 1073741824 --entropies 4.5 --strategies decoupled --no-baselines --cpu-max 0 --runs 3"
-for round in 1 2; do
-  for v in parvlc-ld parvlc-auto2; do
-    echo "== round $round, $v, 16 KiB blocks $(date +%T)"
-    .device/$v bench --backend cuda,wgpu $B 2>&1 | grep -i "vld\|error\|panic"
-    echo "== round $round, $v, 4 KiB blocks (--workgroup-size 64) $(date +%T)"
-    .device/$v bench --backend cuda,wgpu --workgroup-size 64 $B 2>&1 | grep -i "vld\|error\|panic"
-  done
-done
-D=/dev/shm/dec33; mkdir -p "$D"
-sys_files "$D"
-.device/parvlc-auto2 compress -f native "$D/sys.tar" -o "$D/sys.pvl" 2>&1 | tail -1
-for v in parvlc-ld parvlc-auto2; do
-  .device/$v decompress --backend wgpu "$D/sys.pvl" -o - 2>/dev/null | cmp - "$D/sys.tar" && echo "$v: equals the input"
-done
-for round in 1 2 3; do
-  for v in parvlc-ld parvlc-auto2; do
-    wall "round $round, native, $v --backend wgpu" ".device/$v decompress --backend wgpu $D/sys.pvl -o - 2>/dev/null > /dev/null"
-  done
-done
+vld_ab parvlc-ld parvlc-auto2
 date -u

@@ -190,15 +190,7 @@ fn gzip_from_a_file_reads_frames_at_their_offsets() {
 #[test]
 fn gzip_from_a_file_while_the_gpu_opens() {
     let _s = common::serial();
-    let data = testdata::generate(200_000, 4.5, 29);
-    let gz = gzip_of(&data, &config(32, 8192, 20_480));
-    let all = members(&gz);
-    assert!(all.len() >= 8, "{} members", all.len());
-    for from_file in [true, false] {
-        let decode =
-            |bytes: &[u8]| common::decode_while_the_gpu_opens(bytes, 3000, from_file, OpenGpu::Now);
-        check_while_the_gpu_opens(&data, &gz, &all, &decode);
-    }
+    decodes_while_the_gpu_opens(29, OpenGpu::Now);
 }
 
 /// An opening that starts after some output (`OpenGpu::After`, the CLI's `auto` from a
@@ -209,20 +201,8 @@ fn gzip_from_a_file_while_the_gpu_opens() {
 #[test]
 fn gzip_opens_the_gpu_only_after_enough_output() {
     let _s = common::serial();
-    let data = testdata::generate(200_000, 4.5, 31);
-    let gz = gzip_of(&data, &config(32, 8192, 20_480));
-    let all = members(&gz);
-    assert!(all.len() >= 8, "{} members", all.len());
-    for from_file in [true, false] {
-        let decode = |bytes: &[u8]| {
-            common::decode_while_the_gpu_opens(bytes, 3000, from_file, OpenGpu::After(1))
-        };
-        check_while_the_gpu_opens(&data, &gz, &all, &decode);
-    }
-    let mut last = gz.clone();
-    let at = all[all.len() - 1].entry_at(0) + 24;
-    let v = u32::from_le_bytes(last[at..at + 4].try_into().unwrap()) + 1;
-    last[at..at + 4].copy_from_slice(&v.to_le_bytes());
+    let (data, gz, all) = decodes_while_the_gpu_opens(31, OpenGpu::After(1));
+    let last = moved_offset(&gz, &all[all.len() - 1]);
     for bytes in [&gz, &last] {
         let never = OpenGpu::After(data.len() as u64 + 1);
         let (out, done) = common::decode_as_file_with(bytes, 0, |f, out| {
@@ -240,6 +220,32 @@ fn gzip_opens_the_gpu_only_after_enough_output() {
     }
 }
 
+/// Seeded data's gzip decoded from a file and from a reader with the GPU opening from
+/// `when` and open once the first batch is written, through
+/// [`check_while_the_gpu_opens`]: the data, the gzip and its members.
+fn decodes_while_the_gpu_opens(seed: u64, when: OpenGpu) -> (Vec<u8>, Vec<u8>, Vec<Member>) {
+    let data = testdata::generate(200_000, 4.5, seed);
+    let gz = gzip_of(&data, &config(32, 8192, 20_480));
+    let all = members(&gz);
+    assert!(all.len() >= 8, "{} members", all.len());
+    for from_file in [true, false] {
+        let decode =
+            |bytes: &[u8]| common::decode_while_the_gpu_opens(bytes, 3000, from_file, when);
+        check_while_the_gpu_opens(&data, &gz, &all, &decode);
+    }
+    (data, gz, all)
+}
+
+/// `gz` with member `m`'s frame 0's block 2 one bit later (an offset only the GPU reads).
+fn moved_offset(gz: &[u8], m: &Member) -> Vec<u8> {
+    assert!(m.index[0].code.as_ref().unwrap().block_offsets.len() >= 3);
+    let mut bad = gz.to_vec();
+    let at = m.entry_at(0) + 24;
+    let v = u32::from_le_bytes(bad[at..at + 4].try_into().unwrap()) + 1;
+    bad[at..at + 4].copy_from_slice(&v.to_le_bytes());
+    bad
+}
+
 /// [`gzip_from_a_file_while_the_gpu_opens`]'s checks through `decode`.
 fn check_while_the_gpu_opens(
     data: &[u8],
@@ -250,21 +256,12 @@ fn check_while_the_gpu_opens(
     let (out, done) = decode(gz).unwrap();
     assert!(out == data, "other bytes");
     assert_eq!(done.data_end, gz.len() as u64);
-    // Frame 0's block 2 one bit later.
-    let moved = |m: &Member| {
-        assert!(m.index[0].code.as_ref().unwrap().block_offsets.len() >= 3);
-        let mut bad = gz.to_vec();
-        let at = m.entry_at(0) + 24;
-        let v = u32::from_le_bytes(bad[at..at + 4].try_into().unwrap()) + 1;
-        bad[at..at + 4].copy_from_slice(&v.to_le_bytes());
-        bad
-    };
-    let first = moved(&all[0]);
+    let first = moved_offset(gz, &all[0]);
     assert!(
         decode(&first).unwrap().0 == data,
         "the first batch on the CPU"
     );
-    let last = moved(&all[all.len() - 1]);
+    let last = moved_offset(gz, &all[all.len() - 1]);
     let e = decode(&last)
         .expect_err("the last batch on the GPU")
         .to_string();
