@@ -51,8 +51,11 @@ impl<'g> DecodeGpu<'g> {
 /// takes 150-180 ms on the H200, a fifth of a 4 GiB decompress; docs/results.md,
 /// "Thirty-second pass").
 #[derive(Clone, Copy)]
+// On the web nothing reads it: one batch at a time goes to the GPU given.
+#[cfg_attr(target_arch = "wasm32", allow(dead_code))]
 pub(crate) enum GpuSource<'g> {
     Open(Option<DecodeGpu<'g>>),
+    #[cfg(not(target_arch = "wasm32"))]
     Opening(&'g Opening),
 }
 
@@ -114,21 +117,7 @@ impl Opening {
     }
 }
 
-/// No threads on the web: nothing opens beside a stream.
-#[cfg(target_arch = "wasm32")]
-pub(crate) enum Opening {}
-
-#[cfg(target_arch = "wasm32")]
-impl Opening {
-    fn is_open(&self) -> bool {
-        match *self {}
-    }
-
-    fn now(&self, _out_bytes: u64) -> Option<DecodeGpu<'_>> {
-        match *self {}
-    }
-}
-
+#[cfg(not(target_arch = "wasm32"))]
 impl<'g> GpuSource<'g> {
     /// Whether batches are shaped for a GPU (its batch size and decoder threads).
     pub(crate) fn shaped_for_gpu(self) -> bool {
