@@ -36,7 +36,7 @@ pub struct CompressArgs {
     /// The output file, or `-` for standard output.
     #[arg(short, long)]
     output: Option<PathBuf>,
-    /// Input bytes per chunk of the pipeline (K and M suffixes).
+    /// Input bytes per chunk of the pipeline (K, M and G suffixes).
     #[arg(long, default_value = COMPRESS_CHUNK, value_parser = parse_size)]
     chunk_size: usize,
     /// Chunks coded at once (two fewer than the library's default, which took the
@@ -60,7 +60,7 @@ pub struct DecompressArgs {
     #[arg(short, long)]
     output: Option<PathBuf>,
     /// Output bytes decoded per batch of native frames or of our gzip's indexed frames
-    /// (K and M suffixes; on a GPU, batches of 16 MiB at most, several in flight).
+    /// (K, M and G suffixes; on a GPU, batches of 16 MiB at most, several in flight).
     #[arg(long, default_value = "32M", value_parser = parse_size)]
     chunk_size: usize,
     /// Overwrite an existing output file.
@@ -263,7 +263,7 @@ impl Tuning {
     }
 }
 
-/// A size in bytes with an optional K or M suffix (powers of two).
+/// A size in bytes with an optional K, M or G suffix (powers of two).
 fn parse_size(s: &str) -> std::result::Result<usize, String> {
     let (digits, unit) = match s.strip_suffix(['K', 'k']) {
         Some(d) => (d, 1 << 10),
@@ -280,7 +280,7 @@ fn parse_size(s: &str) -> std::result::Result<usize, String> {
         .ok()
         .and_then(|n| n.checked_mul(unit))
         .filter(|&n| n > 0)
-        .ok_or_else(|| format!("`{s}`: give a positive size such as 4194304, 512K or 32M"))
+        .ok_or_else(|| format!("`{s}`: give a positive size such as 4194304, 512K, 32M or 2G"))
 }
 
 /// `-`: standard input or output, as gzip takes it.
@@ -757,5 +757,47 @@ mod tests {
         let library = parvlc::huffman::pipeline::StreamConfig::default();
         assert_eq!((a.chunk_size, a.depth), (4 << 20, super::COMPRESS_DEPTH));
         assert!(a.chunk_size <= library.chunk_bytes && (a.depth as usize) < library.depth);
+    }
+
+    /// Sizes in bytes, K, M or G; nothing else, and never zero or past usize.
+    #[test]
+    fn sizes_take_k_m_and_g() {
+        use super::parse_size;
+        assert_eq!(parse_size("4194304"), Ok(4 << 20));
+        assert_eq!(parse_size("512K"), Ok(512 << 10));
+        assert_eq!(parse_size("32m"), Ok(32 << 20));
+        assert_eq!(parse_size("2G"), Ok(2 << 30));
+        for bad in [
+            "0",
+            "0K",
+            "",
+            "G",
+            "1T",
+            "1.5G",
+            "-1",
+            "99999999999999999999G",
+        ] {
+            assert!(parse_size(bad).is_err(), "{bad}");
+        }
+    }
+
+    /// `--backend` of decompress: auto (the default) or one backend.
+    #[test]
+    fn decompress_backend_is_auto_by_default() {
+        let parse = |args: &[&str]| match crate::Cli::try_parse_from(args).map(|c| c.command) {
+            Ok(crate::Command::Decompress(a)) => Ok(a.backend),
+            Ok(_) => panic!("not decompress"),
+            Err(e) => Err(e.to_string()),
+        };
+        assert_eq!(
+            parse(&["parvlc", "decompress", "x"]),
+            Ok(super::DecodeOn::Auto)
+        );
+        assert_eq!(
+            parse(&["parvlc", "decompress", "--backend", "wgpu", "x"]),
+            Ok(super::DecodeOn::Only(parvlc::Backend::Wgpu))
+        );
+        let e = parse(&["parvlc", "decompress", "--backend", "gpu", "x"]).unwrap_err();
+        assert!(e.contains("auto, wgpu, cuda, cpu"), "{e}");
     }
 }
