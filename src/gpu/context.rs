@@ -220,12 +220,12 @@ impl Gpu {
         self.flavour
     }
 
-    /// One line naming the adapter, for logs and benchmark records.
     /// Whether the adapter is a CPU rasterizer (lavapipe, SwiftShader, WARP) rather than a GPU.
     pub fn is_software(&self) -> bool {
         self.info.device_type == wgpu::DeviceType::Cpu
     }
 
+    /// One line naming the adapter, for logs and benchmark records.
     pub fn adapter_name(&self) -> String {
         format!("{} ({:?})", self.info.name, self.info.backend)
     }
