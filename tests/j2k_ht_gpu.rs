@@ -100,7 +100,7 @@ fn batch_of(blocks: &[(Vec<i32>, usize, usize)]) -> CodeBlockBatch {
     batch
 }
 
-const SIZES: [(usize, usize); 12] = [
+const SIZES: [(usize, usize); 13] = [
     (64, 64),
     (32, 32),
     (1, 1),
@@ -113,10 +113,53 @@ const SIZES: [(usize, usize); 12] = [
     (13, 37),
     (1024, 4),
     (7, 9),
+    // The most quad pairs a block has (13 rounds of 64 in a workgroup).
+    (5, 819),
 ];
 
 #[test]
 fn every_block_equals_the_cpu_twin() {
+    every_block_equals_the_cpu_twin_on(ht_gpu(), "subgroup flavour");
+}
+
+/// The workgroup-memory flavour (its scan differs), with naga's runtime checks, as a
+/// browser runs it; and blocks sharing workgroups, as a batch larger than the device's
+/// grid dimension runs.
+#[test]
+fn every_block_equals_the_cpu_twin_in_the_workgroup_flavour_and_on_a_small_grid() {
+    let gpu = common::gpu_workgroup_flavour_shared().clone();
+    let ht = HtGpu::new(gpu).expect("the HT cleanup pipeline");
+    every_block_equals_the_cpu_twin_on(ht, "workgroup flavour");
+    // Two or three blocks a workgroup: more would spend lavapipe's 65535 loop iterations
+    // an invocation (the blocks' results then say so; see the next test).
+    every_block_equals_the_cpu_twin_on(ht_gpu().with_max_workgroups(97), "97 workgroups");
+}
+
+/// Where lavapipe's loop count runs out (one workgroup coding every block of a large
+/// batch), the blocks it cuts short or never reaches are an error, never empty or wrong
+/// blocks: the GPU front end's blocks have no host count of bit-planes to catch them.
+#[test]
+fn blocks_a_device_cuts_short_are_errors() {
+    let mut rng = Rng(5);
+    let blocks: Vec<_> = (0..12)
+        .map(|_| (coefficients(Block::Noise(30), 64, 64, &mut rng), 64, 64))
+        .collect();
+    let batch = batch_of(&blocks);
+    match pollster::block_on(ht_gpu().with_max_workgroups(1).encode(&batch)) {
+        // A device without lavapipe's cap codes them all, exactly.
+        Ok(got) => {
+            for ((c, w, h), g) in blocks.iter().zip(&got) {
+                assert_eq!(*g, encode_code_block(c, *w, *h).unwrap());
+            }
+        }
+        Err(e) => assert!(
+            e.to_string().contains("stopped the coding loops early"),
+            "{e}"
+        ),
+    }
+}
+
+fn every_block_equals_the_cpu_twin_on(ht: HtGpu, what: &str) {
     let kinds = [
         Block::Zero,
         Block::Flat(1),
@@ -152,12 +195,12 @@ fn every_block_equals_the_cpu_twin() {
         .map(|(c, w, h, _)| (c.clone(), *w, *h))
         .collect();
     let batch = batch_of(&plain);
-    let got = pollster::block_on(ht_gpu().encode(&batch)).unwrap();
+    let got = pollster::block_on(ht.encode(&batch)).unwrap();
     assert_eq!(got.len(), blocks.len());
     let mut coded = 0;
     for ((c, w, h, kind), g) in blocks.iter().zip(&got) {
         let want = encode_code_block(c, *w, *h).unwrap();
-        assert_eq!(*g, want, "{w}x{h} {kind:?}");
+        assert_eq!(*g, want, "{w}x{h} {kind:?}, {what}");
         coded += !want.data.is_empty() as usize;
     }
     // Not all trivially empty.

@@ -1,17 +1,35 @@
-// The HT cleanup pass (T.814), one invocation per code-block: the CPU twin
-// src/j2k/ht/cleanup.rs run serially over the block, byte for byte. MagSgn is written
-// straight into the block's output region (it opens the segment); MEL and VLC go to the
-// block's scratch and are appended (VLC reversed) by the merge of src/j2k/ht/streams.rs,
-// Scup in the last 12 bits. The CxtVLC look-ups are the CPU's (src/j2k/ht/vlc.rs),
-// uploaded: 2048 words for the first quad row, then 2048 for the others.
+// The HT cleanup pass (T.814), a workgroup per code-block, byte for byte the CPU twin
+// src/j2k/ht/cleanup.rs. What a quad codes depends only on the samples (its own, the
+// quad to its left and the row above), never on the coder's state, so the quads are
+// coded in parallel and only the streams' bit-stuffing is serial:
+//
+// 1. Rounds of WG_SIZE quad pairs, a pair per invocation: each finds its two quads'
+//    CxtVLC codewords, u codes, MEL events and MagSgn bit counts. One workgroup scan
+//    places every pair's VLC and MagSgn bits. VLC bits are OR-ed into the block's raw
+//    VLC in workgroup memory; MagSgn bits into a round's staging words, whose complete
+//    words go to the block's raw MagSgn in `scratch` (coalesced) and whose last, partial
+//    word is carried into the next round. MEL events are kept per pair.
+// 2. Stuffing: one invocation turns the raw MagSgn into stuffed bytes in the output
+//    region (a byte a step); another, in the other half of the workgroup, the raw VLC
+//    and then the MEL events (the 13-state run-length coder) into `scratch`.
+// 3. The merge of src/j2k/ht/streams.rs: the MEL/VLC meeting byte, then the whole
+//    workgroup copies MEL and the reversed VLC after MagSgn, Scup in the last 12 bits.
+//
+// The CxtVLC look-ups are the CPU's (src/j2k/ht/vlc.rs), uploaded: 2048 words for the
+// first quad row, then 2048 for the others.
 //
 // LOOPS: lavapipe's compiler stops every loop of an invocation once it has run 65535
-// iterations in all (its guard against endless loops), so a block's work is kept well
-// below that: bits are written several at a time, the four samples of a quad written
-// out, and the host checks that the quad loop reached the end (FLAG_CUT otherwise).
+// iterations in all (its guard against endless loops). The longest here is a stuffing
+// loop, a step per output byte (at most 15,872 for a block of 31-bit samples); each
+// serial loop reports whether it reached its end (FLAG_CUT otherwise).
+//
+// On lavapipe the count runs across the blocks a workgroup codes one after another, and
+// once it is spent every loop ends at once; FLAG_CUT and FLAG_DONE make that an error.
 //
 // A write past a region's room is dropped and flagged; lengths are still counted, so
 // the host can name what did not fit (the host sizes the regions so that it cannot).
+//!import common/invocation
+//!import common/wg_scan
 
 // keep in sync with src/j2k/ht/gpu.rs `HtParams`
 struct HtParams {
@@ -33,6 +51,9 @@ struct HtBlock {
     scratch_word: u32,
     mel_cap: u32,
     vlc_cap: u32,
+    // Scratch: the raw (unstuffed) MagSgn bits, raw_cap words from raw_word.
+    raw_word: u32,
+    raw_cap: u32,
 }
 
 // Per block (keep in sync with src/j2k/ht/gpu.rs `RESULT_WORDS`): segment bytes, Scup,
@@ -42,6 +63,21 @@ const FLAG_NO_CODEWORD: u32 = 1u;
 const FLAG_OVERFLOW: u32 = 2u;
 const FLAG_CUT: u32 = 4u;
 const FLAG_TOO_DEEP: u32 = 8u;
+// Set for every block the kernel finished: the host clears the results first, so a block
+// never reached (a grid-stride loop cut short) is an error, not an empty block.
+const FLAG_DONE: u32 = 16u;
+
+// keep in sync with src/j2k/ht/gpu.rs `MAX_PAIRS`, `MAX_WG`: the most quad pairs a
+// block of sides up to 1024 and area up to 4096 has (5x819), and the largest workgroup
+// the staging below holds.
+const MAX_PAIRS: u32 = 820u;
+const MAX_WG: u32 = 128u;
+// A pair's VLC: two 7-bit codewords and two u codes of 8 bits; its MagSgn: 8 samples of
+// at most 31 bits.
+const PAIR_VLC_BITS: u32 = 30u;
+const PAIR_MS_BITS: u32 = 248u;
+const VLC_RAW_WORDS: u32 = (4u + PAIR_VLC_BITS * MAX_PAIRS) / 32u + 2u;
+const MS_STAGE_WORDS: u32 = (32u + PAIR_MS_BITS * MAX_WG) / 32u + 2u;
 
 @group(0) @binding(0) var<uniform> params: HtParams;
 @group(0) @binding(1) var<storage, read> blocks: array<HtBlock>;
@@ -51,189 +87,35 @@ const FLAG_TOO_DEEP: u32 = 8u;
 @group(0) @binding(5) var<storage, read_write> scratch: array<u32>;
 @group(0) @binding(6) var<storage, read_write> results: array<u32>;
 
-override WG_SIZE: u32 = 4u;
+// The block's raw VLC (the 0xF placeholder nibble first), whole.
+var<workgroup> vlc_raw: array<atomic<u32>, VLC_RAW_WORDS>;
+// One round's MagSgn bits, from the partial word the round before left.
+var<workgroup> ms_stage: array<atomic<u32>, MS_STAGE_WORDS>;
+// Each pair's MEL events: their count in bits 0-1, the events from bit 2.
+var<workgroup> mel_codes: array<u32, MAX_PAIRS>;
+var<workgroup> wg_max: atomic<u32>;
+var<workgroup> wg_planes: u32;
+var<workgroup> wg_flags: atomic<u32>;
+// The streams' ends, from the invocations that stuffed them: bytes, tail, tail mask.
+var<workgroup> ms_end: u32;
+var<workgroup> mel_end: vec3<u32>;
+var<workgroup> vlc_end: vec3<u32>;
+// The merged segment: bytes, Scup, MEL bytes, VLC bytes.
+var<workgroup> seg: vec4<u32>;
 
 var<private> blk: HtBlock;
-var<private> flags: u32;
 
-// MagSgn: bytes written, the partial byte, its bits, its room (7 after 0xFF), last byte.
-var<private> ms_len: u32;
-var<private> ms_acc: u32;
-var<private> ms_used: u32;
-var<private> ms_room: u32;
-var<private> ms_last: u32;
-// MEL: bytes, partial byte (bits from the bottom), free bits, run, state.
-var<private> mel_len: u32;
-var<private> mel_acc: u32;
-var<private> mel_free: u32;
-var<private> mel_run: u32;
-var<private> mel_state: u32;
-// VLC: bytes in writing order, partial byte, its bits, whether the last byte > 0x8F.
-var<private> vlc_len: u32;
-var<private> vlc_acc: u32;
-var<private> vlc_used: u32;
-var<private> vlc_after_big: bool;
-
-// Byte `p` of a region of `cap` bytes at word `base` of `out` or `scratch`. Bytes are
-// appended in order: the first byte of a word clears the rest of it.
-// No early returns in these helpers (nor elsewhere here): lavapipe gave wrong results
-// for early returns in functions called under divergent control flow.
-fn out_put(p: u32, b: u32) {
-    if p >= blk.out_cap {
-        flags |= FLAG_OVERFLOW;
-    } else {
-        let w = blk.out_word + p / 4u;
-        let s = (p % 4u) * 8u;
-        var cur = 0u;
-        if s != 0u {
-            cur = out[w];
-        }
-        out[w] = (cur & ~(0xFFu << s)) | ((b & 0xFFu) << s);
-    }
-}
-
-fn out_get(p: u32) -> u32 {
-    var b = 0u;
-    if p < blk.out_cap {
-        b = (out[blk.out_word + p / 4u] >> ((p % 4u) * 8u)) & 0xFFu;
-    }
-    return b;
-}
-
-fn scratch_put(base: u32, cap: u32, p: u32, b: u32) {
-    if p >= cap {
-        flags |= FLAG_OVERFLOW;
-    } else {
-        let w = base + p / 4u;
-        let s = (p % 4u) * 8u;
-        var cur = 0u;
-        if s != 0u {
-            cur = scratch[w];
-        }
-        scratch[w] = (cur & ~(0xFFu << s)) | ((b & 0xFFu) << s);
-    }
-}
-
-fn scratch_get(base: u32, cap: u32, p: u32) -> u32 {
-    var b = 0u;
-    if p < cap {
-        b = (scratch[base + p / 4u] >> ((p % 4u) * 8u)) & 0xFFu;
-    }
-    return b;
-}
-
-fn mel_base() -> u32 {
-    return blk.scratch_word;
-}
-
-fn vlc_base() -> u32 {
-    return blk.scratch_word + (blk.mel_cap + 3u) / 4u;
-}
-
-// ---- MagSgn: forward, each byte from bit 0 up, 7 bits in the byte after 0xFF.
-
-fn ms_put_bits(value: u32, n: u32) {
-    // As many bits at a time as the byte has room for.
-    var v = value;
-    var left = n;
-    while left > 0u {
-        let k = min(ms_room - ms_used, left);
-        ms_acc |= (v & ((1u << k) - 1u)) << ms_used;
-        ms_used += k;
-        v = v >> k;
-        left -= k;
-        if ms_used == ms_room {
-            out_put(ms_len, ms_acc);
-            ms_len += 1u;
-            ms_last = ms_acc;
-            ms_room = select(8u, 7u, ms_acc == 0xFFu);
-            ms_acc = 0u;
-            ms_used = 0u;
-        }
-    }
-}
-
-// The last byte padded with 1s; a last byte of 0xFF is left out.
-fn ms_finish() {
-    if ms_used > 0u {
-        ms_acc |= (0xFFu << ms_used) & ((1u << ms_room) - 1u) & 0xFFu;
-        if ms_acc != 0xFFu {
-            out_put(ms_len, ms_acc);
-            ms_len += 1u;
-        }
-    } else if ms_len > 0u && ms_last == 0xFFu {
-        ms_len -= 1u;
-    }
-}
-
-// ---- MEL: 13-state run-length coder, MSB first, a 0 stuffed after 0xFF.
-
-// Run-length exponent of each state: 0,0,0,1,1,1,2,2,2,3,3,4,5.
-fn mel_e(s: u32) -> u32 {
-    return select(select(s - 7u, 3u, s < 11u), s / 3u, s < 9u);
-}
-
-fn mel_put_bit(bit: u32) {
-    mel_acc = ((mel_acc << 1u) | bit) & 0xFFu;
-    mel_free -= 1u;
-    if mel_free == 0u {
-        scratch_put(mel_base(), blk.mel_cap, mel_len, mel_acc);
-        mel_len += 1u;
-        mel_free = select(8u, 7u, mel_acc == 0xFFu);
-        mel_acc = 0u;
-    }
-}
-
-fn mel_encode(event: bool) {
-    let e = mel_e(mel_state);
-    if !event {
-        mel_run += 1u;
-        if mel_run == (1u << e) {
-            mel_put_bit(1u);
-            mel_run = 0u;
-            mel_state = min(mel_state + 1u, 12u);
-        }
-    } else {
-        mel_put_bit(0u);
-        for (var i = e; i > 0u; i--) {
-            mel_put_bit((mel_run >> (i - 1u)) & 1u);
-        }
-        mel_run = 0u;
-        mel_state = select(0u, mel_state - 1u, mel_state > 0u);
-    }
-}
-
-// ---- VLC: backward from the segment's end, each byte from bit 0 up.
-
-fn vlc_put_bits(value: u32, n: u32) {
-    // As many bits at a time as fit before the next point where a byte may close: bit 7
-    // after a byte above 0x8F (seven 1s close it with a stuffed 0), else bit 8.
-    var v = value;
-    var left = n;
-    while left > 0u {
-        let end = select(8u, 7u, vlc_after_big && vlc_used < 7u);
-        let k = min(end - vlc_used, left);
-        vlc_acc |= (v & ((1u << k) - 1u)) << vlc_used;
-        vlc_used += k;
-        v = v >> k;
-        left -= k;
-        if (vlc_used == 7u && vlc_after_big && vlc_acc == 0x7Fu) || vlc_used == 8u {
-            scratch_put(vlc_base(), blk.vlc_cap, vlc_len, vlc_acc);
-            vlc_len += 1u;
-            vlc_after_big = vlc_acc > 0x8Fu;
-            vlc_acc = 0u;
-            vlc_used = 0u;
-        }
-    }
+fn flag(f: u32) {
+    atomicOr(&wg_flags, f);
 }
 
 // ---- Samples.
 
 // Exponent E of the sample at (x, y): the bits of 2 mu - 1; 0 outside or insignificant.
-fn e_at(x: i32, y: u32) -> u32 {
+fn e_at(x: i32, y: i32) -> u32 {
     var e = 0u;
-    if x >= 0 && u32(x) < blk.width && y < blk.height {
-        let mu = u32(abs(coeffs[blk.coeff_offset + y * blk.width + u32(x)]));
+    if x >= 0 && u32(x) < blk.width && y >= 0 && u32(y) < blk.height {
+        let mu = u32(abs(coeffs[blk.coeff_offset + u32(y) * blk.width + u32(x)]));
         e = select(32u - countLeadingZeros(2u * mu - 1u), 0u, mu == 0u);
     }
     return e;
@@ -243,6 +125,81 @@ fn v_at(x: u32, y: u32) -> u32 {
     let c = coeffs[blk.coeff_offset + y * blk.width + x];
     let mu = u32(abs(c));
     return 2u * (mu - 1u) + select(0u, 1u, c < 0);
+}
+
+// Bit n set where component n holds.
+fn pattern(b: vec4<bool>) -> u32 {
+    return select(0u, 1u, b.x) | select(0u, 2u, b.y) | select(0u, 4u, b.z) | select(0u, 8u, b.w);
+}
+
+// The significance pattern of the quad whose top-left sample is (x, y).
+fn rho_at(x: i32, y: i32) -> u32 {
+    let e = vec4<u32>(e_at(x, y), e_at(x, y + 1), e_at(x + 1, y), e_at(x + 1, y + 1));
+    return pattern(e > vec4<u32>(0u));
+}
+
+// ---- One quad's coding decisions (src/j2k/ht/cleanup.rs `code_quad`).
+
+struct QuadCode {
+    rho: u32,
+    big_u: u32,
+    u: u32,
+    e_k: u32,
+    // CxtVLC codeword, first bit in bit 0, and its length.
+    cw: u32,
+    cw_len: u32,
+    // 0: no MEL event; else 1 | event << 1.
+    mel: u32,
+}
+
+fn code_quad(qx: u32, qy: u32, left_rho: u32) -> QuadCode {
+    var q: QuadCode;
+    let x = i32(2u * qx);
+    let y = i32(2u * qy);
+    let e = vec4<u32>(e_at(x, y), e_at(x, y + 1), e_at(x + 1, y), e_at(x + 1, y + 1));
+    q.rho = pattern(e > vec4<u32>(0u));
+    let e_max = max(max(e.x, e.y), max(e.z, e.w));
+    // The row above (its four exponents) gives kappa and the context.
+    var kappa = 1u;
+    var c_q = 0u;
+    if qy == 0u {
+        c_q = (left_rho & 1u) | (left_rho >> 1u);
+    } else {
+        let a = vec4<u32>(e_at(x - 1, y - 1), e_at(x, y - 1), e_at(x + 1, y - 1), e_at(x + 2, y - 1));
+        if countOneBits(q.rho) > 1u {
+            let above = max(max(a.x, a.y), max(a.z, a.w));
+            kappa = max(select(0u, above - 1u, above > 0u), 1u);
+        }
+        let nw_n = a.x > 0u || a.y > 0u;
+        let ne_nf = a.z > 0u || a.w > 0u;
+        let west = (left_rho & 12u) != 0u;
+        c_q = select(0u, 1u, nw_n) | (select(0u, 1u, west) << 1u) | (select(0u, 1u, ne_nf) << 2u);
+    }
+    q.big_u = max(e_max, kappa);
+    q.u = q.big_u - kappa;
+    var eps = 0u;
+    if q.u > 0u {
+        eps = pattern(e == vec4<u32>(q.big_u));
+    }
+    if c_q == 0u {
+        q.mel = 1u | (select(0u, 2u, q.rho != 0u));
+    }
+    if c_q != 0u || q.rho != 0u {
+        let base = select(2048u, 0u, qy == 0u);
+        let w = vlc_table[base + (((c_q & 7u) << 8u) | ((q.rho & 15u) << 4u) | (eps & 15u))];
+        if w == 0u {
+            flag(FLAG_NO_CODEWORD);
+        }
+        q.cw = w & 0x7Fu;
+        q.cw_len = (w >> 7u) & 7u;
+        q.e_k = w >> 10u;
+    }
+    return q;
+}
+
+// The MagSgn bits of a quad: each significant sample's U bits, less the one e_k tells.
+fn ms_bits(q: QuadCode) -> u32 {
+    return countOneBits(q.rho) * q.big_u - countOneBits(q.e_k & q.rho);
 }
 
 // The u code of u (prefix, its length, suffix, its length; first bit in bit 0).
@@ -260,226 +217,559 @@ fn ucode(u: u32) -> vec4<u32> {
     return c;
 }
 
-// One quad: returns (rho, u).
-fn code_quad(qx: u32, qy: u32, left_rho: u32) -> vec2<u32> {
-    let x = i32(2u * qx);
-    let y = 2u * qy;
-    var e: array<u32, 4>;
-    e[0] = e_at(x, y);
-    e[1] = e_at(x, y + 1u);
-    e[2] = e_at(x + 1, y);
-    e[3] = e_at(x + 1, y + 1u);
-    // The four samples' loops are written out: see LOOPS above.
-    let sig4 = vec4<u32>(e[0], e[1], e[2], e[3]) > vec4<u32>(0u);
-    let rho = pattern(sig4);
-    let e_max = max(max(e[0], e[1]), max(e[2], e[3]));
-    // The row above (its four exponents, read once) gives kappa and the context.
-    var kappa = 1u;
-    var c_q = 0u;
-    if qy == 0u {
-        c_q = (left_rho & 1u) | (left_rho >> 1u);
-    } else {
-        let ya = y - 1u;
-        let a = vec4<u32>(e_at(x - 1, ya), e_at(x, ya), e_at(x + 1, ya), e_at(x + 2, ya));
-        if countOneBits(rho) > 1u {
-            let above = max(max(a.x, a.y), max(a.z, a.w));
-            kappa = max(select(0u, above - 1u, above > 0u), 1u);
-        }
-        let nw_n = a.x > 0u || a.y > 0u;
-        let ne_nf = a.z > 0u || a.w > 0u;
-        let west = (left_rho & 12u) != 0u;
-        c_q = select(0u, 1u, nw_n) | (select(0u, 1u, west) << 1u) | (select(0u, 1u, ne_nf) << 2u);
-    }
-    let big_u = max(e_max, kappa);
-    let u = big_u - kappa;
-    var eps = 0u;
-    if u > 0u {
-        eps = pattern(vec4<u32>(e[0], e[1], e[2], e[3]) == vec4<u32>(big_u));
-    }
-    if c_q == 0u {
-        mel_encode(rho != 0u);
-    }
-    var e_k = 0u;
-    if c_q != 0u || rho != 0u {
-        let base = select(2048u, 0u, qy == 0u);
-        let w = vlc_table[base + (((c_q & 7u) << 8u) | ((rho & 15u) << 4u) | (eps & 15u))];
-        if w == 0u {
-            flags |= FLAG_NO_CODEWORD;
-        }
-        vlc_put_bits(w & 0x7Fu, (w >> 7u) & 7u);
-        e_k = w >> 10u;
-    }
-    ms_sample(rho, e_k, big_u, 0u, u32(x), y);
-    ms_sample(rho, e_k, big_u, 1u, u32(x), y + 1u);
-    ms_sample(rho, e_k, big_u, 2u, u32(x) + 1u, y);
-    ms_sample(rho, e_k, big_u, 3u, u32(x) + 1u, y + 1u);
-    return vec2<u32>(rho, u);
+// ---- One quad pair: its VLC bits, MEL events and MagSgn bit count.
+
+struct PairCode {
+    vlc: u32,
+    vlc_len: u32,
+    mel: u32,
+    ms_len: u32,
+    // Each quad's rho, U and e_k (4 + 6 + 4 bits), for placing its MagSgn bits.
+    q0: u32,
+    q1: u32,
 }
 
-// Bit n set where component n holds.
-fn pattern(b: vec4<bool>) -> u32 {
-    return select(0u, 1u, b.x) | (select(0u, 2u, b.y)) | select(0u, 4u, b.z) | select(0u, 8u, b.w);
+// `bits` with the low `n` bits of `v` appended (at most 30 bits in all).
+fn append(bits: vec2<u32>, v: u32, n: u32) -> vec2<u32> {
+    return vec2<u32>(bits.x | ((v & ((1u << n) - 1u)) << bits.y), bits.y + n);
 }
 
-// Sample n's MagSgn bits, if it is significant: v's low U bits, less the top one where
-// the codeword told it (e_k).
-fn ms_sample(rho: u32, e_k: u32, big_u: u32, n: u32, sx: u32, sy: u32) {
-    if ((rho >> n) & 1u) == 1u {
-        let m = big_u - ((e_k >> n) & 1u);
-        ms_put_bits(v_at(sx, sy) & ((1u << m) - 1u), m);
+fn pack_quad(q: QuadCode) -> u32 {
+    return q.rho | (q.big_u << 4u) | (q.e_k << 10u);
+}
+
+fn code_pair(p: u32, pairs_per_row: u32, quads_w: u32) -> PairCode {
+    var pc: PairCode;
+    let qy = p / pairs_per_row;
+    let qx = 2u * (p % pairs_per_row);
+    let a = code_quad(qx, qy, rho_at(i32(2u * qx) - 2, i32(2u * qy)));
+    var b: QuadCode;
+    if qx + 1u < quads_w {
+        b = code_quad(qx + 1u, qy, a.rho);
     }
-}
-
-// The u values of a quad pair (src/j2k/ht/cleanup.rs `code_u_pair`).
-fn code_u_pair(first_row: bool, u0: u32, u1: u32) {
-    var a = u0;
-    var b = u1;
+    // VLC: both codewords, then the u codes (src/j2k/ht/cleanup.rs `code_u_pair`).
+    var vlc = append(vec2<u32>(a.cw, a.cw_len), b.cw, b.cw_len);
+    var mel_n = 0u;
+    var mel_v = 0u;
+    if a.mel != 0u {
+        mel_v |= (a.mel >> 1u) << mel_n;
+        mel_n += 1u;
+    }
+    if b.mel != 0u {
+        mel_v |= (b.mel >> 1u) << mel_n;
+        mel_n += 1u;
+    }
+    var ua = a.u;
+    var ub = b.u;
     var one_bit = false;
-    if first_row && u0 > 0u && u1 > 0u {
-        let both_big = u0 > 2u && u1 > 2u;
-        mel_encode(both_big);
+    if qy == 0u && a.u > 0u && b.u > 0u {
+        let both_big = a.u > 2u && b.u > 2u;
+        mel_v |= select(0u, 1u, both_big) << mel_n;
+        mel_n += 1u;
         if both_big {
-            a = u0 - 2u;
-            b = u1 - 2u;
-        } else if u0 > 2u {
+            ua = a.u - 2u;
+            ub = b.u - 2u;
+        } else if a.u > 2u {
             one_bit = true;
         }
     }
     if one_bit {
-        let c = ucode(u0);
-        vlc_put_bits(c.x, c.y);
-        vlc_put_bits(u1 - 1u, 1u);
-        vlc_put_bits(c.z, c.w);
+        let c = ucode(a.u);
+        vlc = append(vlc, c.x, c.y);
+        vlc = append(vlc, b.u - 1u, 1u);
+        vlc = append(vlc, c.z, c.w);
     } else {
-        let ca = ucode(a);
-        let cb = ucode(b);
-        vlc_put_bits(ca.x, ca.y);
-        vlc_put_bits(cb.x, cb.y);
-        vlc_put_bits(ca.z, ca.w);
-        vlc_put_bits(cb.z, cb.w);
+        let ca = ucode(ua);
+        let cb = ucode(ub);
+        vlc = append(vlc, ca.x, ca.y);
+        vlc = append(vlc, cb.x, cb.y);
+        vlc = append(vlc, ca.z, ca.w);
+        vlc = append(vlc, cb.z, cb.w);
     }
+    pc.vlc = vlc.x;
+    pc.vlc_len = vlc.y;
+    pc.mel = mel_n | (mel_v << 2u);
+    pc.ms_len = ms_bits(a) + ms_bits(b);
+    pc.q0 = pack_quad(a);
+    pc.q1 = pack_quad(b);
+    return pc;
 }
 
-// MagSgn, MEL, reversed VLC; Scup in the last 12 bits (src/j2k/ht/streams.rs `merge`).
-// Returns (segment bytes, Scup).
-fn merge() -> vec2<u32> {
-    ms_finish();
-    // MEL's end: an unfinished run is sent as a full one; its partial byte at the top.
-    if mel_run > 0u {
-        mel_put_bit(1u);
-    }
-    let mel_tail = (mel_acc << mel_free) & 0xFFu;
-    let mel_mask = (0xFFu << mel_free) & 0xFFu;
-    let vlc_tail = vlc_acc;
-    let vlc_mask = ((1u << vlc_used) - 1u) & 0xFFu;
-    if (mel_mask | vlc_mask) != 0u {
-        let fused = mel_tail | vlc_tail;
-        let agree = ((fused ^ mel_tail) & mel_mask) == 0u && ((fused ^ vlc_tail) & vlc_mask) == 0u;
-        if agree && fused != 0xFFu && vlc_len > 1u {
-            scratch_put(mel_base(), blk.mel_cap, mel_len, fused);
-            mel_len += 1u;
-        } else {
-            scratch_put(mel_base(), blk.mel_cap, mel_len, mel_tail);
-            mel_len += 1u;
-            scratch_put(vlc_base(), blk.vlc_cap, vlc_len, vlc_tail);
-            vlc_len += 1u;
+// ---- Placing raw bits.
+
+// `n` bits of `v` at bit `at` of the round's MagSgn staging.
+fn stage_put(at: u32, v: u32, n: u32) {
+    if n > 0u {
+        let w = at / 32u;
+        let s = at % 32u;
+        atomicOr(&ms_stage[w], v << s);
+        if s + n > 32u {
+            atomicOr(&ms_stage[w + 1u], v >> (32u - s));
         }
     }
-    let scup = mel_len + vlc_len;
-    var p = ms_len;
-    for (var i = 0u; i < mel_len; i++) {
-        out_put(p, scratch_get(mel_base(), blk.mel_cap, i));
-        p += 1u;
-    }
-    for (var i = vlc_len; i > 0u; i--) {
-        out_put(p, scratch_get(vlc_base(), blk.vlc_cap, i - 1u));
-        p += 1u;
-    }
-    // p >= 2: the VLC holds at least its placeholder byte, the MEL or VLC a tail byte.
-    if p >= 2u && p <= blk.out_cap {
-        let w = blk.out_word + (p - 1u) / 4u;
-        let s = ((p - 1u) % 4u) * 8u;
-        out[w] = (out[w] & ~(0xFFu << s)) | (((scup >> 4u) & 0xFFu) << s);
-        let w2 = blk.out_word + (p - 2u) / 4u;
-        let s2 = ((p - 2u) % 4u) * 8u;
-        let b2 = (out_get(p - 2u) & 0xF0u) | (scup & 0xFu);
-        out[w2] = (out[w2] & ~(0xFFu << s2)) | (b2 << s2);
-    }
-    return vec2<u32>(p, scup);
 }
 
-@compute @workgroup_size(WG_SIZE)
-fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
-    let i = gid.x;
-    if i >= params.n_blocks {
-        return;
+// The MagSgn bits of one quad (packed by `pack_quad`) from bit `at`; returns the end.
+fn stage_quad(packed: u32, qx: u32, qy: u32, at: u32) -> u32 {
+    let rho = packed & 15u;
+    let big_u = (packed >> 4u) & 63u;
+    let e_k = packed >> 10u;
+    var pos = at;
+    for (var n = 0u; n < 4u; n++) {
+        if ((rho >> n) & 1u) == 1u {
+            let m = big_u - ((e_k >> n) & 1u);
+            let v = v_at(2u * qx + n / 2u, 2u * qy + n % 2u);
+            stage_put(pos, v & ((1u << m) - 1u), m);
+            pos += m;
+        }
     }
-    blk = blocks[i];
-    // The block's bit-planes: the host knows them only where it holds the coefficients.
-    // Four loads in flight at a time: one at a time, each waits out a trip to memory.
-    var max_mu = 0u;
-    let n = blk.width * blk.height;
-    let at = blk.coeff_offset;
-    var k = 0u;
-    for (; k + 4u <= n; k += 4u) {
-        let c = vec4<i32>(coeffs[at + k], coeffs[at + k + 1u], coeffs[at + k + 2u], coeffs[at + k + 3u]);
-        let m = vec4<u32>(abs(c));
-        max_mu = max(max_mu, max(max(m.x, m.y), max(m.z, m.w)));
+    return pos;
+}
+
+fn raw_put(k: u32, v: u32) {
+    if k < blk.raw_cap {
+        scratch[blk.raw_word + k] = v;
+    } else {
+        flag(FLAG_OVERFLOW);
     }
-    for (; k < n; k++) {
-        max_mu = max(max_mu, u32(abs(coeffs[at + k])));
+}
+
+fn raw_get(k: u32) -> u32 {
+    var v = 0u;
+    if k < blk.raw_cap {
+        v = scratch[blk.raw_word + k];
     }
-    let planes = 32u - countLeadingZeros(max_mu);
-    if planes == 0u || planes > 30u {
-        results[i * RESULT_WORDS] = 0u;
-        results[i * RESULT_WORDS + 1u] = 0u;
-        results[i * RESULT_WORDS + 2u] = select(0u, FLAG_TOO_DEEP, planes > 30u);
-        results[i * RESULT_WORDS + 3u] = planes;
-        return;
+    return v;
+}
+
+fn vlc_raw_get(k: u32) -> u32 {
+    var v = 0u;
+    if k < VLC_RAW_WORDS {
+        v = atomicLoad(&vlc_raw[k]);
     }
-    flags = 0u;
-    ms_len = 0u;
-    ms_acc = 0u;
-    ms_used = 0u;
-    ms_room = 8u;
-    ms_last = 0u;
+    return v;
+}
+
+// The bits from bit `s` of the window (lo, hi), lo's bit 0 first.
+fn window(lo: u32, hi: u32, s: u32) -> u32 {
+    return select((lo >> s) | (hi << (32u - s)), lo, s == 0u);
+}
+
+// ---- Byte outputs, a word at a time.
+
+fn out_word_put(k: u32, v: u32) {
+    if k < blk.out_cap / 4u {
+        out[blk.out_word + k] = v;
+    } else {
+        flag(FLAG_OVERFLOW);
+    }
+}
+
+fn mel_base() -> u32 {
+    return blk.scratch_word;
+}
+
+fn vlc_base() -> u32 {
+    return blk.scratch_word + (blk.mel_cap + 3u) / 4u;
+}
+
+fn scratch_word_put(base: u32, cap: u32, k: u32, v: u32) {
+    if k < (cap + 3u) / 4u {
+        scratch[base + k] = v;
+    } else {
+        flag(FLAG_OVERFLOW);
+    }
+}
+
+// Byte `p` of a scratch stream: appended after its words are written.
+fn scratch_byte_put(base: u32, cap: u32, p: u32, b: u32) {
+    if p >= cap {
+        flag(FLAG_OVERFLOW);
+    } else {
+        let w = base + p / 4u;
+        let s = (p % 4u) * 8u;
+        var cur = 0u;
+        if s != 0u {
+            cur = scratch[w];
+        }
+        scratch[w] = (cur & ~(0xFFu << s)) | ((b & 0xFFu) << s);
+    }
+}
+
+fn scratch_byte(base: u32, cap: u32, p: u32) -> u32 {
+    var b = 0u;
+    if p < cap {
+        b = (scratch[base + p / 4u] >> ((p % 4u) * 8u)) & 0xFFu;
+    }
+    return b;
+}
+
+// ---- MagSgn: forward, each byte from bit 0 up, 7 bits in the byte after 0xFF; the last
+// byte padded with 1s, and left out where that makes 0xFF (src/j2k/ht/streams.rs).
+
+fn stuff_magsgn(n_bits: u32) {
+    var pos = 0u;
+    var room = 8u;
+    var len = 0u;
+    var last = 0u;
+    var word = 0u;
+    var at = 0u;
+    var lo = raw_get(0u);
+    var hi = raw_get(1u);
+    var done = false;
+    loop {
+        // The last step takes the partial byte, padded with 1s.
+        let used = min(n_bits - pos, room);
+        var b = window(lo, hi, pos - 32u * at) & ((1u << used) - 1u);
+        b |= (0xFFu << used) & ((1u << room) - 1u) & 0xFFu;
+        if used < room && (used == 0u || b == 0xFFu) {
+            done = true;
+            break;
+        }
+        word |= b << (8u * (len % 4u));
+        len += 1u;
+        if len % 4u == 0u {
+            out_word_put(len / 4u - 1u, word);
+            word = 0u;
+        }
+        if used < room {
+            done = true;
+            break;
+        }
+        pos += room;
+        if pos - 32u * at >= 32u {
+            at += 1u;
+            lo = hi;
+            hi = raw_get(at + 1u);
+        }
+        room = select(8u, 7u, b == 0xFFu);
+        last = b;
+    }
+    if !done {
+        flag(FLAG_CUT);
+    }
+    if len % 4u != 0u {
+        out_word_put(len / 4u, word);
+    }
+    if pos == n_bits && len > 0u && last == 0xFFu {
+        len -= 1u;
+    }
+    ms_end = len;
+}
+
+// ---- VLC: backward from the segment's end, each byte from bit 0 up; after a byte above
+// 0x8F, seven 1 bits close a byte with a stuffed 0 on top. The raw bits begin with the
+// 0xF placeholder nibble of the byte before the last; the last byte (0xFF) is byte 0.
+
+fn stuff_vlc(n_bits: u32) {
+    var pos = 0u;
+    var len = 1u;
+    var word = 0xFFu;
+    var after_big = true;
+    var at = 0u;
+    var lo = vlc_raw_get(0u);
+    var hi = vlc_raw_get(1u);
+    var done = false;
+    loop {
+        let rem = n_bits - pos;
+        let b8 = window(lo, hi, pos - 32u * at) & 0xFFu;
+        var b = b8;
+        var step = 8u;
+        if after_big && rem >= 7u && (b8 & 0x7Fu) == 0x7Fu {
+            b = 0x7Fu;
+            step = 7u;
+        } else if rem < 8u {
+            done = true;
+            break;
+        }
+        word |= b << (8u * (len % 4u));
+        len += 1u;
+        if len % 4u == 0u {
+            scratch_word_put(vlc_base(), blk.vlc_cap, len / 4u - 1u, word);
+            word = 0u;
+        }
+        pos += step;
+        if pos - 32u * at >= 32u {
+            at += 1u;
+            lo = hi;
+            hi = vlc_raw_get(at + 1u);
+        }
+        after_big = b > 0x8Fu;
+    }
+    if !done {
+        flag(FLAG_CUT);
+    }
+    if len % 4u != 0u {
+        scratch_word_put(vlc_base(), blk.vlc_cap, len / 4u, word);
+    }
+    let used = n_bits - pos;
+    let tail = window(lo, hi, pos - 32u * at) & ((1u << used) - 1u);
+    vlc_end = vec3<u32>(len, tail, (1u << used) - 1u);
+}
+
+// ---- MEL: 13-state run-length coder, MSB first, a 0 stuffed after 0xFF.
+
+// Run-length exponent of each state: 0,0,0,1,1,1,2,2,2,3,3,4,5.
+fn mel_e(s: u32) -> u32 {
+    return select(select(s - 7u, 3u, s < 11u), s / 3u, s < 9u);
+}
+
+var<private> mel_len: u32;
+var<private> mel_acc: u32;
+var<private> mel_free: u32;
+var<private> mel_word: u32;
+
+fn mel_put_bit(bit: u32) {
+    mel_acc = ((mel_acc << 1u) | bit) & 0xFFu;
+    mel_free -= 1u;
+    if mel_free == 0u {
+        mel_word |= mel_acc << (8u * (mel_len % 4u));
+        mel_len += 1u;
+        if mel_len % 4u == 0u {
+            scratch_word_put(mel_base(), blk.mel_cap, mel_len / 4u - 1u, mel_word);
+            mel_word = 0u;
+        }
+        mel_free = select(8u, 7u, mel_acc == 0xFFu);
+        mel_acc = 0u;
+    }
+}
+
+fn code_mel(pairs: u32) {
     mel_len = 0u;
     mel_acc = 0u;
     mel_free = 8u;
-    mel_run = 0u;
-    mel_state = 0u;
-    // The last byte and the low nibble of the one before it will hold Scup; until then
-    // they read as 1s.
-    scratch_put(vlc_base(), blk.vlc_cap, 0u, 0xFFu);
-    vlc_len = 1u;
-    vlc_acc = 0x0Fu;
-    vlc_used = 4u;
-    vlc_after_big = true;
+    mel_word = 0u;
+    var run = 0u;
+    var state = 0u;
+    var p = 0u;
+    for (; p < pairs; p++) {
+        let code = mel_codes[p];
+        for (var i = 0u; i < (code & 3u); i++) {
+            let e = mel_e(state);
+            if ((code >> (2u + i)) & 1u) == 0u {
+                run += 1u;
+                if run == (1u << e) {
+                    mel_put_bit(1u);
+                    run = 0u;
+                    state = min(state + 1u, 12u);
+                }
+            } else {
+                mel_put_bit(0u);
+                for (var k = e; k > 0u; k--) {
+                    mel_put_bit((run >> (k - 1u)) & 1u);
+                }
+                run = 0u;
+                state = select(0u, state - 1u, state > 0u);
+            }
+        }
+    }
+    if p != pairs {
+        flag(FLAG_CUT);
+    }
+    // An unfinished run is sent as a full one.
+    if run > 0u {
+        mel_put_bit(1u);
+    }
+    if mel_len % 4u != 0u {
+        scratch_word_put(mel_base(), blk.mel_cap, mel_len / 4u, mel_word);
+    }
+    mel_end = vec3<u32>(mel_len, (mel_acc << mel_free) & 0xFFu, (0xFFu << mel_free) & 0xFFu);
+}
+
+// ---- The merge: the meeting byte of MEL and VLC (src/j2k/ht/streams.rs `merge`).
+
+fn merge_ends() {
+    var mel_n = mel_end.x;
+    var vlc_n = vlc_end.x;
+    let mel_tail = mel_end.y;
+    let mel_mask = mel_end.z;
+    let vlc_tail = vlc_end.y;
+    let vlc_mask = vlc_end.z;
+    if (mel_mask | vlc_mask) != 0u {
+        let fused = mel_tail | vlc_tail;
+        let agree = ((fused ^ mel_tail) & mel_mask) == 0u && ((fused ^ vlc_tail) & vlc_mask) == 0u;
+        if agree && fused != 0xFFu && vlc_n > 1u {
+            scratch_byte_put(mel_base(), blk.mel_cap, mel_n, fused);
+            mel_n += 1u;
+        } else {
+            scratch_byte_put(mel_base(), blk.mel_cap, mel_n, mel_tail);
+            mel_n += 1u;
+            scratch_byte_put(vlc_base(), blk.vlc_cap, vlc_n, vlc_tail);
+            vlc_n += 1u;
+        }
+    }
+    let scup = mel_n + vlc_n;
+    seg = vec4<u32>(ms_end + scup, scup, mel_n, vlc_n);
+}
+
+// Word k of the segment from byte ms_end on: MagSgn's last bytes, MEL, the VLC
+// reversed, and Scup in the last byte and the low nibble of the one before.
+fn segment_word(k: u32, s: vec4<u32>, ms_n: u32) -> u32 {
+    var word = 0u;
+    if 4u * k < ms_n {
+        word = out[blk.out_word + k];
+    }
+    for (var j = 0u; j < 4u; j++) {
+        let p = 4u * k + j;
+        var b = (word >> (8u * j)) & 0xFFu;
+        if p >= ms_n {
+            if p < ms_n + s.z {
+                b = scratch_byte(mel_base(), blk.mel_cap, p - ms_n);
+            } else if p < s.x {
+                b = scratch_byte(vlc_base(), blk.vlc_cap, s.w - 1u - (p - ms_n - s.z));
+            } else {
+                b = 0u;
+            }
+        }
+        if p + 1u == s.x {
+            b = (s.y >> 4u) & 0xFFu;
+        } else if p + 2u == s.x {
+            b = (b & 0xF0u) | (s.y & 0xFu);
+        }
+        word = (word & ~(0xFFu << (8u * j))) | (b << (8u * j));
+    }
+    return word;
+}
+
+// ---- One block.
+
+fn code_block(inv: Invocation, i: u32) {
+    let lane = scan_lane(inv);
+    blk = blocks[i];
+    if inv.lid == 0u {
+        atomicStore(&wg_max, 0u);
+        atomicStore(&wg_flags, 0u);
+    }
+    workgroupBarrier();
+    // The block's bit-planes: the host knows them only where it holds the coefficients.
+    let n = blk.width * blk.height;
+    var max_mu = 0u;
+    var k = lane;
+    for (; k < n; k += WG_SIZE) {
+        max_mu = max(max_mu, u32(abs(coeffs[blk.coeff_offset + k])));
+    }
+    if k < n {
+        flag(FLAG_CUT);
+    }
+    atomicMax(&wg_max, max_mu);
+    workgroupBarrier();
+    if inv.lid == 0u {
+        wg_planes = 32u - countLeadingZeros(atomicLoad(&wg_max));
+    }
+    let planes = workgroupUniformLoad(&wg_planes);
+    if planes == 0u || planes > 30u {
+        if inv.lid == 0u {
+            results[i * RESULT_WORDS] = 0u;
+            results[i * RESULT_WORDS + 1u] = 0u;
+            results[i * RESULT_WORDS + 2u] = atomicLoad(&wg_flags) | FLAG_DONE | select(0u, FLAG_TOO_DEEP, planes > 30u);
+            results[i * RESULT_WORDS + 3u] = planes;
+        }
+        return;
+    }
 
     let quads_w = (blk.width + 1u) / 2u;
     let quads_h = (blk.height + 1u) / 2u;
-    var rows = 0u;
-    for (var qy = 0u; qy < quads_h; qy++) {
-        var left = 0u;
-        for (var qx = 0u; qx < quads_w; qx += 2u) {
-            let q0 = code_quad(qx, qy, left);
-            left = q0.x;
-            var u1 = 0u;
-            if qx + 1u < quads_w {
-                let q1 = code_quad(qx + 1u, qy, left);
-                left = q1.x;
-                u1 = q1.y;
-            }
-            code_u_pair(qy == 0u, q0.y, u1);
+    let pairs_per_row = (quads_w + 1u) / 2u;
+    let pairs = pairs_per_row * quads_h;
+    let vlc_words = min((4u + PAIR_VLC_BITS * pairs) / 32u + 2u, VLC_RAW_WORDS);
+    for (var k = inv.lid; k < vlc_words; k += WG_SIZE) {
+        atomicStore(&vlc_raw[k], select(0u, 0xFu, k == 0u));
+    }
+    for (var k = inv.lid; k < MS_STAGE_WORDS; k += WG_SIZE) {
+        atomicStore(&ms_stage[k], 0u);
+    }
+    workgroupBarrier();
+
+    // 1. Rounds of pairs: code, place by a scan, stage.
+    var ms_at = 0u;
+    var vlc_at = 4u;
+    for (var r = 0u; r < pairs; r += WG_SIZE) {
+        let p = r + lane;
+        var pc: PairCode;
+        if p < pairs {
+            pc = code_pair(p, pairs_per_row, quads_w);
+            mel_codes[p] = pc.mel;
         }
-        rows += 1u;
+        // MagSgn bits in the low half, VLC bits in the high (a round holds fewer than
+        // 2^16 of each: WG_SIZE <= MAX_WG).
+        let scan = wg_exclusive_scan(inv, pc.ms_len | (pc.vlc_len << 16u));
+        let carry = ms_at % 32u;
+        if p < pairs {
+            let v = vlc_at + (scan.x >> 16u);
+            atomicOr(&vlc_raw[v / 32u], pc.vlc << (v % 32u));
+            if v % 32u + pc.vlc_len > 32u {
+                atomicOr(&vlc_raw[v / 32u + 1u], pc.vlc >> (32u - v % 32u));
+            }
+            let qy = p / pairs_per_row;
+            let qx = 2u * (p % pairs_per_row);
+            let mid = stage_quad(pc.q0, qx, qy, carry + (scan.x & 0xFFFFu));
+            stage_quad(pc.q1, qx + 1u, qy, mid);
+        }
+        workgroupBarrier();
+        let end = carry + (scan.y & 0xFFFFu);
+        let full = end / 32u;
+        for (var k = inv.lid; k < full; k += WG_SIZE) {
+            raw_put(ms_at / 32u + k, atomicLoad(&ms_stage[k]));
+            atomicStore(&ms_stage[k], 0u);
+        }
+        workgroupBarrier();
+        if inv.lid == 0u && full > 0u {
+            atomicStore(&ms_stage[0], atomicLoad(&ms_stage[full]));
+            atomicStore(&ms_stage[full], 0u);
+        }
+        ms_at += scan.y & 0xFFFFu;
+        vlc_at += scan.y >> 16u;
     }
-    let r = merge();
-    if rows != quads_h || r.x != ms_len + r.y {
-        flags |= FLAG_CUT;
+    workgroupBarrier();
+    if inv.lid == 0u && ms_at % 32u != 0u {
+        raw_put(ms_at / 32u, atomicLoad(&ms_stage[0]));
     }
-    results[i * RESULT_WORDS] = r.x;
-    results[i * RESULT_WORDS + 1u] = r.y;
-    results[i * RESULT_WORDS + 2u] = flags;
-    results[i * RESULT_WORDS + 3u] = planes;
+    storageBarrier();
+    workgroupBarrier();
+
+    // 2. Stuffing, the three streams by two invocations in different subgroups.
+    if inv.lid == 0u {
+        stuff_magsgn(ms_at);
+    }
+    if inv.lid == WG_SIZE / 2u {
+        stuff_vlc(vlc_at);
+        code_mel(pairs);
+    }
+    storageBarrier();
+    workgroupBarrier();
+
+    // 3. The merge.
+    if inv.lid == 0u {
+        merge_ends();
+    }
+    storageBarrier();
+    workgroupBarrier();
+    let s = seg;
+    let ms_n = ms_end;
+    if s.x > blk.out_cap && inv.lid == 0u {
+        flag(FLAG_OVERFLOW);
+    }
+    var w = ms_n / 4u + inv.lid;
+    for (; 4u * w < s.x; w += WG_SIZE) {
+        out_word_put(w, segment_word(w, s, ms_n));
+    }
+    if 4u * w < s.x {
+        flag(FLAG_CUT);
+    }
+    workgroupBarrier();
+    if inv.lid == 0u {
+        results[i * RESULT_WORDS] = s.x;
+        results[i * RESULT_WORDS + 1u] = s.y;
+        results[i * RESULT_WORDS + 2u] = atomicLoad(&wg_flags) | FLAG_DONE;
+        results[i * RESULT_WORDS + 3u] = planes;
+    }
+    workgroupBarrier();
+}
+
+@compute @workgroup_size(WG_SIZE)
+fn main(inv: Invocation) {
+    let grid = workgroup_grid(inv);
+    for (var i = grid.x; i < params.n_blocks; i += grid.y) {
+        code_block(inv, i);
+    }
 }

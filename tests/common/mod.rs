@@ -15,7 +15,7 @@ pub mod j2k_judges;
 pub mod judges;
 pub mod rng;
 
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use parvlc::gpu::{Gpu, GpuOptions};
 use parvlc::huffman::compress::{Compressed, Format, Stage};
@@ -50,14 +50,19 @@ pub fn gpu() -> &'static Gpu {
 /// storage (uploads and outputs copied). The default context proves the modules built
 /// without the checks, and the paths that copy less.
 pub fn gpu_workgroup_flavour() -> &'static Gpu {
-    static GPU: OnceLock<Gpu> = OnceLock::new();
+    gpu_workgroup_flavour_shared()
+}
+
+/// [`gpu_workgroup_flavour`] for stages that keep the GPU (`Arc<Gpu>`).
+pub fn gpu_workgroup_flavour_shared() -> &'static Arc<Gpu> {
+    static GPU: OnceLock<Arc<Gpu>> = OnceLock::new();
     GPU.get_or_init(|| {
-        open(GpuOptions {
+        Arc::new(open(GpuOptions {
             allow_subgroups: false,
             allow_mapped_storage: false,
             runtime_checks: true,
             ..Default::default()
-        })
+        }))
     })
 }
 

@@ -1,16 +1,17 @@
 //! The HT cleanup pass on the GPU (shaders/j2k/ht_cleanup.wgsl, stage `ht_cleanup`):
-//! one invocation per code-block runs the CPU twin [`super::cleanup::encode`] serially
-//! over its block, byte for byte. Simple first: the parallel forms (quads across a
-//! workgroup, streams placed by scans) come later against the same twin.
+//! a workgroup per code-block, byte for byte the CPU twin [`super::cleanup::encode`].
+//! A quad's coding decisions depend only on the samples, so the workgroup codes its
+//! block's quad pairs side by side and places their VLC and MagSgn bits by a scan; two
+//! invocations then stuff the three streams, and the workgroup merges them.
 //!
 //! From the host ([`HtGpu::encode`]) it checks every block as the CPU does
 //! ([`super::cleanup::check`]), leaves the all-zero ones out, and gives each coded block
-//! an output region and MEL and VLC scratch sized from upper bounds on its streams, so
-//! nothing outgrows its room (the shader still flags a write past one, which is then an
-//! error, never a wrong byte). Behind the GPU front end ([`HtGpu::encode_resident`]) the
-//! coefficients stay on the GPU: the shader finds each block's bit-planes, and the rooms
-//! are sized for the most an encodable image has. The CxtVLC look-ups are the CPU's
-//! ([`super::vlc::Lookup::packed`]), uploaded once.
+//! an output region and scratch (MEL, VLC, raw MagSgn) sized from upper bounds on its
+//! streams, so nothing outgrows its room (the shader still flags a write past one, which
+//! is then an error, never a wrong byte). Behind the GPU front end
+//! ([`HtGpu::encode_resident`]) the coefficients stay on the GPU: the shader finds each
+//! block's bit-planes, and the rooms are sized for the most an encodable image has. The
+//! CxtVLC look-ups are the CPU's ([`super::vlc::Lookup::packed`]), uploaded once.
 
 use std::sync::Arc;
 
@@ -45,6 +46,8 @@ struct HtBlock {
     scratch_word: u32,
     mel_cap: u32,
     vlc_cap: u32,
+    raw_word: u32,
+    raw_cap: u32,
 }
 
 /// Result words per block (keep in sync with shaders/j2k/ht_cleanup.wgsl): segment
@@ -54,28 +57,86 @@ const FLAG_NO_CODEWORD: u32 = 1;
 const FLAG_OVERFLOW: u32 = 2;
 const FLAG_CUT: u32 = 4;
 const FLAG_TOO_DEEP: u32 = 8;
-/// Invocations (code-blocks) per workgroup. Few: a warp runs its blocks' branches in
-/// lockstep and waits for the longest, and few workgroups of many would leave SMs idle
-/// (6,321 blocks of a 4K picture in 64s filled 99 of the H200's 132). 4K on the H200:
-/// 22.8 ms at 64, 20.0 at 16, 19.7 at 4 (`docs/htj2k.md`).
-const WG_SIZE: u32 = 4;
+const FLAG_DONE: u32 = 16;
+/// Invocations per workgroup, a workgroup per code-block: a quad pair per invocation in
+/// each round (a 64x64 block has 512 pairs).
+const WG_SIZE: u32 = 64;
+/// keep in sync with shaders/j2k/ht_cleanup.wgsl: the largest workgroup its staging
+/// holds, and the most quad pairs a block has (5x819; `max_pairs_is_the_shaders`).
+const MAX_WG: u32 = 128;
+const MAX_PAIRS: usize = 820;
+const _: () = assert!(WG_SIZE <= MAX_WG && WG_SIZE >= 2);
 /// A MEL or VLC stream longer than this cannot be signalled (Scup is at most
 /// [`MAX_SCUP`]): its room is capped here, and a longer one is the CPU's Scup error.
 const STREAM_CAP: usize = MAX_SCUP + 17;
 
-/// Rooms in bytes of one block (MagSgn in the output region, MEL, VLC) from upper
-/// bounds: MagSgn sends at most `planes` + 1 bits per sample, MEL at most 6 bits per event
-/// (one per quad and one per quad pair), VLC at most 15 bits per quad (a 7-bit
-/// codeword, an 8-bit u code) and one per pair; stuffing adds a bit in 8.
-fn rooms(width: usize, height: usize, planes: u32) -> (usize, usize, usize) {
+/// One block's rooms: bytes of MagSgn (in the output region), MEL and VLC, and words of
+/// raw MagSgn, from upper bounds: MagSgn sends at most `planes` + 1 bits per sample, MEL
+/// at most 6 bits per event (one per quad and one per quad pair), VLC at most 15 bits per
+/// quad (a 7-bit codeword, an 8-bit u code) and one per pair; stuffing adds a bit in 8.
+struct Rooms {
+    ms: usize,
+    mel: usize,
+    vlc: usize,
+    raw_words: usize,
+}
+
+fn rooms(width: usize, height: usize, planes: u32) -> Rooms {
     let quads = width.div_ceil(2) * height.div_ceil(2);
-    let pairs = width.div_ceil(2).div_ceil(2) * height.div_ceil(2);
+    let pairs = quad_pairs(width, height);
+    debug_assert!(
+        pairs <= MAX_PAIRS,
+        "{width}x{height}: more pairs than the shader holds"
+    );
     let stuffed = |bits: usize| bits / 7 + 2;
     // A sample's exponent (the bits of 2 mu - 1) may exceed the bit-planes by one.
-    let ms = stuffed(width * height * (planes as usize + 1));
+    let ms_bits = width * height * (planes as usize + 1);
     let mel = stuffed(6 * (quads + pairs) + 1) + 1;
     let vlc = stuffed(4 + 15 * quads + pairs) + 2;
-    (ms, mel.min(STREAM_CAP), vlc.min(STREAM_CAP))
+    Rooms {
+        ms: stuffed(ms_bits),
+        mel: mel.min(STREAM_CAP),
+        vlc: vlc.min(STREAM_CAP),
+        raw_words: ms_bits.div_ceil(32) + 1,
+    }
+}
+
+impl Rooms {
+    fn out_cap(&self) -> usize {
+        (self.ms + self.mel + self.vlc).next_multiple_of(4)
+    }
+
+    fn scratch_words(&self) -> usize {
+        self.mel.div_ceil(4) + self.vlc.div_ceil(4) + self.raw_words
+    }
+
+    /// The block's descriptor, its regions from `out_word` and `scratch_word`.
+    fn block(
+        &self,
+        coeff_offset: usize,
+        w: usize,
+        h: usize,
+        out_word: u64,
+        scratch_word: u64,
+    ) -> HtBlock {
+        HtBlock {
+            coeff_offset: coeff_offset as u32,
+            width: w as u32,
+            height: h as u32,
+            out_word: out_word as u32,
+            out_cap: self.out_cap() as u32,
+            scratch_word: scratch_word as u32,
+            mel_cap: self.mel as u32,
+            vlc_cap: self.vlc as u32,
+            raw_word: (scratch_word as usize + self.mel.div_ceil(4) + self.vlc.div_ceil(4)) as u32,
+            raw_cap: self.raw_words as u32,
+        }
+    }
+}
+
+/// Quad pairs of a block: the work items of a workgroup's rounds.
+fn quad_pairs(width: usize, height: usize) -> usize {
+    width.div_ceil(2).div_ceil(2) * height.div_ceil(2)
 }
 
 /// The GPU HT block coder: a [`Tier1Engine`] equal to [`super::HtCpu`].
@@ -83,6 +144,9 @@ pub struct HtGpu {
     gpu: Arc<Gpu>,
     /// The CxtVLC look-ups, first quad row then the others, a word per entry.
     tables: PooledBuffer,
+    /// The most workgroups a dispatch starts (each then codes every so many blocks): the
+    /// device's limit, lower only where a test forces the blocks to share workgroups.
+    max_workgroups: u32,
 }
 
 /// One dispatch's buffers, alive until its results are read.
@@ -118,7 +182,20 @@ impl HtGpu {
         );
         gpu.queue
             .write_buffer(&tables, 0, bytemuck::cast_slice(&words));
-        Ok(HtGpu { gpu, tables })
+        let max_workgroups = gpu.limits.max_compute_workgroups_per_dimension.max(1);
+        Ok(HtGpu {
+            gpu,
+            tables,
+            max_workgroups,
+        })
+    }
+
+    /// At most `n` workgroups a dispatch, so that each codes several blocks: for tests
+    /// of the path a batch of more blocks than the device's grid dimension takes.
+    #[doc(hidden)]
+    pub fn with_max_workgroups(mut self, n: u32) -> HtGpu {
+        self.max_workgroups = n.clamp(1, self.max_workgroups);
+        self
     }
 
     /// Code every block of `batch`: one [`CodeBlockCoded`] per job, in order, each what
@@ -178,6 +255,13 @@ impl HtGpu {
                         )));
                     }
                 }
+                if rec[2] & FLAG_DONE == 0 || rec[2] & FLAG_CUT != 0 {
+                    // Never silently short: lavapipe ends every loop of an invocation
+                    // after 65535 iterations in all.
+                    return Err(corrupt(format!(
+                        "code-block {job}: the device stopped the coding loops early"
+                    )));
+                }
                 if rec[2] & FLAG_TOO_DEEP != 0 {
                     return Err(Error::InvalidArgument(format!(
                         "code-block {job} needs {planes} bit-planes; HT code-blocks hold at most {}",
@@ -212,7 +296,7 @@ impl HtGpu {
     }
 
     /// The blocks `todo` of `batch` in dispatches whose buffers each fit one storage
-    /// binding (and whose workgroups one dimension).
+    /// binding.
     fn upload(
         &self,
         batch: &CodeBlockBatch,
@@ -221,8 +305,6 @@ impl HtGpu {
     ) -> Result<Vec<Dispatch>> {
         let gpu = &*self.gpu;
         let max_binding = gpu.max_binding().min(u32::MAX as u64 / 2);
-        let max_blocks =
-            gpu.limits.max_compute_workgroups_per_dimension.max(1) as usize * WG_SIZE as usize;
         let mut dispatches = Vec::new();
         let mut start = 0;
         while start < todo.len() {
@@ -230,38 +312,30 @@ impl HtGpu {
             let mut coeffs: Vec<i32> = Vec::new();
             let (mut out_words, mut scratch_words) = (0u64, 0u64);
             let mut end = start;
-            while end < todo.len() && end - start < max_blocks {
+            while end < todo.len() {
                 let i = todo[end];
                 let j = &batch.jobs[i];
                 let c = job_coeffs(batch, i)?;
-                let (ms, mel, vlc) = rooms(j.width, j.height, planes[i]);
-                let out_cap = (ms + mel + vlc).next_multiple_of(4);
-                let stream_words = (mel.div_ceil(4) + vlc.div_ceil(4)) as u64;
+                let room = rooms(j.width, j.height, planes[i]);
                 let fits = |now: u64, more: u64| (now + more) * 4 <= max_binding;
                 if end > start
                     && !(fits(coeffs.len() as u64, c.len() as u64)
-                        && fits(out_words, out_cap as u64 / 4)
-                        && fits(scratch_words, stream_words)
+                        && fits(out_words, room.out_cap() as u64 / 4)
+                        && fits(scratch_words, room.scratch_words() as u64)
                         && fits(((end - start + 1) * RESULT_WORDS) as u64, 0))
                 {
                     break;
                 }
-                blocks.push(HtBlock {
-                    coeff_offset: coeffs.len() as u32,
-                    width: j.width as u32,
-                    height: j.height as u32,
-                    out_word: out_words as u32,
-                    out_cap: out_cap as u32,
-                    scratch_word: scratch_words as u32,
-                    mel_cap: mel as u32,
-                    vlc_cap: vlc as u32,
-                });
+                blocks.push(room.block(coeffs.len(), j.width, j.height, out_words, scratch_words));
                 coeffs.extend_from_slice(c);
-                out_words += out_cap as u64 / 4;
-                scratch_words += stream_words;
+                out_words += room.out_cap() as u64 / 4;
+                scratch_words += room.scratch_words() as u64;
                 end += 1;
             }
-            if out_words * 4 > max_binding || coeffs.len() as u64 * 4 > max_binding {
+            if out_words * 4 > max_binding
+                || scratch_words * 4 > max_binding
+                || coeffs.len() as u64 * 4 > max_binding
+            {
                 return Err(Error::TooLarge(format!(
                     "HT cleanup pass: code-block {} needs more than one storage binding \
                      ({max_binding} bytes)",
@@ -298,8 +372,6 @@ impl HtGpu {
     ) -> std::result::Result<HtBatch, PooledBuffer> {
         let gpu = &*self.gpu;
         let max_binding = gpu.max_binding().min(u32::MAX as u64 / 2);
-        let max_blocks =
-            gpu.limits.max_compute_workgroups_per_dimension.max(1) as u64 * WG_SIZE as u64;
         let words = coeffs.size() / 4;
         let mut blocks = Vec::with_capacity(jobs.len());
         let (mut out_words, mut scratch_words) = (0u64, 0u64);
@@ -314,24 +386,13 @@ impl HtGpu {
             if !inside {
                 return Err(coeffs);
             }
-            let (ms, mel, vlc) = rooms(w, h, bound);
-            let out_cap = (ms + mel + vlc).next_multiple_of(4);
-            blocks.push(HtBlock {
-                coeff_offset: j.offset as u32,
-                width: w as u32,
-                height: h as u32,
-                out_word: out_words as u32,
-                out_cap: out_cap as u32,
-                scratch_word: scratch_words as u32,
-                mel_cap: mel as u32,
-                vlc_cap: vlc as u32,
-            });
-            out_words += out_cap as u64 / 4;
-            scratch_words += (mel.div_ceil(4) + vlc.div_ceil(4)) as u64;
+            let room = rooms(w, h, bound);
+            blocks.push(room.block(j.offset, w, h, out_words, scratch_words));
+            out_words += room.out_cap() as u64 / 4;
+            scratch_words += room.scratch_words() as u64;
         }
         let n = jobs.len() as u64;
         if jobs.is_empty()
-            || n > max_blocks
             || coeffs.size() > max_binding
             || out_words * 4 > max_binding
             || scratch_words * 4 > max_binding
@@ -506,6 +567,8 @@ impl HtGpu {
                     (6, d.results.as_entire_buffer_binding()),
                 ],
             );
+            // A block the kernel never reaches must read as unfinished (FLAG_DONE unset).
+            encoder.clear_buffer(&d.results, 0, None);
             let timestamp_writes = profiler.as_deref_mut().and_then(|p| p.pass("ht_cleanup"));
             let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
                 label: Some(HT_CLEANUP.label),
@@ -513,7 +576,9 @@ impl HtGpu {
             });
             pass.set_pipeline(&built.pipeline);
             pass.set_bind_group(0, &bind, &[]);
-            pass.dispatch_workgroups((d.blocks.len() as u32).div_ceil(WG_SIZE), 1, 1);
+            // A workgroup a block, as many as one dimension takes; each walks the blocks
+            // a grid apart.
+            pass.dispatch_workgroups((d.blocks.len() as u32).min(self.max_workgroups), 1, 1);
         }
         gpu.check_errors(HT_CLEANUP.name)
     }
@@ -552,13 +617,6 @@ fn check_result(job: usize, b: &HtBlock, rec: &[u32]) -> Result<usize> {
     if flags & FLAG_NO_CODEWORD != 0 {
         return Err(corrupt(format!(
             "code-block {job}: a quad without a CxtVLC codeword"
-        )));
-    }
-    if flags & FLAG_CUT != 0 {
-        // Never silently short: lavapipe ends every loop of an invocation after 65535
-        // iterations in all.
-        return Err(corrupt(format!(
-            "code-block {job}: the device stopped the coding loops early"
         )));
     }
     if flags & FLAG_OVERFLOW != 0 || len > b.out_cap || len < 2 {
@@ -654,5 +712,35 @@ impl Tier1Engine for HtGpu {
 
     fn ht_gpu(&self) -> Option<&HtGpu> {
         Some(self)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn max_pairs_is_the_shaders() {
+        // The shader sizes its per-pair workgroup memory for MAX_PAIRS: the most pairs
+        // of any block the checks let through.
+        let most = (1..=MAX_SIDE)
+            .flat_map(|w| (1..=(MAX_AREA / w).min(MAX_SIDE)).map(move |h| quad_pairs(w, h)))
+            .max();
+        assert_eq!(most, Some(MAX_PAIRS));
+    }
+
+    #[test]
+    fn rooms_hold_the_streams_bounds() {
+        // A 64x64 block of 30 bit-planes: 31 raw bits a sample at most.
+        let r = rooms(64, 64, 30);
+        assert_eq!(r.raw_words, 64 * 64 * 31 / 32 + 1);
+        assert!(r.ms >= 64 * 64 * 31 / 8 + 64 * 64 * 31 / 56);
+        let b = r.block(7, 64, 64, 100, 200);
+        assert_eq!(
+            b.raw_word as usize,
+            200 + r.mel.div_ceil(4) + r.vlc.div_ceil(4)
+        );
+        assert_eq!(r.scratch_words(), (b.raw_word - 200) as usize + r.raw_words);
+        assert_eq!(b.out_cap as usize % 4, 0);
     }
 }
