@@ -3,15 +3,19 @@
 // quad to its left and the row above), never on the coder's state, so the quads are
 // coded in parallel and only the streams' bit-stuffing is serial:
 //
+// 0. The block's samples are read once (coalesced): its bit-planes, and each sample's
+//    exponent as a byte in workgroup memory, where the quads read their neighbours.
 // 1. Rounds of WG_SIZE quad pairs, a pair per invocation: each finds its two quads'
 //    CxtVLC codewords, u codes, MEL events and MagSgn bit counts. One workgroup scan
 //    places every pair's VLC and MagSgn bits. VLC bits are OR-ed into the block's raw
-//    VLC in workgroup memory; MagSgn bits into a round's staging words, whose complete
-//    words go to the block's raw MagSgn in `scratch` (coalesced) and whose last, partial
-//    word is carried into the next round. MEL events are kept per pair.
+//    VLC in workgroup memory; MagSgn bits into the raw MagSgn's staging words. Where a
+//    round would not fit the staging, its complete words go first to the block's raw
+//    MagSgn in `scratch` (coalesced), the partial last one kept. MEL events are kept
+//    per pair.
 // 2. Stuffing: one invocation turns the raw MagSgn into stuffed bytes in the output
-//    region (a byte a step); another, in the other half of the workgroup, the raw VLC
-//    and then the MEL events (the 13-state run-length coder) into `scratch`.
+//    region, four bytes a step where none of the first three is 0xFF, and reads it from
+//    the staging where it never left it; another, in the other half of the workgroup,
+//    the raw VLC and then the MEL events (the 13-state run-length coder) into `scratch`.
 // 3. The merge of src/j2k/ht/streams.rs: the MEL/VLC meeting byte, then the whole
 //    workgroup copies MEL and the reversed VLC after MagSgn, Scup in the last 12 bits.
 //
@@ -20,8 +24,8 @@
 //
 // LOOPS: lavapipe's compiler stops every loop of an invocation once it has run 65535
 // iterations in all (its guard against endless loops). The longest here is a stuffing
-// loop, a step per output byte (at most 15,872 for a block of 31-bit samples); each
-// serial loop reports whether it reached its end (FLAG_CUT otherwise).
+// loop, at most a step per output byte (15,872 for a block of 31-bit samples); each
+// loop reports whether it reached its end (FLAG_CUT otherwise).
 //
 // On lavapipe the count runs across the blocks a workgroup codes one after another, and
 // once it is spent every loop ends at once; FLAG_CUT and FLAG_DONE make that an error.
@@ -71,7 +75,9 @@ const FLAG_DONE: u32 = 16u;
 // block of sides up to 1024 and area up to 4096 has (5x819), and the largest workgroup
 // the staging below holds.
 const MAX_PAIRS: u32 = 820u;
-const MAX_WG: u32 = 128u;
+const MAX_WG: u32 = 64u;
+// The largest block's samples (MAX_AREA in src/j2k/tier1/cpu.rs).
+const MAX_SAMPLES: u32 = 4096u;
 // A pair's VLC: two 7-bit codewords and two u codes of 8 bits; its MagSgn: 8 samples of
 // at most 31 bits.
 const PAIR_VLC_BITS: u32 = 30u;
@@ -87,12 +93,14 @@ const MS_STAGE_WORDS: u32 = (32u + PAIR_MS_BITS * MAX_WG) / 32u + 2u;
 @group(0) @binding(5) var<storage, read_write> scratch: array<u32>;
 @group(0) @binding(6) var<storage, read_write> results: array<u32>;
 
+// Each sample's exponent E (row-major), a byte each.
+var<workgroup> exps: array<u32, MAX_SAMPLES / 4u>;
 // The block's raw VLC (the 0xF placeholder nibble first), whole.
 var<workgroup> vlc_raw: array<atomic<u32>, VLC_RAW_WORDS>;
-// One round's MagSgn bits, from the partial word the round before left.
+// The raw MagSgn from word `stage_base` on (all of it, unless a round did not fit).
 var<workgroup> ms_stage: array<atomic<u32>, MS_STAGE_WORDS>;
-// Each pair's MEL events: their count in bits 0-1, the events from bit 2.
-var<workgroup> mel_codes: array<u32, MAX_PAIRS>;
+// Each pair's MEL events, a byte each: their count in bits 0-1, the events from bit 2.
+var<workgroup> mel_codes: array<atomic<u32>, MAX_PAIRS / 4u + 1u>;
 var<workgroup> wg_max: atomic<u32>;
 var<workgroup> wg_planes: u32;
 var<workgroup> wg_flags: atomic<u32>;
@@ -104,6 +112,8 @@ var<workgroup> vlc_end: vec3<u32>;
 var<workgroup> seg: vec4<u32>;
 
 var<private> blk: HtBlock;
+// The raw MagSgn's word that the staging's first word holds (0: it never left).
+var<private> stage_base: u32;
 
 fn flag(f: u32) {
     atomicOr(&wg_flags, f);
@@ -115,16 +125,33 @@ fn flag(f: u32) {
 fn e_at(x: i32, y: i32) -> u32 {
     var e = 0u;
     if x >= 0 && u32(x) < blk.width && y >= 0 && u32(y) < blk.height {
-        let mu = u32(abs(coeffs[blk.coeff_offset + u32(y) * blk.width + u32(x)]));
-        e = select(32u - countLeadingZeros(2u * mu - 1u), 0u, mu == 0u);
+        let k = u32(y) * blk.width + u32(x);
+        e = (exps[k / 4u] >> (8u * (k % 4u))) & 0xFFu;
     }
     return e;
 }
 
-fn v_at(x: u32, y: u32) -> u32 {
-    let c = coeffs[blk.coeff_offset + y * blk.width + x];
-    let mu = u32(abs(c));
-    return 2u * (mu - 1u) + select(0u, 1u, c < 0);
+fn exponent(mu: u32) -> u32 {
+    return select(32u - countLeadingZeros(2u * mu - 1u), 0u, mu == 0u);
+}
+
+// v of the quad's four samples (top-left, bottom-left, top-right, bottom-right), read
+// without branches so that the four loads are in flight together; a sample past the
+// block's edge reads its neighbour inside (it is insignificant, and never coded).
+fn quad_v(qx: u32, qy: u32) -> vec4<u32> {
+    let x0 = 2u * qx;
+    let y0 = 2u * qy;
+    let x1 = min(x0 + 1u, blk.width - 1u);
+    let y1 = min(y0 + 1u, blk.height - 1u);
+    let at = blk.coeff_offset;
+    let c = vec4<i32>(
+        coeffs[at + y0 * blk.width + x0],
+        coeffs[at + y1 * blk.width + x0],
+        coeffs[at + y0 * blk.width + x1],
+        coeffs[at + y1 * blk.width + x1],
+    );
+    let mu = vec4<u32>(abs(c));
+    return 2u * (mu - vec4<u32>(1u)) + select(vec4<u32>(0u), vec4<u32>(1u), c < vec4<i32>(0));
 }
 
 // Bit n set where component n holds.
@@ -309,19 +336,26 @@ fn stage_put(at: u32, v: u32, n: u32) {
     }
 }
 
-// The MagSgn bits of one quad (packed by `pack_quad`) from bit `at`; returns the end.
-fn stage_quad(packed: u32, qx: u32, qy: u32, at: u32) -> u32 {
-    let rho = packed & 15u;
-    let big_u = (packed >> 4u) & 63u;
-    let e_k = packed >> 10u;
+// The MagSgn bits of one quad (packed by `pack_quad`, its samples' v in `v`) from bit
+// `at` of the staging; returns the end. The four samples are written out, so that `v`
+// is never indexed at run time (it stays in registers).
+fn stage_quad(packed: u32, v: vec4<u32>, at: u32) -> u32 {
     var pos = at;
-    for (var n = 0u; n < 4u; n++) {
-        if ((rho >> n) & 1u) == 1u {
-            let m = big_u - ((e_k >> n) & 1u);
-            let v = v_at(2u * qx + n / 2u, 2u * qy + n % 2u);
-            stage_put(pos, v & ((1u << m) - 1u), m);
-            pos += m;
-        }
+    pos = stage_sample(packed, 0u, v.x, pos);
+    pos = stage_sample(packed, 1u, v.y, pos);
+    pos = stage_sample(packed, 2u, v.z, pos);
+    pos = stage_sample(packed, 3u, v.w, pos);
+    return pos;
+}
+
+// Sample n's MagSgn bits, if it is significant: v's low U bits, less the top one where
+// the codeword told it (e_k).
+fn stage_sample(packed: u32, n: u32, v: u32, at: u32) -> u32 {
+    var pos = at;
+    if ((packed >> n) & 1u) == 1u {
+        let m = ((packed >> 4u) & 63u) - ((packed >> (10u + n)) & 1u);
+        stage_put(pos, v & ((1u << m) - 1u), m);
+        pos += m;
     }
     return pos;
 }
@@ -334,9 +368,15 @@ fn raw_put(k: u32, v: u32) {
     }
 }
 
+// Word k of the raw MagSgn: from the staging where it never left it (the usual case:
+// a block's MagSgn up to MS_STAGE_WORDS words), else from `scratch`.
 fn raw_get(k: u32) -> u32 {
     var v = 0u;
-    if k < blk.raw_cap {
+    if stage_base == 0u {
+        if k < MS_STAGE_WORDS {
+            v = atomicLoad(&ms_stage[k]);
+        }
+    } else if k < blk.raw_cap {
         v = scratch[blk.raw_word + k];
     }
     return v;
@@ -413,20 +453,30 @@ fn stuff_magsgn(n_bits: u32) {
     var len = 0u;
     var last = 0u;
     var word = 0u;
-    var at = 0u;
-    var lo = raw_get(0u);
-    var hi = raw_get(1u);
     var done = false;
     loop {
-        // The last step takes the partial byte, padded with 1s.
+        let bits = window(raw_get(pos / 32u), raw_get(pos / 32u + 1u), pos % 32u);
+        // Four whole bytes at once where none of the first three is 0xFF (the fourth
+        // only sets the next byte's room): the usual case.
+        let b = vec4<u32>(bits & 0xFFu, (bits >> 8u) & 0xFFu, (bits >> 16u) & 0xFFu, bits >> 24u);
+        if room == 8u && n_bits - pos >= 32u && !any(b.xyz == vec3<u32>(0xFFu)) {
+            let sh = 8u * (len % 4u);
+            out_word_put(len / 4u, word | (bits << sh));
+            word = select(bits >> (32u - sh), 0u, sh == 0u);
+            len += 4u;
+            pos += 32u;
+            last = b.w;
+            room = select(8u, 7u, last == 0xFFu);
+            continue;
+        }
+        // Else a byte; the last takes the partial byte, padded with 1s.
         let used = min(n_bits - pos, room);
-        var b = window(lo, hi, pos - 32u * at) & ((1u << used) - 1u);
-        b |= (0xFFu << used) & ((1u << room) - 1u) & 0xFFu;
-        if used < room && (used == 0u || b == 0xFFu) {
+        let one = (bits & ((1u << used) - 1u)) | ((0xFFu << used) & ((1u << room) - 1u) & 0xFFu);
+        if used < room && (used == 0u || one == 0xFFu) {
             done = true;
             break;
         }
-        word |= b << (8u * (len % 4u));
+        word |= one << (8u * (len % 4u));
         len += 1u;
         if len % 4u == 0u {
             out_word_put(len / 4u - 1u, word);
@@ -437,13 +487,8 @@ fn stuff_magsgn(n_bits: u32) {
             break;
         }
         pos += room;
-        if pos - 32u * at >= 32u {
-            at += 1u;
-            lo = hi;
-            hi = raw_get(at + 1u);
-        }
-        room = select(8u, 7u, b == 0xFFu);
-        last = b;
+        room = select(8u, 7u, one == 0xFFu);
+        last = one;
     }
     if !done {
         flag(FLAG_CUT);
@@ -466,35 +511,40 @@ fn stuff_vlc(n_bits: u32) {
     var len = 1u;
     var word = 0xFFu;
     var after_big = true;
-    var at = 0u;
-    var lo = vlc_raw_get(0u);
-    var hi = vlc_raw_get(1u);
     var done = false;
     loop {
         let rem = n_bits - pos;
-        let b8 = window(lo, hi, pos - 32u * at) & 0xFFu;
-        var b = b8;
+        let bits = window(vlc_raw_get(pos / 32u), vlc_raw_get(pos / 32u + 1u), pos % 32u);
+        // Four whole bytes at once where none closes at 7 bits.
+        let b = vec4<u32>(bits & 0xFFu, (bits >> 8u) & 0xFFu, (bits >> 16u) & 0xFFu, bits >> 24u);
+        let big_before = vec4<bool>(after_big, b.x > 0x8Fu, b.y > 0x8Fu, b.z > 0x8Fu);
+        let sevens = (b & vec4<u32>(0x7Fu)) == vec4<u32>(0x7Fu);
+        if rem >= 32u && !any(big_before & sevens) {
+            let sh = 8u * (len % 4u);
+            scratch_word_put(vlc_base(), blk.vlc_cap, len / 4u, word | (bits << sh));
+            word = select(bits >> (32u - sh), 0u, sh == 0u);
+            len += 4u;
+            pos += 32u;
+            after_big = b.w > 0x8Fu;
+            continue;
+        }
+        var one = b.x;
         var step = 8u;
-        if after_big && rem >= 7u && (b8 & 0x7Fu) == 0x7Fu {
-            b = 0x7Fu;
+        if after_big && rem >= 7u && (b.x & 0x7Fu) == 0x7Fu {
+            one = 0x7Fu;
             step = 7u;
         } else if rem < 8u {
             done = true;
             break;
         }
-        word |= b << (8u * (len % 4u));
+        word |= one << (8u * (len % 4u));
         len += 1u;
         if len % 4u == 0u {
             scratch_word_put(vlc_base(), blk.vlc_cap, len / 4u - 1u, word);
             word = 0u;
         }
         pos += step;
-        if pos - 32u * at >= 32u {
-            at += 1u;
-            lo = hi;
-            hi = vlc_raw_get(at + 1u);
-        }
-        after_big = b > 0x8Fu;
+        after_big = one > 0x8Fu;
     }
     if !done {
         flag(FLAG_CUT);
@@ -503,7 +553,7 @@ fn stuff_vlc(n_bits: u32) {
         scratch_word_put(vlc_base(), blk.vlc_cap, len / 4u, word);
     }
     let used = n_bits - pos;
-    let tail = window(lo, hi, pos - 32u * at) & ((1u << used) - 1u);
+    let tail = window(vlc_raw_get(pos / 32u), vlc_raw_get(pos / 32u + 1u), pos % 32u) & ((1u << used) - 1u);
     vlc_end = vec3<u32>(len, tail, (1u << used) - 1u);
 }
 
@@ -543,7 +593,7 @@ fn code_mel(pairs: u32) {
     var state = 0u;
     var p = 0u;
     for (; p < pairs; p++) {
-        let code = mel_codes[p];
+        let code = (atomicLoad(&mel_codes[p / 4u]) >> (8u * (p % 4u))) & 0xFFu;
         for (var i = 0u; i < (code & 3u); i++) {
             let e = mel_e(state);
             if ((code >> (2u + i)) & 1u) == 0u {
@@ -641,14 +691,21 @@ fn code_block(inv: Invocation, i: u32) {
         atomicStore(&wg_flags, 0u);
     }
     workgroupBarrier();
-    // The block's bit-planes: the host knows them only where it holds the coefficients.
+    // The block's bit-planes (the host knows them only where it holds the coefficients)
+    // and its samples' exponents, four samples a step, their loads in flight together.
     let n = blk.width * blk.height;
+    let words = (n + 3u) / 4u;
     var max_mu = 0u;
     var k = lane;
-    for (; k < n; k += WG_SIZE) {
-        max_mu = max(max_mu, u32(abs(coeffs[blk.coeff_offset + k])));
+    for (; k < words; k += WG_SIZE) {
+        let idx = vec4<u32>(4u * k) + vec4<u32>(0u, 1u, 2u, 3u);
+        let at = vec4<u32>(blk.coeff_offset) + min(idx, vec4<u32>(n - 1u));
+        let c = vec4<i32>(coeffs[at.x], coeffs[at.y], coeffs[at.z], coeffs[at.w]);
+        let mu = select(vec4<u32>(0u), vec4<u32>(abs(c)), idx < vec4<u32>(n));
+        max_mu = max(max_mu, max(max(mu.x, mu.y), max(mu.z, mu.w)));
+        exps[k] = exponent(mu.x) | (exponent(mu.y) << 8u) | (exponent(mu.z) << 16u) | (exponent(mu.w) << 24u);
     }
-    if k < n {
+    if k < words {
         flag(FLAG_CUT);
     }
     atomicMax(&wg_max, max_mu);
@@ -678,6 +735,10 @@ fn code_block(inv: Invocation, i: u32) {
     for (var k = inv.lid; k < MS_STAGE_WORDS; k += WG_SIZE) {
         atomicStore(&ms_stage[k], 0u);
     }
+    for (var k = inv.lid; k <= pairs / 4u; k += WG_SIZE) {
+        atomicStore(&mel_codes[k], 0u);
+    }
+    stage_base = 0u;
     workgroupBarrier();
 
     // 1. Rounds of pairs: code, place by a scan, stage.
@@ -688,12 +749,32 @@ fn code_block(inv: Invocation, i: u32) {
         var pc: PairCode;
         if p < pairs {
             pc = code_pair(p, pairs_per_row, quads_w);
-            mel_codes[p] = pc.mel;
+            atomicOr(&mel_codes[p / 4u], pc.mel << (8u * (p % 4u)));
         }
         // MagSgn bits in the low half, VLC bits in the high (a round holds fewer than
         // 2^16 of each: WG_SIZE <= MAX_WG).
         let scan = wg_exclusive_scan(inv, pc.ms_len | (pc.vlc_len << 16u));
-        let carry = ms_at % 32u;
+        let round_bits = scan.y & 0xFFFFu;
+        // Where the round would run past the staging (one word kept spare for its last
+        // bits' straddle), the staging's complete words go to scratch first.
+        let held = ms_at - 32u * stage_base;
+        let flush = held + round_bits > 32u * (MS_STAGE_WORDS - 1u);
+        let full = held / 32u;
+        if flush {
+            for (var k = inv.lid; k < full; k += WG_SIZE) {
+                raw_put(stage_base + k, atomicLoad(&ms_stage[k]));
+                atomicStore(&ms_stage[k], 0u);
+            }
+        }
+        workgroupBarrier();
+        if flush {
+            if inv.lid == 0u {
+                atomicStore(&ms_stage[0], atomicLoad(&ms_stage[full]));
+                atomicStore(&ms_stage[full], 0u);
+            }
+            stage_base += full;
+        }
+        workgroupBarrier();
         if p < pairs {
             let v = vlc_at + (scan.x >> 16u);
             atomicOr(&vlc_raw[v / 32u], pc.vlc << (v % 32u));
@@ -702,27 +783,20 @@ fn code_block(inv: Invocation, i: u32) {
             }
             let qy = p / pairs_per_row;
             let qx = 2u * (p % pairs_per_row);
-            let mid = stage_quad(pc.q0, qx, qy, carry + (scan.x & 0xFFFFu));
-            stage_quad(pc.q1, qx + 1u, qy, mid);
+            let v0 = quad_v(qx, qy);
+            let v1 = quad_v(min(qx + 1u, quads_w - 1u), qy);
+            let mid = stage_quad(pc.q0, v0, ms_at - 32u * stage_base + (scan.x & 0xFFFFu));
+            stage_quad(pc.q1, v1, mid);
         }
-        workgroupBarrier();
-        let end = carry + (scan.y & 0xFFFFu);
-        let full = end / 32u;
-        for (var k = inv.lid; k < full; k += WG_SIZE) {
-            raw_put(ms_at / 32u + k, atomicLoad(&ms_stage[k]));
-            atomicStore(&ms_stage[k], 0u);
-        }
-        workgroupBarrier();
-        if inv.lid == 0u && full > 0u {
-            atomicStore(&ms_stage[0], atomicLoad(&ms_stage[full]));
-            atomicStore(&ms_stage[full], 0u);
-        }
-        ms_at += scan.y & 0xFFFFu;
+        ms_at += round_bits;
         vlc_at += scan.y >> 16u;
     }
     workgroupBarrier();
-    if inv.lid == 0u && ms_at % 32u != 0u {
-        raw_put(ms_at / 32u, atomicLoad(&ms_stage[0]));
+    // A block whose MagSgn left the staging: the rest follows it.
+    if stage_base != 0u {
+        for (var k = inv.lid; 32u * k < ms_at - 32u * stage_base; k += WG_SIZE) {
+            raw_put(stage_base + k, atomicLoad(&ms_stage[k]));
+        }
     }
     storageBarrier();
     workgroupBarrier();

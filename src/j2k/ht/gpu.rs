@@ -63,7 +63,7 @@ const FLAG_DONE: u32 = 16;
 const WG_SIZE: u32 = 64;
 /// keep in sync with shaders/j2k/ht_cleanup.wgsl: the largest workgroup its staging
 /// holds, and the most quad pairs a block has (5x819; `max_pairs_is_the_shaders`).
-const MAX_WG: u32 = 128;
+const MAX_WG: u32 = 64;
 const MAX_PAIRS: usize = 820;
 const _: () = assert!(WG_SIZE <= MAX_WG && WG_SIZE >= 2);
 /// A MEL or VLC stream longer than this cannot be signalled (Scup is at most
