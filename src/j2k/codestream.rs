@@ -51,6 +51,13 @@ fn u32be(out: &mut Vec<u8>, v: u32) {
 /// The whole codestream: main header, one tile-part holding `tile_data` (the packets in
 /// order), EOC. `exponents` are the QCD exponents epsilon_b in codestream band order.
 pub fn write(h: &Header, exponents: &[u32], tile_data: &[u8]) -> Result<Vec<u8>> {
+    write_pieces(h, exponents, &[tile_data])
+}
+
+/// [`write`] of tile data given as pieces in order (packet headers and code-block bytes),
+/// each copied once into a codestream allocated at its final size.
+pub fn write_pieces(h: &Header, exponents: &[u32], pieces: &[&[u8]]) -> Result<Vec<u8>> {
+    let tile_len: usize = pieces.iter().map(|p| p.len()).sum();
     if exponents.len() != h.bands() || exponents.iter().any(|&e| e > 31) {
         return Err(Error::InvalidArgument(format!(
             "QCD needs {} exponents of 5 bits, got {exponents:?}",
@@ -63,7 +70,7 @@ pub fn write(h: &Header, exponents: &[u32], tile_data: &[u8]) -> Result<Vec<u8>>
             h.guard_bits
         )));
     }
-    let mut out = Vec::with_capacity(tile_data.len() + 128);
+    let mut out = Vec::with_capacity(tile_len + 128 + exponents.len());
     u16be(&mut out, SOC);
 
     // SIZ: one tile as large as the image, all at the origin, no subsampling.
@@ -117,11 +124,10 @@ pub fn write(h: &Header, exponents: &[u32], tile_data: &[u8]) -> Result<Vec<u8>>
     }
 
     // SOT: tile 0, part 0 of 1; Psot runs from SOT's first byte to the end of the data.
-    let psot = 12u64 + 2 + tile_data.len() as u64;
+    let psot = 12u64 + 2 + tile_len as u64;
     let psot = u32::try_from(psot).map_err(|_| {
         Error::TooLarge(format!(
-            "tile data of {} bytes exceeds one tile-part (Psot is 32 bits)",
-            tile_data.len()
+            "tile data of {tile_len} bytes exceeds one tile-part (Psot is 32 bits)"
         ))
     })?;
     u16be(&mut out, SOT);
@@ -131,7 +137,9 @@ pub fn write(h: &Header, exponents: &[u32], tile_data: &[u8]) -> Result<Vec<u8>>
     out.push(0);
     out.push(1);
     u16be(&mut out, SOD);
-    out.extend_from_slice(tile_data);
+    for piece in pieces {
+        out.extend_from_slice(piece);
+    }
     u16be(&mut out, EOC);
     Ok(out)
 }

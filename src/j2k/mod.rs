@@ -449,39 +449,51 @@ fn codestream_of(
             "coefficients need {guard_bits} guard bits, more than the 7 JPEG 2000 can signal"
         )));
     }
-    let mut headers = Vec::with_capacity(coded.len());
-    for (place, c) in layout.blocks.iter().zip(&coded) {
-        let mb = guard_bits + epsilon(place.band) - 1;
-        headers.push(if config.ht {
+    // Each block's header, then each packet's (independent: one layer, one precinct per
+    // resolution), on all cores; the blocks' bytes are copied once, into the codestream.
+    let headers = layout
+        .blocks
+        .par_iter()
+        .zip(&coded)
+        .map(|(place, c)| {
+            let mb = guard_bits + epsilon(place.band) - 1;
+            if !config.ht {
+                return block_header(c, mb, config.bypass_from);
+            }
             if mb > ht::cleanup::MAX_BITPLANES {
                 return Err(Error::InvalidArgument(format!(
                     "a band needs {mb} magnitude bit-planes; HT code-blocks hold at most {}",
                     ht::cleanup::MAX_BITPLANES
                 )));
             }
-            ht::block_header(c, mb)?
-        } else {
-            block_header(c, mb, config.bypass_from)?
-        });
-    }
-    let mut tile = Vec::new();
-    for packet in &layout.packets {
-        let bands: Vec<(usize, usize, Vec<&tier2::BlockHeader>)> = packet
-            .bands
-            .iter()
-            .map(|b| {
-                (
-                    b.grid_w,
-                    b.grid_h,
-                    b.blocks.iter().map(|&i| &headers[i]).collect(),
-                )
-            })
-            .collect();
-        tile.extend_from_slice(&tier2::packet_header(&bands)?);
+            ht::block_header(c, mb)
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let packet_headers = layout
+        .packets
+        .par_iter()
+        .map(|packet| {
+            let bands: Vec<(usize, usize, Vec<&tier2::BlockHeader>)> = packet
+                .bands
+                .iter()
+                .map(|b| {
+                    (
+                        b.grid_w,
+                        b.grid_h,
+                        b.blocks.iter().map(|&i| &headers[i]).collect(),
+                    )
+                })
+                .collect();
+            tier2::packet_header(&bands)
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let mut tile: Vec<&[u8]> = Vec::with_capacity(coded.len() + packet_headers.len());
+    for (packet, header) in layout.packets.iter().zip(&packet_headers) {
+        tile.push(header);
         for b in &packet.bands {
             for &i in &b.blocks {
                 let len = coded[i].passes.last().map_or(0, |p| p.end as usize);
-                tile.extend_from_slice(&coded[i].data[..len]);
+                tile.push(&coded[i].data[..len]);
             }
         }
     }
@@ -501,7 +513,7 @@ fn codestream_of(
         guard_bits,
         ht: config.ht,
     };
-    codestream::write(&header, &exponents, &tile)
+    codestream::write_pieces(&header, &exponents, &tile)
 }
 
 fn band_orientation(o: dwt::Orientation) -> BandOrientation {

@@ -280,7 +280,15 @@ impl HtGpu {
                 lens.push((job, len, planes));
             }
         }
+        let results_read = crate::gpu::clock();
         let parts = gpu.read_gathered(&ranges).await?;
+        if let Some(t) = results_read {
+            log::debug!(
+                "HT cleanup pass: {} blocks' bytes gathered and read back in {:.1} ms",
+                ranges.len(),
+                t.elapsed().as_secs_f64() * 1e3
+            );
+        }
         for ((job, len, planes), mut data) in lens.into_iter().zip(parts) {
             data.truncate(len);
             coded[job] = CodeBlockCoded {
@@ -437,6 +445,7 @@ impl HtGpu {
         plan: &DwtPlan,
     ) -> Result<Option<Vec<CodeBlockCoded>>> {
         let gpu = &*self.gpu;
+        let started = crate::gpu::clock();
         let turn = gpu.recording_turn();
         let mut encoder = gpu
             .device
@@ -458,7 +467,16 @@ impl HtGpu {
         batch.record(self, &mut encoder, None)?;
         gpu.queue.submit([encoder.finish()]);
         drop(turn);
-        self.read(&batch).await.map(Some)
+        let submitted = crate::gpu::clock();
+        let coded = self.read(&batch).await?;
+        if let (Some(a), Some(b)) = (started, submitted) {
+            log::debug!(
+                "HT on resident coefficients: front end and HT recorded and submitted in {:.1} ms, coded blocks read back {:.1} ms later",
+                (b - a).as_secs_f64() * 1e3,
+                b.elapsed().as_secs_f64() * 1e3
+            );
+        }
+        Ok(Some(coded))
     }
 
     /// [`Self::encode_resident`], or where it cannot keep the coefficients on the GPU or
