@@ -81,3 +81,32 @@ fn gathered_reads_equal_plain_reads() {
         .unwrap()
         .is_empty());
 }
+
+/// Readbacks past the parallel copy's threshold (4 MiB): thousands of small parts (copied
+/// out in runs, as a picture's code-blocks are), a few large ones (each on all cores),
+/// and parts of 0 bytes among them, each equal to its source range.
+#[test]
+fn large_readbacks_of_small_and_large_parts_are_exact() {
+    let gpu = common::gpu();
+    let words: Vec<u32> = (0..(5u32 << 18))
+        .map(|i| i.wrapping_mul(2654435761) ^ 0x5A5A_0000)
+        .collect();
+    let buffer = buffer_of(gpu, &words);
+    let bytes: &[u8] = bytemuck::cast_slice(&words);
+    for part_words in [[0u64, 311, 7, 1, 500], [0, 300_000, 1, 0, 200_001]] {
+        let mut ranges = Vec::new();
+        let mut at = 0u64;
+        let mut k = 0;
+        while at < words.len() as u64 {
+            let len = part_words[k % part_words.len()].min(words.len() as u64 - at);
+            ranges.push((&buffer, 4 * at, 4 * len));
+            at += len;
+            k += 1;
+        }
+        let back = pollster::block_on(gpu.read_buffers(&ranges)).unwrap();
+        assert_eq!(back.len(), ranges.len());
+        for (&(_, offset, len), got) in ranges.iter().zip(&back) {
+            assert!(got[..] == bytes[offset as usize..(offset + len) as usize]);
+        }
+    }
+}

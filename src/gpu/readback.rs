@@ -26,6 +26,9 @@ impl RecordedReads {
 /// Copies at least this long are split across the host's cores: one core's copy out of
 /// mapped memory is a visible share of a chunk's time.
 const PARALLEL_COPY_BYTES: usize = 4 << 20;
+/// Parts smaller than this on average are copied out in runs, a run a task.
+#[cfg(not(target_arch = "wasm32"))]
+const SMALL_PART_BYTES: usize = 64 << 10;
 
 impl Gpu {
     /// Copy `len` bytes at `offset` of `source` back to the host. The buffer needs
@@ -105,16 +108,7 @@ impl Gpu {
                 .slice(..total)
                 .get_mapped_range()
                 .map_err(|e| Error::Readback(e.to_string()))?;
-            let mut rest = &mapped[..];
-            let sources: Vec<&[u8]> = lens
-                .iter()
-                .map(|&len| {
-                    let (part, tail) = rest.split_at(len as usize);
-                    rest = tail;
-                    part
-                })
-                .collect();
-            self.copy_parts_out(&sources, total as usize)
+            self.copy_parts_out(&mapped[..], &lens)
         };
         staging.unmap();
         if let (Some(t0), Some(t1)) = (t0, t1) {
@@ -205,14 +199,36 @@ impl Gpu {
     /// cores at once when there is much to copy (a batch of 16 1080p pictures reads 16 MB
     /// back in 80 parts, none long enough for `copy_out` to split, and one core copying
     /// them took 7-13 ms of a coder's thread).
-    fn copy_parts_out(&self, parts: &[&[u8]], total: usize) -> Vec<Vec<u8>> {
+    fn copy_parts_out(&self, mapped: &[u8], lens: &[u64]) -> Vec<Vec<u8>> {
+        let mut at = 0;
+        let spans: Vec<(usize, usize)> = lens
+            .iter()
+            .map(|&len| {
+                at += len as usize;
+                (at - len as usize, at)
+            })
+            .collect();
         #[cfg(not(target_arch = "wasm32"))]
-        if total >= PARALLEL_COPY_BYTES && parts.len() > 1 {
+        if mapped.len() >= PARALLEL_COPY_BYTES && spans.len() > 1 {
             use rayon::prelude::*;
-            return parts.par_iter().map(|part| self.copy_out(part)).collect();
+            if mapped.len() / spans.len() < SMALL_PART_BYTES {
+                // Many small parts (a JPEG 2000 picture's code-blocks): a task per part
+                // cost more than its copy. Runs of about SMALL_PART_BYTES a task.
+                let per_task = (SMALL_PART_BYTES * spans.len() / mapped.len()).max(1);
+                return spans
+                    .par_chunks(per_task)
+                    .flat_map_iter(|run| run.iter().map(|&(a, b)| mapped[a..b].to_vec()))
+                    .collect();
+            }
+            return spans
+                .par_iter()
+                .map(|&(a, b)| self.copy_out(&mapped[a..b]))
+                .collect();
         }
-        let _ = total; // (the browser's build copies on its one thread)
-        parts.iter().map(|part| self.copy_out(part)).collect()
+        spans
+            .iter()
+            .map(|&(a, b)| self.copy_out(&mapped[a..b]))
+            .collect()
     }
 
     /// Mapped bytes into a vector of their own (a recycled one when long), on all cores
