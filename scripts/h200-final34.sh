@@ -19,49 +19,10 @@ source scripts/h200-lib.sh
 h200_start final34
 unpack_device
 D=/tmp/parvlc-final34
-mkdir -p "$D/base" "$D/new"
-python3 scripts/ppm.py make "$D/pic.ppm" 3840 2160
-for b in base new; do
-  B=.device/parvlc; [ $b = base ] && B=.device/parvlc-base
-  $B j2k "$D/pic.ppm" -o "$D/$b.j2k" --force --ht 2>&1 | tail -1
-done
-cmp "$D/base.j2k" "$D/new.j2k" && echo "4K --ht: both builds write the same codestream ($(stat -c %s "$D/new.j2k") bytes)"
-.device/parvlc-base j2k "$D/pic.ppm" -o "$D/base-p1.j2k" --force 2>/dev/null
-.device/parvlc j2k "$D/pic.ppm" -o "$D/new-p1.j2k" --force 2>/dev/null
-cmp "$D/base-p1.j2k" "$D/new-p1.j2k" && echo "4K Part 1: both builds write the same codestream ($(stat -c %s "$D/new-p1.j2k") bytes)"
-opj_decompress -i "$D/new-p1.j2k" -o "$D/back.ppm" >/dev/null 2>&1 && python3 scripts/ppm.py same "$D/back.ppm" "$D/pic.ppm" && echo "opj_decompress gives the source (Part 1)"
-ojph_expand -i "$D/new.j2k" -o "$D/back.ppm" >/dev/null 2>&1 && python3 scripts/ppm.py same "$D/back.ppm" "$D/pic.ppm" && echo "ojph_expand gives the source"
-opj_decompress -i "$D/new.j2k" -o "$D/back.ppm" >/dev/null 2>&1 && python3 scripts/ppm.py same "$D/back.ppm" "$D/pic.ppm" && echo "opj_decompress gives the source"
-for r in 1 2; do
-  for b in base new; do
-    B=.device/parvlc; [ $b = base ] && B=.device/parvlc-base
-    echo "== bench j2k 4K, $b, round $r"
-    $B bench j2k --sizes 4K --no-openjpeg --no-one-core --runs 5 2>&1 | grep -E "tier1|encoder|front"
-  done
-done
-for r in 1 2 3; do
-  wall "4K --ht, base, run $r" ".device/parvlc-base j2k $D/pic.ppm -o $D/x.j2k --force --ht"
-  wall "4K --ht, new, run $r" ".device/parvlc j2k $D/pic.ppm -o $D/x.j2k --force --ht"
-  wall "4K Part 1, base, run $r" ".device/parvlc-base j2k $D/pic.ppm -o $D/x.j2k --force"
-  wall "4K Part 1, new, run $r" ".device/parvlc j2k $D/pic.ppm -o $D/x.j2k --force"
-  wall "4K ojph_compress -reversible true, run $r" "ojph_compress -i $D/pic.ppm -o $D/o.j2c -reversible true -num_decomps 5 -block_size {64,64}"
-  wall "4K opj_compress -M 1 -threads 16, run $r" "opj_compress -i $D/pic.ppm -o $D/o.j2k -M 1 -threads 16"
-done
-pan_frames "$D" 30
-for r in 1 2; do
-  for b in base new; do
-    B=.device/parvlc; [ $b = base ] && B=.device/parvlc-base
-    wall "30 frames --ht depth 8, $b, run $r" "$B j2k $D/in/*.ppm -o $D/$b --force --depth 8 --ht"
-  done
-done
-bad=0; for f in "$D"/base/*.j2k; do cmp -s "$f" "$D/new/$(basename "$f")" || bad=1; done
-[ $bad = 0 ] && echo "30 frames: both builds write the same codestreams" || echo "30 frames: OTHER BYTES"
-for r in 1 2; do
-  for b in base new; do
-    B=.device/parvlc; [ $b = base ] && B=.device/parvlc-base
-    echo "== debug log, $b, run $r"
-    RUST_LOG=parvlc=debug $B j2k "$D/pic.ppm" -o "$D/x.j2k" --force --ht 2>&1 | grep -E "read in|opened in|HT |tier-2|encoded in|done after" | sed -E 's/^\[[^ ]+ //'
-  done
-done
+PART1=1 ht_ab_same "$D"
+ht_ab_bench "tier1|encoder|front"
+PART1=1 ht_ab_cli "$D"
+ht_ab_frames "$D"
+ht_ab_debug "$D"
 rm -rf "$D"
 date -u

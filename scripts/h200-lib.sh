@@ -535,3 +535,110 @@ vld_ab() {
     done
   done
 }
+
+# The thirty-fourth pass's A/B calls (HTJ2K): .device/parvlc ("new") against
+# .device/parvlc-base ("base") on the synthetic 4K RGB picture DIR/pic.ppm, alternating.
+# PART1=1 adds Part 1 (no --ht) where marked.
+ht_bin() {
+  if [ "$1" = base ]; then echo .device/parvlc-base; else echo .device/parvlc; fi
+}
+
+# ht_ab_same DIR: the picture made; both builds' --ht codestreams (and with PART1=1, Part
+# 1's, the new one decoded by opj_decompress) compared; the new --ht one decoded by
+# ojph_expand and opj_decompress to the source.
+ht_ab_same() {
+  local D=$1 b
+  mkdir -p "$D/base" "$D/new"
+  python3 scripts/ppm.py make "$D/pic.ppm" 3840 2160
+  for b in base new; do
+    $(ht_bin $b) j2k "$D/pic.ppm" -o "$D/$b.j2k" --force --ht 2>&1 | tail -1
+  done
+  cmp "$D/base.j2k" "$D/new.j2k" && echo "4K --ht: both builds write the same codestream ($(stat -c %s "$D/new.j2k") bytes)"
+  if [ "${PART1:-0}" = 1 ]; then
+    .device/parvlc-base j2k "$D/pic.ppm" -o "$D/base-p1.j2k" --force 2>/dev/null
+    .device/parvlc j2k "$D/pic.ppm" -o "$D/new-p1.j2k" --force 2>/dev/null
+    cmp "$D/base-p1.j2k" "$D/new-p1.j2k" && echo "4K Part 1: both builds write the same codestream ($(stat -c %s "$D/new-p1.j2k") bytes)"
+    opj_decompress -i "$D/new-p1.j2k" -o "$D/back.ppm" >/dev/null 2>&1 && python3 scripts/ppm.py same "$D/back.ppm" "$D/pic.ppm" && echo "opj_decompress gives the source (Part 1)"
+  fi
+  ojph_expand -i "$D/new.j2k" -o "$D/back.ppm" >/dev/null 2>&1 && python3 scripts/ppm.py same "$D/back.ppm" "$D/pic.ppm" && echo "ojph_expand gives the source"
+  opj_decompress -i "$D/new.j2k" -o "$D/back.ppm" >/dev/null 2>&1 && python3 scripts/ppm.py same "$D/back.ppm" "$D/pic.ppm" && echo "opj_decompress gives the source"
+}
+
+# ht_ab_bench ROWS: `bench j2k --sizes 4K` (every GPU result checked first) of each
+# build, two rounds, the rows matching the regex ROWS.
+ht_ab_bench() {
+  local r b
+  for r in 1 2; do
+    for b in base new; do
+      echo "== bench j2k 4K, $b, round $r"
+      $(ht_bin $b) bench j2k --sizes 4K --no-openjpeg --no-one-core --runs 5 2>&1 | grep -E "$1"
+    done
+  done
+}
+
+# ht_ab_cli DIR: the picture --ht through each build (PART1=1: and Part 1), files in and
+# out, with ojph_compress -reversible true and opj_compress -M 1 -threads 16 beside,
+# three rounds.
+ht_ab_cli() {
+  local D=$1 r
+  for r in 1 2 3; do
+    wall "4K --ht, base, run $r" ".device/parvlc-base j2k $D/pic.ppm -o $D/x.j2k --force --ht"
+    wall "4K --ht, new, run $r" ".device/parvlc j2k $D/pic.ppm -o $D/x.j2k --force --ht"
+    if [ "${PART1:-0}" = 1 ]; then
+      wall "4K Part 1, base, run $r" ".device/parvlc-base j2k $D/pic.ppm -o $D/x.j2k --force"
+      wall "4K Part 1, new, run $r" ".device/parvlc j2k $D/pic.ppm -o $D/x.j2k --force"
+    fi
+    wall "4K ojph_compress -reversible true, run $r" "ojph_compress -i $D/pic.ppm -o $D/o.j2c -reversible true -num_decomps 5 -block_size {64,64}"
+    wall "4K opj_compress -M 1 -threads 16, run $r" "opj_compress -i $D/pic.ppm -o $D/o.j2k -M 1 -threads 16"
+  done
+}
+
+# ht_ab_frames DIR: thirty 4K frames --ht at depth 8 through each build, two rounds,
+# their codestreams compared.
+ht_ab_frames() {
+  local D=$1 r b bad f
+  pan_frames "$D" 30
+  for r in 1 2; do
+    for b in base new; do
+      wall "30 frames --ht depth 8, $b, run $r" "$(ht_bin $b) j2k $D/in/*.ppm -o $D/$b --force --depth 8 --ht"
+    done
+  done
+  bad=0; for f in "$D"/base/*.j2k; do cmp -s "$f" "$D/new/$(basename "$f")" || bad=1; done
+  [ $bad = 0 ] && echo "30 frames: both builds write the same codestreams" || echo "30 frames: OTHER BYTES"
+}
+
+# ht_ab_debug DIR: the picture --ht debug-logged through each build, two rounds: where a
+# run's time goes.
+ht_ab_debug() {
+  local D=$1 r b
+  for r in 1 2; do
+    for b in base new; do
+      echo "== debug log, $b, run $r"
+      RUST_LOG=parvlc=debug $(ht_bin $b) j2k "$D/pic.ppm" -o "$D/x.j2k" --force --ht 2>&1 | grep -E "read in|opened in|HT |tier-2|encoded in|done after" | sed -E 's/^\[[^ ]+ //'
+    done
+  done
+}
+
+# copy_ab DIR ROUNDS BUILD...: the 4K picture --ht through each .device/BUILD in turn,
+# debug-logged (the gathered readback's copy, tier-2), ROUNDS rounds, each codestream
+# compared with the first build's; then `bench j2k --sizes 4K`'s HT rows, two rounds.
+copy_ab() {
+  local D=$1 rounds=$2 r b
+  shift 2
+  mkdir -p "$D"
+  python3 scripts/ppm.py make "$D/pic.ppm" 3840 2160
+  ".device/$1" j2k "$D/pic.ppm" -o "$D/ref.j2k" --force --ht 2>/dev/null
+  for r in $(seq "$rounds"); do
+    for b in "$@"; do
+      echo "== $b, run $r"
+      RUST_LOG=parvlc=debug ".device/$b" j2k "$D/pic.ppm" -o "$D/x.j2k" --force --ht 2>&1 | grep -E "readback of 8|gathered|tier-2|encoded in" | sed -E 's/^\[[^ ]+ //'
+      cmp -s "$D/x.j2k" "$D/ref.j2k" || echo "$b: OTHER BYTES"
+    done
+  done
+  for r in 1 2; do
+    for b in "$@"; do
+      echo "== bench j2k 4K, $b, round $r"
+      ".device/$b" bench j2k --sizes 4K --no-openjpeg --no-one-core --runs 5 2>&1 | grep -E "ht"
+    done
+  done
+}
