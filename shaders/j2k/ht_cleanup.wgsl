@@ -444,26 +444,76 @@ fn scratch_byte(base: u32, cap: u32, p: u32) -> u32 {
     return b;
 }
 
+// ---- The stream an invocation is writing, a word at a time (MagSgn into the output
+// region, MEL or VLC into scratch; one at a time per invocation): its bytes so far, and
+// the word being filled.
+
+const TO_MAGSGN: u32 = 0u;
+const TO_MEL: u32 = 1u;
+const TO_VLC: u32 = 2u;
+
+var<private> sink_to: u32;
+var<private> sink_len: u32;
+var<private> sink_word: u32;
+
+// Start a stream whose first `len` bytes (fewer than 4) are `word`'s.
+fn sink_open(to: u32, len: u32, word: u32) {
+    sink_to = to;
+    sink_len = len;
+    sink_word = word;
+}
+
+fn sink_put_word(k: u32, v: u32) {
+    if sink_to == TO_MAGSGN {
+        out_word_put(k, v);
+    } else if sink_to == TO_MEL {
+        scratch_word_put(mel_base(), blk.mel_cap, k, v);
+    } else {
+        scratch_word_put(vlc_base(), blk.vlc_cap, k, v);
+    }
+}
+
+fn sink_byte(b: u32) {
+    sink_word |= b << (8u * (sink_len % 4u));
+    sink_len += 1u;
+    if sink_len % 4u == 0u {
+        sink_put_word(sink_len / 4u - 1u, sink_word);
+        sink_word = 0u;
+    }
+}
+
+// Four bytes, the first in bits 0-7.
+fn sink_bytes4(bits: u32) {
+    let sh = 8u * (sink_len % 4u);
+    sink_put_word(sink_len / 4u, sink_word | (bits << sh));
+    sink_word = select(bits >> (32u - sh), 0u, sh == 0u);
+    sink_len += 4u;
+}
+
+// The partial last word written; returns the stream's bytes.
+fn sink_close() -> u32 {
+    if sink_len % 4u != 0u {
+        sink_put_word(sink_len / 4u, sink_word);
+    }
+    return sink_len;
+}
+
 // ---- MagSgn: forward, each byte from bit 0 up, 7 bits in the byte after 0xFF; the last
 // byte padded with 1s, and left out where that makes 0xFF (src/j2k/ht/streams.rs).
 
 fn stuff_magsgn(n_bits: u32) {
     var pos = 0u;
     var room = 8u;
-    var len = 0u;
     var last = 0u;
-    var word = 0u;
     var done = false;
+    sink_open(TO_MAGSGN, 0u, 0u);
     loop {
         let bits = window(raw_get(pos / 32u), raw_get(pos / 32u + 1u), pos % 32u);
         // Four whole bytes at once where none of the first three is 0xFF (the fourth
         // only sets the next byte's room): the usual case.
         let b = vec4<u32>(bits & 0xFFu, (bits >> 8u) & 0xFFu, (bits >> 16u) & 0xFFu, bits >> 24u);
         if room == 8u && n_bits - pos >= 32u && !any(b.xyz == vec3<u32>(0xFFu)) {
-            let sh = 8u * (len % 4u);
-            out_word_put(len / 4u, word | (bits << sh));
-            word = select(bits >> (32u - sh), 0u, sh == 0u);
-            len += 4u;
+            sink_bytes4(bits);
             pos += 32u;
             last = b.w;
             room = select(8u, 7u, last == 0xFFu);
@@ -476,12 +526,7 @@ fn stuff_magsgn(n_bits: u32) {
             done = true;
             break;
         }
-        word |= one << (8u * (len % 4u));
-        len += 1u;
-        if len % 4u == 0u {
-            out_word_put(len / 4u - 1u, word);
-            word = 0u;
-        }
+        sink_byte(one);
         if used < room {
             done = true;
             break;
@@ -493,9 +538,7 @@ fn stuff_magsgn(n_bits: u32) {
     if !done {
         flag(FLAG_CUT);
     }
-    if len % 4u != 0u {
-        out_word_put(len / 4u, word);
-    }
+    var len = sink_close();
     if pos == n_bits && len > 0u && last == 0xFFu {
         len -= 1u;
     }
@@ -508,10 +551,9 @@ fn stuff_magsgn(n_bits: u32) {
 
 fn stuff_vlc(n_bits: u32) {
     var pos = 0u;
-    var len = 1u;
-    var word = 0xFFu;
     var after_big = true;
     var done = false;
+    sink_open(TO_VLC, 1u, 0xFFu);
     loop {
         let rem = n_bits - pos;
         let bits = window(vlc_raw_get(pos / 32u), vlc_raw_get(pos / 32u + 1u), pos % 32u);
@@ -520,10 +562,7 @@ fn stuff_vlc(n_bits: u32) {
         let big_before = vec4<bool>(after_big, b.x > 0x8Fu, b.y > 0x8Fu, b.z > 0x8Fu);
         let sevens = (b & vec4<u32>(0x7Fu)) == vec4<u32>(0x7Fu);
         if rem >= 32u && !any(big_before & sevens) {
-            let sh = 8u * (len % 4u);
-            scratch_word_put(vlc_base(), blk.vlc_cap, len / 4u, word | (bits << sh));
-            word = select(bits >> (32u - sh), 0u, sh == 0u);
-            len += 4u;
+            sink_bytes4(bits);
             pos += 32u;
             after_big = b.w > 0x8Fu;
             continue;
@@ -537,21 +576,14 @@ fn stuff_vlc(n_bits: u32) {
             done = true;
             break;
         }
-        word |= one << (8u * (len % 4u));
-        len += 1u;
-        if len % 4u == 0u {
-            scratch_word_put(vlc_base(), blk.vlc_cap, len / 4u - 1u, word);
-            word = 0u;
-        }
+        sink_byte(one);
         pos += step;
         after_big = one > 0x8Fu;
     }
     if !done {
         flag(FLAG_CUT);
     }
-    if len % 4u != 0u {
-        scratch_word_put(vlc_base(), blk.vlc_cap, len / 4u, word);
-    }
+    let len = sink_close();
     let used = n_bits - pos;
     let tail = window(vlc_raw_get(pos / 32u), vlc_raw_get(pos / 32u + 1u), pos % 32u) & ((1u << used) - 1u);
     vlc_end = vec3<u32>(len, tail, (1u << used) - 1u);
@@ -564,31 +596,23 @@ fn mel_e(s: u32) -> u32 {
     return select(select(s - 7u, 3u, s < 11u), s / 3u, s < 9u);
 }
 
-var<private> mel_len: u32;
 var<private> mel_acc: u32;
 var<private> mel_free: u32;
-var<private> mel_word: u32;
 
 fn mel_put_bit(bit: u32) {
     mel_acc = ((mel_acc << 1u) | bit) & 0xFFu;
     mel_free -= 1u;
     if mel_free == 0u {
-        mel_word |= mel_acc << (8u * (mel_len % 4u));
-        mel_len += 1u;
-        if mel_len % 4u == 0u {
-            scratch_word_put(mel_base(), blk.mel_cap, mel_len / 4u - 1u, mel_word);
-            mel_word = 0u;
-        }
+        sink_byte(mel_acc);
         mel_free = select(8u, 7u, mel_acc == 0xFFu);
         mel_acc = 0u;
     }
 }
 
 fn code_mel(pairs: u32) {
-    mel_len = 0u;
+    sink_open(TO_MEL, 0u, 0u);
     mel_acc = 0u;
     mel_free = 8u;
-    mel_word = 0u;
     var run = 0u;
     var state = 0u;
     var p = 0u;
@@ -620,10 +644,7 @@ fn code_mel(pairs: u32) {
     if run > 0u {
         mel_put_bit(1u);
     }
-    if mel_len % 4u != 0u {
-        scratch_word_put(mel_base(), blk.mel_cap, mel_len / 4u, mel_word);
-    }
-    mel_end = vec3<u32>(mel_len, (mel_acc << mel_free) & 0xFFu, (0xFFu << mel_free) & 0xFFu);
+    mel_end = vec3<u32>(sink_close(), (mel_acc << mel_free) & 0xFFu, (0xFFu << mel_free) & 0xFFu);
 }
 
 // ---- The merge: the meeting byte of MEL and VLC (src/j2k/ht/streams.rs `merge`).

@@ -106,8 +106,13 @@ impl Rooms {
         (self.ms + self.mel + self.vlc).next_multiple_of(4)
     }
 
+    /// Scratch words of the MEL and VLC streams, before the raw MagSgn.
+    fn stream_words(&self) -> usize {
+        self.mel.div_ceil(4) + self.vlc.div_ceil(4)
+    }
+
     fn scratch_words(&self) -> usize {
-        self.mel.div_ceil(4) + self.vlc.div_ceil(4) + self.raw_words
+        self.stream_words() + self.raw_words
     }
 
     /// The block's descriptor, its regions from `out_word` and `scratch_word`.
@@ -128,7 +133,7 @@ impl Rooms {
             scratch_word: scratch_word as u32,
             mel_cap: self.mel as u32,
             vlc_cap: self.vlc as u32,
-            raw_word: (scratch_word as usize + self.mel.div_ceil(4) + self.vlc.div_ceil(4)) as u32,
+            raw_word: (scratch_word as usize + self.stream_words()) as u32,
             raw_cap: self.raw_words as u32,
         }
     }
