@@ -44,6 +44,7 @@ pub mod bench;
 pub mod bits;
 pub mod bitstuff;
 pub mod cavlc;
+pub(crate) mod concat;
 pub(crate) mod crc;
 #[cfg(feature = "cuda")]
 pub mod cuda;

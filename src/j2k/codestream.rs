@@ -70,7 +70,7 @@ pub fn write_pieces(h: &Header, exponents: &[u32], pieces: &[&[u8]]) -> Result<V
             h.guard_bits
         )));
     }
-    let mut out = Vec::with_capacity(tile_len + 128 + exponents.len());
+    let mut out = Vec::with_capacity(128 + exponents.len());
     u16be(&mut out, SOC);
 
     // SIZ: one tile as large as the image, all at the origin, no subsampling.
@@ -137,11 +137,14 @@ pub fn write_pieces(h: &Header, exponents: &[u32], pieces: &[&[u8]]) -> Result<V
     out.push(0);
     out.push(1);
     u16be(&mut out, SOD);
-    for piece in pieces {
-        out.extend_from_slice(piece);
-    }
-    u16be(&mut out, EOC);
-    Ok(out)
+    // The main header, the tile's pieces and EOC copied once, on all cores, into a
+    // codestream of its final size.
+    let eoc = EOC.to_be_bytes();
+    let mut all: Vec<&[u8]> = Vec::with_capacity(pieces.len() + 2);
+    all.push(&out);
+    all.extend_from_slice(pieces);
+    all.push(&eoc);
+    Ok(crate::concat::concat(&all))
 }
 
 #[cfg(test)]
