@@ -614,7 +614,7 @@ ht_ab_debug() {
   for r in 1 2; do
     for b in base new; do
       echo "== debug log, $b, run $r"
-      RUST_LOG=parvlc=debug $(ht_bin $b) j2k "$D/pic.ppm" -o "$D/x.j2k" --force --ht 2>&1 | grep -E "read in|opened in|HT |tier-2|encoded in|done after" | sed -E 's/^\[[^ ]+ //'
+      RUST_LOG=parvlc=debug $(ht_bin $b) j2k "$D/pic.ppm" -o "$D/x.j2k" --force --ht 2>&1 | grep -E "read in|opened in|HT|tier-2|front end|readback of|staging|encoded in|done after" | sed -E 's/^\[[^ ]+ //'
     done
   done
 }

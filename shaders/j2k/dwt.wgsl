@@ -22,6 +22,11 @@ struct Params {
     grid_x: u32,
     bit_depth: u32,
     n_blocks: u32,
+    // 1: a byte a sample, four a word; 2: u16 samples, two a word.
+    sample_bytes: u32,
+    pad0: u32,
+    pad1: u32,
+    pad2: u32,
 }
 
 // keep in sync with src/j2k/dwt_gpu.rs `GpuBlock`
@@ -39,7 +44,8 @@ struct Block {
 override WG_SIZE: u32 = 256u;
 
 @group(0) @binding(0) var<uniform> params: Params;
-// Image samples, u16 interleaved by component, two per word (the first in the low half).
+// Image samples interleaved by component: u16 two per word (the first in the low half),
+// or bytes four per word (params.sample_bytes).
 @group(0) @binding(1) var<storage, read> samples: array<u32>;
 @group(0) @binding(2) var<storage, read> src: array<i32>;
 @group(0) @binding(3) var<storage, read_write> dst: array<i32>;
@@ -50,6 +56,9 @@ fn linear_id(gid: vec3<u32>) -> u32 {
 }
 
 fn sample(i: u32) -> i32 {
+    if params.sample_bytes == 1u {
+        return i32((samples[i >> 2u] >> ((i & 3u) * 8u)) & 0xFFu);
+    }
     return i32((samples[i >> 1u] >> ((i & 1u) * 16u)) & 0xFFFFu);
 }
 

@@ -140,6 +140,17 @@ impl Gpu {
         &self,
         ranges: &[(&wgpu::Buffer, u64, u64)],
     ) -> Result<Vec<Vec<u8>>> {
+        let reads = self.submit_gathered(ranges)?;
+        self.read_recorded(reads).await
+    }
+
+    /// The first half of [`Self::read_gathered`]: the ranges packed and their copy back
+    /// submitted. Read them with [`Self::read_recorded`] or, to use them where they are
+    /// mapped, [`Self::read_recorded_with`]; the host may work meanwhile.
+    pub(crate) fn submit_gathered(
+        &self,
+        ranges: &[(&wgpu::Buffer, u64, u64)],
+    ) -> Result<RecordedReads> {
         let max = self.max_binding();
         let packable = ranges.iter().all(|(buffer, offset, len)| {
             offset % 4 == 0
@@ -147,14 +158,16 @@ impl Gpu {
                 && buffer.usage().contains(wgpu::BufferUsages::STORAGE)
                 && buffer.size() <= max
         });
-        if !packable {
-            return self.read_buffers(ranges).await;
-        }
         let mut encoder = self
             .device
             .create_command_encoder(&wgpu::CommandEncoderDescriptor {
                 label: Some(GATHER.label),
             });
+        if !packable {
+            let reads = self.record_reads(&mut encoder, ranges);
+            self.queue.submit([encoder.finish()]);
+            return Ok(reads);
+        }
         // Runs of ranges of one buffer whose packed bytes fit one binding.
         let mut packed = Vec::new();
         let mut start = 0;
@@ -184,7 +197,7 @@ impl Gpu {
         // The packed buffers stay out of the pool until their copies are submitted.
         drop(packed);
         self.check_errors(GATHER.name)?;
-        self.read_recorded(reads).await
+        Ok(reads)
     }
 }
 

@@ -27,9 +27,10 @@ pub(crate) use pool::size_class;
 pub(crate) use pool::HostVecs;
 pub use pool::PooledBuffer;
 pub use profiler::{Profiler, Timings};
-pub(crate) use readback::RecordedReads;
+pub(crate) use readback::{MappedParts, RecordedReads};
 pub use registry::Stage;
 pub use stage::GpuStage;
+pub(crate) use staging::fill_pieces;
 pub use staging::StagedUpload;
 pub(crate) use upload::Window;
 

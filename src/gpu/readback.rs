@@ -23,6 +23,23 @@ impl RecordedReads {
     }
 }
 
+/// The parts of a readback where they are mapped ([`Gpu::read_recorded_with`]).
+pub(crate) struct MappedParts<'a> {
+    bytes: &'a [u8],
+    /// Where each part starts, and after the last the end.
+    starts: Vec<usize>,
+}
+
+impl MappedParts<'_> {
+    /// Part `k`'s bytes (empty past the last part).
+    pub(crate) fn part(&self, k: usize) -> &[u8] {
+        match (self.starts.get(k), self.starts.get(k + 1)) {
+            (Some(&a), Some(&b)) => &self.bytes[a..b],
+            _ => &[],
+        }
+    }
+}
+
 /// Copies at least this long are split across the host's cores: one core's copy out of
 /// mapped memory is a visible share of a chunk's time.
 const PARALLEL_COPY_BYTES: usize = 4 << 20;
@@ -91,37 +108,60 @@ impl Gpu {
 
     /// The bytes of recorded reads, once their submission is done (after submitting it).
     pub(crate) async fn read_recorded(&self, reads: RecordedReads) -> Result<Vec<Vec<u8>>> {
+        let lens = reads.lens.clone();
+        self.read_recorded_with(reads, |parts| self.copy_parts_out(parts.bytes, &lens))
+            .await
+    }
+
+    /// Recorded reads (after submitting them) lent to `with` where they are mapped, with
+    /// no copy: a caller that only moves the bytes on (a codestream's writer) copies them
+    /// once, where [`Self::read_recorded`] and then the caller would copy them twice.
+    pub(crate) async fn read_recorded_with<R>(
+        &self,
+        reads: RecordedReads,
+        with: impl FnOnce(&MappedParts<'_>) -> R,
+    ) -> Result<R> {
         let RecordedReads {
             staging,
             lens,
             total,
         } = reads;
+        let mut starts = Vec::with_capacity(lens.len() + 1);
+        let mut at = 0usize;
+        starts.push(0);
+        for &len in &lens {
+            at += len as usize;
+            starts.push(at);
+        }
         let Some(staging) = staging else {
-            return Ok(vec![Vec::new(); lens.len()]);
+            return Ok(with(&MappedParts { bytes: &[], starts }));
         };
         let t0 = super::clock();
         self.map_polled(&staging, total, wgpu::MapMode::Read)
             .await?;
         let t1 = super::clock();
-        let parts = {
+        let out = {
             let mapped = staging
                 .slice(..total)
                 .get_mapped_range()
                 .map_err(|e| Error::Readback(e.to_string()))?;
-            self.copy_parts_out(&mapped[..], &lens)
+            with(&MappedParts {
+                bytes: &mapped[..],
+                starts,
+            })
         };
         staging.unmap();
         if let (Some(t0), Some(t1)) = (t0, t1) {
             if total as usize >= PARALLEL_COPY_BYTES {
                 log::debug!(
-                    "readback of {total} bytes: mapped after {:.1} ms, copied in {:.1} ms",
+                    "readback of {total} bytes: mapped after {:.1} ms, used in {:.1} ms",
                     (t1 - t0).as_secs_f64() * 1e3,
                     t1.elapsed().as_secs_f64() * 1e3
                 );
             }
         }
         self.check_errors("readback")?;
-        Ok(parts)
+        Ok(out)
     }
 
     /// Map the first `len` bytes of `staging` (for reading or writing), once the GPU is

@@ -42,6 +42,36 @@ struct MappedPiece<'a>(wgpu::WriteOnly<'a, [u8]>);
 // they were split from lives.
 unsafe impl Send for MappedPiece<'_> {}
 
+/// Give each piece of `view` (at most `PIECE` bytes) to `fill` with its offset, on all
+/// cores where the view is long.
+pub(crate) fn fill_pieces(
+    view: wgpu::WriteOnly<'_, [u8]>,
+    fill: &(impl Fn(usize, wgpu::WriteOnly<'_, [u8]>) + Sync),
+) {
+    let len = view.len();
+    let mut rest = view;
+    let mut pieces = Vec::with_capacity(len.div_ceil(PIECE));
+    let mut offset = 0;
+    while offset < len {
+        let n = PIECE.min(len - offset);
+        let (piece, tail) = rest.split_at(n);
+        pieces.push((offset, MappedPiece(piece)));
+        rest = tail;
+        offset += n;
+    }
+    #[cfg(not(target_arch = "wasm32"))]
+    if len >= PARALLEL_BYTES {
+        use rayon::prelude::*;
+        pieces
+            .into_par_iter()
+            .for_each(|(offset, MappedPiece(piece))| fill(offset, piece));
+        return;
+    }
+    for (offset, MappedPiece(piece)) in pieces {
+        fill(offset, piece);
+    }
+}
+
 /// Idle staging buffers by size class, every one of them mapped for writing.
 type MappedLists = Arc<Mutex<HashMap<u64, Vec<wgpu::Buffer>>>>;
 
@@ -52,9 +82,16 @@ fn keep_mapped(lists: &MappedLists, buffer: wgpu::Buffer) {
     }
 }
 
+/// Staging buffers of one size class made ahead ([`Gpu::stage_ahead`]) at most.
+const AHEAD_PER_CLASS: u32 = 2;
+
 #[derive(Default)]
 pub(crate) struct StagingPool {
     mapped: MappedLists,
+    /// Per size class: uploads that found no idle buffer ([`Gpu::idle_staged_upload`]),
+    /// and buffers made ahead.
+    missed: Mutex<HashMap<u64, u32>>,
+    ahead: Mutex<HashMap<u64, u32>>,
     /// Buffers given back whose mapping has not completed yet.
     remapping: Arc<AtomicUsize>,
     /// Buffers created (the tests' proof of reuse).
@@ -64,6 +101,9 @@ pub(crate) struct StagingPool {
 impl StagingPool {
     pub(crate) fn clear(&self) {
         if let Ok(mut m) = self.mapped.lock() {
+            m.clear();
+        }
+        if let Ok(mut m) = self.ahead.lock() {
             m.clear();
         }
     }
@@ -108,6 +148,70 @@ impl Gpu {
             None => self.new_staging(size_class(len)),
         };
         Ok(self.staged(buffer, len))
+    }
+
+    /// [`Self::staged_upload`] where the pool has an idle buffer for it; `None` (and the
+    /// miss counted for [`Self::stage_ahead`]) where it would have to make one. For an
+    /// upload that `Queue::write_buffer` does as well the first time: a new staging buffer
+    /// is zeroed on one core when mapped, and costs more than that call.
+    pub(crate) fn idle_staged_upload(&self, len: u64) -> Option<StagedUpload> {
+        let len = len.next_multiple_of(wgpu::COPY_BUFFER_ALIGNMENT);
+        let class = size_class(len);
+        match self.idle_staging(class) {
+            Some(buffer) => Some(self.staged(buffer, len)),
+            None => {
+                if let Ok(mut m) = self.pool.staging.missed.lock() {
+                    *m.entry(class).or_default() += 1;
+                }
+                None
+            }
+        }
+    }
+
+    /// Make a staging buffer for uploads of `len` bytes behind the work already submitted,
+    /// for later uploads to find idle: where uploads of its size class have missed twice
+    /// ([`Self::idle_staged_upload`]: a size seen again is likely to come back), fewer
+    /// than [`AHEAD_PER_CLASS`] were made ahead, and the GPU can clear mappable memory.
+    /// The GPU clears it (nothing on the host's cores), and it joins the pool mapped once
+    /// that is done. Call it after the submission it should not delay.
+    pub(crate) fn stage_ahead(&self, len: u64) {
+        let len = len.next_multiple_of(wgpu::COPY_BUFFER_ALIGNMENT);
+        let class = size_class(len);
+        let pool = &self.pool.staging;
+        let clearable = class >= GPU_CLEARED_BYTES
+            && self
+                .features
+                .contains(wgpu::Features::MAPPABLE_PRIMARY_BUFFERS);
+        let missed = pool
+            .missed
+            .lock()
+            .map_or(0, |m| m.get(&class).copied().unwrap_or(0));
+        if !clearable || missed < 2 {
+            return;
+        }
+        match pool.ahead.lock() {
+            Ok(mut ahead) => {
+                let made = ahead.entry(class).or_default();
+                if *made >= AHEAD_PER_CLASS {
+                    return;
+                }
+                *made += 1;
+            }
+            Err(_) => return,
+        }
+        let buffer = self.create_staging(class, true);
+        let mut encoder = self
+            .device
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                label: Some("parvlc.staging.clear"),
+            });
+        encoder.clear_buffer(&buffer, 0, None);
+        self.queue.submit([encoder.finish()]);
+        // Unmapped on loan: given back, it is mapped once the clear is done and then
+        // idle in the pool.
+        let mut loan = self.staged(buffer, len);
+        loan.mapped = false;
+        drop(loan);
     }
 
     /// An idle mapped staging buffer of size class `class` (or a larger one for a large
@@ -297,6 +401,31 @@ impl StagedUpload {
         Ok(())
     }
 
+    /// Write the whole upload through `fill`, which gets each piece of it (at most
+    /// `PIECE` bytes) with the offset where it starts and must write all of it; large
+    /// uploads on all cores. For bytes made on the way (samples narrowed to one byte),
+    /// where [`Self::write`] copies bytes that exist.
+    pub fn fill(&self, fill: &(impl Fn(usize, wgpu::WriteOnly<'_, [u8]>) + Sync)) -> Result<()> {
+        if !self.mapped {
+            return Err(Error::InvalidArgument(
+                "a staged upload written after its copy was recorded".into(),
+            ));
+        }
+        if self.len == 0 {
+            return Ok(());
+        }
+        let mut view = self
+            .buffer()
+            .slice(..self.len)
+            .get_mapped_range_mut()
+            .map_err(|e| Error::Gpu {
+                stage: "staging",
+                message: e.to_string(),
+            })?;
+        fill_pieces(view.slice(..), fill);
+        Ok(())
+    }
+
     /// Whether [`Self::bind`] gives a binding: the adapter lets mapped memory be storage
     /// and the upload holds bytes.
     pub fn bindable(&self) -> bool {
@@ -469,6 +598,63 @@ mod tests {
         // They serve as buffers made on demand do.
         uploads_land_whole_with_zeros_after_and_reuse_their_buffers(&gpu);
         assert_eq!(gpu.pool.staging.created.load(Ordering::Relaxed), 3);
+    }
+
+    #[test]
+    fn sizes_that_miss_twice_get_staging_made_ahead_and_then_find_it_idle() {
+        let gpu = gpu();
+        let len = GPU_CLEARED_BYTES + 4 * 1001;
+        // No idle buffer: the callers upload otherwise; one miss makes nothing ahead.
+        assert!(gpu.idle_staged_upload(len).is_none());
+        gpu.stage_ahead(len);
+        assert_eq!(gpu.pool.staging.created.load(Ordering::Relaxed), 0);
+        assert!(gpu.idle_staged_upload(len).is_none());
+        // Two misses: made ahead, at most AHEAD_PER_CLASS of them, whatever is asked.
+        for _ in 0..4 {
+            gpu.stage_ahead(len);
+        }
+        assert_eq!(
+            gpu.pool.staging.created.load(Ordering::Relaxed),
+            AHEAD_PER_CLASS as usize
+        );
+        // Smaller classes the GPU does not clear are never made ahead.
+        for _ in 0..3 {
+            assert!(gpu.idle_staged_upload(4096).is_none());
+            gpu.stage_ahead(4096);
+        }
+        assert_eq!(
+            gpu.pool.staging.created.load(Ordering::Relaxed),
+            AHEAD_PER_CLASS as usize
+        );
+        gpu.wait_idle().expect("idle");
+        // Once cleared and mapped they are idle; each carries an upload whole.
+        let mut loans = Vec::new();
+        for round in 0..AHEAD_PER_CLASS {
+            let mut staged = gpu.idle_staged_upload(len).expect("made ahead, now idle");
+            let data = bytes(60 + round, len as usize - 3);
+            staged.write(&[&data]).expect("written");
+            let dst = gpu.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("test.staging"),
+                size: staged.len(),
+                usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC,
+                mapped_at_creation: false,
+            });
+            let mut encoder = gpu.device.create_command_encoder(&Default::default());
+            staged.copy_to(&mut encoder, &dst, 0);
+            gpu.queue.submit([encoder.finish()]);
+            let mut want = data;
+            want.resize(staged.len() as usize, 0);
+            let got = pollster::block_on(gpu.read_buffer(&dst, 0, staged.len())).expect("read");
+            assert!(got == want, "round {round}");
+            loans.push(staged);
+        }
+        // Both on loan: none idle, and no more made ahead.
+        assert!(gpu.idle_staged_upload(len).is_none());
+        gpu.stage_ahead(len);
+        assert_eq!(
+            gpu.pool.staging.created.load(Ordering::Relaxed),
+            AHEAD_PER_CLASS as usize
+        );
     }
 
     #[test]

@@ -9,7 +9,8 @@
 //!
 //! Buffer layouts. Samples: the image's u16 samples as [`Image::samples`] has them
 //! (interleaved by component), two per 32-bit word, the first in the low half
-//! ([`upload_samples`] writes that). Coefficients: i32, exactly `CodeBlockBatch.coeffs`:
+//! ([`upload_samples`] writes that); or, where the plan says a byte a sample, four a
+//! word (the encoder's own upload of an image of at most 8 bits). Coefficients: i32, exactly `CodeBlockBatch.coeffs`:
 //! the code-blocks in `jobs` order (the layout's packet order), each `width * height`
 //! row-major at its job's `offset`. Every buffer is one storage binding: images whose
 //! planes (components * width * height * 4 bytes) exceed the adapter's binding limit are
@@ -45,6 +46,8 @@ struct DwtParams {
     grid_x: u32,
     bit_depth: u32,
     n_blocks: u32,
+    sample_bytes: u32,
+    pad: [u32; 3],
 }
 
 #[repr(C)]
@@ -73,6 +76,10 @@ pub struct DwtPlan {
     pub layout: Layout,
     /// The batch's jobs (what [`CodeBlockBatch::jobs`] holds).
     pub jobs: Vec<CodeBlockJob>,
+    /// Bytes a sample takes in the samples buffer: 2, the layout of [`upload_samples`]
+    /// and [`GpuImage`]; 1 where the encoder uploads an image of at most 8 bits itself
+    /// (half the copy and the transfer).
+    pub sample_bytes: u32,
 }
 
 impl DwtPlan {
@@ -188,6 +195,7 @@ impl DwtPlan {
             cblk,
             layout,
             jobs,
+            sample_bytes: 2,
         })
     }
 
@@ -201,9 +209,9 @@ impl DwtPlan {
         self.plane() * self.components as u64
     }
 
-    /// Bytes of samples the front end reads (two per word).
+    /// Bytes of samples the front end reads ([`Self::sample_bytes`] each, whole words).
     pub fn samples_bytes(&self) -> u64 {
-        (self.n_coeffs() * 2).next_multiple_of(4)
+        (self.n_coeffs() * self.sample_bytes as u64).next_multiple_of(4)
     }
 }
 
@@ -281,25 +289,73 @@ impl GpuImage<'_> {
     }
 }
 
-/// Copy `image`'s samples to a GPU buffer in the layout [`DwtGpu::encode_into`] reads.
+/// Copy `image`'s samples to a GPU buffer in the layout [`DwtGpu::encode_into`] reads
+/// with a plan of [`DwtPlan::new`] or [`DwtPlan::for_image`]: u16 samples, two a word.
 pub fn upload_samples(gpu: &Gpu, image: &Image) -> PooledBuffer {
-    // Straight from the image (no host copy: a 4K picture is 50 MB of samples); the
-    // writes are whole words, so an odd sample count ends with one zero-padded word.
-    let bytes: &[u8] = bytemuck::cast_slice(&image.samples);
-    let whole = bytes.len() & !3;
+    upload(gpu, image, 2).0
+}
+
+/// `image`'s samples on the GPU as the encoder's own paths send them, `plan` set to read
+/// them: a byte a sample for images of at most 8 bits, where [`upload_samples`] sends two.
+pub(crate) fn upload_image(gpu: &Gpu, image: &Image, plan: &mut DwtPlan) -> PooledBuffer {
+    plan.sample_bytes = if image.bit_depth <= 8 { 1 } else { 2 };
+    upload(gpu, image, plan.sample_bytes as usize).0
+}
+
+/// The samples at `sample_bytes` bytes each (little-endian, whole words, zeros after),
+/// and whether they went through a staging buffer of the pool.
+fn upload(gpu: &Gpu, image: &Image, sample_bytes: usize) -> (PooledBuffer, bool) {
+    let samples = &image.samples[..];
+    let data_len = samples.len() * sample_bytes;
+    let len = data_len.next_multiple_of(4).max(4) as u64;
     let buffer = gpu.pooled_buffer(
-        bytes.len().next_multiple_of(4).max(4) as u64,
+        len,
         wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
     );
-    if whole > 0 {
-        gpu.queue.write_buffer(&buffer, 0, &bytes[..whole]);
+    let wide: &[u8] = bytemuck::cast_slice(samples);
+    // Bytes `offset..` of the upload into `dst`: the samples (narrowed to bytes at one a
+    // sample; an image's samples are checked to fit its bit depth), then zeros.
+    let fill = |offset: usize, mut dst: wgpu::WriteOnly<'_, [u8]>| {
+        let data = data_len.saturating_sub(offset).min(dst.len());
+        let (mut head, mut zeros) = dst.slice(..).split_at(data);
+        zeros.fill(0);
+        if sample_bytes == 2 {
+            head.copy_from_slice(&wide[offset..offset + data]);
+            return;
+        }
+        let mut narrow = [0u8; 4096];
+        let mut at = 0;
+        for run in samples[offset..offset + data].chunks(narrow.len()) {
+            for (n, &s) in narrow.iter_mut().zip(run) {
+                *n = s as u8;
+            }
+            head.slice(at..at + run.len())
+                .copy_from_slice(&narrow[..run.len()]);
+            at += run.len();
+        }
+    };
+    // Through a staging buffer kept mapped where the pool has one idle (written on all
+    // cores, no new mapping to fault in: a 4K picture's upload took 5.4-6.5 ms through
+    // `write_buffer` on the H200 with the same bytes warm); else as `write_buffer` does
+    // it, into wgpu's own new staging.
+    if let Some(mut staged) = gpu.idle_staged_upload(len) {
+        if staged.fill(&fill).is_ok() {
+            let mut encoder = gpu
+                .device
+                .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                    label: Some("parvlc.j2k.samples"),
+                });
+            staged.copy_to(&mut encoder, &buffer, 0);
+            gpu.queue.submit([encoder.finish()]);
+            return (buffer, true);
+        }
     }
-    if whole < bytes.len() || bytes.is_empty() {
-        let mut tail = [0u8; 4];
-        tail[..bytes.len() - whole].copy_from_slice(&bytes[whole..]);
-        gpu.queue.write_buffer(&buffer, whole as u64, &tail);
+    if let Some(mut view) =
+        wgpu::BufferSize::new(len).and_then(|size| gpu.queue.write_buffer_with(&buffer, 0, size))
+    {
+        crate::gpu::fill_pieces(view.slice(..), &fill);
     }
-    buffer
+    (buffer, false)
 }
 
 /// The GPU front end. Its pipelines live in the [`Gpu`]'s cache, built by [`DwtGpu::new`].
@@ -403,6 +459,8 @@ impl DwtGpu {
             grid_x: 0,
             bit_depth: plan.bit_depth,
             n_blocks: blocks.len() as u32,
+            sample_bytes: plan.sample_bytes,
+            pad: [0; 3],
         };
         struct Dispatch {
             pipe: usize,
@@ -618,10 +676,9 @@ impl GpuStage for DwtStage<'_> {
     }
 
     async fn upload(&self, image: &Self::Input<'_>) -> Result<DwtUploaded> {
-        Ok(DwtUploaded {
-            plan: DwtPlan::for_image(self.gpu, image, self.levels, self.cblk)?,
-            samples: upload_samples(self.gpu, image),
-        })
+        let mut plan = DwtPlan::for_image(self.gpu, image, self.levels, self.cblk)?;
+        let samples = upload_image(self.gpu, image, &mut plan);
+        Ok(DwtUploaded { plan, samples })
     }
 
     fn encode_into(
@@ -649,5 +706,70 @@ impl GpuStage for DwtStage<'_> {
 
     fn cpu(&self, image: &Self::Input<'_>) -> Result<CodeBlockBatch> {
         Ok(super::transform_cpu(image, self.levels, self.cblk))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn samples_land_whole_through_staging_and_through_write_buffer() {
+        let gpu = pollster::block_on(Gpu::new(crate::gpu::GpuOptions {
+            pipeline_cache: None,
+            ..Default::default()
+        }))
+        .expect("a wgpu adapter (lavapipe: mesa-vulkan-drivers)");
+        let dwt = DwtGpu::new(&gpu).unwrap();
+        // Sample counts of every remainder by 4, past the parallel threshold (written in
+        // pieces, narrowed in runs) and not; 8 bits go a byte a sample, 12 two, and the
+        // public layout two always. The front end's coefficients (no DWT level: the
+        // level shift and RCT of each sample) prove what it read.
+        let mut seed = 5u32;
+        for (w, h, comps, depth) in [
+            (1, 1, 1, 8),
+            (3, 1, 1, 8),
+            (5, 3, 3, 8),
+            (7, 1, 1, 12),
+            (725, 487, 3, 8),
+            (725, 487, 3, 12),
+        ] {
+            let samples = (0..w * h * comps)
+                .map(|_| {
+                    seed ^= seed << 13;
+                    seed ^= seed >> 17;
+                    seed ^= seed << 5;
+                    (seed % (1 << depth)) as u16
+                })
+                .collect();
+            let image = Image::new(w, h, comps, depth, samples).unwrap();
+            let want = crate::j2k::transform_cpu(&image, 0, 64);
+            for (sample_bytes, staged) in [(1, false), (1, true), (2, false), (2, true)] {
+                if sample_bytes == 1 && depth > 8 {
+                    continue;
+                }
+                let mut plan = DwtPlan::for_image(&gpu, &image, 0, 64).unwrap();
+                plan.sample_bytes = sample_bytes;
+                let len = plan.samples_bytes().max(4);
+                // None idle, or one of the upload's size class, which it takes.
+                gpu.wait_idle().unwrap();
+                gpu.trim_pool();
+                if staged {
+                    pollster::block_on(gpu.prewarm_staging(len, 1)).unwrap();
+                }
+                let (samples, was_staged) = upload(&gpu, &image, sample_bytes as usize);
+                let what = format!(
+                    "{w}x{h}x{comps} {depth} bits, {sample_bytes} a sample, staged {staged}"
+                );
+                assert_eq!(was_staged, staged, "{what}");
+                let mut encoder = gpu.device.create_command_encoder(&Default::default());
+                let out = dwt
+                    .encode_into(&gpu, &mut encoder, &samples, &plan, None)
+                    .unwrap();
+                gpu.queue.submit([encoder.finish()]);
+                let got = pollster::block_on(out.read(&gpu)).unwrap();
+                assert!(got.coeffs == want.coeffs, "{what}");
+            }
+        }
     }
 }

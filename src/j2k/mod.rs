@@ -311,9 +311,14 @@ pub async fn encode_gpu_image(
         bit_depth: image.bit_depth,
     };
     let coded = if config.ht {
-        ht::gpu::HtGpu::new(gpu.clone())?
-            .encode_samples(image.samples, &plan)
-            .await?
+        return ht::gpu::HtGpu::new(gpu.clone())?
+            .encode_samples_with(
+                image.samples,
+                &plan,
+                |coded, lens| tier2_headers(&geometry, config, levels, &plan.layout, coded, lens),
+                |headers, bytes| headers.write(&plan.layout, &bytes),
+            )
+            .await;
     } else {
         let opts = Tier1Options {
             bypass_from: config.bypass_from,
@@ -344,7 +349,11 @@ pub(crate) async fn encode_placed(
 ) -> Result<Vec<u8>> {
     config.validate()?;
     // Re-check the image: its fields are public.
+    let t = crate::gpu::clock();
     image.validate()?;
+    if let Some(t) = t {
+        log::debug!("image checked in {:.2} ms", t.elapsed().as_secs_f64() * 1e3);
+    }
     let levels = config.levels.min(max_levels(image.width, image.height));
     if levels < config.levels {
         log::info!(
@@ -379,12 +388,38 @@ pub(crate) async fn encode_placed(
         (Some(gpu), Some(h)) if Arc::ptr_eq(h.gpu_arc(), gpu) => Some(h),
         _ => None,
     };
-    let coded = match (front_end, tier1.gpu_tier1(), ht_resident) {
-        (Some(_), _, Some(h)) => {
-            progress(Stage::Tier1);
-            h.encode_image(image, levels, config.cblk).await?
+    let geometry = ImageGeometry {
+        width: image.width,
+        height: image.height,
+        components: image.components,
+        bit_depth: image.bit_depth,
+    };
+    if let (Some(_), Some(h)) = (front_end, ht_resident) {
+        // The coded blocks' bytes go from where the readback maps them straight into the
+        // codestream; tier-2's headers are made while they come back.
+        progress(Stage::Tier1);
+        let written = h
+            .encode_image_with(
+                image,
+                levels,
+                config.cblk,
+                |coded, lens| {
+                    progress(Stage::Tier2);
+                    tier2_headers(&geometry, config, levels, &layout, coded, lens)
+                },
+                |headers, bytes| headers.write(&layout, &bytes),
+            )
+            .await;
+        if let Some(a) = started {
+            log::debug!(
+                "front end, tier-1, tier-2 and codestream {:.1} ms",
+                a.elapsed().as_secs_f64() * 1e3
+            );
         }
-        (Some(gpu), Some(t), _) if Arc::ptr_eq(t.gpu_arc(), gpu) => {
+        return written;
+    }
+    let coded = match (front_end, tier1.gpu_tier1()) {
+        (Some(gpu), Some(t)) if Arc::ptr_eq(t.gpu_arc(), gpu) => {
             // The whole GPU path: both stages in one submission, coefficients resident.
             progress(Stage::Tier1);
             t.encode_image(image, levels, config.cblk, &opts).await?
@@ -404,12 +439,6 @@ pub(crate) async fn encode_placed(
     };
     let tier1_done = crate::gpu::clock();
     progress(Stage::Tier2);
-    let geometry = ImageGeometry {
-        width: image.width,
-        height: image.height,
-        components: image.components,
-        bit_depth: image.bit_depth,
-    };
     let written = codestream_of(&geometry, config, levels, &layout, coded);
     if let (Some(a), Some(b)) = (started, tier1_done) {
         log::debug!(
@@ -429,10 +458,71 @@ fn codestream_of(
     layout: &partition::Layout,
     coded: Vec<CodeBlockCoded>,
 ) -> Result<Vec<u8>> {
-    if coded.len() != layout.blocks.len() {
+    let lens: Vec<usize> = coded.iter().map(|c| c.data.len()).collect();
+    tier2_headers(geometry, config, levels, layout, &coded, &lens)?
+        .write(layout, &BlockBytes::Owned(&coded))
+}
+
+/// Where the codestream's writer finds each coded block's bytes.
+pub(crate) enum BlockBytes<'a> {
+    /// In the blocks themselves.
+    Owned(&'a [CodeBlockCoded]),
+    /// Where a readback has them mapped: block `i` is the first `at[i].1` bytes of part
+    /// `at[i].0` (`None`: a block with no bytes).
+    Mapped {
+        parts: &'a crate::gpu::MappedParts<'a>,
+        at: &'a [Option<(usize, usize)>],
+    },
+}
+
+impl BlockBytes<'_> {
+    /// Block `i`'s bytes.
+    fn get(&self, i: usize) -> &[u8] {
+        match self {
+            BlockBytes::Owned(coded) => coded.get(i).map_or(&[], |c| &c.data[..]),
+            BlockBytes::Mapped { parts, at } => match at.get(i).copied().flatten() {
+                Some((k, len)) => parts.part(k).get(..len).unwrap_or(&[]),
+                None => &[],
+            },
+        }
+    }
+
+    /// Each block of `coded` given its bytes (a copy), on all cores.
+    pub(crate) fn fill(&self, coded: &mut [CodeBlockCoded]) {
+        coded
+            .par_iter_mut()
+            .enumerate()
+            .with_min_len(64)
+            .for_each(|(i, c)| c.data = self.get(i).to_vec());
+    }
+}
+
+/// An image's tier-2 before the blocks' bytes are there: every block's and packet's
+/// header, and the codestream's main header.
+struct Tier2Headers {
+    header: codestream::Header,
+    exponents: Vec<u32>,
+    packets: Vec<Vec<u8>>,
+    /// Each block's bytes in the tile: up to its last pass's end.
+    block_lens: Vec<usize>,
+}
+
+/// Tier-2's headers of the coded blocks `coded`, of `lens[i]` bytes each (which their
+/// passes are checked against; the bytes may still be on their way).
+fn tier2_headers(
+    geometry: &ImageGeometry,
+    config: &EncoderConfig,
+    levels: u32,
+    layout: &partition::Layout,
+    coded: &[CodeBlockCoded],
+    lens: &[usize],
+) -> Result<Tier2Headers> {
+    let started = crate::gpu::clock();
+    if coded.len() != layout.blocks.len() || lens.len() != coded.len() {
         return Err(tier1_error(format!(
-            "{} code-blocks coded for {} jobs",
+            "{} code-blocks coded ({} lengths) for {} jobs",
             coded.len(),
+            lens.len(),
             layout.blocks.len()
         )));
     }
@@ -441,7 +531,7 @@ fn codestream_of(
     // (the RCT's chroma and the wavelet's gain can exceed the nominal range); 2 at least.
     let epsilon = |band: usize| geometry.bit_depth + layout.bands[band].orientation.gain_bits();
     let mut guard_bits = 2;
-    for (place, c) in layout.blocks.iter().zip(&coded) {
+    for (place, c) in layout.blocks.iter().zip(coded) {
         guard_bits = guard_bits.max((c.num_bitplanes + 1).saturating_sub(epsilon(place.band)));
     }
     if guard_bits > 7 {
@@ -450,15 +540,17 @@ fn codestream_of(
         )));
     }
     // Each block's header, then each packet's (independent: one layer, one precinct per
-    // resolution), on all cores; the blocks' bytes are copied once, into the codestream.
+    // resolution), on all cores.
     let headers = layout
         .blocks
         .par_iter()
-        .zip(&coded)
-        .map(|(place, c)| {
+        .zip(coded)
+        .zip(lens)
+        .with_min_len(256)
+        .map(|((place, c), &len)| {
             let mb = guard_bits + epsilon(place.band) - 1;
             if !config.ht {
-                return block_header(c, mb, config.bypass_from);
+                return block_header(c, len, mb, config.bypass_from);
             }
             if mb > ht::cleanup::MAX_BITPLANES {
                 return Err(Error::InvalidArgument(format!(
@@ -466,10 +558,10 @@ fn codestream_of(
                     ht::cleanup::MAX_BITPLANES
                 )));
             }
-            ht::block_header(c, mb)
+            ht::block_header(c, len, mb)
         })
         .collect::<Result<Vec<_>>>()?;
-    let packet_headers = layout
+    let packets = layout
         .packets
         .par_iter()
         .map(|packet| {
@@ -487,17 +579,19 @@ fn codestream_of(
             tier2::packet_header(&bands)
         })
         .collect::<Result<Vec<_>>>()?;
-    let mut tile: Vec<&[u8]> = Vec::with_capacity(coded.len() + packet_headers.len());
-    for (packet, header) in layout.packets.iter().zip(&packet_headers) {
-        tile.push(header);
-        for b in &packet.bands {
-            for &i in &b.blocks {
-                let len = coded[i].passes.last().map_or(0, |p| p.end as usize);
-                tile.push(&coded[i].data[..len]);
-            }
-        }
-    }
+    let block_lens = coded
+        .iter()
+        .map(|c| c.passes.last().map_or(0, |p| p.end as usize))
+        .collect();
     let exponents: Vec<u32> = (0..layout.bands.len()).map(epsilon).collect();
+    if let Some(t) = started {
+        log::debug!(
+            "tier-2: headers of {} blocks and {} packets made in {:.2} ms",
+            coded.len(),
+            packets.len(),
+            t.elapsed().as_secs_f64() * 1e3
+        );
+    }
     let header = codestream::Header {
         width: geometry.width,
         height: geometry.height,
@@ -513,7 +607,42 @@ fn codestream_of(
         guard_bits,
         ht: config.ht,
     };
-    codestream::write_pieces(&header, &exponents, &tile)
+    Ok(Tier2Headers {
+        header,
+        exponents,
+        packets,
+        block_lens,
+    })
+}
+
+impl Tier2Headers {
+    /// The codestream: the headers, each packet's header followed by its blocks' bytes
+    /// from `bytes`, copied once.
+    fn write(&self, layout: &partition::Layout, bytes: &BlockBytes<'_>) -> Result<Vec<u8>> {
+        let t = crate::gpu::clock();
+        let mut tile: Vec<&[u8]> = Vec::with_capacity(layout.blocks.len() + self.packets.len());
+        for (packet, header) in layout.packets.iter().zip(&self.packets) {
+            tile.push(header);
+            for b in &packet.bands {
+                for &i in &b.blocks {
+                    // The headers checked every block's passes against its length.
+                    let data = bytes.get(i).get(..self.block_lens[i]).ok_or_else(|| {
+                        tier1_error(format!("code-block {i}: fewer bytes than its passes"))
+                    })?;
+                    tile.push(data);
+                }
+            }
+        }
+        let written = codestream::write_pieces(&self.header, &self.exponents, &tile);
+        if let Some(t) = t {
+            log::debug!(
+                "tier-2: codestream of {} pieces written in {:.2} ms",
+                tile.len(),
+                t.elapsed().as_secs_f64() * 1e3
+            );
+        }
+        written
+    }
 }
 
 fn band_orientation(o: dwt::Orientation) -> BandOrientation {
@@ -583,6 +712,7 @@ fn ends_segment(i: usize, n: usize, bypass_from: Option<u32>) -> bool {
 /// The tier-2 view of a coded block, checked for consistency first.
 fn block_header(
     c: &CodeBlockCoded,
+    data_len: usize,
     mb: u32,
     bypass_from: Option<u32>,
 ) -> Result<tier2::BlockHeader> {
@@ -608,12 +738,10 @@ fn block_header(
     let (mut start_pass, mut start_byte) = (0usize, 0u32);
     for (i, p) in c.passes.iter().enumerate() {
         let ends = ends_segment(i, n, bypass_from);
-        if p.terminated != ends || p.end < start_byte || p.end as usize > c.data.len() {
+        if p.terminated != ends || p.end < start_byte || p.end as usize > data_len {
             return Err(tier1_error(format!(
-                "pass {i} of {n}: end {} (data {} bytes), terminated {} (expected {ends})",
-                p.end,
-                c.data.len(),
-                p.terminated
+                "pass {i} of {n}: end {} (data {data_len} bytes), terminated {} (expected {ends})",
+                p.end, p.terminated
             )));
         }
         if ends {

@@ -77,6 +77,9 @@ pub struct TagTree {
 }
 
 const ROOT: usize = usize::MAX;
+/// Levels of the deepest tag tree: a grid of up to 2^33 leaves a side, more than an
+/// image's code-blocks can be (its sides are u32, a block at least 4 samples wide).
+const MAX_DEPTH: usize = 34;
 
 impl TagTree {
     /// Build the tree over `values` (raster order, `w` x `h`, both at least 1).
@@ -118,13 +121,20 @@ impl TagTree {
 
     /// Code whether leaf `leaf`'s value is below `threshold`, and if it is, the value.
     pub fn encode(&mut self, leaf: usize, threshold: u32, bits: &mut HeaderWriter) {
-        let mut path = vec![leaf];
-        while self.nodes[*path.last().unwrap_or(&leaf)].parent != ROOT {
-            let last = path[path.len() - 1];
-            path.push(self.nodes[last].parent);
+        // The leaf's ancestors up to the root, kept on the stack (this runs for every
+        // code-block twice): a tree over w x h leaves has ceil(log2(max(w, h))) + 1 levels.
+        let mut path = [0usize; MAX_DEPTH];
+        let (mut depth, mut node) = (0, leaf);
+        loop {
+            path[depth] = node;
+            depth += 1;
+            node = self.nodes[node].parent;
+            if node == ROOT || depth == MAX_DEPTH {
+                break;
+            }
         }
         let mut low = 0;
-        for &i in path.iter().rev() {
+        for &i in path[..depth].iter().rev() {
             let node = &mut self.nodes[i];
             if low > node.low {
                 node.low = low;

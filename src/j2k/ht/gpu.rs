@@ -20,10 +20,10 @@ use super::streams::MAX_SCUP;
 use super::vlc::{FIRST, OTHERS};
 use crate::gpu::registry::j2k::HT_CLEANUP;
 use crate::gpu::{Gpu, GpuStage, PooledBuffer, Profiler};
-use crate::j2k::dwt_gpu::{upload_samples, DwtGpu, DwtPlan};
+use crate::j2k::dwt_gpu::{self, DwtGpu, DwtPlan};
 use crate::j2k::tier1::cpu::{MAX_AREA, MAX_SIDE};
 use crate::j2k::tier1::{CodeBlockCoded, PassInfo, Tier1Options};
-use crate::j2k::{CodeBlockBatch, CodeBlockJob, Image, Tier1Engine, Tier1Future};
+use crate::j2k::{BlockBytes, CodeBlockBatch, CodeBlockJob, Image, Tier1Engine, Tier1Future};
 use crate::{Error, Result};
 
 #[repr(C)]
@@ -167,6 +167,16 @@ pub(crate) struct Dispatch {
     blocks: Vec<HtBlock>,
 }
 
+/// A batch's checked results ([`HtGpu::results`]).
+struct HtResults<'b> {
+    /// Every job's coded block, its bytes not yet read.
+    coded: Vec<CodeBlockCoded>,
+    /// The output ranges of the blocks with bytes (lengths rounded up to words)...
+    ranges: Vec<(&'b wgpu::Buffer, u64, u64)>,
+    /// ...and each one's job and length in bytes.
+    blocks: Vec<(usize, usize)>,
+}
+
 fn corrupt(reason: String) -> Error {
     Error::corrupt("HT cleanup pass", reason)
 }
@@ -227,24 +237,96 @@ impl HtGpu {
 
     /// Read the coded blocks of a recorded and submitted batch.
     pub(crate) async fn read(&self, batch: &HtBatch) -> Result<Vec<CodeBlockCoded>> {
+        let HtResults {
+            mut coded,
+            ranges,
+            blocks,
+        } = self.results(batch).await?;
+        let results_read = crate::gpu::clock();
+        let parts = self.gpu.read_gathered(&ranges).await?;
+        if let Some(t) = results_read {
+            log::debug!(
+                "HT cleanup pass: {} blocks' bytes gathered and read back in {:.1} ms",
+                ranges.len(),
+                t.elapsed().as_secs_f64() * 1e3
+            );
+        }
+        for (&(job, len), mut data) in blocks.iter().zip(parts) {
+            data.truncate(len);
+            coded[job].data = data;
+        }
+        Ok(coded)
+    }
+
+    /// A batch's coded blocks (its checked `results`), handed on without a copy of their
+    /// own: `headers` gets the blocks (their passes and bit-planes, no bytes) and each
+    /// one's length while the bytes come back, then `write` gets what `headers` made and
+    /// the bytes where the readback has them mapped (a codestream's writer copies them
+    /// once, into the codestream).
+    async fn hand_on<P, R>(
+        &self,
+        results: HtResults<'_>,
+        ahead: u64,
+        headers: impl FnOnce(&[CodeBlockCoded], &[usize]) -> Result<P>,
+        write: impl FnOnce(P, BlockBytes<'_>) -> Result<R>,
+    ) -> Result<R> {
+        let HtResults {
+            coded,
+            ranges,
+            blocks,
+        } = results;
+        let reads = self.gpu.submit_gathered(&ranges)?;
+        if ahead > 0 {
+            // The next image's staging, made behind this one's work.
+            self.gpu.stage_ahead(ahead);
+        }
+        let mut lens = vec![0; coded.len()];
+        let mut at = vec![None; coded.len()];
+        for (k, &(job, len)) in blocks.iter().enumerate() {
+            lens[job] = len;
+            at[job] = Some((k, len));
+        }
+        // Tier-2's headers while the bytes are gathered and copied back.
+        let made = headers(&coded, &lens)?;
+        self.gpu
+            .read_recorded_with(reads, |parts| {
+                write(made, BlockBytes::Mapped { parts, at: &at })
+            })
+            .await?
+    }
+
+    /// The results of a recorded and submitted batch, checked: every job's coded block
+    /// without its bytes, and the ranges that hold the bytes of the blocks with any (a
+    /// range a block, `blocks` its job and length).
+    async fn results<'b>(&self, batch: &'b HtBatch) -> Result<HtResults<'b>> {
         let gpu = &*self.gpu;
         let mut coded = vec![CodeBlockCoded::default(); batch.jobs];
         let dispatches = &batch.dispatches;
+        let (mut ranges, mut blocks) = (Vec::new(), Vec::new());
         if dispatches.is_empty() {
-            return Ok(coded);
+            return Ok(HtResults {
+                coded,
+                ranges,
+                blocks,
+            });
         }
         let result_ranges: Vec<_> = dispatches
             .iter()
             .map(|d| (&*d.results, 0, (d.blocks.len() * RESULT_WORDS * 4) as u64))
             .collect();
+        let t = crate::gpu::clock();
         let results: Vec<Vec<u32>> = gpu
             .read_buffers(&result_ranges)
             .await?
             .iter()
             .map(|r| bytemuck::pod_collect_to_vec::<u8, u32>(r))
             .collect();
-        let mut ranges = Vec::new();
-        let mut lens = Vec::new();
+        if let Some(t) = t {
+            log::debug!(
+                "HT cleanup pass: results read after {:.2} ms",
+                t.elapsed().as_secs_f64() * 1e3
+            );
+        }
         for (d, r) in dispatches.iter().zip(&results) {
             for (k, b) in d.blocks.iter().enumerate() {
                 let Some(rec) = r.get(k * RESULT_WORDS..(k + 1) * RESULT_WORDS) else {
@@ -282,30 +364,22 @@ impl HtGpu {
                     b.out_word as u64 * 4,
                     (len as u64).next_multiple_of(4),
                 ));
-                lens.push((job, len, planes));
+                blocks.push((job, len));
+                coded[job] = CodeBlockCoded {
+                    passes: vec![PassInfo {
+                        end: len as u32,
+                        terminated: true,
+                    }],
+                    data: Vec::new(),
+                    num_bitplanes: planes,
+                };
             }
         }
-        let results_read = crate::gpu::clock();
-        let parts = gpu.read_gathered(&ranges).await?;
-        if let Some(t) = results_read {
-            log::debug!(
-                "HT cleanup pass: {} blocks' bytes gathered and read back in {:.1} ms",
-                ranges.len(),
-                t.elapsed().as_secs_f64() * 1e3
-            );
-        }
-        for ((job, len, planes), mut data) in lens.into_iter().zip(parts) {
-            data.truncate(len);
-            coded[job] = CodeBlockCoded {
-                passes: vec![PassInfo {
-                    end: len as u32,
-                    terminated: true,
-                }],
-                data,
-                num_bitplanes: planes,
-            };
-        }
-        Ok(coded)
+        Ok(HtResults {
+            coded,
+            ranges,
+            blocks,
+        })
     }
 
     /// The blocks `todo` of `batch` in dispatches whose buffers each fit one storage
@@ -437,18 +511,17 @@ impl HtGpu {
         levels: u32,
         cblk: u32,
     ) -> Result<Option<Vec<CodeBlockCoded>>> {
-        let plan = DwtPlan::for_image(&self.gpu, image, levels, cblk)?;
-        let samples = upload_samples(&self.gpu, image);
-        self.encode_resident_samples(&samples, &plan).await
+        let mut plan = DwtPlan::for_image(&self.gpu, image, levels, cblk)?;
+        let samples = dwt_gpu::upload_image(&self.gpu, image, &mut plan);
+        match self.submit_resident(&samples, &plan)? {
+            Some(batch) => Ok(Some(self.read(&batch).await?)),
+            None => Ok(None),
+        }
     }
 
-    /// [`Self::encode_resident`] of samples already on the GPU (the layout of
-    /// [`upload_samples`]), planned by `plan`.
-    pub async fn encode_resident_samples(
-        &self,
-        samples: &wgpu::Buffer,
-        plan: &DwtPlan,
-    ) -> Result<Option<Vec<CodeBlockCoded>>> {
+    /// The front end and this stage recorded and submitted, the coefficients resident;
+    /// `None` where the blocks do not fit one dispatch.
+    fn submit_resident(&self, samples: &wgpu::Buffer, plan: &DwtPlan) -> Result<Option<HtBatch>> {
         let gpu = &*self.gpu;
         let started = crate::gpu::clock();
         let turn = gpu.recording_turn();
@@ -472,16 +545,13 @@ impl HtGpu {
         batch.record(self, &mut encoder, None)?;
         gpu.queue.submit([encoder.finish()]);
         drop(turn);
-        let submitted = crate::gpu::clock();
-        let coded = self.read(&batch).await?;
-        if let (Some(a), Some(b)) = (started, submitted) {
+        if let Some(t) = started {
             log::debug!(
-                "HT on resident coefficients: front end and HT recorded and submitted in {:.1} ms, coded blocks read back {:.1} ms later",
-                (b - a).as_secs_f64() * 1e3,
-                b.elapsed().as_secs_f64() * 1e3
+                "HT on resident coefficients: front end and HT recorded and submitted in {:.1} ms",
+                t.elapsed().as_secs_f64() * 1e3
             );
         }
-        Ok(Some(coded))
+        Ok(Some(batch))
     }
 
     /// [`Self::encode_resident`], or where it cannot keep the coefficients on the GPU or
@@ -493,8 +563,8 @@ impl HtGpu {
         levels: u32,
         cblk: u32,
     ) -> Result<Vec<CodeBlockCoded>> {
-        let plan = DwtPlan::for_image(&self.gpu, image, levels, cblk)?;
-        let samples = upload_samples(&self.gpu, image);
+        let mut plan = DwtPlan::for_image(&self.gpu, image, levels, cblk)?;
+        let samples = self.upload_image(image, &mut plan);
         self.encode_samples(&samples, &plan).await
     }
 
@@ -504,8 +574,79 @@ impl HtGpu {
         samples: &wgpu::Buffer,
         plan: &DwtPlan,
     ) -> Result<Vec<CodeBlockCoded>> {
-        match self.encode_resident_samples(samples, plan).await {
-            Ok(Some(coded)) => return Ok(coded),
+        self.encode_samples_with(
+            samples,
+            plan,
+            |coded, _| Ok(coded.to_vec()),
+            |mut coded, bytes| {
+                bytes.fill(&mut coded);
+                Ok(coded)
+            },
+        )
+        .await
+    }
+
+    /// [`Self::encode_image`] with the coded blocks handed on as [`Self::hand_on`] hands
+    /// them: `headers` while their bytes come back, `write` with the bytes where they lie.
+    pub(crate) async fn encode_image_with<P, R>(
+        &self,
+        image: &Image,
+        levels: u32,
+        cblk: u32,
+        headers: impl FnOnce(&[CodeBlockCoded], &[usize]) -> Result<P>,
+        write: impl FnOnce(P, BlockBytes<'_>) -> Result<R>,
+    ) -> Result<R> {
+        let mut plan = DwtPlan::for_image(&self.gpu, image, levels, cblk)?;
+        let samples = self.upload_image(image, &mut plan);
+        self.encode_uploaded_with(&samples, &plan, samples.size(), headers, write)
+            .await
+    }
+
+    /// The samples of `image` on the GPU, `plan` set to read them (timed in the debug
+    /// log).
+    fn upload_image(&self, image: &Image, plan: &mut DwtPlan) -> PooledBuffer {
+        let t = crate::gpu::clock();
+        let samples = dwt_gpu::upload_image(&self.gpu, image, plan);
+        if let Some(t) = t {
+            log::debug!(
+                "HT: {} samples' upload written in {:.2} ms",
+                image.samples.len(),
+                t.elapsed().as_secs_f64() * 1e3
+            );
+        }
+        samples
+    }
+
+    /// [`Self::encode_image_with`] of samples already on the GPU, planned by `plan`.
+    pub(crate) async fn encode_samples_with<P, R>(
+        &self,
+        samples: &wgpu::Buffer,
+        plan: &DwtPlan,
+        headers: impl FnOnce(&[CodeBlockCoded], &[usize]) -> Result<P>,
+        write: impl FnOnce(P, BlockBytes<'_>) -> Result<R>,
+    ) -> Result<R> {
+        self.encode_uploaded_with(samples, plan, 0, headers, write)
+            .await
+    }
+
+    /// [`Self::encode_samples_with`]; where the samples were uploaded (`uploaded` bytes,
+    /// else 0), a staging buffer made ahead for the next upload of that size
+    /// ([`Gpu::stage_ahead`]).
+    async fn encode_uploaded_with<P, R>(
+        &self,
+        samples: &wgpu::Buffer,
+        plan: &DwtPlan,
+        uploaded: u64,
+        headers: impl FnOnce(&[CodeBlockCoded], &[usize]) -> Result<P>,
+        write: impl FnOnce(P, BlockBytes<'_>) -> Result<R>,
+    ) -> Result<R> {
+        // Errors before the blocks are handed on fall back to the host's path; after, they
+        // are the caller's.
+        match self.submit_resident(samples, plan) {
+            Ok(Some(batch)) => match self.results(&batch).await {
+                Ok(results) => return self.hand_on(results, uploaded, headers, write).await,
+                Err(e) => log::info!("HT cleanup pass on resident coefficients: {e}"),
+            },
             Ok(None) => log::info!("HT cleanup pass: the blocks do not fit one dispatch"),
             Err(e) => log::info!("HT cleanup pass on resident coefficients: {e}"),
         }
@@ -513,7 +654,10 @@ impl HtGpu {
         let batch = DwtGpu::new(gpu)?
             .transform_samples(gpu, samples, plan)
             .await?;
-        self.encode(&batch).await
+        let coded = self.encode(&batch).await?;
+        let lens: Vec<usize> = coded.iter().map(|c| c.data.len()).collect();
+        let made = headers(&coded, &lens)?;
+        write(made, BlockBytes::Owned(&coded))
     }
 
     /// The GPU this stage runs on.

@@ -1056,10 +1056,10 @@ impl Tier1GpuEngine {
         cblk: u32,
         opts: &Tier1Options,
     ) -> Result<Vec<CodeBlockCoded>> {
-        use crate::j2k::dwt_gpu::{upload_samples, DwtPlan};
+        use crate::j2k::dwt_gpu::{upload_image, DwtPlan};
         let started = crate::gpu::clock();
-        let plan = DwtPlan::for_image(&self.gpu, image, levels, cblk)?;
-        let samples = upload_samples(&self.gpu, image);
+        let mut plan = DwtPlan::for_image(&self.gpu, image, levels, cblk)?;
+        let samples = upload_image(&self.gpu, image, &mut plan);
         if let Some(a) = started {
             log::debug!(
                 "tier-1: image planned and uploaded in {:.1} ms",
