@@ -6,15 +6,19 @@
 # staging made ahead. The 4K picture --ht and Part 1, same codestreams, three decoders;
 # `bench j2k --sizes 4K` two rounds alternating; the CLI with ojph_compress and
 # opj_compress beside; thirty frames; the debug log.
+# host35 ran the pass's first build (b1: the check, tier-2 from the mapped readback,
+# staging); host35b the build of 3d7a9ff (also: the codestream not zeroed first, byte
+# samples, tag trees without a vector a leaf).
 # There, from the project root, .device carried (staged with --openjpeg, plus the
-# openjph-tools and libopenjph debs in .device/debs):  bash scripts/h200-host35.sh
+# openjph-tools and libopenjph debs in .device/debs):  bash scripts/h200-host35.sh [host35b]
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 # shellcheck source=scripts/h200-lib.sh
 source scripts/h200-lib.sh
-h200_start host35
+NAME=${1:-host35}
+h200_start "$NAME"
 unpack_device
-D=/tmp/parvlc-host35
+D=/tmp/parvlc-$NAME
 PART1=1 ht_ab_same "$D"
 ht_ab_bench "tier1|encoder|front"
 PART1=1 ht_ab_cli "$D"
