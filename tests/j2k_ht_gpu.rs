@@ -349,3 +349,38 @@ fn gpu_codestreams_equal_the_cpu_path_and_decode_exactly() {
         }
     }
 }
+
+#[test]
+fn samples_over_the_bit_depth_are_errors_on_every_gpu_path() {
+    // The GPU front end checks the samples as it uploads them (a byte a sample for 8 bits,
+    // two for 12): the same error as the CPU's, and nothing coded.
+    let wgpu = common::wgpu_engine();
+    for (depth, bad) in [(8u32, 256u16), (12, 4096)] {
+        let mut img = make(37, 29, 3, depth, Content::Natural, 9);
+        let at = img.samples.len() - 5;
+        img.samples[at] = bad;
+        let want = format!(
+            "sample {at} is {bad} but a {depth}-bit image allows at most {}",
+            bad - 1
+        );
+        for ht in [false, true] {
+            for tier1 in [Placement::Gpu, Placement::Cpu] {
+                let config = EncoderConfig {
+                    levels: 3,
+                    cblk: 32,
+                    ht,
+                    stages: Some(Stages::new(Placement::Gpu, tier1)),
+                    ..Default::default()
+                };
+                let e = pollster::block_on(j2k::encode(&img, &config, wgpu))
+                    .expect_err("a sample over the bit depth")
+                    .to_string();
+                assert!(e.contains(&want), "ht {ht}, tier-1 {tier1:?}: {e}");
+            }
+        }
+        let e = pollster::block_on(j2k::encode(&img, &EncoderConfig::default(), &Engine::Cpu))
+            .expect_err("a sample over the bit depth")
+            .to_string();
+        assert!(e.contains(&want), "the CPU: {e}");
+    }
+}

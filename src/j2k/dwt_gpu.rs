@@ -19,6 +19,7 @@
 
 use wgpu::util::DeviceExt;
 
+use super::image::largest_sample;
 use super::partition::{self, Layout};
 use super::{band_orientation, CodeBlockBatch, CodeBlockJob, Image};
 use crate::gpu::registry::j2k::DWT;
@@ -292,19 +293,56 @@ impl GpuImage<'_> {
 /// Copy `image`'s samples to a GPU buffer in the layout [`DwtGpu::encode_into`] reads
 /// with a plan of [`DwtPlan::new`] or [`DwtPlan::for_image`]: u16 samples, two a word.
 pub fn upload_samples(gpu: &Gpu, image: &Image) -> PooledBuffer {
-    upload(gpu, image, 2).0
+    let (buffer, written, _) = write_samples(gpu, image, 2);
+    written.submit(gpu, &buffer);
+    buffer
 }
 
 /// `image`'s samples on the GPU as the encoder's own paths send them, `plan` set to read
 /// them: a byte a sample for images of at most 8 bits, where [`upload_samples`] sends two.
-pub(crate) fn upload_image(gpu: &Gpu, image: &Image, plan: &mut DwtPlan) -> PooledBuffer {
+/// The samples' values are checked against the bit depth on the way (an error before
+/// anything is submitted), so the caller need not have read them first
+/// ([`Image::validate_shape`]).
+pub(crate) fn upload_image(gpu: &Gpu, image: &Image, plan: &mut DwtPlan) -> Result<PooledBuffer> {
     plan.sample_bytes = if image.bit_depth <= 8 { 1 } else { 2 };
-    upload(gpu, image, plan.sample_bytes as usize).0
+    let (buffer, written, largest) = write_samples(gpu, image, plan.sample_bytes as usize);
+    image.check_largest_sample(largest)?;
+    written.submit(gpu, &buffer);
+    Ok(buffer)
 }
 
-/// The samples at `sample_bytes` bytes each (little-endian, whole words, zeros after),
-/// and whether they went through a staging buffer of the pool.
-fn upload(gpu: &Gpu, image: &Image, sample_bytes: usize) -> (PooledBuffer, bool) {
+/// Samples written for the GPU, not yet submitted.
+enum Written {
+    /// Into a staging buffer of the pool: its copy still to record.
+    Staged(crate::gpu::StagedUpload),
+    /// Into wgpu's own staging (`Queue::write_buffer_with`): it lands at the next
+    /// submission.
+    Queued,
+}
+
+impl Written {
+    /// Send the samples on to `buffer`: whether they went through the pool's staging.
+    fn submit(self, gpu: &Gpu, buffer: &wgpu::Buffer) -> bool {
+        match self {
+            Written::Staged(mut staged) => {
+                let mut encoder =
+                    gpu.device
+                        .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                            label: Some("parvlc.j2k.samples"),
+                        });
+                staged.copy_to(&mut encoder, buffer, 0);
+                gpu.queue.submit([encoder.finish()]);
+                true
+            }
+            Written::Queued => false,
+        }
+    }
+}
+
+/// The samples at `sample_bytes` bytes each (little-endian, whole words, zeros after)
+/// written for a new buffer, and the largest sample (read on the way).
+fn write_samples(gpu: &Gpu, image: &Image, sample_bytes: usize) -> (PooledBuffer, Written, u16) {
+    use std::sync::atomic::{AtomicU16, Ordering};
     let samples = &image.samples[..];
     let data_len = samples.len() * sample_bytes;
     let len = data_len.next_multiple_of(4).max(4) as u64;
@@ -313,41 +351,41 @@ fn upload(gpu: &Gpu, image: &Image, sample_bytes: usize) -> (PooledBuffer, bool)
         wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
     );
     let wide: &[u8] = bytemuck::cast_slice(samples);
+    let largest = AtomicU16::new(0);
     // Bytes `offset..` of the upload into `dst`: the samples (narrowed to bytes at one a
-    // sample; an image's samples are checked to fit its bit depth), then zeros.
+    // sample, which the caller checks they fit by the largest), then zeros. A piece
+    // starts on a sample.
     let fill = |offset: usize, mut dst: wgpu::WriteOnly<'_, [u8]>| {
         let data = data_len.saturating_sub(offset).min(dst.len());
         let (mut head, mut zeros) = dst.slice(..).split_at(data);
         zeros.fill(0);
+        let first = offset / sample_bytes;
+        let these = &samples[first..first + data / sample_bytes];
         if sample_bytes == 2 {
             head.copy_from_slice(&wide[offset..offset + data]);
+            largest.fetch_max(largest_sample(these), Ordering::Relaxed);
             return;
         }
         let mut narrow = [0u8; 4096];
-        let mut at = 0;
-        for run in samples[offset..offset + data].chunks(narrow.len()) {
+        let (mut at, mut most) = (0, 0);
+        for run in these.chunks(narrow.len()) {
             for (n, &s) in narrow.iter_mut().zip(run) {
                 *n = s as u8;
+                most = most.max(s);
             }
             head.slice(at..at + run.len())
                 .copy_from_slice(&narrow[..run.len()]);
             at += run.len();
         }
+        largest.fetch_max(most, Ordering::Relaxed);
     };
     // Through a staging buffer kept mapped where the pool has one idle (written on all
     // cores, no new mapping to fault in: a 4K picture's upload took 5.4-6.5 ms through
-    // `write_buffer` on the H200 with the same bytes warm); else as `write_buffer` does
-    // it, into wgpu's own new staging.
-    if let Some(mut staged) = gpu.idle_staged_upload(len) {
+    // `write_buffer` on the H200 with the same bytes warm); else into wgpu's own new
+    // staging, on all cores too.
+    if let Some(staged) = gpu.idle_staged_upload(len) {
         if staged.fill(&fill).is_ok() {
-            let mut encoder = gpu
-                .device
-                .create_command_encoder(&wgpu::CommandEncoderDescriptor {
-                    label: Some("parvlc.j2k.samples"),
-                });
-            staged.copy_to(&mut encoder, &buffer, 0);
-            gpu.queue.submit([encoder.finish()]);
-            return (buffer, true);
+            return (buffer, Written::Staged(staged), largest.into_inner());
         }
     }
     if let Some(mut view) =
@@ -355,7 +393,7 @@ fn upload(gpu: &Gpu, image: &Image, sample_bytes: usize) -> (PooledBuffer, bool)
     {
         crate::gpu::fill_pieces(view.slice(..), &fill);
     }
-    (buffer, false)
+    (buffer, Written::Queued, largest.into_inner())
 }
 
 /// The GPU front end. Its pipelines live in the [`Gpu`]'s cache, built by [`DwtGpu::new`].
@@ -677,7 +715,7 @@ impl GpuStage for DwtStage<'_> {
 
     async fn upload(&self, image: &Self::Input<'_>) -> Result<DwtUploaded> {
         let mut plan = DwtPlan::for_image(self.gpu, image, self.levels, self.cblk)?;
-        let samples = upload_image(self.gpu, image, &mut plan);
+        let samples = upload_image(self.gpu, image, &mut plan)?;
         Ok(DwtUploaded { plan, samples })
     }
 
@@ -757,7 +795,10 @@ mod tests {
                 if staged {
                     pollster::block_on(gpu.prewarm_staging(len, 1)).unwrap();
                 }
-                let (samples, was_staged) = upload(&gpu, &image, sample_bytes as usize);
+                let (samples, written, largest) =
+                    write_samples(&gpu, &image, sample_bytes as usize);
+                assert_eq!(largest, *image.samples.iter().max().unwrap());
+                let was_staged = written.submit(&gpu, &samples);
                 let what = format!(
                     "{w}x{h}x{comps} {depth} bits, {sample_bytes} a sample, staged {staged}"
                 );

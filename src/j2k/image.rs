@@ -59,6 +59,11 @@ fn sample_count(width: u32, height: u32, components: u32) -> Result<u64> {
     }
 }
 
+/// The largest of `samples` (0 for none), by a loop the compiler vectorizes.
+pub(crate) fn largest_sample(samples: &[u16]) -> u16 {
+    samples.iter().fold(0, |m, &s| m.max(s))
+}
+
 fn zero_sized(width: u32, height: u32) -> Error {
     Error::InvalidArgument(format!(
         "image is {width}x{height}: zero-sized images cannot be encoded"
@@ -87,9 +92,26 @@ impl Image {
 
     /// The checks of [`Image::new`], for an image whose public fields were set directly.
     pub fn validate(&self) -> Result<()> {
+        self.validate_shape()?;
+        // The largest sample of each piece, on all cores: a loop the compiler vectorizes,
+        // where a search for the first sample over the maximum is one sample at a time (a
+        // 4K picture's 26 million samples took over 10 ms on one core).
+        use rayon::prelude::*;
+        let largest = self
+            .samples
+            .par_chunks(1 << 16)
+            .map(largest_sample)
+            .max()
+            .unwrap_or(0);
+        self.check_largest_sample(largest)
+    }
+
+    /// [`Self::validate`] but for the samples' values: the shape, the bit depth, the
+    /// samples' count. A caller that reads every sample anyway (the GPU front end's
+    /// upload) checks the values where it reads them: [`Self::check_largest_sample`].
+    pub(crate) fn validate_shape(&self) -> Result<()> {
         let (width, height, components, bit_depth) =
             (self.width, self.height, self.components, self.bit_depth);
-        let samples = &self.samples;
         if width == 0 || height == 0 {
             return Err(zero_sized(width, height));
         }
@@ -104,30 +126,29 @@ impl Image {
             )));
         }
         let n = sample_count(width, height, components)?;
-        if samples.len() as u64 != n {
+        if self.samples.len() as u64 != n {
             return Err(Error::InvalidArgument(format!(
                 "{width}x{height}x{components} image needs {n} samples, got {}",
-                samples.len()
+                self.samples.len()
             )));
         }
-        let max = ((1u32 << bit_depth) - 1) as u16;
-        // The largest sample of each piece, on all cores: a loop the compiler vectorizes,
-        // where a search for the first sample over `max` is one sample at a time (a 4K
-        // picture's 26 million samples took over 10 ms on one core). The search runs only
-        // to name a bad sample.
-        use rayon::prelude::*;
-        let too_large = samples
-            .par_chunks(1 << 16)
-            .any(|piece| piece.iter().fold(0, |m, &s| m.max(s)) > max);
-        if too_large {
-            if let Some(i) = samples.iter().position(|&s| s > max) {
-                return Err(Error::InvalidArgument(format!(
-                    "sample {i} is {} but a {bit_depth}-bit image allows at most {max}",
-                    samples[i]
-                )));
-            }
-        }
         Ok(())
+    }
+
+    /// An error naming the first sample over the bit depth's maximum where `largest`, the
+    /// largest sample, is over it (the search runs only then).
+    pub(crate) fn check_largest_sample(&self, largest: u16) -> Result<()> {
+        let max = ((1u32 << self.bit_depth.clamp(1, 16)) - 1) as u16;
+        if largest <= max {
+            return Ok(());
+        }
+        match self.samples.iter().position(|&s| s > max) {
+            Some(i) => Err(Error::InvalidArgument(format!(
+                "sample {i} is {} but a {}-bit image allows at most {max}",
+                self.samples[i], self.bit_depth
+            ))),
+            None => Ok(()),
+        }
     }
 
     /// Read a PGM, PPM or PNG file (chosen by its magic bytes, not its name).

@@ -348,9 +348,13 @@ pub(crate) async fn encode_placed(
     progress: &mut dyn FnMut(Stage),
 ) -> Result<Vec<u8>> {
     config.validate()?;
-    // Re-check the image: its fields are public.
+    // Re-check the image: its fields are public. The GPU front end checks the samples'
+    // values as it uploads them (they are read once, not twice).
     let t = crate::gpu::clock();
-    image.validate()?;
+    match front_end {
+        Some(_) => image.validate_shape()?,
+        None => image.validate()?,
+    }
     if let Some(t) = t {
         log::debug!("image checked in {:.2} ms", t.elapsed().as_secs_f64() * 1e3);
     }
@@ -368,7 +372,6 @@ pub(crate) async fn encode_placed(
 
     let started = crate::gpu::clock();
     progress(Stage::Transform);
-    let layout = partition::layout(w, h, image.components, levels, config.cblk as usize);
     let opts = Tier1Options {
         bypass_from: config.bypass_from,
     };
@@ -394,20 +397,23 @@ pub(crate) async fn encode_placed(
         components: image.components,
         bit_depth: image.bit_depth,
     };
-    if let (Some(_), Some(h)) = (front_end, ht_resident) {
+    if let (Some(gpu), Some(h)) = (front_end, ht_resident) {
         // The coded blocks' bytes go from where the readback maps them straight into the
         // codestream; tier-2's headers are made while they come back.
         progress(Stage::Tier1);
+        let mut plan = dwt_gpu::DwtPlan::for_image(gpu, image, levels, config.cblk)?;
+        let samples = h.upload_image(image, &mut plan)?;
+        let layout = &plan.layout;
         let written = h
-            .encode_image_with(
-                image,
-                levels,
-                config.cblk,
+            .encode_uploaded_with(
+                &samples,
+                &plan,
+                samples.size(),
                 |coded, lens| {
                     progress(Stage::Tier2);
-                    tier2_headers(&geometry, config, levels, &layout, coded, lens)
+                    tier2_headers(&geometry, config, levels, layout, coded, lens)
                 },
-                |headers, bytes| headers.write(&layout, &bytes),
+                |headers, bytes| headers.write(layout, &bytes),
             )
             .await;
         if let Some(a) = started {
@@ -418,6 +424,7 @@ pub(crate) async fn encode_placed(
         }
         return written;
     }
+    let layout = partition::layout(w, h, image.components, levels, config.cblk as usize);
     let coded = match (front_end, tier1.gpu_tier1()) {
         (Some(gpu), Some(t)) if Arc::ptr_eq(t.gpu_arc(), gpu) => {
             // The whole GPU path: both stages in one submission, coefficients resident.

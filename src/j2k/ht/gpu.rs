@@ -512,7 +512,7 @@ impl HtGpu {
         cblk: u32,
     ) -> Result<Option<Vec<CodeBlockCoded>>> {
         let mut plan = DwtPlan::for_image(&self.gpu, image, levels, cblk)?;
-        let samples = dwt_gpu::upload_image(&self.gpu, image, &mut plan);
+        let samples = dwt_gpu::upload_image(&self.gpu, image, &mut plan)?;
         match self.submit_resident(&samples, &plan)? {
             Some(batch) => Ok(Some(self.read(&batch).await?)),
             None => Ok(None),
@@ -564,7 +564,7 @@ impl HtGpu {
         cblk: u32,
     ) -> Result<Vec<CodeBlockCoded>> {
         let mut plan = DwtPlan::for_image(&self.gpu, image, levels, cblk)?;
-        let samples = self.upload_image(image, &mut plan);
+        let samples = self.upload_image(image, &mut plan)?;
         self.encode_samples(&samples, &plan).await
     }
 
@@ -586,27 +586,11 @@ impl HtGpu {
         .await
     }
 
-    /// [`Self::encode_image`] with the coded blocks handed on as [`Self::hand_on`] hands
-    /// them: `headers` while their bytes come back, `write` with the bytes where they lie.
-    pub(crate) async fn encode_image_with<P, R>(
-        &self,
-        image: &Image,
-        levels: u32,
-        cblk: u32,
-        headers: impl FnOnce(&[CodeBlockCoded], &[usize]) -> Result<P>,
-        write: impl FnOnce(P, BlockBytes<'_>) -> Result<R>,
-    ) -> Result<R> {
-        let mut plan = DwtPlan::for_image(&self.gpu, image, levels, cblk)?;
-        let samples = self.upload_image(image, &mut plan);
-        self.encode_uploaded_with(&samples, &plan, samples.size(), headers, write)
-            .await
-    }
-
     /// The samples of `image` on the GPU, `plan` set to read them (timed in the debug
     /// log).
-    fn upload_image(&self, image: &Image, plan: &mut DwtPlan) -> PooledBuffer {
+    pub(crate) fn upload_image(&self, image: &Image, plan: &mut DwtPlan) -> Result<PooledBuffer> {
         let t = crate::gpu::clock();
-        let samples = dwt_gpu::upload_image(&self.gpu, image, plan);
+        let samples = dwt_gpu::upload_image(&self.gpu, image, plan)?;
         if let Some(t) = t {
             log::debug!(
                 "HT: {} samples' upload written in {:.2} ms",
@@ -614,10 +598,11 @@ impl HtGpu {
                 t.elapsed().as_secs_f64() * 1e3
             );
         }
-        samples
+        Ok(samples)
     }
 
-    /// [`Self::encode_image_with`] of samples already on the GPU, planned by `plan`.
+    /// [`Self::encode_samples`] with the coded blocks handed on as [`Self::hand_on`] hands
+    /// them: `headers` while their bytes come back, `write` with the bytes where they lie.
     pub(crate) async fn encode_samples_with<P, R>(
         &self,
         samples: &wgpu::Buffer,
@@ -632,7 +617,7 @@ impl HtGpu {
     /// [`Self::encode_samples_with`]; where the samples were uploaded (`uploaded` bytes,
     /// else 0), a staging buffer made ahead for the next upload of that size
     /// ([`Gpu::stage_ahead`]).
-    async fn encode_uploaded_with<P, R>(
+    pub(crate) async fn encode_uploaded_with<P, R>(
         &self,
         samples: &wgpu::Buffer,
         plan: &DwtPlan,

@@ -1059,7 +1059,7 @@ impl Tier1GpuEngine {
         use crate::j2k::dwt_gpu::{upload_image, DwtPlan};
         let started = crate::gpu::clock();
         let mut plan = DwtPlan::for_image(&self.gpu, image, levels, cblk)?;
-        let samples = upload_image(&self.gpu, image, &mut plan);
+        let samples = upload_image(&self.gpu, image, &mut plan)?;
         if let Some(a) = started {
             log::debug!(
                 "tier-1: image planned and uploaded in {:.1} ms",
