@@ -401,7 +401,15 @@ pub(crate) async fn encode_placed(
         // The coded blocks' bytes go from where the readback maps them straight into the
         // codestream; tier-2's headers are made while they come back.
         progress(Stage::Tier1);
+        let t = crate::gpu::clock();
         let mut plan = dwt_gpu::DwtPlan::for_image(gpu, image, levels, config.cblk)?;
+        if let Some(t) = t {
+            log::debug!(
+                "HT: {} blocks planned in {:.2} ms",
+                plan.jobs.len(),
+                t.elapsed().as_secs_f64() * 1e3
+            );
+        }
         let samples = h.upload_image(image, &mut plan)?;
         let layout = &plan.layout;
         let written = h

@@ -275,7 +275,15 @@ impl HtGpu {
             ranges,
             blocks,
         } = results;
+        let t = crate::gpu::clock();
         let reads = self.gpu.submit_gathered(&ranges)?;
+        if let Some(t) = t {
+            log::debug!(
+                "HT cleanup pass: gather of {} blocks submitted in {:.2} ms",
+                ranges.len(),
+                t.elapsed().as_secs_f64() * 1e3
+            );
+        }
         if ahead > 0 {
             // The next image's staging, made behind this one's work.
             self.gpu.stage_ahead(ahead);
@@ -321,6 +329,7 @@ impl HtGpu {
             .iter()
             .map(|r| bytemuck::pod_collect_to_vec::<u8, u32>(r))
             .collect();
+        let read = crate::gpu::clock();
         if let Some(t) = t {
             log::debug!(
                 "HT cleanup pass: results read after {:.2} ms",
@@ -374,6 +383,13 @@ impl HtGpu {
                     num_bitplanes: planes,
                 };
             }
+        }
+        if let Some(t) = read {
+            log::debug!(
+                "HT cleanup pass: results of {} blocks checked in {:.2} ms",
+                coded.len(),
+                t.elapsed().as_secs_f64() * 1e3
+            );
         }
         Ok(HtResults {
             coded,
