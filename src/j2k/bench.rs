@@ -315,7 +315,7 @@ fn time_gpu_ht(
             })
         },
         |()| {
-            let got = pollster::block_on(ht.read(&resident))?;
+            let got = pollster::block_on(ht.read(&resident, None))?;
             check_same(what, "code-block", &got, want)
         },
     )?;
