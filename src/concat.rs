@@ -79,13 +79,8 @@ mod tests {
     fn pieces_of_every_size_land_in_order() {
         // Small and empty pieces, pieces across run edges and pieces of several runs; a
         // total under and over the parallel threshold.
-        let mut seed = 7u64;
-        let mut next = || {
-            seed = seed
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (seed >> 33) as usize
-        };
+        let mut rng = crate::testdata::SplitMix64(7);
+        let mut next = || rng.next_u64() as usize;
         for scale in [1usize, 40, 400] {
             let owned: Vec<Vec<u8>> = (0..300)
                 .map(|i| {

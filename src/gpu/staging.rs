@@ -178,10 +178,7 @@ impl Gpu {
         let len = len.next_multiple_of(wgpu::COPY_BUFFER_ALIGNMENT);
         let class = size_class(len);
         let pool = &self.pool.staging;
-        let clearable = class >= GPU_CLEARED_BYTES
-            && self
-                .features
-                .contains(wgpu::Features::MAPPABLE_PRIMARY_BUFFERS);
+        let clearable = self.gpu_clears_staging(class);
         let missed = pool
             .missed
             .lock()
@@ -199,14 +196,7 @@ impl Gpu {
             }
             Err(_) => return,
         }
-        let buffer = self.create_staging(class, true);
-        let mut encoder = self
-            .device
-            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
-                label: Some("parvlc.staging.clear"),
-            });
-        encoder.clear_buffer(&buffer, 0, None);
-        self.queue.submit([encoder.finish()]);
+        let buffer = self.staging_cleared_by_the_gpu(class);
         // Unmapped on loan: given back, it is mapped once the clear is done and then
         // idle in the pool.
         let mut loan = self.staged(buffer, len);
@@ -285,22 +275,11 @@ impl Gpu {
     /// allows it, cleared by the GPU first, so that the mapping finds it initialized;
     /// else as [`Self::new_staging`].
     async fn new_staging_cleared(&self, size: u64) -> Result<wgpu::Buffer> {
-        let cleared = size >= GPU_CLEARED_BYTES
-            && self
-                .features
-                .contains(wgpu::Features::MAPPABLE_PRIMARY_BUFFERS);
-        if !cleared {
+        if !self.gpu_clears_staging(size) {
             return Ok(self.new_staging(size));
         }
         let t = super::clock();
-        let buffer = self.create_staging(size, true);
-        let mut encoder = self
-            .device
-            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
-                label: Some("parvlc.staging.clear"),
-            });
-        encoder.clear_buffer(&buffer, 0, None);
-        self.queue.submit([encoder.finish()]);
+        let buffer = self.staging_cleared_by_the_gpu(size);
         self.map_polled(&buffer, size, wgpu::MapMode::Write).await?;
         if let Some(t) = t {
             log::debug!(
@@ -309,6 +288,29 @@ impl Gpu {
             );
         }
         Ok(buffer)
+    }
+
+    /// A new staging buffer of `size` bytes, unmapped, its clear by the GPU submitted
+    /// (behind the work already queued).
+    fn staging_cleared_by_the_gpu(&self, size: u64) -> wgpu::Buffer {
+        let buffer = self.create_staging(size, true);
+        let mut encoder = self
+            .device
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                label: Some("parvlc.staging.clear"),
+            });
+        encoder.clear_buffer(&buffer, 0, None);
+        self.queue.submit([encoder.finish()]);
+        buffer
+    }
+
+    /// Whether a new staging buffer of `size` bytes is cleared by the GPU: large, and the
+    /// adapter lets a mappable buffer be a copy's destination.
+    fn gpu_clears_staging(&self, size: u64) -> bool {
+        size >= GPU_CLEARED_BYTES
+            && self
+                .features
+                .contains(wgpu::Features::MAPPABLE_PRIMARY_BUFFERS)
     }
 
     /// The buffer itself: a copy's source, mapped at creation unless `cleared` (then a
@@ -354,11 +356,6 @@ impl StagedUpload {
     /// up to its length; large uploads on all cores (a batch of 32 1080p pictures is
     /// 100 MB, and one core writing through a mapping reaches a fraction of the link).
     pub fn write(&self, parts: &[&[u8]]) -> Result<()> {
-        if !self.mapped {
-            return Err(Error::InvalidArgument(
-                "a staged upload written after its copy was recorded".into(),
-            ));
-        }
         let total: usize = parts.iter().map(|p| p.len()).sum();
         if total as u64 > self.len {
             return Err(Error::InvalidArgument(format!(
@@ -366,17 +363,9 @@ impl StagedUpload {
                 self.len
             )));
         }
-        if self.len == 0 {
+        let Some(mut view) = self.mapped_view()? else {
             return Ok(());
-        }
-        let mut view = self
-            .buffer()
-            .slice(..self.len)
-            .get_mapped_range_mut()
-            .map_err(|e| Error::Gpu {
-                stage: "staging",
-                message: e.to_string(),
-            })?;
+        };
         // Pieces of at most PIECE bytes, each with its own part of the mapping.
         let mut rest = view.slice(..);
         let mut pieces = Vec::new();
@@ -406,24 +395,31 @@ impl StagedUpload {
     /// uploads on all cores. For bytes made on the way (samples narrowed to one byte),
     /// where [`Self::write`] copies bytes that exist.
     pub fn fill(&self, fill: &(impl Fn(usize, wgpu::WriteOnly<'_, [u8]>) + Sync)) -> Result<()> {
+        if let Some(mut view) = self.mapped_view()? {
+            fill_pieces(view.slice(..), fill);
+        }
+        Ok(())
+    }
+
+    /// The upload's mapping to write (`None` for an empty upload); an error once its
+    /// copy was recorded.
+    fn mapped_view(&self) -> Result<Option<wgpu::BufferViewMut>> {
         if !self.mapped {
             return Err(Error::InvalidArgument(
                 "a staged upload written after its copy was recorded".into(),
             ));
         }
         if self.len == 0 {
-            return Ok(());
+            return Ok(None);
         }
-        let mut view = self
-            .buffer()
+        self.buffer()
             .slice(..self.len)
             .get_mapped_range_mut()
+            .map(Some)
             .map_err(|e| Error::Gpu {
                 stage: "staging",
                 message: e.to_string(),
-            })?;
-        fill_pieces(view.slice(..), fill);
-        Ok(())
+            })
     }
 
     /// Whether [`Self::bind`] gives a binding: the adapter lets mapped memory be storage

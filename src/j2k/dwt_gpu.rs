@@ -763,7 +763,7 @@ mod tests {
         // pieces, narrowed in runs) and not; 8 bits go a byte a sample, 12 two, and the
         // public layout two always. The front end's coefficients (no DWT level: the
         // level shift and RCT of each sample) prove what it read.
-        let mut seed = 5u32;
+        let mut rng = crate::testdata::SplitMix64(5);
         for (w, h, comps, depth) in [
             (1, 1, 1, 8),
             (3, 1, 1, 8),
@@ -773,12 +773,7 @@ mod tests {
             (725, 487, 3, 12),
         ] {
             let samples = (0..w * h * comps)
-                .map(|_| {
-                    seed ^= seed << 13;
-                    seed ^= seed >> 17;
-                    seed ^= seed << 5;
-                    (seed % (1 << depth)) as u16
-                })
+                .map(|_| rng.below(1 << depth) as u16)
                 .collect();
             let image = Image::new(w, h, comps, depth, samples).unwrap();
             let want = crate::j2k::transform_cpu(&image, 0, 64);
