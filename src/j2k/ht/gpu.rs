@@ -343,10 +343,14 @@ impl HtGpu {
                 t.elapsed().as_secs_f64() * 1e3
             );
         }
+        // What the host knows of the bit-planes (not the batch: its buffers stay on this
+        // thread, which the web requires).
+        let planes = batch.planes.as_deref();
         for (d, r) in dispatches.iter().zip(&results) {
             // Each block's result checked on all cores (a 4K picture has 6,708 blocks, and
             // each coded one allocates its pass), then taken in order.
             use rayon::prelude::*;
+            let jobs = &d.jobs;
             let checked = d
                 .blocks
                 .par_iter()
@@ -358,7 +362,7 @@ impl HtGpu {
                         .ok_or_else(|| {
                             corrupt("a block's result lies outside the results".into())
                         })?;
-                    check_block(batch, d.jobs[k], b, rec)
+                    check_block(planes, jobs[k], b, rec)
                 })
                 .collect::<Vec<_>>();
             // The first error in the blocks' order, as a serial check would give.
@@ -771,17 +775,18 @@ fn job_coeffs(batch: &CodeBlockBatch, i: usize) -> Result<&[i32]> {
 }
 
 /// A block's segment length from its result words, or the error it reports.
-/// Job `job`'s result `rec` (its block `b`) checked: `None` for a block with no bit-plane,
+/// Job `job`'s result `rec` (its block `b`) checked, against the bit-planes the host
+/// found where it did: `None` for a block with no bit-plane,
 /// else its job, its length and its coded block without the bytes.
 fn check_block(
-    batch: &HtBatch,
+    host_planes: Option<&[u32]>,
     job: usize,
     b: &HtBlock,
     rec: &[u32],
 ) -> Result<Option<(usize, usize, CodeBlockCoded)>> {
     let planes = rec[3];
     // Where the host knows the bit-planes the shader must agree.
-    if let Some(p) = batch.planes.as_ref().and_then(|p| p.get(job)) {
+    if let Some(p) = host_planes.and_then(|p| p.get(job)) {
         if *p != planes {
             return Err(corrupt(format!(
                 "code-block {job}: {planes} bit-planes on the GPU, {p} on the host"
