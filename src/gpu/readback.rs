@@ -108,8 +108,7 @@ impl Gpu {
 
     /// The bytes of recorded reads, once their submission is done (after submitting it).
     pub(crate) async fn read_recorded(&self, reads: RecordedReads) -> Result<Vec<Vec<u8>>> {
-        let lens = reads.lens.clone();
-        self.read_recorded_with(reads, |parts| self.copy_parts_out(parts.bytes, &lens))
+        self.read_recorded_with(reads, |parts| self.copy_parts_out(parts))
             .await
     }
 
@@ -239,15 +238,9 @@ impl Gpu {
     /// cores at once when there is much to copy (a batch of 16 1080p pictures reads 16 MB
     /// back in 80 parts, none long enough for `copy_out` to split, and one core copying
     /// them took 7-13 ms of a coder's thread).
-    fn copy_parts_out(&self, mapped: &[u8], lens: &[u64]) -> Vec<Vec<u8>> {
-        let mut at = 0;
-        let spans: Vec<(usize, usize)> = lens
-            .iter()
-            .map(|&len| {
-                at += len as usize;
-                (at - len as usize, at)
-            })
-            .collect();
+    fn copy_parts_out(&self, parts: &MappedParts<'_>) -> Vec<Vec<u8>> {
+        let mapped = parts.bytes;
+        let spans: Vec<(usize, usize)> = parts.starts.windows(2).map(|w| (w[0], w[1])).collect();
         #[cfg(not(target_arch = "wasm32"))]
         if mapped.len() >= PARALLEL_COPY_BYTES && spans.len() > 1 {
             use rayon::prelude::*;

@@ -10,12 +10,12 @@
 //! Buffer layouts. Samples: the image's u16 samples as [`Image::samples`] has them
 //! (interleaved by component), two per 32-bit word, the first in the low half
 //! ([`upload_samples`] writes that); or, where the plan says a byte a sample, four a
-//! word (the encoder's own upload of an image of at most 8 bits). Coefficients: i32, exactly `CodeBlockBatch.coeffs`:
-//! the code-blocks in `jobs` order (the layout's packet order), each `width * height`
-//! row-major at its job's `offset`. Every buffer is one storage binding: images whose
-//! planes (components * width * height * 4 bytes) exceed the adapter's binding limit are
-//! refused with an error (4K RGB needs 99.5 MB; the default limit is 128 MiB, NVIDIA's
-//! 2 GiB).
+//! word (the encoder's own upload of an image of at most 8 bits). Coefficients: i32,
+//! exactly `CodeBlockBatch.coeffs`: the code-blocks in `jobs` order (the layout's packet
+//! order), each `width * height` row-major at its job's `offset`. Every buffer is one
+//! storage binding: images whose planes (components * width * height * 4 bytes) exceed
+//! the adapter's binding limit are refused with an error (4K RGB needs 99.5 MB; the
+//! default limit is 128 MiB, NVIDIA's 2 GiB).
 
 use wgpu::util::DeviceExt;
 

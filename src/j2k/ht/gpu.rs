@@ -594,7 +594,18 @@ impl HtGpu {
         self.encode_samples_with(
             samples,
             plan,
-            |coded, _| Ok(coded.to_vec()),
+            // The blocks without their bytes (on the host's fallback they hold them
+            // already; `fill` copies them once either way).
+            |coded, _| {
+                Ok(coded
+                    .iter()
+                    .map(|c| CodeBlockCoded {
+                        data: Vec::new(),
+                        passes: c.passes.clone(),
+                        num_bitplanes: c.num_bitplanes,
+                    })
+                    .collect::<Vec<_>>())
+            },
             |mut coded, bytes| {
                 bytes.fill(&mut coded);
                 Ok(coded)
@@ -774,10 +785,9 @@ fn job_coeffs(batch: &CodeBlockBatch, i: usize) -> Result<&[i32]> {
         })
 }
 
-/// A block's segment length from its result words, or the error it reports.
 /// Job `job`'s result `rec` (its block `b`) checked, against the bit-planes the host
-/// found where it did: `None` for a block with no bit-plane,
-/// else its job, its length and its coded block without the bytes.
+/// found where it did: `None` for a block with no bit-plane, else its job, its length
+/// and its coded block without the bytes.
 fn check_block(
     host_planes: Option<&[u32]>,
     job: usize,
@@ -821,6 +831,7 @@ fn check_block(
     Ok(Some((job, len, coded)))
 }
 
+/// A block's segment length from its result words, or the error it reports.
 fn check_result(job: usize, b: &HtBlock, rec: &[u32]) -> Result<usize> {
     let (len, scup, flags) = (rec[0], rec[1], rec[2]);
     if scup as usize > MAX_SCUP {
