@@ -271,6 +271,8 @@ fn j2k_suite_runs_every_row_checked() {
         runs: 1,
         levels: 2,
         cblk: 32,
+        // The warm-up's path too (each GPU row run for a moment before it is timed).
+        warm_up_secs: 0.02,
         ..Default::default()
     };
     let records = run_j2k(Some(gpu), &options, &mut |_| {}).expect("bench runs");

@@ -133,6 +133,10 @@ pub enum BenchModule {
         /// Skip opj_compress.
         #[arg(long)]
         no_openjpeg: bool,
+        /// Seconds each GPU row runs back to back, untimed, before its timed runs (the
+        /// GPU's memory path is faster once kept busy: docs/results.md, "Seventh pass").
+        #[arg(long, default_value_t = 0.0)]
+        warm_up: f64,
         /// `--backend cpu`: the CPU rows alone (no GPU needed).
         #[command(flatten)]
         backend: BackendArg,
@@ -332,6 +336,7 @@ fn bench_module(module: BenchModule) -> Result<()> {
             no_one_core,
             workgroup_size,
             no_openjpeg,
+            warm_up,
             backend,
             json,
         } => {
@@ -351,6 +356,7 @@ fn bench_module(module: BenchModule) -> Result<()> {
                     workgroup_size,
                     ..Default::default()
                 },
+                warm_up_secs: warm_up,
             };
             let gpu = bench_gpu("bench j2k", backend)?;
             let records = report_rows(json.as_deref(), j2k_table, |sink| {

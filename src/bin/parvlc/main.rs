@@ -60,6 +60,8 @@ fn main() -> ExitCode {
         .format_timestamp_millis()
         .init();
     let started = std::time::Instant::now();
+    // The first line of a debug log: its timestamp is where the process's own work starts.
+    log::debug!("parvlc {} started", env!("CARGO_PKG_VERSION"));
     let cli = Cli::parse();
     let ok = |()| ExitCode::SUCCESS;
     let result = match cli.command {

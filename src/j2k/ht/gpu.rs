@@ -144,6 +144,14 @@ fn quad_pairs(width: usize, height: usize) -> usize {
     width.div_ceil(2).div_ceil(2) * height.div_ceil(2)
 }
 
+/// A resident submission: the front end and this stage recorded and submitted together.
+struct Resident {
+    batch: HtBatch,
+    results: RecordedReads,
+    /// Trace level only: the passes' timestamps.
+    profiler: Option<Profiler>,
+}
+
 /// The GPU HT block coder: a [`Tier1Engine`] equal to [`super::HtCpu`].
 pub struct HtGpu {
     gpu: Arc<Gpu>,
@@ -525,7 +533,11 @@ impl HtGpu {
         let mut plan = DwtPlan::for_image(&self.gpu, image, levels, cblk)?;
         let samples = dwt_gpu::upload_image(&self.gpu, image, &mut plan)?;
         match self.submit_resident(&samples, &plan)? {
-            Some((batch, results)) => Ok(Some(self.read(&batch, Some(results)).await?)),
+            Some(r) => {
+                let coded = self.read(&r.batch, Some(r.results)).await?;
+                self.log_passes(r.profiler).await;
+                Ok(Some(coded))
+            }
             None => Ok(None),
         }
     }
@@ -533,11 +545,7 @@ impl HtGpu {
     /// The front end and this stage recorded and submitted, the coefficients resident,
     /// with the copy of the blocks' results in the same submission; `None` where the
     /// blocks do not fit one dispatch.
-    fn submit_resident(
-        &self,
-        samples: &wgpu::Buffer,
-        plan: &DwtPlan,
-    ) -> Result<Option<(HtBatch, RecordedReads)>> {
+    fn submit_resident(&self, samples: &wgpu::Buffer, plan: &DwtPlan) -> Result<Option<Resident>> {
         let gpu = &*self.gpu;
         let started = crate::gpu::clock();
         let turn = gpu.recording_turn();
@@ -546,8 +554,17 @@ impl HtGpu {
             .create_command_encoder(&wgpu::CommandEncoderDescriptor {
                 label: Some(HT_CLEANUP.label),
             });
+        // Each phase's end, for the debug line: a fresh process's first image spends
+        // tens of milliseconds here (pipelines, first allocations, the first submission).
+        let lap = || started.map(|t| t.elapsed().as_secs_f64() * 1e3);
+        // Trace level: the GPU's passes timed (the front end's three, this stage's one),
+        // logged once the results are read.
+        let mut profiler = (log::log_enabled!(log::Level::Trace) && gpu.has_timestamps())
+            .then(|| Profiler::new(gpu, 4));
         // `front`'s work buffers stay alive (out of the pool) until the submission.
-        let front = DwtGpu::new(gpu)?.encode_into(gpu, &mut encoder, samples, plan, None)?;
+        let front =
+            DwtGpu::new(gpu)?.encode_into(gpu, &mut encoder, samples, plan, profiler.as_mut())?;
+        let front_recorded = lap();
         // Rooms for the most bit-planes an encodable image's blocks have: more would need
         // over 7 guard bits (bit depth, 2 bits of gain, 6 more), which the encoder refuses.
         let bound = (plan.bit_depth + 8).min(cleanup::MAX_BITPLANES);
@@ -558,17 +575,49 @@ impl HtGpu {
                 return Ok(None);
             }
         };
-        batch.record(self, &mut encoder, None)?;
+        let planned = lap();
+        batch.record(self, &mut encoder, profiler.as_mut())?;
+        if let Some(p) = &profiler {
+            p.resolve(&mut encoder);
+        }
         let results = gpu.record_reads(&mut encoder, &batch.result_ranges());
+        let recorded = lap();
         gpu.queue.submit([encoder.finish()]);
         drop(turn);
-        if let Some(t) = started {
+        if let (Some(front), Some(planned), Some(recorded), Some(done)) =
+            (front_recorded, planned, recorded, lap())
+        {
             log::debug!(
-                "HT on resident coefficients: front end and HT recorded and submitted in {:.1} ms",
-                t.elapsed().as_secs_f64() * 1e3
+                "HT on resident coefficients: front end and HT recorded and submitted in {done:.1} ms (front end recorded at {front:.1}, blocks' rooms at {planned:.1}, HT and results recorded at {recorded:.1})"
             );
         }
-        Ok(Some((batch, results)))
+        Ok(Some(Resident {
+            batch,
+            results,
+            profiler,
+        }))
+    }
+
+    /// The GPU's passes of a resident submission, at trace level once they are done.
+    async fn log_passes(&self, profiler: Option<Profiler>) {
+        let Some(p) = profiler else {
+            return;
+        };
+        match p.timings(&self.gpu).await {
+            Ok(t) => {
+                let passes: Vec<String> = t
+                    .passes
+                    .iter()
+                    .map(|(label, secs)| format!("{label} {:.3} ms", secs * 1e3))
+                    .collect();
+                log::trace!(
+                    "HT on resident coefficients, GPU passes: {}; first begin to last end {:.3} ms",
+                    passes.join(", "),
+                    t.span * 1e3
+                );
+            }
+            Err(e) => log::trace!("HT on resident coefficients: no GPU times ({e})"),
+        }
     }
 
     /// [`Self::encode_resident`], or where it cannot keep the coefficients on the GPU or
@@ -656,8 +705,11 @@ impl HtGpu {
         // Errors before the blocks are handed on fall back to the host's path; after, they
         // are the caller's.
         match self.submit_resident(samples, plan) {
-            Ok(Some((batch, results))) => match self.results(&batch, Some(results)).await {
-                Ok(results) => return self.hand_on(results, uploaded, headers, write).await,
+            Ok(Some(r)) => match self.results(&r.batch, Some(r.results)).await {
+                Ok(results) => {
+                    self.log_passes(r.profiler).await;
+                    return self.hand_on(results, uploaded, headers, write).await;
+                }
                 Err(e) => log::info!("HT cleanup pass on resident coefficients: {e}"),
             },
             Ok(None) => log::info!("HT cleanup pass: the blocks do not fit one dispatch"),
