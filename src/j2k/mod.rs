@@ -576,6 +576,7 @@ fn tier2_headers(
             ht::block_header(c, len, mb)
         })
         .collect::<Result<Vec<_>>>()?;
+    let blocks_done = crate::gpu::clock();
     let packets = layout
         .packets
         .par_iter()
@@ -599,12 +600,13 @@ fn tier2_headers(
         .map(|c| c.passes.last().map_or(0, |p| p.end as usize))
         .collect();
     let exponents: Vec<u32> = (0..layout.bands.len()).map(epsilon).collect();
-    if let Some(t) = started {
+    if let (Some(t), Some(b)) = (started, blocks_done) {
         log::debug!(
-            "tier-2: headers of {} blocks and {} packets made in {:.2} ms",
+            "tier-2: headers of {} blocks and {} packets made in {:.2} ms (the blocks' {:.2} ms)",
             coded.len(),
             packets.len(),
-            t.elapsed().as_secs_f64() * 1e3
+            t.elapsed().as_secs_f64() * 1e3,
+            (b - t).as_secs_f64() * 1e3
         );
     }
     let header = codestream::Header {
@@ -939,5 +941,85 @@ mod tests {
         }
         // Raw coding from bit-plane 2 gives a different stream than Part 1's plane 5.
         assert_ne!(sizes[0], sizes[3]);
+    }
+
+    /// The HT encoder's tier-2 headers on the bench's 4K picture, timed (not a test of
+    /// behaviour: `cargo test --release --lib tier2_headers_timed -- --ignored
+    /// --nocapture`).
+    #[test]
+    #[ignore]
+    fn tier2_headers_timed() {
+        let (w, h) = (4096, 2160);
+        let img = Image::new(w, h, 3, 8, crate::testdata::synthetic_rgb(w, h, 7)).unwrap();
+        let config = EncoderConfig {
+            ht: true,
+            ..Default::default()
+        };
+        let batch = transform_cpu(&img, 5, 64);
+        let coded =
+            pollster::block_on(ht::HtCpu.encode_batch(&batch, &Default::default())).unwrap();
+        let lens: Vec<usize> = coded.iter().map(|c| c.data.len()).collect();
+        let layout = partition::layout(w as usize, h as usize, 3, 5, 64);
+        let geometry = ImageGeometry {
+            width: w,
+            height: h,
+            components: 3,
+            bit_depth: 8,
+        };
+        let mut best = f64::INFINITY;
+        let rounds = std::env::var("ROUNDS").map_or(30, |r| r.parse().unwrap_or(30));
+        for _ in 0..rounds {
+            let t = std::time::Instant::now();
+            let made = tier2_headers(&geometry, &config, 5, &layout, &coded, &lens).unwrap();
+            best = best.min(t.elapsed().as_secs_f64());
+            std::hint::black_box(made);
+        }
+        let made = tier2_headers(&geometry, &config, 5, &layout, &coded, &lens).unwrap();
+        // The largest packet's header alone, from its blocks' headers.
+        let headers: Vec<tier2::BlockHeader> = layout
+            .blocks
+            .iter()
+            .zip(&coded)
+            .zip(&lens)
+            .map(|((place, c), &len)| {
+                let mb = made.header.guard_bits + made.exponents[place.band] - 1;
+                ht::block_header(c, len, mb).unwrap()
+            })
+            .collect();
+        let largest = layout
+            .packets
+            .iter()
+            .max_by_key(|p| p.bands.iter().map(|b| b.blocks.len()).sum::<usize>())
+            .unwrap();
+        let bands: Vec<(usize, usize, Vec<&tier2::BlockHeader>)> = largest
+            .bands
+            .iter()
+            .map(|b| {
+                (
+                    b.grid_w,
+                    b.grid_h,
+                    b.blocks.iter().map(|&i| &headers[i]).collect(),
+                )
+            })
+            .collect();
+        let mut best_packet = f64::INFINITY;
+        for _ in 0..rounds {
+            let t = std::time::Instant::now();
+            std::hint::black_box(tier2::packet_header(&bands).unwrap());
+            best_packet = best_packet.min(t.elapsed().as_secs_f64());
+        }
+        eprintln!(
+            "the largest packet ({} blocks): best {:.3} ms",
+            bands.iter().map(|b| b.2.len()).sum::<usize>(),
+            best_packet * 1e3
+        );
+        let bytes: Vec<u8> = made.packets.concat();
+        eprintln!(
+            "tier-2 headers of {} blocks: best {:.3} ms; {} header bytes, CRC-32 {:08x}",
+            coded.len(),
+            best * 1e3,
+            bytes.len(),
+            crc32fast::hash(&bytes)
+        );
     }
 }

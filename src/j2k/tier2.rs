@@ -8,52 +8,74 @@
 use crate::{Error, Result};
 
 /// The packet header's bit writer: MSB-first, 7 bits in the byte after each 0xFF.
-#[derive(Debug)]
+#[derive(Debug, Default)]
 pub struct HeaderWriter {
     out: Vec<u8>,
-    acc: u8,
-    /// Bits still free in `acc` (7 after a 0xFF byte).
-    free: u32,
-}
-
-impl Default for HeaderWriter {
-    fn default() -> Self {
-        HeaderWriter {
-            out: Vec::new(),
-            acc: 0,
-            free: 8,
-        }
-    }
+    /// Bits not yet in a byte: the low `pending` bits, the first the most significant.
+    acc: u64,
+    pending: u32,
+    /// Whether the last byte written is 0xFF (the next then carries 7 bits).
+    after_ff: bool,
 }
 
 impl HeaderWriter {
     pub fn put_bit(&mut self, bit: bool) {
-        if self.free == 0 {
-            self.emit();
-        }
-        self.free -= 1;
-        self.acc |= (bit as u8) << self.free;
+        self.put_bits(bit as u32, 1);
     }
 
-    /// The low `n` bits of `value`, most significant first.
+    /// The low `n` bits of `value` (`n` at most 32), most significant first.
     pub fn put_bits(&mut self, value: u32, n: u32) {
-        for i in (0..n).rev() {
-            self.put_bit((value >> i) & 1 != 0);
+        debug_assert!(n <= 32);
+        if n == 0 {
+            return;
+        }
+        // At most 7 bits wait between calls, so 39 fit; older bits shift out unread.
+        self.acc = (self.acc << n) | (value as u64 & ((1u64 << n) - 1));
+        self.pending += n;
+        loop {
+            let room = self.room();
+            if self.pending < room {
+                break;
+            }
+            self.pending -= room;
+            let byte = ((self.acc >> self.pending) & ((1 << room) - 1)) as u8;
+            self.push(byte);
         }
     }
 
-    fn emit(&mut self) {
-        self.out.push(self.acc);
-        self.free = if self.acc == 0xFF { 7 } else { 8 };
-        self.acc = 0;
+    /// `n` zero bits.
+    fn put_zeros(&mut self, mut n: u32) {
+        while n > 0 {
+            let k = n.min(32);
+            self.put_bits(0, k);
+            n -= k;
+        }
+    }
+
+    /// Bits the next byte carries.
+    fn room(&self) -> u32 {
+        if self.after_ff {
+            7
+        } else {
+            8
+        }
+    }
+
+    fn push(&mut self, byte: u8) {
+        self.out.push(byte);
+        self.after_ff = byte == 0xFF;
     }
 
     /// Pad the last byte with zeros; a header that ends in 0xFF gets one more (zero) byte,
-    /// so the body never follows a 0xFF (B.10.1).
+    /// so the body never follows a 0xFF (B.10.1). An empty header is one zero byte.
     pub fn finish(mut self) -> Vec<u8> {
-        self.emit();
-        if self.free == 7 {
-            self.emit();
+        if self.pending > 0 {
+            let room = self.room();
+            let mask = (1u64 << self.pending) - 1;
+            self.push(((self.acc & mask) << (room - self.pending)) as u8);
+        }
+        if self.out.is_empty() || self.after_ff {
+            self.push(0);
         }
         self.out
     }
@@ -65,7 +87,6 @@ struct Node {
     /// Lower bound the decoder already knows.
     low: u32,
     known: bool,
-    parent: usize,
 }
 
 /// A tag tree over a `w` x `h` grid of leaves (B.10.2): each node holds the minimum of its
@@ -73,84 +94,69 @@ struct Node {
 /// its parents have not already told.
 #[derive(Clone, Debug)]
 pub struct TagTree {
+    /// Level by level from the leaves up, each row-major: level `l` is the grid halved
+    /// `l` times (rounded up), and a node's parent is the node at half its coordinates.
     nodes: Vec<Node>,
+    /// Each level's first node and width, leaves first.
+    levels: Vec<(usize, usize)>,
+    width: usize,
 }
-
-const ROOT: usize = usize::MAX;
-/// Levels of the deepest tag tree: a grid of up to 2^33 leaves a side, more than an
-/// image's code-blocks can be (its sides are u32, a block at least 4 samples wide).
-const MAX_DEPTH: usize = 34;
 
 impl TagTree {
     /// Build the tree over `values` (raster order, `w` x `h`, both at least 1).
     pub fn new(w: usize, h: usize, values: &[u32]) -> TagTree {
         debug_assert_eq!(values.len(), w * h);
-        let mut nodes: Vec<Node> = values
-            .iter()
-            .map(|&value| Node {
-                value,
-                low: 0,
-                known: false,
-                parent: ROOT,
-            })
-            .collect();
+        let node = |value| Node {
+            value,
+            low: 0,
+            known: false,
+        };
+        let mut nodes: Vec<Node> = Vec::with_capacity(2 * w * h + 34);
+        nodes.extend(values.iter().map(|&v| node(v)));
+        let mut levels = vec![(0, w)];
         let (mut lw, mut lh, mut start) = (w, h, 0);
         while lw * lh > 1 {
             let (pw, ph) = (lw.div_ceil(2), lh.div_ceil(2));
             let pstart = nodes.len();
-            for _ in 0..pw * ph {
-                nodes.push(Node {
-                    value: u32::MAX,
-                    low: 0,
-                    known: false,
-                    parent: ROOT,
-                });
-            }
+            nodes.resize(pstart + pw * ph, node(u32::MAX));
             for y in 0..lh {
                 for x in 0..lw {
-                    let child = start + y * lw + x;
-                    let parent = pstart + (y / 2) * pw + x / 2;
-                    nodes[child].parent = parent;
-                    nodes[parent].value = nodes[parent].value.min(nodes[child].value);
+                    let child = nodes[start + y * lw + x].value;
+                    let parent = &mut nodes[pstart + (y / 2) * pw + x / 2];
+                    parent.value = parent.value.min(child);
                 }
             }
+            levels.push((pstart, pw));
             (lw, lh, start) = (pw, ph, pstart);
         }
-        TagTree { nodes }
+        TagTree {
+            nodes,
+            levels,
+            width: w,
+        }
     }
 
     /// Code whether leaf `leaf`'s value is below `threshold`, and if it is, the value.
     pub fn encode(&mut self, leaf: usize, threshold: u32, bits: &mut HeaderWriter) {
-        // The leaf's ancestors up to the root, kept on the stack (this runs for every
-        // code-block twice): a tree over w x h leaves has ceil(log2(max(w, h))) + 1 levels.
-        let mut path = [0usize; MAX_DEPTH];
-        let (mut depth, mut node) = (0, leaf);
-        loop {
-            path[depth] = node;
-            depth += 1;
-            node = self.nodes[node].parent;
-            if node == ROOT || depth == MAX_DEPTH {
-                break;
-            }
-        }
+        let (x, y) = (leaf % self.width, leaf / self.width);
         let mut low = 0;
-        for &i in path[..depth].iter().rev() {
-            let node = &mut self.nodes[i];
+        for (l, &(start, w)) in self.levels.iter().enumerate().rev() {
+            let node = &mut self.nodes[start + (y >> l) * w + (x >> l)];
             if low > node.low {
                 node.low = low;
             } else {
                 low = node.low;
             }
-            while low < threshold {
-                if low >= node.value {
-                    if !node.known {
-                        bits.put_bit(true);
-                        node.known = true;
-                    }
-                    break;
+            // A 0 for each value the node is known not to have below the threshold, then
+            // a 1 once the value is reached (said once per node).
+            if low < threshold {
+                let zeros = node.value.min(threshold).saturating_sub(low);
+                bits.put_zeros(zeros);
+                low += zeros;
+                if low < threshold && !node.known {
+                    bits.put_bit(true);
+                    node.known = true;
                 }
-                bits.put_bit(false);
-                low += 1;
             }
             node.low = low;
         }
@@ -228,10 +234,8 @@ pub fn packet_header(bands: &[(usize, usize, Vec<&BlockHeader>)]) -> Result<Vec<
                 let room = LBLOCK_START + floor_log2(p.max(1));
                 inc = inc.max(bit_length(len).saturating_sub(room));
             }
-            for _ in 0..inc {
-                bits.put_bit(true);
-            }
-            bits.put_bit(false);
+            // `inc` ones, then a zero.
+            bits.put_bits(((1u64 << inc) - 1) as u32 * 2, inc + 1);
             for &(p, len) in &b.segments {
                 bits.put_bits(len, LBLOCK_START + inc + floor_log2(p.max(1)));
             }
@@ -264,6 +268,72 @@ mod tests {
         let mut w = HeaderWriter::default();
         w.put_bits(0b101, 3);
         assert_eq!(w.finish(), vec![0b1010_0000]);
+    }
+
+    /// The stuffing rule bit by bit, as B.10.1 states it: a byte holds 8 bits, 7 after
+    /// a 0xFF (its MSB a stuffed 0); the last is padded with zeros, a final 0xFF followed
+    /// by a zero byte.
+    fn stuffed(bits: &[bool]) -> Vec<u8> {
+        let mut out = Vec::new();
+        let mut i = 0;
+        loop {
+            let room = if out.last() == Some(&0xFF) { 7 } else { 8 };
+            let mut byte = 0u8;
+            for k in 0..room {
+                if bits.get(i + k) == Some(&true) {
+                    byte |= 1 << (room - 1 - k);
+                }
+            }
+            out.push(byte);
+            i += room;
+            if i >= bits.len() {
+                break;
+            }
+        }
+        if out.last() == Some(&0xFF) {
+            out.push(0);
+        }
+        out
+    }
+
+    #[test]
+    fn writes_of_any_width_stuff_as_the_rule_says() {
+        // Seeded runs of mostly ones (0xFF bytes often) and mixed bits, written in pieces
+        // of 0 to 32 bits, against the rule bit by bit.
+        let mut state = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        for case in 0..300 {
+            let mut w = HeaderWriter::default();
+            let mut bits = Vec::new();
+            for _ in 0..(next() % 40) {
+                let n = (next() % 33) as u32;
+                let value = if case % 2 == 0 {
+                    u32::MAX
+                } else {
+                    next() as u32
+                };
+                let value = if next() % 4 == 0 {
+                    value ^ (1 << (next() % 32))
+                } else {
+                    value
+                };
+                for i in (0..n).rev() {
+                    bits.push((value >> i) & 1 != 0);
+                }
+                w.put_bits(value, n);
+            }
+            assert_eq!(
+                w.finish(),
+                stuffed(&bits),
+                "case {case}: {} bits",
+                bits.len()
+            );
+        }
     }
 
     #[test]
