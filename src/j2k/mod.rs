@@ -580,20 +580,7 @@ fn tier2_headers(
     let packets = layout
         .packets
         .par_iter()
-        .map(|packet| {
-            let bands: Vec<(usize, usize, Vec<&tier2::BlockHeader>)> = packet
-                .bands
-                .iter()
-                .map(|b| {
-                    (
-                        b.grid_w,
-                        b.grid_h,
-                        b.blocks.iter().map(|&i| &headers[i]).collect(),
-                    )
-                })
-                .collect();
-            tier2::packet_header(&bands)
-        })
+        .map(|packet| tier2::packet_header(&packet_bands(packet, &headers)))
         .collect::<Result<Vec<_>>>()?;
     let block_lens = coded
         .iter()
@@ -630,6 +617,25 @@ fn tier2_headers(
         packets,
         block_lens,
     })
+}
+
+/// A packet's bands as [`tier2::packet_header`] takes them: each band's code-block grid and
+/// its blocks' headers in raster order.
+fn packet_bands<'a>(
+    packet: &partition::Packet,
+    headers: &'a [tier2::BlockHeader],
+) -> Vec<(usize, usize, Vec<&'a tier2::BlockHeader>)> {
+    packet
+        .bands
+        .iter()
+        .map(|b| {
+            (
+                b.grid_w,
+                b.grid_h,
+                b.blocks.iter().map(|&i| &headers[i]).collect(),
+            )
+        })
+        .collect()
 }
 
 impl Tier2Headers {
@@ -991,17 +997,7 @@ mod tests {
             .iter()
             .max_by_key(|p| p.bands.iter().map(|b| b.blocks.len()).sum::<usize>())
             .unwrap();
-        let bands: Vec<(usize, usize, Vec<&tier2::BlockHeader>)> = largest
-            .bands
-            .iter()
-            .map(|b| {
-                (
-                    b.grid_w,
-                    b.grid_h,
-                    b.blocks.iter().map(|&i| &headers[i]).collect(),
-                )
-            })
-            .collect();
+        let bands = packet_bands(largest, &headers);
         let mut best_packet = f64::INFINITY;
         for _ in 0..rounds {
             let t = std::time::Instant::now();
