@@ -554,50 +554,46 @@ fn tier2_headers(
             "coefficients need {guard_bits} guard bits, more than the 7 JPEG 2000 can signal"
         )));
     }
-    // Each packet's header (independent: one layer, one precinct per resolution) on all
-    // cores, its blocks' headers made in the same task: one round on the pool, where a
-    // round of its own for the blocks cost about as much again as the packets on the
-    // H200 (docs/results.md, "Thirty-sixth pass").
-    let block_header_of = |i: usize| {
-        let (place, c, len) = (&layout.blocks[i], &coded[i], lens[i]);
-        let mb = guard_bits + epsilon(place.band) - 1;
-        if !config.ht {
-            return block_header(c, len, mb, config.bypass_from);
-        }
-        if mb > ht::cleanup::MAX_BITPLANES {
-            return Err(Error::InvalidArgument(format!(
-                "a band needs {mb} magnitude bit-planes; HT code-blocks hold at most {}",
-                ht::cleanup::MAX_BITPLANES
-            )));
-        }
-        ht::block_header(c, len, mb)
-    };
+    // Each block's header, then each packet's (independent: one layer, one precinct per
+    // resolution), on all cores.
+    let headers = layout
+        .blocks
+        .par_iter()
+        .zip(coded)
+        .zip(lens)
+        .with_min_len(256)
+        .map(|((place, c), &len)| {
+            let mb = guard_bits + epsilon(place.band) - 1;
+            if !config.ht {
+                return block_header(c, len, mb, config.bypass_from);
+            }
+            if mb > ht::cleanup::MAX_BITPLANES {
+                return Err(Error::InvalidArgument(format!(
+                    "a band needs {mb} magnitude bit-planes; HT code-blocks hold at most {}",
+                    ht::cleanup::MAX_BITPLANES
+                )));
+            }
+            ht::block_header(c, len, mb)
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let blocks_done = crate::gpu::clock();
     let packets = layout
         .packets
         .par_iter()
-        .map(|packet| {
-            let bands = packet
-                .bands
-                .iter()
-                .map(|b| {
-                    let blocks = b.blocks.iter().map(|&i| block_header_of(i));
-                    Ok((b.grid_w, b.grid_h, blocks.collect::<Result<Vec<_>>>()?))
-                })
-                .collect::<Result<Vec<_>>>()?;
-            tier2::packet_header(&bands)
-        })
+        .map(|packet| tier2::packet_header(&packet_bands(packet, &headers)))
         .collect::<Result<Vec<_>>>()?;
     let block_lens = coded
         .iter()
         .map(|c| c.passes.last().map_or(0, |p| p.end as usize))
         .collect();
     let exponents: Vec<u32> = (0..layout.bands.len()).map(epsilon).collect();
-    if let Some(t) = started {
+    if let (Some(t), Some(b)) = (started, blocks_done) {
         log::debug!(
-            "tier-2: headers of {} blocks and {} packets made in {:.2} ms",
+            "tier-2: headers of {} blocks and {} packets made in {:.2} ms (the blocks' {:.2} ms)",
             coded.len(),
             packets.len(),
-            t.elapsed().as_secs_f64() * 1e3
+            t.elapsed().as_secs_f64() * 1e3,
+            (b - t).as_secs_f64() * 1e3
         );
     }
     let header = codestream::Header {
@@ -621,6 +617,25 @@ fn tier2_headers(
         packets,
         block_lens,
     })
+}
+
+/// A packet's bands as [`tier2::packet_header`] takes them: each band's code-block grid and
+/// its blocks' headers in raster order.
+fn packet_bands<'a>(
+    packet: &partition::Packet,
+    headers: &'a [tier2::BlockHeader],
+) -> Vec<(usize, usize, Vec<&'a tier2::BlockHeader>)> {
+    packet
+        .bands
+        .iter()
+        .map(|b| {
+            (
+                b.grid_w,
+                b.grid_h,
+                b.blocks.iter().map(|&i| &headers[i]).collect(),
+            )
+        })
+        .collect()
 }
 
 impl Tier2Headers {
@@ -932,25 +947,6 @@ mod tests {
         }
         // Raw coding from bit-plane 2 gives a different stream than Part 1's plane 5.
         assert_ne!(sizes[0], sizes[3]);
-    }
-
-    /// A packet's bands as [`tier2::packet_header`] takes them: each band's code-block grid and
-    /// its blocks' headers in raster order.
-    fn packet_bands<'a>(
-        packet: &partition::Packet,
-        headers: &'a [tier2::BlockHeader],
-    ) -> Vec<(usize, usize, Vec<&'a tier2::BlockHeader>)> {
-        packet
-            .bands
-            .iter()
-            .map(|b| {
-                (
-                    b.grid_w,
-                    b.grid_h,
-                    b.blocks.iter().map(|&i| &headers[i]).collect(),
-                )
-            })
-            .collect()
     }
 
     /// The HT encoder's tier-2 headers on the bench's 4K picture, timed (not a test of

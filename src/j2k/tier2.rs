@@ -5,8 +5,6 @@
 //! is signalled by the inclusion tag tree, the zero bit-plane tag tree, its number of
 //! coding passes, an Lblock increment and one length per codeword segment.
 
-use std::borrow::Borrow;
-
 use crate::{Error, Result};
 
 /// The packet header's bit writer: MSB-first, 7 bits in the byte after each 0xFF.
@@ -206,25 +204,22 @@ const LBLOCK_START: u32 = 3;
 
 /// The header of one packet: `bands` holds, per band of the precinct, its code-block grid
 /// width and height and its blocks in raster order.
-pub fn packet_header<B: Borrow<BlockHeader>>(bands: &[(usize, usize, Vec<B>)]) -> Result<Vec<u8>> {
+pub fn packet_header(bands: &[(usize, usize, Vec<&BlockHeader>)]) -> Result<Vec<u8>> {
     let mut bits = HeaderWriter::default();
     let any = bands
         .iter()
-        .any(|(_, _, blocks)| blocks.iter().any(|b| b.borrow().passes > 0));
+        .any(|(_, _, blocks)| blocks.iter().any(|b| b.passes > 0));
     // The empty packet: a single 0 bit (B.10.3).
     bits.put_bit(any);
     if !any {
         return Ok(bits.finish());
     }
     for (w, h, blocks) in bands {
-        let incl: Vec<u32> = blocks
-            .iter()
-            .map(|b| (b.borrow().passes == 0) as u32)
-            .collect();
-        let zbp: Vec<u32> = blocks.iter().map(|b| b.borrow().zero_bitplanes).collect();
+        let incl: Vec<u32> = blocks.iter().map(|b| (b.passes == 0) as u32).collect();
+        let zbp: Vec<u32> = blocks.iter().map(|b| b.zero_bitplanes).collect();
         let mut incl_tree = TagTree::new(*w, *h, &incl);
         let mut zbp_tree = TagTree::new(*w, *h, &zbp);
-        for (i, b) in blocks.iter().map(|b| b.borrow()).enumerate() {
+        for (i, b) in blocks.iter().enumerate() {
             // Inclusion in layer 0: the first layer index, coded against threshold 1.
             incl_tree.encode(i, 1, &mut bits);
             if b.passes == 0 {
@@ -416,7 +411,7 @@ mod tests {
             segments: vec![],
         };
         assert_eq!(packet_header(&[(1, 1, vec![&none])]).unwrap(), vec![0]);
-        assert_eq!(packet_header::<&BlockHeader>(&[]).unwrap(), vec![0]);
+        assert_eq!(packet_header(&[]).unwrap(), vec![0]);
     }
 
     #[test]
