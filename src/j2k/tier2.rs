@@ -111,7 +111,9 @@ impl TagTree {
             low: 0,
             known: false,
         };
-        let mut nodes: Vec<Node> = Vec::with_capacity(2 * w * h + 34);
+        // Each level above the leaves has at most half of the one below, rounded up in
+        // each direction: fewer than the leaves again plus a node per level (at most 64).
+        let mut nodes: Vec<Node> = Vec::with_capacity(2 * w * h + 64);
         nodes.extend(values.iter().map(|&v| node(v)));
         let mut levels = vec![(0, w)];
         let (mut lw, mut lh, mut start) = (w, h, 0);
