@@ -36,6 +36,20 @@ pub(crate) enum WarmUp {
     AtLeast(f64),
 }
 
+impl WarmUp {
+    /// After the first untimed run: more runs of `f` until `AtLeast`'s seconds have
+    /// passed (nothing for the others).
+    pub(crate) fn keep_busy(self, mut f: impl FnMut() -> Result<()>) -> Result<()> {
+        if let WarmUp::AtLeast(secs) = self {
+            let t = Instant::now();
+            while t.elapsed().as_secs_f64() < secs {
+                f()?;
+            }
+        }
+        Ok(())
+    }
+}
+
 /// The best (smallest) times of a configuration and how they were taken.
 #[derive(Clone, Debug)]
 pub(crate) struct Best {
@@ -63,12 +77,7 @@ pub(crate) fn best_checked<T>(
     };
     if warm_up != WarmUp::None {
         checked(f()?.output)?;
-        if let WarmUp::AtLeast(secs) = warm_up {
-            let t = Instant::now();
-            while t.elapsed().as_secs_f64() < secs {
-                f()?;
-            }
-        }
+        warm_up.keep_busy(|| f().map(drop))?;
     }
     let runs = runs.max(1);
     let (mut wall, mut gpu) = (f64::INFINITY, None::<f64>);

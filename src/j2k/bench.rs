@@ -373,12 +373,7 @@ fn time_gpu_front_end(
         want,
     )?;
     drop(coeffs);
-    if let WarmUp::AtLeast(secs) = warm_up {
-        let t = Instant::now();
-        while t.elapsed().as_secs_f64() < secs {
-            pollster::block_on(dwt.profile(gpu, &samples, &plan))?;
-        }
-    }
+    warm_up.keep_busy(|| pollster::block_on(dwt.profile(gpu, &samples, &plan)).map(drop))?;
     let mut best_passes: Option<PassTimes> = None;
     let mut best_sum = f64::INFINITY;
     for _ in 0..runs.max(1) {
