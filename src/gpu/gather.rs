@@ -7,8 +7,13 @@
 use wgpu::util::DeviceExt;
 
 use super::registry::gpu::GATHER;
-use super::{Gpu, GpuStage, PooledBuffer, RecordedReads};
+use super::{Gpu, GpuStage, PipelineKey, PooledBuffer, RecordedReads};
 use crate::{Error, Result};
+
+/// The stage's pipeline, for [`Gpu::build_ahead`].
+pub(crate) fn pipeline() -> PipelineKey {
+    (&GATHER, "main", vec![("WG_SIZE", WG_SIZE as f64)])
+}
 
 /// Invocations of a workgroup, which share a span's words.
 const WG_SIZE: u32 = 64;
@@ -102,7 +107,8 @@ pub(crate) fn record_gather(
             contents: bytemuck::cast_slice(&placed),
             usage: wgpu::BufferUsages::STORAGE,
         });
-    let built = gpu.pipeline(&GATHER, "main", &[("WG_SIZE", WG_SIZE as f64)])?;
+    let (stage, entry, constants) = pipeline();
+    let built = gpu.pipeline(stage, entry, &constants)?;
     let bind = gpu.bind(
         &built,
         &[

@@ -20,7 +20,7 @@ pub use compose::Flavour;
 pub use context::{CacheState, Gpu, GpuOptions};
 #[cfg(not(target_arch = "wasm32"))]
 pub use disk_cache::default_dir as default_cache_dir;
-pub(crate) use pipelines::Built;
+pub(crate) use pipelines::{BuildingAhead, Built, PipelineKey};
 #[cfg(feature = "cuda")]
 pub(crate) use pool::size_class;
 #[cfg(feature = "cuda")]

@@ -13,6 +13,16 @@ struct Key {
     constants: Vec<(&'static str, u64)>,
 }
 
+impl Key {
+    fn of(stage: &Stage, entry: &'static str, constants: &[(&'static str, f64)]) -> Key {
+        Key {
+            stage: stage.name,
+            entry,
+            constants: constants.iter().map(|(k, v)| (*k, v.to_bits())).collect(),
+        }
+    }
+}
+
 pub(crate) struct Built {
     pub pipeline: wgpu::ComputePipeline,
     pub layout: wgpu::BindGroupLayout,
@@ -33,6 +43,26 @@ pub(crate) struct PipelineCache {
     layouts: Mutex<HashMap<&'static str, Arc<wgpu::BindGroupLayout>>>,
     /// Pipelines created so far (each key once).
     created: std::sync::atomic::AtomicU64,
+}
+
+/// A pipeline asked for before its use: stage, entry point, override constants (as
+/// [`Gpu::pipeline`] takes them).
+pub(crate) type PipelineKey = (&'static Stage, &'static str, Vec<(&'static str, f64)>);
+
+/// Pipelines being built on threads of their own ([`Gpu::build_ahead`]). Dropping it
+/// waits for them, so no build outlives the run that asked for it (and the context,
+/// whose drop keeps the compiled pipelines for the next process, is not left to a
+/// thread the process may not wait for).
+#[must_use = "dropping it waits for the builds"]
+pub(crate) struct BuildingAhead(Vec<std::thread::JoinHandle<()>>);
+
+impl Drop for BuildingAhead {
+    fn drop(&mut self) {
+        for builder in self.0.drain(..) {
+            // A build's error is its user's to report: that call builds again.
+            let _ = builder.join();
+        }
+    }
 }
 
 fn poisoned(stage: &'static str) -> Error {
@@ -112,11 +142,7 @@ impl Gpu {
     ) -> Result<Arc<Built>> {
         let cache = &self.pipelines;
         let name = stage.name;
-        let key = Key {
-            stage: name,
-            entry,
-            constants: constants.iter().map(|(k, v)| (*k, v.to_bits())).collect(),
-        };
+        let key = Key::of(stage, entry, constants);
         let slot = cache
             .built
             .lock()
@@ -256,6 +282,55 @@ impl Gpu {
         // twin bit for bit in the tests, built this way. The GPU decoder, which reads files
         // from anyone, opts out (`//!runtime_checks`).
         unsafe { self.device.create_shader_module_trusted(desc, checks) }
+    }
+
+    /// Start building each of `wanted` that is neither built nor being built, each on a
+    /// thread of its own, and return at once; [`Gpu::pipeline`] of the same key waits for
+    /// its build. A first run on a machine compiles every pipeline in the driver, one
+    /// after the other as a run meets them (a 4K JPEG 2000 picture's tier-1: 1.2, 0.2 and
+    /// 0.1 s on the H200, `docs/results.md`), while its host work waits; side by side,
+    /// and beside that work, they cost about the longest. In the browser, which has no
+    /// threads here, each is built where it is met.
+    pub(crate) fn build_ahead(self: &Arc<Self>, wanted: Vec<PipelineKey>) -> BuildingAhead {
+        let mut builders = Vec::new();
+        if cfg!(target_arch = "wasm32") {
+            return BuildingAhead(builders);
+        }
+        for (stage, entry, constants) in wanted {
+            if self.built_or_building(stage, entry, &constants) {
+                continue;
+            }
+            let gpu = self.clone();
+            let spawned = std::thread::Builder::new()
+                .name("parvlc-pipeline".into())
+                .spawn(move || {
+                    if let Err(e) = gpu.pipeline(stage, entry, &constants) {
+                        log::debug!("pipeline {}.{entry} built ahead: {e}", stage.label);
+                    }
+                });
+            // Without a thread, the pipeline is built where it is met.
+            if let Ok(builder) = spawned {
+                builders.push(builder);
+            }
+        }
+        BuildingAhead(builders)
+    }
+
+    /// Whether the pipeline is built, or a thread is building it now.
+    fn built_or_building(
+        &self,
+        stage: &'static Stage,
+        entry: &'static str,
+        constants: &[(&'static str, f64)],
+    ) -> bool {
+        let key = Key::of(stage, entry, constants);
+        let Ok(built) = self.pipelines.built.lock() else {
+            return false;
+        };
+        built.get(&key).is_some_and(|slot| match slot.try_lock() {
+            Ok(p) => p.is_some(),
+            Err(_) => true,
+        })
     }
 
     /// Compute pipelines this context has created (each once, however many threads
@@ -428,6 +503,42 @@ mod tests {
             .unwrap();
         gpu.pipeline(&HISTOGRAM, "main", &constants).unwrap();
         assert_eq!(gpu.pipelines_created(), 2);
+    }
+
+    /// Pipelines built ahead are the ones later asked for, each built once; a pipeline
+    /// already built starts no thread; a request the registry refuses builds nothing
+    /// ahead and is still refused where it is asked for.
+    #[test]
+    fn pipelines_built_ahead_are_those_asked_for_later() {
+        let gpu = Arc::new(
+            pollster::block_on(Gpu::new(crate::gpu::GpuOptions {
+                pipeline_cache: None,
+                ..Default::default()
+            }))
+            .expect("a wgpu adapter (lavapipe: mesa-vulkan-drivers)"),
+        );
+        let key = |size: f64| -> PipelineKey { (&HISTOGRAM, "main", vec![("WG_SIZE", size)]) };
+        let ahead = gpu.build_ahead(vec![key(64.0), key(128.0), key(64.0)]);
+        // Asked for while (or after) the threads build it: the same pipeline, not a
+        // second build.
+        let asked = gpu
+            .pipeline(&HISTOGRAM, "main", &[("WG_SIZE", 64.0)])
+            .unwrap();
+        drop(ahead);
+        assert_eq!(gpu.pipelines_created(), 2);
+        assert!(gpu.built_or_building(&HISTOGRAM, "main", &[("WG_SIZE", 128.0)]));
+        let again = gpu
+            .pipeline(&HISTOGRAM, "main", &[("WG_SIZE", 64.0)])
+            .unwrap();
+        assert!(Arc::ptr_eq(&asked, &again));
+        let nothing_to_do = gpu.build_ahead(vec![key(64.0), key(128.0)]);
+        assert!(nothing_to_do.0.is_empty());
+        drop(nothing_to_do);
+        let refused = gpu.build_ahead(vec![(&HISTOGRAM, "main", vec![("NET", 1.0)])]);
+        drop(refused);
+        assert_eq!(gpu.pipelines_created(), 2);
+        let e = gpu.pipeline(&HISTOGRAM, "main", &[("NET", 1.0)]);
+        assert!(e.is_err_and(|e| e.to_string().contains("`NET`")));
     }
 
     #[test]

@@ -23,7 +23,7 @@ use super::image::largest_sample;
 use super::partition::{self, Layout};
 use super::{band_orientation, CodeBlockBatch, CodeBlockJob, Image};
 use crate::gpu::registry::j2k::DWT;
-use crate::gpu::{Gpu, GpuStage, PooledBuffer, Profiler, Timings};
+use crate::gpu::{Gpu, GpuStage, PipelineKey, PooledBuffer, Profiler, Timings};
 use crate::{Error, Result};
 
 /// Profiler label of the level shift + RCT pass.
@@ -413,10 +413,17 @@ fn binding(buffer: &wgpu::Buffer, bytes: u64) -> wgpu::BufferBinding<'_> {
 impl DwtGpu {
     /// Build the stage's pipelines (once per [`Gpu`]).
     pub fn new(gpu: &Gpu) -> Result<DwtGpu> {
-        for entry in ["rct", "columns", "rows", "gather"] {
-            gpu.pipeline(&DWT, entry, &Self::constants())?;
+        for (stage, entry, constants) in Self::pipelines() {
+            gpu.pipeline(stage, entry, &constants)?;
         }
         Ok(DwtGpu { _built: () })
+    }
+
+    /// The stage's pipelines, for [`Gpu::build_ahead`].
+    pub(crate) fn pipelines() -> Vec<PipelineKey> {
+        ["rct", "columns", "rows", "gather"]
+            .map(|entry| (&DWT, entry, Self::constants().to_vec()))
+            .to_vec()
     }
 
     fn constants() -> [(&'static str, f64); 1] {

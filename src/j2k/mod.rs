@@ -401,6 +401,8 @@ pub(crate) async fn encode_placed(
         // The coded blocks' bytes go from where the readback maps them straight into the
         // codestream; tier-2's headers are made while they come back.
         progress(Stage::Tier1);
+        // Built while the picture is planned and goes up (on a first run, driver compiles).
+        let _ahead = h.build_resident_ahead();
         let t = crate::gpu::clock();
         let mut plan = dwt_gpu::DwtPlan::for_image(gpu, image, levels, config.cblk)?;
         if let Some(t) = t {
@@ -792,6 +794,73 @@ mod tests {
         let ends: Vec<usize> = (0..19).filter(|&i| ends_segment(i, 19, None)).collect();
         assert_eq!(ends, vec![18]);
         assert_eq!((0..7).filter(|&i| ends_segment(i, 7, Some(5))).count(), 1);
+    }
+
+    /// The whole GPU path builds its pipelines ahead, side by side: every pipeline a
+    /// picture's encode builds is one it asked for ahead (a list that had drifted from
+    /// what the path records would compile the rest one after the other again), for HT
+    /// and for Part 1 with either tier-1 strategy; and the codestream is the CPU's.
+    #[test]
+    fn the_gpu_path_builds_only_the_pipelines_it_built_ahead() {
+        use crate::gpu::{Gpu, GpuOptions};
+        use tier1::gpu::{Tier1GpuConfig, Tier1Strategy};
+        let mut rng = crate::testdata::SplitMix64(5);
+        let samples: Vec<u16> = (0..3 * 200 * 136).map(|_| rng.below(256) as u16).collect();
+        let image = Image::new(200, 136, 3, 8, samples).unwrap();
+        for (ht, strategy) in [
+            (true, Tier1Strategy::Auto),
+            (false, Tier1Strategy::OneKernel),
+            (false, Tier1Strategy::ThreeKernel),
+        ] {
+            let gpu = Arc::new(
+                pollster::block_on(Gpu::new(GpuOptions {
+                    pipeline_cache: None,
+                    ..Default::default()
+                }))
+                .expect("a wgpu adapter (lavapipe: mesa-vulkan-drivers)"),
+            );
+            let stages = Stages {
+                tier1_gpu: Tier1GpuConfig {
+                    strategy,
+                    ..Tier1GpuConfig::default()
+                },
+                ..Stages::new(Placement::Gpu, Placement::Gpu)
+            };
+            let config = EncoderConfig {
+                ht,
+                stages: Some(stages),
+                ..EncoderConfig::default()
+            };
+            let levels = config.levels.min(max_levels(image.width, image.height));
+            let plan = dwt_gpu::DwtPlan::for_image(&gpu, &image, levels, config.cblk).unwrap();
+            let ahead: std::collections::HashSet<String> = match ht {
+                true => ht::gpu::HtGpu::new(gpu.clone())
+                    .unwrap()
+                    .resident_pipelines(),
+                false => tier1::gpu::Tier1GpuEngine::with_config(gpu.clone(), stages.tier1_gpu)
+                    .unwrap()
+                    .resident_pipelines(&plan),
+            }
+            .into_iter()
+            .map(|(stage, entry, constants)| format!("{}.{entry} {constants:?}", stage.name))
+            .collect();
+            let engine = Engine::Wgpu(gpu.clone());
+            let got = pollster::block_on(encode(&image, &config, &engine)).unwrap();
+            let on_cpu = EncoderConfig {
+                stages: None,
+                ..config.clone()
+            };
+            let want = pollster::block_on(encode(&image, &on_cpu, &Engine::Cpu)).unwrap();
+            assert!(
+                got == want,
+                "ht {ht}, {strategy:?}: not the CPU's codestream"
+            );
+            assert_eq!(
+                gpu.pipelines_created(),
+                ahead.len() as u64,
+                "ht {ht}, {strategy:?}: built ahead {ahead:?}"
+            );
+        }
     }
 
     #[test]

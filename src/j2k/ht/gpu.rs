@@ -19,7 +19,9 @@ use super::cleanup;
 use super::streams::MAX_SCUP;
 use super::vlc::{FIRST, OTHERS};
 use crate::gpu::registry::j2k::HT_CLEANUP;
-use crate::gpu::{Gpu, GpuStage, PooledBuffer, Profiler, RecordedReads};
+use crate::gpu::{
+    BuildingAhead, Gpu, GpuStage, PipelineKey, PooledBuffer, Profiler, RecordedReads,
+};
 use crate::j2k::dwt_gpu::{self, DwtGpu, DwtPlan};
 use crate::j2k::tier1::cpu::{MAX_AREA, MAX_SIDE};
 use crate::j2k::tier1::{CodeBlockCoded, PassInfo, Tier1Options};
@@ -190,9 +192,9 @@ fn corrupt(reason: String) -> Error {
 }
 
 impl HtGpu {
-    /// Builds the pipeline and uploads the look-ups.
+    /// Uploads the look-ups. The pipeline is built where it is first recorded, or ahead
+    /// of that beside the front end's ([`HtGpu::build_resident_ahead`]).
     pub fn new(gpu: Arc<Gpu>) -> Result<HtGpu> {
-        gpu.pipeline(&HT_CLEANUP, "main", &constants())?;
         let words: Vec<u32> = FIRST
             .packed()
             .iter()
@@ -211,6 +213,21 @@ impl HtGpu {
             tables,
             max_workgroups,
         })
+    }
+
+    /// Every pipeline the whole GPU path runs (front end, this stage, the gather of the
+    /// coded bytes), built side by side: on a first run, driver compiles that the path
+    /// would otherwise meet one after the other.
+    pub(crate) fn build_resident_ahead(&self) -> BuildingAhead {
+        self.gpu.build_ahead(self.resident_pipelines())
+    }
+
+    /// The pipelines of [`HtGpu::build_resident_ahead`].
+    pub(crate) fn resident_pipelines(&self) -> Vec<PipelineKey> {
+        let mut wanted = DwtGpu::pipelines();
+        wanted.push((&HT_CLEANUP, "main", constants().to_vec()));
+        wanted.push(crate::gpu::gather::pipeline());
+        wanted
     }
 
     /// At most `n` workgroups a dispatch, so that each codes several blocks: for tests
@@ -530,6 +547,7 @@ impl HtGpu {
         levels: u32,
         cblk: u32,
     ) -> Result<Option<Vec<CodeBlockCoded>>> {
+        let _ahead = self.build_resident_ahead();
         let mut plan = DwtPlan::for_image(&self.gpu, image, levels, cblk)?;
         let samples = dwt_gpu::upload_image(&self.gpu, image, &mut plan)?;
         match self.submit_resident(&samples, &plan)? {
@@ -629,6 +647,7 @@ impl HtGpu {
         levels: u32,
         cblk: u32,
     ) -> Result<Vec<CodeBlockCoded>> {
+        let _ahead = self.build_resident_ahead();
         let mut plan = DwtPlan::for_image(&self.gpu, image, levels, cblk)?;
         let samples = self.upload_image(image, &mut plan)?;
         self.encode_samples(&samples, &plan).await
@@ -702,9 +721,12 @@ impl HtGpu {
         headers: impl FnOnce(&[CodeBlockCoded], &[usize]) -> Result<P>,
         write: impl FnOnce(P, BlockBytes<'_>) -> Result<R>,
     ) -> Result<R> {
+        let ahead = self.build_resident_ahead();
         // Errors before the blocks are handed on fall back to the host's path; after, they
         // are the caller's.
-        match self.submit_resident(samples, plan) {
+        let resident = self.submit_resident(samples, plan);
+        drop(ahead);
+        match resident {
             Ok(Some(r)) => match self.results(&r.batch, Some(r.results)).await {
                 Ok(results) => {
                     self.log_passes(r.profiler).await;

@@ -24,7 +24,7 @@
 
 use super::{BandOrientation, CodeBlockCoded, CodeBlockInput, PassInfo, Tier1Options};
 use crate::gpu::registry::j2k::{TIER1, TIER1_SPLIT};
-use crate::gpu::{Gpu, GpuStage, PooledBuffer, Profiler};
+use crate::gpu::{BuildingAhead, Gpu, GpuStage, PipelineKey, PooledBuffer, Profiler};
 use crate::j2k::{CodeBlockBatch, CodeBlockJob};
 use crate::{Error, Result};
 
@@ -318,18 +318,44 @@ impl Tier1Kernels {
     /// when it first records (up front, a small picture's first run would compile the
     /// three kernels it never uses).
     fn warm(&self, gpu: &Gpu, cpi: u32) -> Result<()> {
-        match self.config.strategy {
-            Tier1Strategy::Auto => {}
-            Tier1Strategy::OneKernel => {
-                gpu.pipeline(&TIER1, "main", &self.constants(cpi))?;
-            }
-            Tier1Strategy::ThreeKernel => {
-                gpu.pipeline(&TIER1_SPLIT, "cm", &self.constants(cpi))?;
-                gpu.pipeline(&TIER1_SPLIT, "raw", &self.constants(cpi))?;
-                gpu.pipeline(&TIER1_SPLIT, "mq", &Self::mq_constants())?;
-            }
+        let split = match self.config.strategy {
+            Tier1Strategy::Auto => return Ok(()),
+            Tier1Strategy::OneKernel => false,
+            Tier1Strategy::ThreeKernel => true,
+        };
+        for (stage, entry, constants) in self.pipelines(split, cpi) {
+            gpu.pipeline(stage, entry, &constants)?;
         }
         Ok(())
+    }
+
+    /// The pipelines of one strategy (`split`: the three-kernel one) at `cpi`.
+    fn pipelines(&self, split: bool, cpi: u32) -> Vec<PipelineKey> {
+        let model = self.constants(cpi).to_vec();
+        match split {
+            true => vec![
+                (&TIER1_SPLIT, "cm", model.clone()),
+                (&TIER1_SPLIT, "raw", model),
+                (&TIER1_SPLIT, "mq", Self::mq_constants().to_vec()),
+            ],
+            false => vec![(&TIER1, "main", model)],
+        }
+    }
+
+    /// The pipelines a resident batch of `jobs` records ([`Tier1Kernels::upload_resident`]),
+    /// for [`Gpu::build_ahead`].
+    pub(crate) fn pipelines_for(&self, jobs: &[CodeBlockJob]) -> Vec<PipelineKey> {
+        self.pipelines(self.config.splits(jobs.len()), self.resident_cpi(jobs))
+    }
+
+    /// Columns per invocation for a resident batch of `jobs`: its widest block's.
+    fn resident_cpi(&self, jobs: &[CodeBlockJob]) -> u32 {
+        self.cpi_for(
+            jobs.iter()
+                .map(|j| j.width * j.height.div_ceil(4))
+                .max()
+                .unwrap_or(1),
+        )
     }
 
     /// Copy the code-blocks to the GPU and plan their output regions. Dispatches are
@@ -496,12 +522,7 @@ impl Tier1Kernels {
         {
             return Ok(Err(coeffs));
         }
-        let cpi = self.cpi_for(
-            jobs.iter()
-                .map(|j| j.width * j.height.div_ceil(4))
-                .max()
-                .unwrap_or(1),
-        );
+        let cpi = self.resident_cpi(jobs);
         let at = (0..jobs.len()).map(|j| (0, j)).collect();
         let dispatch = self.make_dispatch(
             gpu,
@@ -1045,6 +1066,23 @@ impl Tier1GpuEngine {
         &self.gpu
     }
 
+    /// Every pipeline the whole GPU path of `plan` runs (front end, tier-1, the gather of
+    /// the coded bytes), built side by side.
+    fn build_ahead(&self, plan: &crate::j2k::dwt_gpu::DwtPlan) -> BuildingAhead {
+        self.gpu.build_ahead(self.resident_pipelines(plan))
+    }
+
+    /// The pipelines of [`Tier1GpuEngine::build_ahead`].
+    pub(crate) fn resident_pipelines(
+        &self,
+        plan: &crate::j2k::dwt_gpu::DwtPlan,
+    ) -> Vec<PipelineKey> {
+        let mut wanted = crate::j2k::dwt_gpu::DwtGpu::pipelines();
+        wanted.extend(self.tier1.pipelines_for(&plan.jobs));
+        wanted.push(crate::gpu::gather::pipeline());
+        wanted
+    }
+
     /// The whole GPU path for one image: the front end ([`crate::j2k::dwt_gpu::DwtGpu`]) and
     /// tier-1 in one submission, the coefficients staying on the GPU; the same blocks as
     /// [`crate::j2k::transform_cpu`] then [`Tier1Kernels::encode_code_blocks`]. Where the blocks do
@@ -1059,6 +1097,8 @@ impl Tier1GpuEngine {
         use crate::j2k::dwt_gpu::{upload_image, DwtPlan};
         let started = crate::gpu::clock();
         let mut plan = DwtPlan::for_image(&self.gpu, image, levels, cblk)?;
+        // Built while the samples go up (on a first run, driver compiles).
+        let _ahead = self.build_ahead(&plan);
         let samples = upload_image(&self.gpu, image, &mut plan)?;
         if let Some(a) = started {
             log::debug!(
@@ -1078,6 +1118,7 @@ impl Tier1GpuEngine {
         opts: &Tier1Options,
     ) -> Result<Vec<CodeBlockCoded>> {
         use crate::j2k::dwt_gpu::DwtGpu;
+        let _ahead = self.build_ahead(plan);
         let gpu = &*self.gpu;
         let turn = gpu.recording_turn();
         let started = crate::gpu::clock();
