@@ -291,11 +291,9 @@ impl Gpu {
     /// 0.1 s on the H200, `docs/results.md`), while its host work waits; side by side,
     /// and beside that work, they cost about the longest. In the browser, which has no
     /// threads here, each is built where it is met.
+    #[cfg(not(target_arch = "wasm32"))]
     pub(crate) fn build_ahead(self: &Arc<Self>, wanted: Vec<PipelineKey>) -> BuildingAhead {
         let mut builders = Vec::new();
-        if cfg!(target_arch = "wasm32") {
-            return BuildingAhead(builders);
-        }
         for (stage, entry, constants) in wanted {
             if self.built_or_building(stage, entry, &constants) {
                 continue;
@@ -316,7 +314,15 @@ impl Gpu {
         BuildingAhead(builders)
     }
 
+    /// [`Gpu::build_ahead`] in the browser: nothing ahead (a context there is not shared
+    /// between threads), each pipeline built where it is met.
+    #[cfg(target_arch = "wasm32")]
+    pub(crate) fn build_ahead(self: &Arc<Self>, _wanted: Vec<PipelineKey>) -> BuildingAhead {
+        BuildingAhead(Vec::new())
+    }
+
     /// Whether the pipeline is built, or a thread is building it now.
+    #[cfg(not(target_arch = "wasm32"))]
     fn built_or_building(
         &self,
         stage: &'static Stage,
