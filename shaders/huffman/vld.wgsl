@@ -23,7 +23,9 @@
 // 165 GB/s, made this kernel slower (141 -> 92; "Thirty-first pass"; with the quad's
 // word picked by selects, 138 -> 140, and slower on real files: "Thirty-second pass").
 // Two blocks an invocation side by side (every state a vec2) measured slower too
-// (138 -> 102 GB/s in the high state, "Thirty-second pass").
+// (138 -> 102 GB/s in the high state, "Thirty-second pass"). Interleaving a warp's 32
+// blocks' payload words, so that its loads of a step share cache lines, left `main` where
+// it was (154.7 against 154.4 GB/s; "Thirty-seventh pass"): its loads do not bound it.
 // It reads files from anyone, so its modules keep naga's runtime checks:
 //!runtime_checks
 //!import common/invocation
