@@ -14,11 +14,7 @@ NAME=${1:-ahead37}
 h200_start "$NAME"
 unpack_device
 D=/tmp/parvlc-$NAME
-mkdir -p "$D"
-python3 scripts/ppm.py make "$D/pic.ppm" 3840 2160
-B=.device/parvlc-vbase
-$B j2k --backend cpu "$D/pic.ppm" -o "$D/cpu.j2k" --force 2>/dev/null
-$B j2k --backend cpu "$D/pic.ppm" -o "$D/cpu-ht.j2k" --force --ht 2>/dev/null
+pic_and_cpu "$D" .device/parvlc-vbase
 KEEP="opened|pipeline .*built|encoded in"
 export PARVLC_CACHE_DIR=$D/cache
 for round in 1 2 3; do

@@ -642,3 +642,13 @@ copy_ab() {
     done
   done
 }
+
+# pic_and_cpu DIR BIN: the synthetic 4K RGB picture DIR/pic.ppm and the codestreams BIN's
+# CPU writes of it (DIR/cpu.j2k, and DIR/cpu-ht.j2k with --ht), which every GPU run's
+# is compared with.
+pic_and_cpu() {
+  mkdir -p "$1"
+  python3 scripts/ppm.py make "$1/pic.ppm" 3840 2160
+  "$2" j2k --backend cpu "$1/pic.ppm" -o "$1/cpu.j2k" --force 2>/dev/null
+  "$2" j2k --backend cpu "$1/pic.ppm" -o "$1/cpu-ht.j2k" --force --ht 2>/dev/null
+}
