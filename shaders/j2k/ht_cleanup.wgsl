@@ -265,14 +265,28 @@ fn pack_quad(q: QuadCode) -> u32 {
     return q.rho | (q.big_u << 4u) | (q.e_k << 10u);
 }
 
+// Quads of the pair whose first is quad column `qx`: 1 at a row's odd end.
+fn pair_quads(qx: u32, quads_w: u32) -> u32 {
+    return select(1u, 2u, qx + 1u < quads_w);
+}
+
 fn code_pair(p: u32, pairs_per_row: u32, quads_w: u32) -> PairCode {
     var pc: PairCode;
     let qy = p / pairs_per_row;
     let qx = 2u * (p % pairs_per_row);
-    let a = code_quad(qx, qy, rho_at(i32(2u * qx) - 2, i32(2u * qy)));
+    // The pair's quads (the second where the row has one) through one call site of
+    // code_quad: the driver inlines a copy at each site, and copies cost compile time.
+    var a: QuadCode;
     var b: QuadCode;
-    if qx + 1u < quads_w {
-        b = code_quad(qx + 1u, qy, a.rho);
+    var left = rho_at(i32(2u * qx) - 2, i32(2u * qy));
+    for (var k = 0u; k < pair_quads(qx, quads_w); k++) {
+        let q = code_quad(qx + k, qy, left);
+        if k == 0u {
+            a = q;
+        } else {
+            b = q;
+        }
+        left = q.rho;
     }
     // VLC: both codewords, then the u codes (src/j2k/ht/cleanup.rs `code_u_pair`).
     var vlc = append(vec2<u32>(a.cw, a.cw_len), b.cw, b.cw_len);
@@ -804,10 +818,11 @@ fn code_block(inv: Invocation, i: u32) {
             }
             let qy = p / pairs_per_row;
             let qx = 2u * (p % pairs_per_row);
-            let v0 = quad_v(qx, qy);
-            let v1 = quad_v(min(qx + 1u, quads_w - 1u), qy);
-            let mid = stage_quad(pc.q0, v0, ms_at - 32u * stage_base + (scan.x & 0xFFFFu));
-            stage_quad(pc.q1, v1, mid);
+            // One call site each of quad_v and stage_quad, as of code_quad.
+            var at = ms_at - 32u * stage_base + (scan.x & 0xFFFFu);
+            for (var k = 0u; k < pair_quads(qx, quads_w); k++) {
+                at = stage_quad(select(pc.q0, pc.q1, k == 1u), quad_v(qx + k, qy), at);
+            }
         }
         ms_at += round_bits;
         vlc_at += scan.y >> 16u;
