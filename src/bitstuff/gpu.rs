@@ -522,7 +522,7 @@ impl GpuStuffed {
     }
 }
 
-/// Read back what [`encode`] produced, after its encoder was submitted.
+/// Read back what `encode` produced, after its encoder was submitted.
 pub async fn finish(gpu: &Gpu, batch: &GpuBatch, pending: Pending) -> Result<GpuStuffed> {
     let stage = pending.stage;
     let mut stuffed = Stuffed {

@@ -1,7 +1,7 @@
 //! The CPU encoder of the benchmark's CPU rows, on one core or all of them (rayon):
 //! TotalCoeff of every block, then runs of macroblock rows coded into separate writers
-//! (the block codes of [`super::cavlcu::slot_codes_into`], the headers and packing of
-//! [`super::pack::pack_mbs`]) and concatenated per slice. The same bits as
+//! (the block codes of `super::cavlcu::slot_codes_into`, the headers and packing of
+//! `super::pack::pack_mbs`) and concatenated per slice. The same bits as
 //! [`super::frame::encode_slice_data`] (the reference, a bit-at-a-time writer), faster.
 
 use rayon::prelude::*;

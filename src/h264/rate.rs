@@ -56,7 +56,7 @@ const LAMBDA2: [u32; 52] = [
 /// The fractional bits of [`lambda2`] and of every rate-distortion cost.
 pub const RD_SHIFT: u32 = 6;
 
-/// [`LAMBDA2`] at `qp`: the weight of a bit, in units of 2^-[`RD_SHIFT`] squared error.
+/// `LAMBDA2` at `qp`: the weight of a bit, in units of 2^-[`RD_SHIFT`] squared error.
 pub fn lambda2(qp: u8) -> u32 {
     LAMBDA2[qp.min(51) as usize]
 }

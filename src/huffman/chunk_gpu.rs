@@ -3,10 +3,10 @@
 //! with their code lengths (the frame_plan stage) in one submission; codes and headers
 //! made on the host; every frame coded with its own table in one framed CUVLE pass at
 //! the bit its container layout gives it; then the headers and trailers filled in place
-//! on all cores ([`super::chunk::finish_chunk`]). The bytes equal the CPU's
+//! on all cores (`super::chunk::finish_chunk`). The bytes equal the CPU's
 //! ([`super::chunk::encode_chunk_cpu`]). Coded into a vector, a chunk whose encode is
 //! written in place is copied from the mapped output straight into its place there, its
-//! headers filled there ([`super::pipeline::Places`]).
+//! headers filled there (`super::pipeline::Places`).
 
 use super::chunk::{
     bit_order, expected_spans, finish_chunk, finished, frame_checks, write_frames, ChunkLayout,

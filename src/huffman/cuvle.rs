@@ -646,7 +646,7 @@ impl Pending {
     }
 
     /// The output is written where the host reads it ([`CuvleConfig::host_output`], and
-    /// the plan's blocks could be staged): [`VleEncoder::finish_placed`] takes it.
+    /// the plan's blocks could be staged): `VleEncoder::finish_placed` takes it.
     pub fn written_in_place(&self) -> bool {
         self.in_place_stage_words.is_some()
     }

@@ -61,7 +61,7 @@ pub struct IndexEntry {
 }
 
 /// Where a frame's literals lie within its bytes: what lets a GPU decode its blocks in
-/// parallel ([`super::inflate_gpu`]).
+/// parallel (`super::inflate_gpu`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FrameCode {
     /// The bit of the first literal, from bit 0 of the frame's first byte.

@@ -12,7 +12,7 @@
 //! reports per block whether it ended exactly at its end bit; the host turns any report
 //! into an error naming the frame and the block, never into output. A second pass
 //! (`block_crcs`) takes each block's CRC32, which the host folds into each frame's
-//! ([`crate::crc`]) for the caller to check.
+//! (`crate::crc`) for the caller to check.
 //!
 //! The table (`TABLE_WORDS` words, workgroup memory on the GPU): an 11-bit primary table
 //! whose entries give one symbol, or two where both codes fit the 11 bits, with the step
@@ -78,7 +78,7 @@ struct VldParams {
 
 /// One frame as its header and payload give it: a native v2 frame (see
 /// [`super::framing`]), or the literals of one of our gzip frames, whose code has symbols
-/// above the bytes and whose bits come LSB-first ([`super::inflate_gpu`]).
+/// above the bytes and whose bits come LSB-first (`super::inflate_gpu`).
 #[derive(Clone, Copy, Debug)]
 pub struct VldFrame<'a> {
     /// Code lengths of the byte values.

@@ -54,7 +54,7 @@ pub fn write(h: &Header, exponents: &[u32], tile_data: &[u8]) -> Result<Vec<u8>>
     write_pieces(h, exponents, &[tile_data])
 }
 
-/// [`write`] of tile data given as pieces in order (packet headers and code-block bytes),
+/// [`write()`] of tile data given as pieces in order (packet headers and code-block bytes),
 /// each copied once into a codestream allocated at its final size.
 pub fn write_pieces(h: &Header, exponents: &[u32], pieces: &[&[u8]]) -> Result<Vec<u8>> {
     let tile_len: usize = pieces.iter().map(|p| p.len()).sum();

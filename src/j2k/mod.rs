@@ -12,7 +12,7 @@
 //! decode those streams correctly.
 //!
 //! `ht: true` codes the code-blocks with the HTJ2K block coder instead (Part 15, see
-//! [`ht`]): tier-1 placed on the GPU runs [`ht::gpu::HtGpu`], on the CPU [`ht::HtCpu`],
+//! [`ht`]): tier-1 placed on the GPU runs [`ht::gpu::HtGpu`], on the CPU `ht::HtCpu`,
 //! with the same bytes.
 
 #[cfg(all(feature = "bench", not(target_arch = "wasm32")))]
@@ -178,7 +178,7 @@ pub struct EncoderConfig {
     pub stages: Option<Stages>,
     /// Code the blocks with the HTJ2K block coder (Part 15; `bypass_from` is then
     /// unused). Tier-1 runs where it is placed, as Part 1's does: on the GPU the HT
-    /// cleanup stage ([`ht::gpu::HtGpu`]), on the CPU [`ht::HtCpu`], the same bytes.
+    /// cleanup stage ([`ht::gpu::HtGpu`]), on the CPU `ht::HtCpu`, the same bytes.
     pub ht: bool,
 }
 

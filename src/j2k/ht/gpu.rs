@@ -5,7 +5,7 @@
 //! invocations then stuff the three streams, and the workgroup merges them.
 //!
 //! From the host ([`HtGpu::encode`]) it checks every block as the CPU does
-//! ([`super::cleanup::check`]), leaves the all-zero ones out, and gives each coded block
+//! (`super::cleanup::check`), leaves the all-zero ones out, and gives each coded block
 //! an output region and scratch (MEL, VLC, raw MagSgn) sized from upper bounds on its
 //! streams, so nothing outgrows its room (the shader still flags a write past one, which
 //! is then an error, never a wrong byte). Behind the GPU front end
@@ -154,7 +154,7 @@ struct Resident {
     profiler: Option<Profiler>,
 }
 
-/// The GPU HT block coder: a [`Tier1Engine`] equal to [`super::HtCpu`].
+/// The GPU HT block coder: a `Tier1Engine` equal to `super::HtCpu`.
 pub struct HtGpu {
     gpu: Arc<Gpu>,
     /// The CxtVLC look-ups, first quad row then the others, a word per entry.
@@ -193,7 +193,7 @@ fn corrupt(reason: String) -> Error {
 
 impl HtGpu {
     /// Uploads the look-ups. The pipeline is built where it is first recorded, or ahead
-    /// of that beside the front end's ([`HtGpu::build_resident_ahead`]).
+    /// of that beside the front end's (`HtGpu::build_resident_ahead`).
     pub fn new(gpu: Arc<Gpu>) -> Result<HtGpu> {
         let words: Vec<u32> = FIRST
             .packed()
