@@ -1,4 +1,4 @@
-// CUVLE (Fuentes-Alventosa et al.) for the `cuda` feature: the twin of shaders/vle_cuvle.wgsl,
+// CUVLE (Fuentes-Alventosa et al.) for the `cuda` feature: the twin of shaders/huffman/cuvle.wgsl,
 // compiled at run time by NVRTC for the device's own architecture (src/cuda/mod.rs).
 //
 // Same algorithm, same output, same scan state as the wgpu path: the code table cached in
@@ -6,7 +6,7 @@
 // block-inputs of WG_SIZE x NET words by ticket, each thread reading its thread-input
 // once (NET / 4 128-bit loads), a block scan of thread bit lengths (warp shuffles), the
 // block's offset from the look-back (chained | decoupled with fallback |
-// reduce_then_scan, the layout of shaders/lib/lookback.wgsl), then the thread-codes
+// reduce_then_scan, the layout of shaders/common/lookback.wgsl), then the thread-codes
 // written into the zeroed output.
 //
 // Two ways to write (WARP_WRITE, a compile-time choice; measured in the README):
@@ -43,7 +43,7 @@ typedef unsigned long long u64;
 #define NV (NET / 4)
 #define FULL_MASK 0xffffffffu
 
-// keep in sync with src/scan.rs and shaders/lib/lookback.wgsl
+// keep in sync with src/scan.rs and shaders/common/lookback.wgsl
 #define STRATEGY_CHAINED 0u
 #define STRATEGY_DECOUPLED 1u
 #define STRATEGY_REDUCE_THEN_SCAN 2u
@@ -98,7 +98,7 @@ __device__ __forceinline__ void st_relaxed(u32* p, u32 v) {
 }
 
 // Reverse the bits of every byte: the LSB-first stream turned MSB-first
-// (shaders/lib/bitwriter.wgsl `reverse_bits_in_bytes`).
+// (shaders/common/bitwriter.wgsl `reverse_bits_in_bytes`).
 __device__ __forceinline__ u32 stream_word(u32 x, bool msb) {
     return msb ? __byte_perm(__brev(x), 0u, 0x0123u) : x;
 }
@@ -194,7 +194,7 @@ __device__ u32 block_aggregate(const uint4* __restrict__ input, u32 n_bytes, u32
     return total;
 }
 
-// ---- inter-block prefix (shaders/lib/lookback.wgsl) ----
+// ---- inter-block prefix (shaders/common/lookback.wgsl) ----
 
 // Leader only: poll block j's slot on behalf of `block`. Returns (status, value).
 __device__ uint2 poll_predecessor(const u32* state, const CuvleArgs& a, u32 block, u32 j) {
@@ -482,7 +482,7 @@ extern "C" __global__ void __launch_bounds__(WG_SIZE)
 }
 
 // reduce_then_scan, middle launch (one block): the aggregates into exclusive prefixes, in
-// place, and the grand total into state[3] (shaders/scan_spine.wgsl).
+// place, and the grand total into state[3] (shaders/scan/spine.wgsl).
 extern "C" __global__ void __launch_bounds__(WG_SIZE) cuvle_spine(u32 n_blocks, u32* state) {
     u32 carry = 0u;
     for (u32 base = 0u; base < n_blocks; base += WG_SIZE) {

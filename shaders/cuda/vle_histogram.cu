@@ -1,5 +1,5 @@
 // Byte histogram per input chunk for the `cuda` feature: the twin of
-// shaders/vle_histogram.wgsl, compiled at run time by NVRTC (src/cuda/mod.rs).
+// shaders/huffman/histogram.wgsl, compiled at run time by NVRTC (src/cuda/mod.rs).
 //
 // Each block counts one tile of the input (a power of two of words that divides the
 // chunk, so no tile straddles two chunks; large tiles, so few global atomics) with

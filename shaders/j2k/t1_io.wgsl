@@ -1,7 +1,7 @@
 // Bindings and records shared by the tier-1 stages (shaders/j2k/tier1.wgsl,
 // shaders/j2k/tier1_split.wgsl) and their libraries.
 
-// keep in sync with src/j2k/tier1_gpu.rs `Tier1Params`
+// keep in sync with src/j2k/tier1/gpu.rs `Tier1Params`
 struct Tier1Params {
     n_blocks: u32,
     // First bit-plane (1-based from the most significant) whose SPP and MRP bypass the
@@ -12,7 +12,7 @@ struct Tier1Params {
     pad1: u32,
 }
 
-// keep in sync with src/j2k/tier1_gpu.rs `BlockDesc`
+// keep in sync with src/j2k/tier1/gpu.rs `BlockDesc`
 struct BlockDesc {
     coeff_offset: u32, // first coefficient (row-major) in `coeffs`
     width: u32,
@@ -29,7 +29,7 @@ struct BlockDesc {
 @group(0) @binding(2) var<storage, read> coeffs: array<i32>;
 // Bytes of every block, little-endian within words.
 @group(0) @binding(3) var<storage, read_write> out_words: array<u32>;
-// Per block (keep in sync with src/j2k/tier1_gpu.rs `RESULT_*`): bytes, bit-planes,
+// Per block (keep in sync with src/j2k/tier1/gpu.rs `RESULT_*`): bytes, bit-planes,
 // passes, then one word per pass: bits 0-29 its raw rate, bit 30 "MQ pass not
 // terminated" (OpenJPEG's rate = bytes + 3), bit 31 terminated.
 @group(0) @binding(4) var<storage, read_write> results: array<u32>;

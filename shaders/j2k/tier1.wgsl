@@ -16,7 +16,7 @@
 //   in rounds of PAIR_CAP) to workgroup memory and invocation 0 codes them (OpenJPEG's
 //   encoder: C.2 with its flush and pass-length rules).
 // Context modelling: j2k/t1_model.wgsl; MQ coder: j2k/mq.wgsl; raw segments:
-// j2k/t1_raw.wgsl. Host: src/j2k/tier1_gpu.rs; CPU twin: src/j2k/tier1
+// j2k/t1_raw.wgsl. Host: src/j2k/tier1/gpu.rs; CPU twin: src/j2k/tier1
 // (encode_code_block).
 //!import common/wg_scan
 //!import j2k/t1_model

@@ -8,13 +8,13 @@
 //   parallel (common/bitstuff_wg), terminated and appended (j2k/t1_raw);
 // - `mq`, one invocation per code-block: the plane's MQ passes (j2k/mq).
 // Same bytes as the one-kernel strategy (shaders/j2k/tier1.wgsl). Host:
-// src/j2k/tier1_gpu.rs; CPU twin: src/j2k/tier1 (encode_code_block).
+// src/j2k/tier1/gpu.rs; CPU twin: src/j2k/tier1 (encode_code_block).
 //!import common/wg_scan
 //!import j2k/t1_model
 //!import j2k/mq
 //!import j2k/t1_raw
 
-// Per-block state (keep in sync with src/j2k/tier1_gpu.rs `SPLIT_STATE_WORDS`).
+// Per-block state (keep in sync with src/j2k/tier1/gpu.rs `SPLIT_STATE_WORDS`).
 const STATE_WORDS: u32 = 176u;
 const ST_NUMBPS: u32 = 128u; // words 0-127: the significance map
 const ST_OUT_LEN: u32 = 129u;
@@ -30,7 +30,7 @@ const ST_CTX: u32 = 138u; // 19 words
 const ST_PAIRS: u32 = 157u; // pairs of the plane's SPP, MRP, CUP
 const ST_RAW_BITS: u32 = 160u;
 const ST_RAW_SPP: u32 = 161u;
-// Per-block scratch (keep in sync with src/j2k/tier1_gpu.rs `SPLIT_SCRATCH_WORDS`): a
+// Per-block scratch (keep in sync with src/j2k/tier1/gpu.rs `SPLIT_SCRATCH_WORDS`): a
 // plane's pairs (at most 2.5 per sample: 10240 bytes, plus word alignment per pass),
 // then its raw bits (at most 2 per sample).
 const SCRATCH_PAIR_WORDS: u32 = 2816u;
