@@ -652,3 +652,48 @@ pic_and_cpu() {
   "$2" j2k --backend cpu "$1/pic.ppm" -o "$1/cpu.j2k" --force 2>/dev/null
   "$2" j2k --backend cpu "$1/pic.ppm" -o "$1/cpu-ht.j2k" --force --ht 2>/dev/null
 }
+
+# first_runs DIR NEW BASE FLAG NAME PATTERN: six first runs each (no parvlc pipeline cache
+# in DIR/cache, no driver shader cache) of .device/NEW and .device/BASE on DIR/pic.ppm
+# (pic_and_cpu) with FLAG (--ht, or "" for Part 1), alternating, the order swapped every
+# round; a line each: wall, the encode's time, and how long the pipeline whose debug
+# line matches PATTERN took to compile (printed as NAME). Each codestream is compared
+# with the CPU's.
+first_runs() {
+  local D=$1 new=$2 base=$3 flag=$4 name=$5 pattern=$6 round order v enc ms
+  local cpu=$D/cpu.j2k
+  [ -n "$flag" ] && cpu=$D/cpu-ht.j2k
+  export PARVLC_CACHE_DIR=$D/cache
+  for round in 1 2 3 4 5 6; do
+    order="$new $base"
+    [ $((round % 2)) = 0 ] && order="$base $new"
+    for v in $order; do
+      rm -rf "$PARVLC_CACHE_DIR" "$HOME/.cache/nvidia" "$HOME/.nv"
+      # shellcheck disable=SC2086
+      RUST_LOG=parvlc=debug /usr/bin/time -f "%e" .device/$v j2k "$D/pic.ppm" -o "$D/x.j2k" --force $flag 2> "$D/log"
+      cmp -s "$D/x.j2k" "$cpu" || echo "cold $v: NOT the CPU's codestream"
+      enc=$(grep -o "encoded in [0-9.]* ms" "$D/log" | grep -o "[0-9.]*")
+      ms=$(grep -E "$pattern" "$D/log" | grep -o "built in [0-9.]* ms" | grep -o "[0-9.]*")
+      echo "round $round	$v	wall $(tail -1 "$D/log") s	encode $enc ms	$name compiled in $ms ms"
+    done
+  done
+}
+
+# warm_j2k_ab DIR NEW BASE FLAG ROWS: two rounds of .device/NEW then .device/BASE warm:
+# `bench j2k --sizes 4K --warm-up 1` (its rows matching ROWS), then three CLI runs on
+# DIR/pic.ppm with FLAG, the last codestream compared with the CPU's.
+warm_j2k_ab() {
+  local D=$1 new=$2 base=$3 flag=$4 rows=$5 round v r
+  local cpu=$D/cpu.j2k
+  [ -n "$flag" ] && cpu=$D/cpu-ht.j2k
+  for round in 1 2; do
+    for v in $new $base; do
+      echo "== bench j2k, $v, round $round"
+      .device/$v bench j2k --sizes 4K --no-openjpeg --no-one-core --runs 5 --warm-up 1 2>&1 | grep -E "$rows|error|panic"
+      for r in 1 2 3; do
+        wall "warm ${flag:-Part 1} $v, round $round.$r" ".device/$v j2k $D/pic.ppm -o $D/x.j2k --force $flag"
+      done
+      cmp -s "$D/x.j2k" "$cpu" || echo "warm $v: NOT the CPU's codestream"
+    done
+  done
+}

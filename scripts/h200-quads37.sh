@@ -14,28 +14,7 @@ h200_start "$NAME"
 unpack_device
 D=/tmp/parvlc-$NAME
 pic_and_cpu "$D" .device/parvlc-head
-export PARVLC_CACHE_DIR=$D/cache
-for round in 1 2 3 4 5 6; do
-  order="parvlc-quads parvlc-head"
-  [ $((round % 2)) = 0 ] && order="parvlc-head parvlc-quads"
-  for v in $order; do
-    rm -rf "$PARVLC_CACHE_DIR" "$HOME/.cache/nvidia" "$HOME/.nv"
-    RUST_LOG=parvlc=debug /usr/bin/time -f "%e" .device/$v j2k "$D/pic.ppm" -o "$D/x.j2k" --force --ht 2> "$D/log"
-    cmp -s "$D/x.j2k" "$D/cpu-ht.j2k" || echo "cold $v: NOT the CPU's codestream"
-    enc=$(grep -o "encoded in [0-9.]* ms" "$D/log" | grep -o "[0-9.]*")
-    ht=$(grep "ht_cleanup.main.*built in" "$D/log" | grep -o "built in [0-9.]* ms" | grep -o "[0-9.]*")
-    echo "round $round	$v	wall $(tail -1 "$D/log") s	encode $enc ms	ht_cleanup compiled in $ht ms"
-  done
-done
-for round in 1 2; do
-  for v in parvlc-quads parvlc-head; do
-    echo "== bench j2k, $v, round $round"
-    .device/$v bench j2k --sizes 4K --no-openjpeg --no-one-core --runs 5 --warm-up 1 2>&1 | grep -E "ht_cleanup|error|panic"
-    for r in 1 2 3; do
-      wall "warm --ht $v, round $round.$r" ".device/$v j2k $D/pic.ppm -o $D/x.j2k --force --ht"
-    done
-    cmp -s "$D/x.j2k" "$D/cpu-ht.j2k" || echo "warm $v: NOT the CPU's codestream"
-  done
-done
+first_runs "$D" parvlc-quads parvlc-head --ht ht_cleanup "ht_cleanup.main.*built in"
+warm_j2k_ab "$D" parvlc-quads parvlc-head --ht "ht_cleanup"
 rm -rf "$D"
 date -u
