@@ -426,6 +426,16 @@ impl DwtGpu {
             .to_vec()
     }
 
+    /// The pipelines of a whole GPU path from this front end on, for
+    /// [`Gpu::build_ahead`]: the front end's, `tier1`'s (the block coder's), and the
+    /// gather that reads the coded bytes back.
+    pub(crate) fn whole_path_pipelines(tier1: Vec<PipelineKey>) -> Vec<PipelineKey> {
+        let mut wanted = Self::pipelines();
+        wanted.extend(tier1);
+        wanted.push(crate::gpu::gather::pipeline());
+        wanted
+    }
+
     fn constants() -> [(&'static str, f64); 1] {
         [("WG_SIZE", WG_SIZE as f64)]
     }

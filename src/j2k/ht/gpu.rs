@@ -224,10 +224,7 @@ impl HtGpu {
 
     /// The pipelines of [`HtGpu::build_resident_ahead`].
     pub(crate) fn resident_pipelines(&self) -> Vec<PipelineKey> {
-        let mut wanted = DwtGpu::pipelines();
-        wanted.push((&HT_CLEANUP, "main", constants().to_vec()));
-        wanted.push(crate::gpu::gather::pipeline());
-        wanted
+        DwtGpu::whole_path_pipelines(vec![(&HT_CLEANUP, "main", constants().to_vec())])
     }
 
     /// At most `n` workgroups a dispatch, so that each codes several blocks: for tests
@@ -721,12 +718,10 @@ impl HtGpu {
         headers: impl FnOnce(&[CodeBlockCoded], &[usize]) -> Result<P>,
         write: impl FnOnce(P, BlockBytes<'_>) -> Result<R>,
     ) -> Result<R> {
-        let ahead = self.build_resident_ahead();
+        let _ahead = self.build_resident_ahead();
         // Errors before the blocks are handed on fall back to the host's path; after, they
         // are the caller's.
-        let resident = self.submit_resident(samples, plan);
-        drop(ahead);
-        match resident {
+        match self.submit_resident(samples, plan) {
             Ok(Some(r)) => match self.results(&r.batch, Some(r.results)).await {
                 Ok(results) => {
                     self.log_passes(r.profiler).await;

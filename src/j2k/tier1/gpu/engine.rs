@@ -45,10 +45,7 @@ impl Tier1GpuEngine {
         &self,
         plan: &crate::j2k::dwt_gpu::DwtPlan,
     ) -> Vec<PipelineKey> {
-        let mut wanted = crate::j2k::dwt_gpu::DwtGpu::pipelines();
-        wanted.extend(self.tier1.pipelines_for(&plan.jobs));
-        wanted.push(crate::gpu::gather::pipeline());
-        wanted
+        crate::j2k::dwt_gpu::DwtGpu::whole_path_pipelines(self.tier1.pipelines_for(&plan.jobs))
     }
 
     /// The whole GPU path for one image: the front end ([`crate::j2k::dwt_gpu::DwtGpu`]) and
