@@ -13,6 +13,7 @@ import json
 import sys
 
 SCOPE_NVCOMP = "compress (nvCOMP scope)"
+SCOPE_NVCOMP_DECODE = "decompress (nvCOMP scope)"
 SCOPES = ["encode", "kernel", "compress", SCOPE_NVCOMP, "end-to-end", "end-to-end (stream)",
           "end-to-end (stream, output reused)"]
 
@@ -114,7 +115,9 @@ def side_by_side(rows, nv, strategy):
         w = find(inp, wgpu, SCOPE_NVCOMP)
         c = find(inp, cuda, SCOPE_NVCOMP)
         ref = w or c or next(r for r in rows if r["input"] == inp)
-        theirs = {n["codec"]: n for n in nv if same_input(ref, n)}
+        # nvCOMP's compress rows alone (with --decode it has decompress rows too).
+        theirs = {n["codec"]: n for n in nv
+                  if same_input(ref, n) and n.get("scope", SCOPE_NVCOMP) == SCOPE_NVCOMP}
         w_g = gbps(w, "seconds_wall") if w else None
         c_g = gbps(c, "seconds_wall") if c else None
         cells = [inp, f"{ref['entropy_bits']:g}", fmt(w_g), fmt(c_g)]
@@ -147,8 +150,43 @@ def side_by_side(rows, nv, strategy):
             cells.append(fmt(gbps(r, "seconds_gpu")) if r else "-")
         if ans:
             ref = next(r for r in rows if r["input"] == inp)
-            a = next((n for n in nv if n["codec"] == ans and same_input(ref, n)), None)
+            a = next((n for n in nv if n["codec"] == ans and same_input(ref, n)
+                      and n.get("scope", SCOPE_NVCOMP) == SCOPE_NVCOMP), None)
             cells.append(fmt(gbps(a, "seconds_events")) if a else "-")
+        print("| " + " | ".join(cells) + " |")
+    decoding(rows, nv, inputs)
+
+
+def decoding(rows, nv, inputs):
+    """Decoders on the same bytes: ours by kernel time (payload and tables resident, the
+    output left on the GPU) and by wall (the same, read back to the host), nvCOMP's
+    decompress by wall (compressed data resident, output complete on the GPU)."""
+    dec = [n for n in nv if n.get("scope") == SCOPE_NVCOMP_DECODE]
+    ours = ["vld", "vld-global", "vld-cuda"]
+    if not dec and not any(r["variant"] in ours for r in rows):
+        return
+    codecs = list(dict.fromkeys(n["codec"] for n in dec))
+
+    def find(inp, variant):
+        return next((r for r in rows if r["input"] == inp and r["variant"] == variant
+                     and r["scope"] == "decode"), None)
+
+    print("\nDecoding, GB/s of output: ours kernel only (GPU timestamps; CUDA events for "
+          "vld-cuda), in brackets wall with the output read back to the host; nvCOMP's "
+          "decompress wall clock, its output left on the GPU:\n")
+    head = ["input"] + ours + [f"{c} decompress" for c in codecs]
+    print("| " + " | ".join(head) + " |")
+    print("|" + "---|" * len(head))
+    for inp in inputs:
+        ref = next(r for r in rows if r["input"] == inp)
+        cells = [inp]
+        for v in ours:
+            r = find(inp, v)
+            cells.append(f"{fmt(gbps(r, 'seconds_gpu'))} ({fmt(gbps(r, 'seconds_wall'))})"
+                         if r else "-")
+        for c in codecs:
+            n = next((n for n in dec if n["codec"] == c and same_input(ref, n)), None)
+            cells.append(fmt(gbps(n, "seconds_wall")) if n else "-")
         print("| " + " | ".join(cells) + " |")
 
 
