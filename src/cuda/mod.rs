@@ -64,6 +64,32 @@ pub(crate) fn driver_error(what: &str) -> impl Fn(DriverError) -> Error + '_ {
     move |e| Error::Cuda(format!("{what}: {e:?}"))
 }
 
+/// Buffers come from the device's default pool (stream-ordered allocation), which by
+/// default hands freed memory back to the driver at every synchronisation. A compress
+/// synchronises on its histograms' readback, so each one's output, hundreds of MB, was
+/// mapped afresh: 1.7 ms more than the encode alone at 1 GiB and 4.5 bits on the H200
+/// (docs/results.md, thirty-ninth pass). Kept, the pool holds at most this process's
+/// peak.
+fn keep_freed_memory(ctx: &CudaContext) -> Result<()> {
+    use cudarc::driver::result::{device, mem_pool};
+    use cudarc::driver::sys::CUmemPool_attribute;
+    if !ctx.has_async_alloc() {
+        return Ok(());
+    }
+    let mut threshold = u64::MAX;
+    // SAFETY: the device is this context's; the release threshold is a u64 attribute.
+    unsafe {
+        let pool = device::get_default_mem_pool(ctx.cu_device())
+            .map_err(driver_error("the default memory pool"))?;
+        mem_pool::set_attribute(
+            pool,
+            CUmemPool_attribute::CU_MEMPOOL_ATTR_RELEASE_THRESHOLD,
+            (&mut threshold as *mut u64).cast(),
+        )
+        .map_err(driver_error("the memory pool's release threshold"))
+    }
+}
+
 impl CudaGpu {
     /// Open the first CUDA device.
     pub fn new() -> Result<CudaGpu> {
@@ -98,6 +124,7 @@ impl CudaGpu {
         // One stream, used in order: no cross-stream event tracking needed.
         // SAFETY: every buffer of this context is used on this context's one stream.
         unsafe { ctx.disable_event_tracking() };
+        keep_freed_memory(&ctx)?;
         let stream = ctx.default_stream();
         let name = ctx.name().map_err(driver_error("device name"))?;
         let compute_capability = ctx
