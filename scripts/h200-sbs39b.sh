@@ -1,10 +1,9 @@
 #!/usr/bin/env bash
-# Issue 18 at the pass's build with the CUDA pool kept (h200-sbs39.sh, ENTROPIES settable; 4.5,7 ran)
-# interleaved counts): parvlc against nvCOMP on the same bytes in the same run
-# (scripts/h200-nvcomp.sh at 1 GiB and 2, 4.5, 7 bits: our encode, compress and compress
-# in nvCOMP's scope on wgpu and CUDA, the decoders, beside nvCOMP's ANS, GDeflate and
-# Deflate compress and decompress; every output checked before it is timed).
-# There, from the project root, .device carried: bash scripts/h200-sbs39b.sh
+# Issue 18 at the pass's build with the CUDA path's memory pool kept (.device/parvlc):
+# h200-sbs39.sh again, its entropies settable (ENTROPIES; 4.5,7 ran, as the device time
+# left allowed): parvlc against nvCOMP on the same bytes in the same run, every output
+# checked before it is timed.
+# There, from the project root, .device carried: ENTROPIES=4.5,7 bash scripts/h200-sbs39b.sh
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 # shellcheck source=scripts/h200-lib.sh
