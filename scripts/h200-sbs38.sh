@@ -42,10 +42,15 @@ c = zlib.compressobj(6, zlib.DEFLATED, 31, 9, zlib.Z_HUFFMAN_ONLY)
 n = len(c.compress(data)) + len(c.flush())
 print(f"zlib Z_HUFFMAN_ONLY: {n} bytes, ratio {len(data) / n:.4f}")
 PY
+# (The run of 2026-12-01 had this one-liner inside single quotes with escaped double
+# quotes, a syntax error to Python: no nvCOMP ratio came out. A heredoc now.)
 timeout 120 python3 scripts/nvcomp_bench.py --runs 1 "$D/sys1g" 2>/dev/null |
-  python3 -c 'import sys, json
+  python3 /dev/fd/3 3<<'PY'
+import sys, json
 for l in sys.stdin:
-    r = json.loads(l); print(f"nvCOMP {r.get(\"codec\", r.get(\"variant\"))}: {r[\"compressed\"]} bytes, ratio {r[\"ratio\"]:.4f}")'
+    r = json.loads(l)
+    print(f"nvCOMP {r.get('codec', r.get('variant'))}: {r['compressed']} bytes, ratio {r['ratio']:.4f}")
+PY
 
 echo "== 3. the CLI and the library"
 .device/parvlc compress -f gzip - -o - < "$D/sys.tar" 2>/dev/null > "$D/c.gz"

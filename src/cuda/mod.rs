@@ -67,9 +67,9 @@ pub(crate) fn driver_error(what: &str) -> impl Fn(DriverError) -> Error + '_ {
 /// Buffers come from the device's default pool (stream-ordered allocation), which by
 /// default hands freed memory back to the driver at every synchronisation. A compress
 /// synchronises on its histograms' readback, so each one's output, hundreds of MB, was
-/// mapped afresh: 1.7 ms more than the encode alone at 1 GiB and 4.5 bits on the H200
-/// (docs/results.md, thirty-ninth pass). Kept, the pool holds at most this process's
-/// peak.
+/// mapped afresh: the compress's wall 1.8 ms above its kernels' time at 1 GiB and 4.5
+/// bits on the H200, 0.2 ms since (docs/results.md, thirty-ninth pass). Kept, the pool
+/// holds at most this process's peak.
 fn keep_freed_memory(ctx: &CudaContext) -> Result<()> {
     use cudarc::driver::result::{device, mem_pool};
     use cudarc::driver::sys::CUmemPool_attribute;
