@@ -1213,3 +1213,33 @@ fn staged_blocks_in_both_flavours_every_strategy_and_fallback() {
         }
     }
 }
+
+/// A plan from histograms of another input (one chunk short, one too many) is an error
+/// that says so, not a plan.
+#[test]
+fn a_plan_from_the_wrong_number_of_histograms_is_an_error() {
+    use parvlc::huffman::cuvle::VleEncoder;
+    let _g = serial();
+    if !common::enabled(Backend::Wgpu) {
+        return;
+    }
+    let gpu = common::gpu();
+    let encoder = VleEncoder::new(gpu, CuvleConfig::default()).unwrap();
+    let data: Vec<u8> = (0..5000u32).map(|i| (i * 7 % 13) as u8).collect();
+    let input = encoder.upload(&data).unwrap();
+    let chunks = pollster::block_on(encoder.histograms(&input, None)).unwrap();
+    let table = table_for(&data, 12);
+    assert!(encoder
+        .plan(&input, &chunks, &table, BitOrder::MsbFirst, 0)
+        .is_ok());
+    let mut longer = chunks.clone();
+    longer.push([0; 256]);
+    for wrong in [&chunks[..chunks.len() - 1], &longer[..]] {
+        match encoder.plan(&input, wrong, &table, BitOrder::MsbFirst, 0) {
+            Err(Error::InvalidArgument(m)) => {
+                assert!(m.contains("one histogram per input chunk"), "{m}")
+            }
+            other => panic!("{} histograms: {:?}", wrong.len(), other.err()),
+        }
+    }
+}

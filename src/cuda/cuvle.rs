@@ -323,11 +323,6 @@ impl<'c> CudaVleEncoder<'c> {
         order: BitOrder,
         start_bit: u32,
     ) -> Result<Plan> {
-        if chunk_histograms.len() != input.n_chunks() {
-            return Err(Error::InvalidArgument(
-                "one histogram per input chunk expected".into(),
-            ));
-        }
         let windows = if input.n_bytes == 0 {
             Vec::new()
         } else {

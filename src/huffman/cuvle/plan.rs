@@ -263,7 +263,8 @@ pub(crate) struct ScanLog {
 }
 
 impl VleEncoder<'_> {
-    /// Plan the segments of an encode from per-chunk histograms.
+    /// Plan the segments of an encode from per-chunk histograms (one per chunk of the
+    /// input, or an error).
     pub fn plan(
         &self,
         input: &GpuInput,
@@ -272,11 +273,6 @@ impl VleEncoder<'_> {
         order: BitOrder,
         start_bit: u32,
     ) -> Result<Plan> {
-        if chunk_histograms.len() != input.n_chunks() {
-            return Err(Error::InvalidArgument(
-                "one histogram per input chunk expected".into(),
-            ));
-        }
         plan_segments(
             &input.window_spans(),
             input.chunk_bytes,
