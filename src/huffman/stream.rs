@@ -214,7 +214,7 @@ async fn gzip_async(gpu: DecodeGpu<'_>, data: &[u8]) -> Result<Vec<u8>> {
         batch_bytes: GZIP_GPU_BATCH_BYTES,
     };
     let read = read_members(&head[..got], &mut input, &mut jobs, None);
-    let flushed = jobs.flush();
+    let flushed = jobs.send_all();
     drop(jobs);
     let done = read?;
     flushed?;

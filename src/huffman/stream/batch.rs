@@ -223,7 +223,9 @@ impl Jobs<'_> {
         }))
     }
 
-    pub(super) fn flush(&mut self) -> Result<()> {
+    /// Send what is batched, frames then bytes: the end of the input. Named apart from
+    /// `Write::flush`, which leaves the batch to fill.
+    pub(super) fn send_all(&mut self) -> Result<()> {
         self.send_frames()?;
         self.send_bytes()
     }

@@ -42,7 +42,7 @@ pub(super) fn gzip_members<R: BufRead>(
         batch_bytes,
     };
     let read = read_members(head, input, &mut jobs, None);
-    let flushed = jobs.flush();
+    let flushed = jobs.send_all();
     drop(jobs);
     let done = read?;
     flushed?;
@@ -137,7 +137,7 @@ pub(super) fn gzip_members<R: BufRead>(
                 batch_bytes,
             };
             let read = read_members(head, input, &mut jobs, file.as_ref());
-            let flushed = jobs.flush();
+            let flushed = jobs.send_all();
             read.and_then(|done| flushed.map(|()| done))
         },
     );
