@@ -16,8 +16,9 @@ struct HistogramParams {
 
 // Four copies of the counts, interleaved (byte b of copy c at b * COPIES + c), so that
 // neighbouring invocations counting the same byte hit four banks; with copy c at
-// c * 256 + b, 256 words apart, they all hit one. The histogram of a GiB at 2 bits took 0.61 ms instead of 0.98 on the
-// H200; 8 copies measured no faster (docs/results.md, thirty-ninth pass).
+// c * 256 + b, 256 words apart, they all hit one. The histogram of a GiB at 2 bits took
+// 0.61 ms instead of 0.98 on the H200; 8 copies measured no faster (docs/results.md,
+// thirty-ninth pass).
 const COPIES: u32 = 4u;
 var<workgroup> counts: array<atomic<u32>, 1024>; // 256 * COPIES
 
