@@ -6,7 +6,8 @@ use std::io::{BufRead, Read};
 
 use rayon::prelude::*;
 
-use super::{truncated, Frame, Payload, NATIVE_FIXED};
+use super::records::{truncated, Frame, Payload};
+use crate::huffman::framing::NATIVE_FIXED;
 use crate::{Error, Result};
 
 impl Frame {
