@@ -22,13 +22,16 @@
 //! - [`Tier1GpuEngine`], the encoder's GPU tier-1: owns the GPU and a driver, and codes a
 //!   whole image, the front end included.
 
-use super::{BandOrientation, CodeBlockCoded, CodeBlockInput, PassInfo, Tier1Options};
+use super::{BandOrientation, CodeBlockCoded, CodeBlockInput, Tier1Options};
 use crate::gpu::registry::j2k::{TIER1, TIER1_SPLIT};
 use crate::gpu::{Gpu, GpuStage, PipelineKey, PooledBuffer, Profiler};
 use crate::j2k::CodeBlockJob;
 use crate::{Error, Result};
 
 mod engine;
+mod readback;
+mod resident;
+
 pub use engine::{inputs_of, Tier1GpuEngine};
 
 #[repr(C)]
@@ -469,123 +472,6 @@ impl Tier1Kernels {
         })
     }
 
-    /// Plan tier-1 for code-blocks whose coefficients already lie in `coeffs` in the
-    /// layout of [`crate::j2k::CodeBlockBatch::coeffs`] (as [`crate::j2k::dwt_gpu::GpuCoeffs`] leaves
-    /// them): only the block descriptors are uploaded. Without the values on the host,
-    /// each block's room is planned for `room_planes` bit-planes (a block that outgrows it
-    /// is coded again, see [`Tier1Kernels::finish_resident`]) and the three-kernel strategy
-    /// runs `max_planes` rounds (a block skips the planes it lacks). Gives `coeffs` back
-    /// when the blocks do not fit one dispatch (a buffer over one storage binding).
-    pub fn upload_resident(
-        &self,
-        gpu: &Gpu,
-        coeffs: PooledBuffer,
-        jobs: &[CodeBlockJob],
-        (room_planes, max_planes): (u32, u32),
-        opts: &Tier1Options,
-    ) -> Result<std::result::Result<Tier1Batch, PooledBuffer>> {
-        let bypass_from = bypass_word(opts)?;
-        let words = coeffs.size() / 4;
-        let mut descs = Vec::with_capacity(jobs.len());
-        let mut out_word = 0u64;
-        for (i, j) in jobs.iter().enumerate() {
-            let (w, h) = (j.width, j.height);
-            check_shape(i, w, h)?;
-            if (j.offset + w * h) as u64 > words || j.offset > u32::MAX as usize {
-                return Err(Error::InvalidArgument(format!(
-                    "tier-1: code-block {i} at {} of {w}x{h} lies outside the {words} \
-                     resident coefficients",
-                    j.offset
-                )));
-            }
-            let cap_words = self
-                .config
-                .block_capacity
-                .unwrap_or_else(|| capacity_for(w * h, room_planes))
-                .div_ceil(4);
-            descs.push(BlockDesc {
-                coeff_offset: j.offset as u32,
-                width: w as u32,
-                height: h as u32,
-                orient: orient_index(j.band),
-                out_word: out_word as u32,
-                cap_words,
-                result: (i * RESULT_STRIDE) as u32,
-                pad: 0,
-            });
-            out_word += cap_words as u64;
-        }
-        let max_binding = gpu.max_binding().min(u32::MAX as u64 / 2);
-        let n = jobs.len() as u64;
-        if jobs.is_empty()
-            || coeffs.size() > max_binding
-            || out_word * 4 > max_binding
-            || n * (RESULT_STRIDE as u64) * 4 > max_binding
-            || (self.config.splits(jobs.len()) && n * SPLIT_SCRATCH_WORDS * 4 > max_binding)
-        {
-            return Ok(Err(coeffs));
-        }
-        let cpi = self.resident_cpi(jobs);
-        let at = (0..jobs.len()).map(|j| (0, j)).collect();
-        let dispatch = self.make_dispatch(
-            gpu,
-            descs,
-            coeffs,
-            out_word,
-            bypass_from,
-            (cpi, max_planes.min(32)),
-        );
-        Ok(Ok(Tier1Batch {
-            dispatches: vec![dispatch],
-            at,
-            bypass_from,
-        }))
-    }
-
-    /// Read a resident batch ([`Tier1Kernels::upload_resident`], encoded and submitted) and
-    /// code the blocks that outgrew their room again from their coefficients, read back
-    /// for them alone.
-    pub async fn finish_resident(
-        &self,
-        gpu: &Gpu,
-        batch: &Tier1Batch,
-        jobs: &[CodeBlockJob],
-        opts: &Tier1Options,
-    ) -> Result<Vec<CodeBlockCoded>> {
-        let first = self.finish(gpu, batch).await?;
-        if first.iter().all(|r| r.is_ok()) {
-            return Ok(first.into_iter().flatten().collect());
-        }
-        let Some(d) = batch.dispatches.first() else {
-            return Err(corrupt("a resident batch without its dispatch".into()));
-        };
-        let mut coeffs = Vec::with_capacity(jobs.len());
-        for (r, j) in first.iter().zip(jobs) {
-            coeffs.push(match r {
-                Ok(_) => Vec::new(),
-                Err(_) => bytemuck::pod_collect_to_vec::<u8, i32>(
-                    &gpu.read_buffer(
-                        &d.coeffs,
-                        j.offset as u64 * 4,
-                        (j.width * j.height) as u64 * 4,
-                    )
-                    .await?,
-                ),
-            });
-        }
-        let blocks: Vec<CodeBlockInput<'_>> = jobs
-            .iter()
-            .zip(&coeffs)
-            .map(|(j, c)| CodeBlockInput {
-                coeffs: c,
-                width: j.width,
-                height: j.height,
-                band: j.band,
-            })
-            .collect();
-        self.retry_outgrown(gpu, first, &blocks, opts).await
-    }
-
     fn make_dispatch(
         &self,
         gpu: &Gpu,
@@ -768,72 +654,6 @@ impl Tier1Kernels {
         Ok(())
     }
 
-    /// Read the coded blocks of an encoded, submitted batch. Blocks that outgrew their
-    /// region come back as `Err(needed bytes)`.
-    pub async fn finish(
-        &self,
-        gpu: &Gpu,
-        batch: &Tier1Batch,
-    ) -> Result<Vec<std::result::Result<CodeBlockCoded, u32>>> {
-        let started = crate::gpu::clock();
-        // The results first (a few words per block), then only each block's coded bytes:
-        // the output's room is several times what the blocks code to (a 4K picture: 53
-        // MB of room for a 7.7 MB codestream).
-        let result_ranges: Vec<_> = batch
-            .dispatches
-            .iter()
-            .map(|d| (&*d.results, 0, (d.blocks.len() * RESULT_STRIDE * 4) as u64))
-            .collect();
-        let results: Vec<Vec<u32>> = gpu
-            .read_buffers(&result_ranges)
-            .await?
-            .iter()
-            .map(|r| bytemuck::pod_collect_to_vec::<u8, u32>(r))
-            .collect();
-        let record = |di: usize, j: usize| -> Result<&[u32]> {
-            results
-                .get(di)
-                .and_then(|r| r.get(j * RESULT_STRIDE..(j + 1) * RESULT_STRIDE))
-                .ok_or_else(|| corrupt("a code-block's result lies outside the results".into()))
-        };
-        // Blocks that fit their room, in the batch's order, and where their bytes are.
-        let mut ranges = Vec::new();
-        let mut part_of = Vec::with_capacity(batch.at.len());
-        for &(di, j) in &batch.at {
-            let d = &batch.dispatches[di];
-            let desc = &d.blocks[j];
-            let len = record(di, j)?[0] as u64;
-            if len > 0 && len <= desc.cap_words as u64 * 4 {
-                part_of.push(Some(ranges.len()));
-                ranges.push((
-                    &*d.output,
-                    desc.out_word as u64 * 4,
-                    len.next_multiple_of(4),
-                ));
-            } else {
-                part_of.push(None);
-            }
-        }
-        let parts = gpu.read_gathered(&ranges).await?;
-        if let Some(t) = started {
-            log::debug!(
-                "tier-1: {} dispatch(es) done and {} bytes read back in {:.1} ms",
-                batch.dispatches.len(),
-                ranges.iter().map(|r| r.2).sum::<u64>(),
-                t.elapsed().as_secs_f64() * 1e3
-            );
-        }
-        batch
-            .at
-            .iter()
-            .zip(&part_of)
-            .map(|(&(di, j), part)| {
-                let bytes = part.and_then(|p| parts.get(p)).map_or(&[][..], |b| &b[..]);
-                decode_result(&batch.dispatches[di].blocks[j], record(di, j)?, bytes)
-            })
-            .collect()
-    }
-
     /// Encode code-blocks: upload, one submission, readback; blocks that outgrew their
     /// planned room are encoded again with the room they need.
     pub async fn encode_code_blocks(
@@ -855,49 +675,6 @@ impl Tier1Kernels {
             kernels: self,
             opts,
         }
-    }
-
-    /// The first results of `blocks`, those that outgrew their room coded again with
-    /// exactly the room they need.
-    async fn retry_outgrown(
-        &self,
-        gpu: &Gpu,
-        first: Vec<std::result::Result<CodeBlockCoded, u32>>,
-        blocks: &[CodeBlockInput<'_>],
-        opts: &Tier1Options,
-    ) -> Result<Vec<CodeBlockCoded>> {
-        let retry: Vec<(usize, u32)> = first
-            .iter()
-            .enumerate()
-            .filter_map(|(i, r)| r.as_ref().err().map(|&need| (i, need)))
-            .collect();
-        let mut out: Vec<Option<CodeBlockCoded>> = first.into_iter().map(|r| r.ok()).collect();
-        if !retry.is_empty() {
-            log::debug!(
-                "tier-1: {} code-blocks re-encoded with more room",
-                retry.len()
-            );
-            let jobs: Vec<CodeBlockInput<'_>> = retry.iter().map(|&(i, _)| blocks[i]).collect();
-            let caps: Vec<u32> = retry.iter().map(|&(_, need)| need.max(4)).collect();
-            let again = self.upload_with(gpu, &jobs, &caps, opts)?;
-            for (&(i, _), r) in retry.iter().zip(self.run(gpu, &again).await?) {
-                out[i] = Some(r.map_err(|need| Error::Gpu {
-                    stage: TIER1.name,
-                    message: format!(
-                        "code-block {i} needed {need} bytes after a re-encode with that room"
-                    ),
-                })?);
-            }
-        }
-        out.into_iter()
-            .enumerate()
-            .map(|(i, b)| {
-                b.ok_or_else(|| Error::Gpu {
-                    stage: TIER1.name,
-                    message: format!("code-block {i} has no result"),
-                })
-            })
-            .collect()
     }
 
     async fn run(
@@ -988,57 +765,4 @@ impl Tier1Batch {
     pub fn bypass_from(&self) -> Option<u32> {
         (self.bypass_from != 0).then_some(self.bypass_from)
     }
-}
-
-fn corrupt(message: String) -> Error {
-    Error::Gpu {
-        stage: TIER1.name,
-        message,
-    }
-}
-
-/// One block's record and bytes into the CPU twin's form, with the same final pass-end
-/// rules (OpenJPEG's: estimates never exceed a later pass's end, no pass ends on 0xFF).
-/// A block's result record and its bytes as read back (its coded length, rounded up
-/// to whole words; nothing for a block that outgrew its room).
-fn decode_result(
-    desc: &BlockDesc,
-    record: &[u32],
-    bytes: &[u8],
-) -> Result<std::result::Result<CodeBlockCoded, u32>> {
-    let len = record[0];
-    let num_bitplanes = record[1];
-    let n_passes = record[2] as usize;
-    let expected = if num_bitplanes == 0 {
-        0
-    } else {
-        3 * num_bitplanes as usize - 2
-    };
-    if num_bitplanes > 32 || n_passes != expected {
-        return Err(corrupt(format!(
-            "a {}x{} code-block reported {n_passes} passes for {num_bitplanes} bit-planes",
-            desc.width, desc.height
-        )));
-    }
-    if len > desc.cap_words * 4 {
-        return Ok(Err(len));
-    }
-    let data = bytes
-        .get(..len as usize)
-        .ok_or_else(|| corrupt("a code-block's bytes lie outside the output".into()))?
-        .to_vec();
-    let mut passes: Vec<PassInfo> = record[RESULT_HEAD..RESULT_HEAD + n_passes]
-        .iter()
-        .map(|&w| PassInfo {
-            end: (w & PASS_RATE) + if w & PASS_MQ_OPEN != 0 { 2 } else { 0 },
-            terminated: w & PASS_TERM != 0,
-        })
-        .collect();
-    // data holds exactly `len` bytes.
-    super::cpu::settle_pass_ends(&mut passes, &data);
-    Ok(Ok(CodeBlockCoded {
-        data,
-        num_bitplanes,
-        passes,
-    }))
 }
