@@ -9,9 +9,9 @@ use crate::huffman::native::{read_full, HeaderReader, MAGIC};
 use crate::{Error, Result};
 
 /// Largest frame a decoder accepts (the encoder writes at most 256 MiB).
-pub(super) const MAX_FRAME_LEN: u64 = 1 << 28;
+const MAX_FRAME_LEN: u64 = 1 << 28;
 /// Payload bytes reserved before they are read, at most.
-pub(super) const PAYLOAD_RESERVE_MAX: usize = 16 << 20;
+const PAYLOAD_RESERVE_MAX: usize = 16 << 20;
 
 /// A data frame, read and checked on its own, not yet decoded.
 pub(crate) struct Frame {
@@ -138,9 +138,9 @@ pub(super) fn truncated(index: u64, file_at: u64, got: u64, want: u64) -> Error 
 
 /// What ended a stream.
 pub(super) struct End {
-    pub(super) total_len: u64,
+    total_len: u64,
     pub(super) crc32: u32,
-    pub(super) frames: u64,
+    frames: u64,
 }
 
 pub(super) enum Record {
@@ -301,7 +301,7 @@ pub(super) struct Walk<'r, R> {
     pub(super) file_at: u64,
     pub(super) out_at: u64,
     /// How payloads are moved past, where they are not read into their frames.
-    pub(super) skip: Option<Skip<R>>,
+    skip: Option<Skip<R>>,
 }
 
 impl<'r, R: Read> Walk<'r, R> {
