@@ -20,7 +20,13 @@
 // Compile-time constants (-D): WG_SIZE (threads per block, a power of two, 32..1024), NET
 // (input words per thread: 4, 8, 16 or 32), WARP_WRITE (0 or 1), MIN_BLOCKS (blocks per
 // multiprocessor the registers must allow). Everything else is a launch argument.
-// CPU twin: src/huffman/cuvle.rs `encode_cuvle_cpu`.
+// FRAMED (a launch flag, as the wgpu kernel's override): one code table per frame, each
+// block reading its table and the zero bits left before its code (nonzero on a frame's
+// first block, where the host writes the frame's header) from `block_frames`, the table
+// cached again when a block needs another, the fallback and the reduce pass reading a
+// block's own table from global memory.
+// CPU twins: src/huffman/cuvle.rs `encode_cuvle_cpu`, src/huffman/framed.rs
+// `encode_cuvle_cpu_framed`.
 
 typedef unsigned int u32;
 typedef unsigned long long u64;
@@ -62,6 +68,8 @@ typedef unsigned long long u64;
 #define FLAG_MSB_FIRST 1u
 #define FLAG_PACKED 2u
 #define FLAG_PAIRS 4u
+#define FLAG_FRAMED 8u
+#define TABLE_WORDS 512u
 
 #define PACKED_LEN_SHIFT 27u
 #define PACKED_CODE_MASK ((1u << PACKED_LEN_SHIFT) - 1u)
@@ -76,6 +84,7 @@ struct CuvleArgs {
     u32 flags;       // FLAG_*
     u32 max_blocks;  // block-inputs one block takes before it exits
     u32 stage_words; // warp write: stage words per warp (dynamic shared memory)
+    u32 first_block; // FRAMED: this segment's first block in `block_frames`
 };
 
 __shared__ u32 s_code[256]; // packed: code | len << 27; else the code alone
@@ -126,13 +135,16 @@ __device__ __forceinline__ u32 bytes_in_word(u32 first_byte, u32 n_bytes) {
     return first_byte >= n_bytes ? 0u : min(4u, n_bytes - first_byte);
 }
 
-__device__ __forceinline__ u32 word_bits(u32 w, u32 valid) {
-    if (valid == 4u) {
+// The code bits of the `valid` low bytes of `w`: with the cached table where `lens` is
+// null, else with the lengths at `lens` (FRAMED: a block's own table, in global memory).
+__device__ __forceinline__ u32 word_bits(u32 w, u32 valid, const u32* __restrict__ lens) {
+    if (lens == nullptr && valid == 4u) {
         return full_word_bits(w);
     }
     u32 bits = 0u;
     for (u32 k = 0u; k < valid; k++) {
-        bits += s_len[(w >> (8u * k)) & 0xffu];
+        const u32 b = (w >> (8u * k)) & 0xffu;
+        bits += lens == nullptr ? s_len[b] : lens[b];
     }
     return bits;
 }
@@ -169,7 +181,8 @@ __device__ __forceinline__ u32 block_exclusive_scan(u32 x, u32* total) {
 
 // The bits of the thread-input of `lane` in `block`, read from the input (the partial
 // thread-inputs, the decoupled fallback and the reduce pass: rolled, to keep code small).
-__device__ __forceinline__ u32 thread_input_bits(const uint4* __restrict__ input, u32 n_bytes, u32 block, u32 lane) {
+__device__ __forceinline__ u32 thread_input_bits(const uint4* __restrict__ input, u32 n_bytes, u32 block, u32 lane,
+                                                 const u32* __restrict__ lens) {
     const u32 first_vec = (block * WG_SIZE + lane) * NV;
     const u32 first_byte = first_vec * 16u;
     u32 bits = 0u;
@@ -179,19 +192,28 @@ __device__ __forceinline__ u32 thread_input_bits(const uint4* __restrict__ input
             break;
         }
         const uint4 q = input[first_vec + v];
-        bits += word_bits(q.x, bytes_in_word(first_byte + v * 16u, n_bytes)) +
-                word_bits(q.y, bytes_in_word(first_byte + v * 16u + 4u, n_bytes)) +
-                word_bits(q.z, bytes_in_word(first_byte + v * 16u + 8u, n_bytes)) +
-                word_bits(q.w, bytes_in_word(first_byte + v * 16u + 12u, n_bytes));
+        bits += word_bits(q.x, bytes_in_word(first_byte + v * 16u, n_bytes), lens) +
+                word_bits(q.y, bytes_in_word(first_byte + v * 16u + 4u, n_bytes), lens) +
+                word_bits(q.z, bytes_in_word(first_byte + v * 16u + 8u, n_bytes), lens) +
+                word_bits(q.w, bytes_in_word(first_byte + v * 16u + 12u, n_bytes), lens);
     }
     return bits;
 }
 
-// A block-code's length, from its input (the decoupled fallback and the reduce pass).
-__device__ u32 block_aggregate(const uint4* __restrict__ input, u32 n_bytes, u32 block) {
+// A block's share of the stream, from its input (the decoupled fallback and the reduce
+// pass): its code's length; FRAMED: with its own table, plus its gap.
+__device__ u32 block_aggregate(const CuvleArgs& a, const uint4* __restrict__ input, const u32* __restrict__ table,
+                               const uint2* __restrict__ block_frames, u32 block) {
+    const u32* lens = nullptr;
+    u32 gap = 0u;
+    if (a.flags & FLAG_FRAMED) {
+        const uint2 frame = block_frames[a.first_block + block];
+        lens = table + frame.x * TABLE_WORDS + 256u;
+        gap = frame.y;
+    }
     u32 total;
-    block_exclusive_scan(thread_input_bits(input, n_bytes, block, threadIdx.x), &total);
-    return total;
+    block_exclusive_scan(thread_input_bits(input, a.n_bytes, block, threadIdx.x, lens), &total);
+    return total + gap;
 }
 
 // ---- inter-block prefix (shaders/common/lookback.wgsl) ----
@@ -471,10 +493,13 @@ __device__ __forceinline__ void write_block(const CuvleArgs& a, u32* out, u32 po
 
 // reduce_then_scan, first launch: every block-code's length into the state.
 extern "C" __global__ void __launch_bounds__(WG_SIZE)
-    cuvle_reduce(CuvleArgs a, const uint4* __restrict__ input, const u32* __restrict__ table, u32* state) {
-    cache_code_table(table, a.flags);
+    cuvle_reduce(CuvleArgs a, const uint4* __restrict__ input, const u32* __restrict__ table,
+                 const uint2* __restrict__ block_frames, u32* state) {
+    if (!(a.flags & FLAG_FRAMED)) {
+        cache_code_table(table, a.flags);
+    }
     for (u32 block = blockIdx.x; block < a.n_blocks; block += gridDim.x) {
-        const u32 total = block_aggregate(input, a.n_bytes, block);
+        const u32 total = block_aggregate(a, input, table, block_frames, block);
         if (threadIdx.x == 0u) {
             state[STATE_HEADER + block] = total;
         }
@@ -505,8 +530,11 @@ extern "C" __global__ void __launch_bounds__(WG_SIZE) cuvle_spine(u32 n_blocks, 
 // barrier, measured 1.5x slower on the H200: a block-input then waits for its holder to
 // finish writing the one before, and its successors' look-backs wait with it.)
 template <bool PAIRS>
-__device__ __forceinline__ void cuvle(const CuvleArgs& a, const uint4* __restrict__ input, u32* out, u32* state) {
+__device__ __forceinline__ void cuvle(const CuvleArgs& a, const uint4* __restrict__ input, const u32* __restrict__ table,
+                                      const uint2* __restrict__ block_frames, u32* out, u32* state) {
     const u32 lane = threadIdx.x;
+    // FRAMED: the table in shared memory, loaded when a block needs another.
+    u32 cached = 0xffffffffu;
     for (u32 taken = 0u; taken < a.max_blocks; taken++) {
         if (threadIdx.x == 0u) {
             s_ticket = atomicAdd(&state[0], 1u);
@@ -515,6 +543,18 @@ __device__ __forceinline__ void cuvle(const CuvleArgs& a, const uint4* __restric
         const u32 block = s_ticket;
         if (block >= a.n_blocks) {
             break;
+        }
+        u32 gap = 0u;
+        if (a.flags & FLAG_FRAMED) {
+            // The same entry for every thread: a block-uniform branch.
+            const uint2 frame = block_frames[a.first_block + block];
+            gap = frame.y;
+            if (frame.x != cached) {
+                // No thread may still read the previous block's table.
+                __syncthreads();
+                cache_code_table(table + frame.x * TABLE_WORDS, a.flags);
+                cached = frame.x;
+            }
         }
         // Read the thread-input once, into registers, and size its thread-code. Whole
         // thread-inputs (all but the last few) take the straight-line path.
@@ -538,30 +578,35 @@ __device__ __forceinline__ void cuvle(const CuvleArgs& a, const uint4* __restric
             for (int v = 0; v < NV; v++) {
                 words[v] = make_uint4(0u, 0u, 0u, 0u);
             }
-            bits = thread_input_bits(input, a.n_bytes, block, lane);
+            bits = thread_input_bits(input, a.n_bytes, block, lane, nullptr);
         }
         u32 aggregate;
         const u32 local = block_exclusive_scan(bits, &aggregate);
+        // A block's share of the stream: its gap, then its code.
+        aggregate += gap;
         lookback_publish(state, a, block, aggregate);
         for (;;) {
             const u32 stalled = lookback_wait(state, a, block, aggregate);
             if (stalled == 0u) {
                 break;
             }
-            lookback_supply(state, block_aggregate(input, a.n_bytes, stalled - 1u));
+            lookback_supply(state, block_aggregate(a, input, table, block_frames, stalled - 1u));
         }
         const u32 base = lookback_prefix(state, a, block);
         const bool fast = whole && (a.flags & FLAG_PACKED) != 0u;
-        write_block<PAIRS>(a, out, a.start_bit + base + local, bits, words, fast, input, first_vec);
+        write_block<PAIRS>(a, out, a.start_bit + base + gap + local, bits, words, fast, input, first_vec);
     }
 }
 
 extern "C" __global__ void __launch_bounds__(WG_SIZE, MIN_BLOCKS)
-    cuvle_main(CuvleArgs a, const uint4* __restrict__ input, const u32* __restrict__ table, u32* out, u32* state) {
-    cache_code_table(table, a.flags);
+    cuvle_main(CuvleArgs a, const uint4* __restrict__ input, const u32* __restrict__ table,
+               const uint2* __restrict__ block_frames, u32* out, u32* state) {
+    if (!(a.flags & FLAG_FRAMED)) {
+        cache_code_table(table, a.flags);
+    }
     if (a.flags & FLAG_PAIRS) {
-        cuvle<true>(a, input, out, state);
+        cuvle<true>(a, input, table, block_frames, out, state);
     } else {
-        cuvle<false>(a, input, out, state);
+        cuvle<false>(a, input, table, block_frames, out, state);
     }
 }

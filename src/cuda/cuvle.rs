@@ -5,9 +5,11 @@
 //! occupancy API, warp shuffles, 128-bit loads, registers bounded per block count, and
 //! warp-cooperative output writes.
 
+use std::sync::Arc;
+
 use cudarc::driver::{
-    sys::CUfunction_attribute, CudaEvent, CudaFunction, CudaSlice, DevicePtr, DeviceRepr,
-    LaunchConfig, PushKernelArg,
+    sys::CUfunction_attribute, CudaEvent, CudaFunction, CudaSlice, CudaStream, DevicePtr,
+    DeviceRepr, LaunchConfig, PushKernelArg,
 };
 
 use super::{driver_error, CudaGpu};
@@ -16,6 +18,7 @@ use crate::huffman::compress::{codebook_for, package, Compressed, Format, Stage}
 use crate::huffman::cuvle::{
     gpu_table_words, plan_segments, CuvleConfig, DeviceLimits, Encoded, Plan,
 };
+use crate::huffman::framed::{frame_keys, framed_words, plan_frames, Framing};
 use crate::huffman::histogram::total_histogram;
 use crate::huffman::{BitBuf, BitOrder, CodeTable};
 use crate::scan::{ScanStrategy, STATE_HEADER};
@@ -28,6 +31,7 @@ pub(crate) const HISTOGRAM_SOURCE: &str = include_str!("../../shaders/cuda/vle_h
 const FLAG_MSB_FIRST: u32 = 1;
 const FLAG_PACKED: u32 = 2;
 const FLAG_PAIRS: u32 = 4;
+const FLAG_FRAMED: u32 = 8;
 
 /// keep in sync with shaders/cuda/vle_cuvle.cu `CuvleArgs`
 #[repr(C)]
@@ -41,6 +45,7 @@ struct CuvleArgs {
     flags: u32,
     max_blocks: u32,
     stage_words: u32,
+    first_block: u32,
 }
 // SAFETY: plain #[repr(C)] u32 fields, the layout of the kernel's struct.
 unsafe impl DeviceRepr for CuvleArgs {}
@@ -164,6 +169,20 @@ pub struct CudaVleEncoder<'c> {
     cuda: &'c CudaGpu,
     config: CuvleConfig,
     tuning: CudaConfig,
+    /// Histogram granularity, where not the config's ([`Self::with_chunk_bytes`]).
+    chunk_bytes: Option<u64>,
+    /// Where its copies and kernels run, in order: the device's stream unless given one
+    /// ([`Self::with_stream`]).
+    stream: Arc<CudaStream>,
+}
+
+/// The tables of a framed encode on the device, and each block's table and gap
+/// ([`CudaVleEncoder::upload_frames`]).
+pub struct CudaFramedTables {
+    tables: CudaSlice<u32>,
+    block_frames: CudaSlice<u32>,
+    /// The frames they were uploaded for: (first block, table, gap bits).
+    frames: Vec<(u64, u32, u32)>,
 }
 
 /// The launch shape of the encoder for one configuration.
@@ -199,7 +218,31 @@ impl<'c> CudaVleEncoder<'c> {
             cuda,
             config,
             tuning,
+            chunk_bytes: None,
+            stream: cuda.stream.clone(),
         })
+    }
+
+    /// Run on `stream` instead of the device's own, so that encoders on several threads
+    /// copy and code side by side, each waiting for its own work only. Everything the
+    /// encoder makes (input, tables, pending encodes) belongs to that stream.
+    pub fn with_stream(mut self, stream: Arc<CudaStream>) -> Self {
+        self.stream = stream;
+        self
+    }
+
+    /// Histogram per `chunk_bytes` of input (a power of two of at least one block)
+    /// instead of the default granularity: frames of [`Self::plan_framed`] start on chunk
+    /// boundaries, so set it to the frame granularity.
+    pub fn with_chunk_bytes(mut self, chunk_bytes: u64) -> Result<Self> {
+        let block = self.config.block_bytes();
+        if !chunk_bytes.is_power_of_two() || chunk_bytes < block {
+            return Err(Error::InvalidArgument(format!(
+                "histogram chunk of {chunk_bytes} bytes: a power of two of at least one block ({block} bytes) expected"
+            )));
+        }
+        self.chunk_bytes = Some(chunk_bytes);
+        Ok(self)
     }
 
     pub fn config(&self) -> &CuvleConfig {
@@ -220,7 +263,7 @@ impl<'c> CudaVleEncoder<'c> {
 
     /// Copy `data` to the device.
     pub fn upload(&self, data: &[u8]) -> Result<CudaInput> {
-        let stream = &self.cuda.stream;
+        let stream = &self.stream;
         let padded = (data.len() as u64).next_multiple_of(16).max(16) as usize;
         let mut buffer = stream
             .alloc_zeros::<u8>(padded)
@@ -233,7 +276,9 @@ impl<'c> CudaVleEncoder<'c> {
         Ok(CudaInput {
             buffer,
             n_bytes: data.len() as u64,
-            chunk_bytes: self.config.chunk_bytes(self.limits().max_binding),
+            chunk_bytes: self
+                .chunk_bytes
+                .unwrap_or_else(|| self.config.chunk_bytes(self.limits().max_binding)),
         })
     }
 
@@ -243,7 +288,7 @@ impl<'c> CudaVleEncoder<'c> {
         if n_chunks == 0 {
             return Ok((Vec::new(), 0.0));
         }
-        let stream = &self.cuda.stream;
+        let stream = &self.stream;
         let wg = self.config.scan.workgroup_size;
         let func = self.cuda.function(
             "vle_histogram",
@@ -340,10 +385,71 @@ impl<'c> CudaVleEncoder<'c> {
         )
     }
 
+    /// Plan a framed encode of `input` from its per-chunk histograms (the wgpu path's
+    /// plan): every frame must start on a chunk boundary ([`Self::with_chunk_bytes`]) and
+    /// every table must code its frames' bytes.
+    pub fn plan_framed(
+        &self,
+        input: &CudaInput,
+        chunk_histograms: &[[u64; 256]],
+        framing: &Framing<'_>,
+    ) -> Result<Plan> {
+        let windows = if input.n_bytes == 0 {
+            Vec::new()
+        } else {
+            vec![(0, input.n_bytes)]
+        };
+        plan_frames(
+            &windows,
+            input.chunk_bytes,
+            chunk_histograms,
+            framing,
+            &self.config,
+            self.limits(),
+        )
+    }
+
+    /// Upload `tables` (those the plan was made with) and the block map of `plan`.
+    pub fn upload_frames(&self, tables: &[CodeTable], plan: &Plan) -> Result<CudaFramedTables> {
+        let (words, map) = framed_words(tables, plan)?;
+        let stream = &self.stream;
+        let map: Vec<u32> = map.into_iter().flatten().collect();
+        Ok(CudaFramedTables {
+            tables: stream
+                .clone_htod(&words[..])
+                .map_err(driver_error("copying the code tables"))?,
+            block_frames: stream
+                .clone_htod(&map[..])
+                .map_err(driver_error("copying the block map"))?,
+            frames: frame_keys(plan),
+        })
+    }
+
+    /// Launch a framed encode (nothing waits); read it back with [`Self::finish`].
+    pub fn encode_framed(
+        &self,
+        input: &CudaInput,
+        tables: &CudaFramedTables,
+        plan: &Plan,
+        profile: bool,
+    ) -> Result<CudaPending> {
+        if !plan.is_framed() || tables.frames != frame_keys(plan) {
+            return Err(Error::InvalidArgument(
+                "the framed tables were uploaded for another plan".into(),
+            ));
+        }
+        self.launch(
+            input,
+            &tables.tables,
+            Some(&tables.block_frames),
+            plan,
+            profile,
+        )
+    }
+
     /// The code table as the kernel reads it (shaders/huffman/cuvle.wgsl's layout).
     pub fn upload_table(&self, table: &CodeTable) -> Result<CudaSlice<u32>> {
-        self.cuda
-            .stream
+        self.stream
             .clone_htod(&gpu_table_words(table)[..])
             .map_err(driver_error("copying the code table"))
     }
@@ -429,9 +535,9 @@ impl<'c> CudaVleEncoder<'c> {
         }
     }
 
-    /// Launch the planned segments on the stream (nothing waits): clear the output, then
-    /// per segment clear the scan state, launch (reduce_then_scan: reduce, spine, main),
-    /// and keep the state in a log. `profile` brackets the kernels with CUDA events.
+    /// Launch the planned segments on the stream (nothing waits); a framed plan is
+    /// launched by [`Self::encode_framed`]. `profile` brackets the kernels with CUDA
+    /// events.
     pub fn encode_planned(
         &self,
         input: &CudaInput,
@@ -441,10 +547,24 @@ impl<'c> CudaVleEncoder<'c> {
     ) -> Result<CudaPending> {
         if plan.is_framed() {
             return Err(Error::InvalidArgument(
-                "framed plans (a table per frame) are coded by the wgpu path only".into(),
+                "a framed plan is encoded with encode_framed".into(),
             ));
         }
-        let stream = &self.cuda.stream;
+        self.launch(input, table, None, plan, profile)
+    }
+
+    /// Clear the output, then per segment clear the scan state, launch (reduce_then_scan:
+    /// reduce, spine, main) and keep the state in a log: with one table, or (FRAMED)
+    /// every frame's table in `tables` and each block's table and gap in `block_frames`.
+    fn launch(
+        &self,
+        input: &CudaInput,
+        table: &CudaSlice<u32>,
+        block_frames: Option<&CudaSlice<u32>>,
+        plan: &Plan,
+        profile: bool,
+    ) -> Result<CudaPending> {
+        let stream = &self.stream;
         let kernels = self.kernels()?;
         let wg = self.config.scan.workgroup_size;
         let output = stream
@@ -478,8 +598,15 @@ impl<'c> CudaVleEncoder<'c> {
         if plan.pairs() {
             flags |= FLAG_PAIRS;
         }
+        if block_frames.is_some() {
+            flags |= FLAG_FRAMED;
+        }
+        // The single-table kernel never reads the block map: a null pointer.
+        let frames_guard = block_frames.map(|b| b.device_ptr(stream));
+        let frames_ptr = frames_guard.as_ref().map_or(0, |(p, _)| *p);
         let resident = kernels.per_sm * self.cuda.sm_count();
         let mut at = 0usize;
+        let mut first_block = 0u32;
         for seg in &plan.segments {
             let n_state = STATE_HEADER + seg.n_blocks as usize;
             stream
@@ -500,6 +627,7 @@ impl<'c> CudaVleEncoder<'c> {
                     flags,
                     max_blocks,
                     stage_words: kernels.stage_words,
+                    first_block,
                 };
                 let (input_base, _in) = input.buffer.device_ptr(stream);
                 let (table_ptr, _table) = table.device_ptr(stream);
@@ -514,9 +642,11 @@ impl<'c> CudaVleEncoder<'c> {
                         .arg(&args)
                         .arg(&input_ptr)
                         .arg(&table_ptr)
+                        .arg(&frames_ptr)
                         .arg(&state_ptr);
-                    // SAFETY: reads the segment's input (within the padded buffer) and
-                    // the table; writes one state word per block-input.
+                    // SAFETY: reads the segment's input (within the padded buffer), the
+                    // table(s) and (framed) the block map, which covers every block;
+                    // writes one state word per block-input.
                     unsafe {
                         launch.launch(LaunchConfig {
                             grid_dim: (seg.n_blocks.min(resident.max(1)), 1, 1),
@@ -542,9 +672,11 @@ impl<'c> CudaVleEncoder<'c> {
                     .arg(&args)
                     .arg(&input_ptr)
                     .arg(&table_ptr)
+                    .arg(&frames_ptr)
                     .arg(&output_ptr)
                     .arg(&state_ptr);
-                // SAFETY: reads the segment's input and the table, writes the segment's
+                // SAFETY: reads the segment's input, the table(s) and (framed) the block
+                // map, which covers every block of the plan; writes the segment's
                 // output words (the plan sized the output for every segment's bits) and
                 // the segment's state words.
                 unsafe {
@@ -563,7 +695,9 @@ impl<'c> CudaVleEncoder<'c> {
                 )
                 .map_err(driver_error("copying the scan state"))?;
             at += n_state;
+            first_block += seg.n_blocks;
         }
+        drop(frames_guard);
         if let Some((_, end)) = &events {
             end.record(stream)
                 .map_err(driver_error("recording an event"))?;
@@ -578,7 +712,7 @@ impl<'c> CudaVleEncoder<'c> {
 
     /// Wait for an encode and read it back, checking every segment's scan.
     pub fn finish(&self, pending: CudaPending) -> Result<Encoded> {
-        let stream = &self.cuda.stream;
+        let stream = &self.stream;
         let plan = &pending.plan;
         let words = (plan.output_bytes() / 4) as usize;
         let log_words = plan.log_words() as usize;
@@ -598,7 +732,9 @@ impl<'c> CudaVleEncoder<'c> {
                 .map_err(driver_error("reading the scan log back"))?
         };
         // Errors of the kernels surface here at the latest.
-        self.cuda.synchronize()?;
+        stream
+            .synchronize()
+            .map_err(driver_error("synchronizing the stream"))?;
         let scan = plan.read_log(&log, self.config.scan.strategy, false)?;
         let (block_offsets, fallbacks) = (scan.block_offsets, scan.fallbacks);
         let frame_offsets = plan.frame_offsets(&block_offsets)?;

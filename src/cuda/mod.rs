@@ -16,7 +16,8 @@ mod pool;
 mod vld;
 
 pub use cuvle::{
-    compress_cuda, CudaConfig, CudaEncoded, CudaInput, CudaPending, CudaVleEncoder, CudaWrite,
+    compress_cuda, CudaConfig, CudaEncoded, CudaFramedTables, CudaInput, CudaPending,
+    CudaVleEncoder, CudaWrite,
 };
 pub use vld::{CudaVldDecoder, CudaVldInput};
 
@@ -177,6 +178,15 @@ impl CudaGpu {
 
     pub fn total_memory(&self) -> u64 {
         self.total_memory
+    }
+
+    /// A stream of its own, for work that should neither wait for the device's stream nor
+    /// hold it up (a stream coder's chunk). Not for the pooled buffers, which belong to
+    /// the device's stream.
+    pub(crate) fn new_stream(&self) -> Result<Arc<CudaStream>> {
+        self.ctx
+            .new_stream()
+            .map_err(driver_error("creating a CUDA stream"))
     }
 
     /// Wait for all work on the stream.

@@ -7,10 +7,13 @@ use rayon::prelude::*;
 
 use super::compress::Format;
 use super::cpu::encode_serial;
+use super::cuvle::Encoded;
+use super::framed::{FrameSpec, Framing};
 use super::frames::{plan_regions, FrameConfig, FramePlan};
 use super::framing::{finish_frame, frame_layout, frame_layout_with, FrameFacts, FrameLayout};
 use super::gzip_index::FrameCode;
 use super::histogram::histogram_cpu;
+use super::CodeTable;
 use crate::bits::{BitBuf, BitOrder};
 use crate::{Error, Result};
 
@@ -111,6 +114,86 @@ impl ChunkLayout {
             end = first + l.symbol_bits;
         }
         (gaps, self.output_bytes() * 8 - end)
+    }
+
+    /// What a GPU coder codes this chunk with: every frame's table, and each frame's
+    /// first block and the gap before it ([`Self::gaps`]), in blocks of `block` bytes.
+    pub(crate) fn gpu_frames(&self, block: u64) -> Result<GpuFrames> {
+        let (gaps, tail_bits) = self.gaps();
+        let to_u32 = |v: u64, what: &str| {
+            u32::try_from(v).map_err(|_| Error::TooLarge(format!("{what} of {v}")))
+        };
+        let tables = self.frames.iter().map(|f| f.table.clone()).collect();
+        let specs = self
+            .frames
+            .iter()
+            .zip(&gaps)
+            .enumerate()
+            .map(|(k, (f, &gap))| {
+                Ok(FrameSpec {
+                    first_block: to_u32(f.start / block, "first block")?,
+                    table: k as u32,
+                    gap_bits: to_u32(gap, "frame gap")?,
+                })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        Ok(GpuFrames {
+            tables,
+            specs,
+            tail_bits: to_u32(tail_bits, "tail")?,
+        })
+    }
+}
+
+/// A chunk's frames as a GPU coder's framed encode takes them
+/// ([`ChunkLayout::gpu_frames`]).
+pub(crate) struct GpuFrames {
+    pub tables: Vec<CodeTable>,
+    pub specs: Vec<FrameSpec>,
+    pub tail_bits: u32,
+}
+
+impl GpuFrames {
+    /// The framing of a chunk coded in `format`'s bit order from bit 0.
+    pub(crate) fn framing(&self, format: Format) -> Framing<'_> {
+        Framing {
+            tables: &self.tables,
+            frames: &self.specs,
+            order: bit_order(format),
+            start_bit: 0,
+            tail_bits: self.tail_bits,
+        }
+    }
+}
+
+/// Each frame's block offsets from its first symbol, from a GPU encode's log (native
+/// headers and gzip indexes list them so).
+pub(crate) fn frame_block_offsets<'a>(
+    layout: &'a ChunkLayout,
+    block: u64,
+    encoded: &'a Encoded,
+) -> impl Fn(usize) -> Vec<u64> + Sync + 'a {
+    move |i: usize| {
+        let f = &layout.frames[i];
+        let (a, b) = ((f.start / block) as usize, f.end().div_ceil(block) as usize);
+        encoded
+            .block_offsets
+            .get(a..b)
+            .unwrap_or(&[])
+            .iter()
+            .map(|&o| o - encoded.frame_offsets[i])
+            .collect()
+    }
+}
+
+/// A GPU encode whose length is not the one its chunk's layout planned.
+pub(crate) fn layout_mismatch(bytes: usize, layout: &ChunkLayout) -> Error {
+    Error::Gpu {
+        stage: crate::gpu::registry::huffman::CUVLE.name,
+        message: format!(
+            "framed output of {bytes} bytes, the layout needs {}",
+            layout.output_bytes()
+        ),
     }
 }
 

@@ -9,15 +9,13 @@
 //! headers filled there (`super::pipeline::Places`).
 
 use super::chunk::{
-    bit_order, expected_spans, finish_chunk, finished, frame_checks, write_frames, ChunkLayout,
-    CodedChunk, Finished,
+    expected_spans, finish_chunk, finished, frame_block_offsets, frame_checks, layout_mismatch,
+    write_frames, ChunkLayout, CodedChunk, Finished,
 };
 use super::compress::Format;
 use super::cuvle::{Encoded, MappedStream, VleEncoder};
 use super::frame_plan::frames_from_plan;
-use super::framed::{FrameSpec, Framing};
 use super::pipeline::{chunk_pieces, DirectPlace, Piece, Places, StreamConfig};
-use super::CodeTable;
 use crate::gpu::{clock, Gpu};
 use crate::{Error, Result};
 
@@ -64,33 +62,10 @@ pub(crate) async fn encode_chunk_gpu(
         ChunkLayout::plan(&cells, len, format, frames, block)?
     };
     let t2 = clock();
-    let (gaps, tail_bits) = layout.gaps();
-    let to_u32 = |v: u64, what: &str| {
-        u32::try_from(v).map_err(|_| Error::TooLarge(format!("{what} of {v}")))
-    };
-    let tables: Vec<CodeTable> = layout.frames.iter().map(|f| f.table.clone()).collect();
-    let specs = layout
-        .frames
-        .iter()
-        .zip(&gaps)
-        .enumerate()
-        .map(|(k, (f, &gap))| {
-            Ok(FrameSpec {
-                first_block: to_u32(f.start / block, "first block")?,
-                table: k as u32,
-                gap_bits: to_u32(gap, "frame gap")?,
-            })
-        })
-        .collect::<Result<Vec<_>>>()?;
-    let framing = Framing {
-        tables: &tables,
-        frames: &specs,
-        order: bit_order(format),
-        start_bit: 0,
-        tail_bits: to_u32(tail_bits, "tail")?,
-    };
+    let frames_of = layout.gpu_frames(block)?;
+    let (tables, framing) = (&frames_of.tables, frames_of.framing(format));
     let plan = encoder.plan_framed(&input, &cells, &framing)?;
-    let uploaded = encoder.upload_frames(&tables, &plan)?;
+    let uploaded = encoder.upload_frames(tables, &plan)?;
     let t_tables = clock();
     let mut command = gpu
         .device
@@ -270,36 +245,6 @@ fn write_placed(
         at += piece.len();
     }
     Ok(chunk)
-}
-
-/// Each frame's block offsets from its first symbol, from the encode's log (native
-/// headers and gzip indexes list them so).
-fn frame_block_offsets<'a>(
-    layout: &'a ChunkLayout,
-    block: u64,
-    encoded: &'a Encoded,
-) -> impl Fn(usize) -> Vec<u64> + Sync + 'a {
-    move |i: usize| {
-        let f = &layout.frames[i];
-        let (a, b) = ((f.start / block) as usize, f.end().div_ceil(block) as usize);
-        encoded
-            .block_offsets
-            .get(a..b)
-            .unwrap_or(&[])
-            .iter()
-            .map(|&o| o - encoded.frame_offsets[i])
-            .collect()
-    }
-}
-
-fn layout_mismatch(bytes: usize, layout: &ChunkLayout) -> Error {
-    Error::Gpu {
-        stage: crate::gpu::registry::huffman::CUVLE.name,
-        message: format!(
-            "framed output of {bytes} bytes, the layout needs {}",
-            layout.output_bytes()
-        ),
-    }
 }
 
 /// A submission's passes for the trace log: its begin and end on the GPU's clock (us),

@@ -243,11 +243,54 @@ pub struct FramedTables {
     frames: Vec<(u64, u32, u32)>,
 }
 
-fn frame_keys(plan: &Plan) -> Vec<(u64, u32, u32)> {
+pub(crate) fn frame_keys(plan: &Plan) -> Vec<(u64, u32, u32)> {
     plan.frames
         .iter()
         .map(|f| (f.first_block, f.table, f.gap_bits))
         .collect()
+}
+
+/// What a framed encode's kernel reads beside the input, for `tables` (those `plan` was
+/// made with: checked): every table in the kernel's layout, one after the other, and per
+/// block its table and the zero bits left before its code (its frame's gap on the frame's
+/// first block, 0 elsewhere). The wgpu and CUDA kernels read the same.
+pub(crate) fn framed_words(tables: &[CodeTable], plan: &Plan) -> Result<(Vec<u32>, Vec<[u32; 2]>)> {
+    let Some(planned) = &plan.framed else {
+        return Err(Error::InvalidArgument(
+            "a framed encode takes a plan from plan_framed".into(),
+        ));
+    };
+    if tables.len() != planned.len() {
+        return Err(Error::InvalidArgument(format!(
+            "{} tables; the plan was made with {}",
+            tables.len(),
+            planned.len()
+        )));
+    }
+    if let Some(i) = (0..tables.len()).find(|&i| tables[i].lengths != planned[i]) {
+        return Err(Error::InvalidArgument(format!(
+            "table {i} has other code lengths than the plan was made with"
+        )));
+    }
+    let mut words = Vec::with_capacity(tables.len() * 512);
+    for t in tables {
+        words.extend_from_slice(&gpu_table_words(t));
+    }
+    let n_blocks = plan.n_blocks();
+    let mut map = vec![[0u32; 2]; n_blocks.max(1) as usize];
+    for (k, f) in plan.frames.iter().enumerate() {
+        let end = plan
+            .frames
+            .get(k + 1)
+            .map_or(n_blocks, |next| next.first_block);
+        for b in f.first_block..end {
+            map[b as usize] = [f.table, 0];
+        }
+        if let Some(first) = map.get_mut(f.first_block as usize) {
+            first[1] = f.gap_bits;
+        }
+    }
+    Ok((words, map))
 }
 
 impl VleEncoder<'_> {
@@ -272,41 +315,7 @@ impl VleEncoder<'_> {
 
     /// Upload `tables` (those the plan was made with) and the block map of `plan`.
     pub fn upload_frames(&self, tables: &[CodeTable], plan: &Plan) -> Result<FramedTables> {
-        let Some(planned) = &plan.framed else {
-            return Err(Error::InvalidArgument(
-                "upload_frames takes a plan from plan_framed".into(),
-            ));
-        };
-        if tables.len() != planned.len() {
-            return Err(Error::InvalidArgument(format!(
-                "{} tables; the plan was made with {}",
-                tables.len(),
-                planned.len()
-            )));
-        }
-        if let Some(i) = (0..tables.len()).find(|&i| tables[i].lengths != planned[i]) {
-            return Err(Error::InvalidArgument(format!(
-                "table {i} has other code lengths than the plan was made with"
-            )));
-        }
-        let mut words = Vec::with_capacity(tables.len() * 512);
-        for t in tables {
-            words.extend_from_slice(&gpu_table_words(t));
-        }
-        let n_blocks = plan.n_blocks();
-        let mut map = vec![[0u32; 2]; n_blocks.max(1) as usize];
-        for (k, f) in plan.frames.iter().enumerate() {
-            let end = plan
-                .frames
-                .get(k + 1)
-                .map_or(n_blocks, |next| next.first_block);
-            for b in f.first_block..end {
-                map[b as usize] = [f.table, 0];
-            }
-            if let Some(first) = map.get_mut(f.first_block as usize) {
-                first[1] = f.gap_bits;
-            }
-        }
+        let (words, map) = framed_words(tables, plan)?;
         let gpu = self.gpu;
         let buffer = |label, contents: &[u8]| {
             gpu.device

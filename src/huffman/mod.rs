@@ -9,6 +9,8 @@ pub mod block_crc;
 pub(crate) mod block_ends;
 pub mod bytestream;
 pub mod chunk;
+#[cfg(feature = "cuda")]
+mod chunk_cuda;
 pub mod chunk_gpu;
 pub(crate) mod code_lengths;
 pub mod codebook;

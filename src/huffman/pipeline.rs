@@ -179,11 +179,9 @@ async fn encode_chunk_at(
             super::chunk_gpu::encode_chunk_gpu(gpu, data, format, config, at).await
         }
         #[cfg(feature = "cuda")]
-        Engine::Cuda(..) => Err(Error::InvalidArgument(
-            "the streaming compressor runs on wgpu or the CPU; CUDA compresses whole files \
-             (huffman::compress)"
-                .into(),
-        )),
+        Engine::Cuda(cuda, tuning) => {
+            super::chunk_cuda::encode_chunk_cuda(cuda, tuning, data, format, config)
+        }
     }
 }
 

@@ -15,7 +15,6 @@ use parvlc::{Backend, Engine, Error, Result};
 
 use crate::output::OutputFile;
 use crate::progress::{progress_bar, with_stage_bar, PROGRESS_THRESHOLD};
-use crate::read_input;
 
 /// The compress pipeline's depth by default: fewer coders than the library's
 /// `StreamConfig::default()`, to keep the process under 512 MiB. On the H200, 4 GiB from
@@ -345,20 +344,7 @@ pub fn compress(a: CompressArgs) -> Result<()> {
     let mut out = Sink::open(&output, a.force)?;
     let engine = open_engine(&a.tuning)?;
     let t = Instant::now();
-    let (bytes_in, bytes_out) = if engine.backend() == Backend::Cuda {
-        // CUDA codes whole files with one table (the version-1 native format).
-        if is_stdio(&a.input) {
-            return Err(Error::InvalidArgument(
-                "--backend cuda compresses files, not standard input".into(),
-            ));
-        }
-        let data = read_input(&a.input)?;
-        let c = compress_any(&engine, &data, a.format, &a.tuning.config(engine.backend()))?;
-        out.writer()
-            .write_all(&c.bytes)
-            .map_err(|e| Error::io(&output, e))?;
-        (data.len() as u64, c.bytes.len() as u64)
-    } else {
+    let (bytes_in, bytes_out) = {
         let config = StreamConfig {
             chunk_bytes: a.chunk_size,
             depth: a.depth as usize,

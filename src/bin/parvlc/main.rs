@@ -8,11 +8,10 @@ mod j2k;
 mod output;
 mod progress;
 
-use std::path::Path;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
-use parvlc::{Backend, Engine, Error, Result};
+use parvlc::{Backend, Engine, Result};
 
 #[derive(Parser)]
 #[command(
@@ -123,9 +122,4 @@ pub fn open_engine(backend: Backend) -> Result<Engine> {
         }
         opened => opened,
     }
-}
-
-/// The whole of a (bounded) input file.
-fn read_input(path: &Path) -> Result<Vec<u8>> {
-    std::fs::read(path).map_err(|e| Error::io(path, e))
 }
