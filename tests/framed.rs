@@ -252,6 +252,42 @@ fn the_threaded_pipeline_and_the_adapters_give_the_same_bytes() {
     }
 }
 
+/// Every engine present (wgpu, CUDA where the feature and a driver are, the CPU) streams
+/// the CPU's bytes: chunks coded side by side, frames with their own tables, inputs ending
+/// at and around chunk boundaries, from a reader and into a vector; each output decodes.
+#[test]
+fn every_engine_streams_the_cpu_bytes() {
+    let _serial = common::serial();
+    let config = StreamConfig { depth: 3, ..tiny() };
+    let data = mixed(9 * config.chunk_bytes + 333, 41);
+    let chunk = config.chunk_bytes;
+    for engine in common::engines() {
+        for format in [Format::Native, Format::Gzip] {
+            for len in [1, chunk - 1, chunk, 4 * chunk + 1, data.len()] {
+                let part = &data[..len];
+                let want = streamed(part, format, &config);
+                let what = format!("{} {format:?}, {len} bytes", engine.name());
+                let mut out = Vec::new();
+                compress_stream(
+                    engine,
+                    format,
+                    &config,
+                    StreamInput::Reader(&mut &part[..]),
+                    &mut out,
+                    &mut |_| {},
+                )
+                .unwrap_or_else(|e| panic!("{what}: {e}"));
+                assert!(out == want, "{what}: other bytes than the CPU's");
+                let mut to_vec = Vec::new();
+                compress_to_vec(engine, format, &config, part, &mut to_vec, &mut |_| {})
+                    .unwrap_or_else(|e| panic!("{what}, compress_to_vec: {e}"));
+                assert!(to_vec == want, "{what}: compress_to_vec, other bytes");
+                assert!(decompress(&out).unwrap() == part, "{what}: round trip");
+            }
+        }
+    }
+}
+
 /// Chunks of several MiB: `compress_to_vec` copies each into the vector on all cores,
 /// in parts that do not divide the chunk evenly.
 #[test]
