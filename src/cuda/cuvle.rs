@@ -136,6 +136,13 @@ impl CudaInput {
     fn n_chunks(&self) -> usize {
         self.n_bytes.div_ceil(self.chunk_bytes) as usize
     }
+    /// The input as the planners take it: one window (byte offset, bytes), none if empty.
+    fn window_spans(&self) -> Vec<(u64, u64)> {
+        match self.n_bytes {
+            0 => Vec::new(),
+            n => vec![(0, n)],
+        }
+    }
 }
 
 /// An encode in flight: read it back with [`CudaVleEncoder::finish`].
@@ -368,13 +375,8 @@ impl<'c> CudaVleEncoder<'c> {
         order: BitOrder,
         start_bit: u32,
     ) -> Result<Plan> {
-        let windows = if input.n_bytes == 0 {
-            Vec::new()
-        } else {
-            vec![(0, input.n_bytes)]
-        };
         plan_segments(
-            &windows,
+            &input.window_spans(),
             input.chunk_bytes,
             chunk_histograms,
             table,
@@ -394,13 +396,8 @@ impl<'c> CudaVleEncoder<'c> {
         chunk_histograms: &[[u64; 256]],
         framing: &Framing<'_>,
     ) -> Result<Plan> {
-        let windows = if input.n_bytes == 0 {
-            Vec::new()
-        } else {
-            vec![(0, input.n_bytes)]
-        };
         plan_frames(
-            &windows,
+            &input.window_spans(),
             input.chunk_bytes,
             chunk_histograms,
             framing,
