@@ -4,6 +4,9 @@
 //! NVIDIA-specific parts the wgpu path cannot express: a persistent grid sized by the
 //! occupancy API, warp shuffles, 128-bit loads, registers bounded per block count, and
 //! warp-cooperative output writes.
+//!
+//! This file holds the encoder, its launch and read back; the per-chunk histogram
+//! (`histograms`) and the framed encode's tables and plan (`framed`) are apart.
 
 use std::sync::Arc;
 
@@ -18,14 +21,19 @@ use crate::huffman::compress::{codebook_for, package, Compressed, Format, Stage}
 use crate::huffman::cuvle::{
     gpu_table_words, plan_segments, CuvleConfig, DeviceLimits, Encoded, Plan,
 };
-use crate::huffman::framed::{frame_keys, framed_words, plan_frames, Framing};
 use crate::huffman::histogram::total_histogram;
 use crate::huffman::{BitBuf, BitOrder, CodeTable};
 use crate::scan::{ScanStrategy, STATE_HEADER};
 use crate::{Error, Result};
 
+mod framed;
+mod histograms;
+
+pub use framed::CudaFramedTables;
+#[cfg(test)]
+pub(crate) use histograms::HISTOGRAM_SOURCE;
+
 pub(crate) const CUVLE_SOURCE: &str = include_str!("../../shaders/cuda/vle_cuvle.cu");
-pub(crate) const HISTOGRAM_SOURCE: &str = include_str!("../../shaders/cuda/vle_histogram.cu");
 
 // keep in sync with shaders/cuda/vle_cuvle.cu `FLAG_*`
 const FLAG_MSB_FIRST: u32 = 1;
@@ -49,17 +57,6 @@ struct CuvleArgs {
 }
 // SAFETY: plain #[repr(C)] u32 fields, the layout of the kernel's struct.
 unsafe impl DeviceRepr for CuvleArgs {}
-
-/// keep in sync with shaders/cuda/vle_histogram.cu `HistogramArgs`
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default)]
-struct HistogramArgs {
-    n_bytes: u64,
-    words_per_tile: u32,
-    words_per_chunk: u32,
-}
-// SAFETY: plain #[repr(C)] integer fields, the layout of the kernel's struct.
-unsafe impl DeviceRepr for HistogramArgs {}
 
 /// How the CUDA kernel writes its thread-codes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
@@ -183,15 +180,6 @@ pub struct CudaVleEncoder<'c> {
     stream: Arc<CudaStream>,
 }
 
-/// The tables of a framed encode on the device, and each block's table and gap
-/// ([`CudaVleEncoder::upload_frames`]).
-pub struct CudaFramedTables {
-    tables: CudaSlice<u32>,
-    block_frames: CudaSlice<u32>,
-    /// The frames they were uploaded for: (first block, table, gap bits).
-    frames: Vec<(u64, u32, u32)>,
-}
-
 /// The launch shape of the encoder for one configuration.
 struct Kernels {
     main: CudaFunction,
@@ -289,83 +277,6 @@ impl<'c> CudaVleEncoder<'c> {
         })
     }
 
-    /// Byte histogram of every chunk of the input, and its kernel time by CUDA events.
-    pub fn histograms(&self, input: &CudaInput) -> Result<(Vec<[u64; 256]>, f64)> {
-        let n_chunks = input.n_chunks();
-        if n_chunks == 0 {
-            return Ok((Vec::new(), 0.0));
-        }
-        let stream = &self.stream;
-        let wg = self.config.scan.workgroup_size;
-        let func = self.cuda.function(
-            "vle_histogram",
-            HISTOGRAM_SOURCE,
-            &[("WG_SIZE", wg)],
-            "vle_histogram",
-        )?;
-        let mut hist = stream
-            .alloc_zeros::<u32>(n_chunks * 256)
-            .map_err(driver_error("allocating the histogram"))?;
-        let words_per_chunk = (input.chunk_bytes / 4) as u32;
-        let n_words = input.n_bytes.div_ceil(4);
-        // Large tiles (few global atomics: one flush of 256 counts per tile), yet at least
-        // four per multiprocessor; a power of two that divides the chunk.
-        let cap = (wg as u64 * 256).min(words_per_chunk as u64);
-        let target = n_words / (4 * self.cuda.sm_count() as u64).max(1);
-        let mut words_per_tile = (wg as u64 * 4).min(cap);
-        while words_per_tile * 2 <= target.min(cap) {
-            words_per_tile *= 2;
-        }
-        let words_per_tile = words_per_tile as u32;
-        let tiles = n_words.div_ceil(words_per_tile as u64);
-        let args = HistogramArgs {
-            n_bytes: input.n_bytes,
-            words_per_tile,
-            words_per_chunk,
-        };
-        let (start, end) = self.cuda.timing_events()?;
-        start
-            .record(stream)
-            .map_err(driver_error("recording an event"))?;
-        {
-            let (input_ptr, _in) = input.buffer.device_ptr(stream);
-            let mut launch = stream.launch_builder(&func);
-            launch.arg(&args).arg(&input_ptr).arg(&mut hist);
-            // SAFETY: the kernel reads `tiles * words_per_tile` words at most, within the
-            // padded input, and adds into `n_chunks * 256` counts.
-            unsafe {
-                launch.launch(LaunchConfig {
-                    grid_dim: (tiles as u32, 1, 1),
-                    block_dim: (wg, 1, 1),
-                    shared_mem_bytes: 0,
-                })
-            }
-            .map_err(driver_error("launching vle_histogram"))?;
-        }
-        end.record(stream)
-            .map_err(driver_error("recording an event"))?;
-        let counts = stream
-            .clone_dtoh(&hist)
-            .map_err(driver_error("reading the histogram back"))?;
-        let seconds = start
-            .elapsed_ms(&end)
-            .map_err(driver_error("reading CUDA events"))? as f64
-            / 1e3;
-        Ok((
-            counts
-                .chunks_exact(256)
-                .map(|c| {
-                    let mut h = [0u64; 256];
-                    for (d, &s) in h.iter_mut().zip(c) {
-                        *d = s as u64;
-                    }
-                    h
-                })
-                .collect(),
-            seconds,
-        ))
-    }
-
     /// Plan the segments of an encode from per-chunk histograms (the wgpu path's plan).
     pub fn plan(
         &self,
@@ -384,63 +295,6 @@ impl<'c> CudaVleEncoder<'c> {
             start_bit,
             &self.config,
             self.limits(),
-        )
-    }
-
-    /// Plan a framed encode of `input` from its per-chunk histograms (the wgpu path's
-    /// plan): every frame must start on a chunk boundary ([`Self::with_chunk_bytes`]) and
-    /// every table must code its frames' bytes.
-    pub fn plan_framed(
-        &self,
-        input: &CudaInput,
-        chunk_histograms: &[[u64; 256]],
-        framing: &Framing<'_>,
-    ) -> Result<Plan> {
-        plan_frames(
-            &input.window_spans(),
-            input.chunk_bytes,
-            chunk_histograms,
-            framing,
-            &self.config,
-            self.limits(),
-        )
-    }
-
-    /// Upload `tables` (those the plan was made with) and the block map of `plan`.
-    pub fn upload_frames(&self, tables: &[CodeTable], plan: &Plan) -> Result<CudaFramedTables> {
-        let (words, map) = framed_words(tables, plan)?;
-        let stream = &self.stream;
-        let map: Vec<u32> = map.into_iter().flatten().collect();
-        Ok(CudaFramedTables {
-            tables: stream
-                .clone_htod(&words[..])
-                .map_err(driver_error("copying the code tables"))?,
-            block_frames: stream
-                .clone_htod(&map[..])
-                .map_err(driver_error("copying the block map"))?,
-            frames: frame_keys(plan),
-        })
-    }
-
-    /// Launch a framed encode (nothing waits); read it back with [`Self::finish`].
-    pub fn encode_framed(
-        &self,
-        input: &CudaInput,
-        tables: &CudaFramedTables,
-        plan: &Plan,
-        profile: bool,
-    ) -> Result<CudaPending> {
-        if !plan.is_framed() || tables.frames != frame_keys(plan) {
-            return Err(Error::InvalidArgument(
-                "the framed tables were uploaded for another plan".into(),
-            ));
-        }
-        self.launch(
-            input,
-            &tables.tables,
-            Some(&tables.block_frames),
-            plan,
-            profile,
         )
     }
 
