@@ -186,6 +186,35 @@ pub(crate) fn frame_block_offsets<'a>(
     }
 }
 
+/// The chunk a GPU coder's framed encode of `data` (laid out as `layout`) makes once read
+/// back: its stream taken as the chunk's bytes, checked to be the layout's length, then
+/// the headers, trailers and checksums filled in ([`finish_chunk`]; frame CRC32s folded
+/// from `block_crcs` where the GPU took them).
+pub(crate) fn chunk_from_encoded(
+    data: &[u8],
+    layout: &ChunkLayout,
+    format: Format,
+    block: u64,
+    encoded: &mut Encoded,
+    block_crcs: Option<&[u32]>,
+) -> Result<CodedChunk> {
+    let mut out = std::mem::take(&mut encoded.stream.bytes);
+    if out.len() as u64 != layout.output_bytes() {
+        return Err(layout_mismatch(out.len(), layout));
+    }
+    let offsets = frame_block_offsets(layout, block, encoded);
+    let done = finish_chunk(
+        data,
+        layout,
+        format,
+        block,
+        &mut out,
+        Some(&offsets),
+        block_crcs,
+    )?;
+    Ok(CodedChunk::new(out, layout, done, data.len() as u64, block))
+}
+
 /// A GPU encode whose length is not the one its chunk's layout planned.
 pub(crate) fn layout_mismatch(bytes: usize, layout: &ChunkLayout) -> Error {
     Error::Gpu {

@@ -3,11 +3,9 @@
 //! every frame coded with its own table in one framed pass of the CUDA kernel
 //! (shaders/cuda/vle_cuvle.cu, `FLAG_FRAMED`) at the bit its container layout gives it,
 //! then the headers, trailers and checksums filled in on the cores
-//! ([`super::chunk::finish_chunk`]). The bytes equal the CPU's and the wgpu coder's.
+//! ([`super::chunk::chunk_from_encoded`]). The bytes equal the CPU's and the wgpu coder's.
 
-use super::chunk::{
-    encode_chunk_cpu, finish_chunk, frame_block_offsets, layout_mismatch, ChunkLayout, CodedChunk,
-};
+use super::chunk::{chunk_from_encoded, encode_chunk_cpu, ChunkLayout, CodedChunk};
 use super::compress::Format;
 use super::histogram::histogram_cpu;
 use super::pipeline::StreamConfig;
@@ -42,11 +40,5 @@ pub(crate) fn encode_chunk_cuda(
     let tables = encoder.upload_frames(&coded.tables, &plan)?;
     let pending = encoder.encode_framed(&input, &tables, &plan, false)?;
     let mut encoded = encoder.finish(pending)?;
-    let mut out = std::mem::take(&mut encoded.stream.bytes);
-    if out.len() as u64 != layout.output_bytes() {
-        return Err(layout_mismatch(out.len(), &layout));
-    }
-    let offsets = frame_block_offsets(&layout, block, &encoded);
-    let done = finish_chunk(data, &layout, format, block, &mut out, Some(&offsets), None)?;
-    Ok(CodedChunk::new(out, &layout, done, len, block))
+    chunk_from_encoded(data, &layout, format, block, &mut encoded, None)
 }

@@ -9,8 +9,8 @@
 //! headers filled there (`super::pipeline::Places`).
 
 use super::chunk::{
-    expected_spans, finish_chunk, finished, frame_block_offsets, frame_checks, layout_mismatch,
-    write_frames, ChunkLayout, CodedChunk, Finished,
+    chunk_from_encoded, expected_spans, finished, frame_block_offsets, frame_checks,
+    layout_mismatch, write_frames, ChunkLayout, CodedChunk, Finished,
 };
 use super::compress::Format;
 use super::cuvle::{Encoded, MappedStream, VleEncoder};
@@ -116,21 +116,14 @@ pub(crate) async fn encode_chunk_gpu(
         None => {
             let mut encoded = encoder.finish(pending).await?;
             let t3 = clock();
-            let mut out = std::mem::take(&mut encoded.stream.bytes);
-            if out.len() as u64 != layout.output_bytes() {
-                return Err(layout_mismatch(out.len(), &layout));
-            }
-            let offsets = frame_block_offsets(&layout, block, &encoded);
-            let done = finish_chunk(
+            let chunk = chunk_from_encoded(
                 data,
                 &layout,
                 format,
                 block,
-                &mut out,
-                Some(&offsets),
+                &mut encoded,
                 Some(&block_crcs),
             )?;
-            let chunk = CodedChunk::new(out, &layout, done, len, block);
             (chunk, encoded.timings.clone(), t3)
         }
     };
