@@ -230,12 +230,8 @@ impl<'c> CudaVleEncoder<'c> {
     /// instead of the default granularity: frames of [`Self::plan_framed`] start on chunk
     /// boundaries, so set it to the frame granularity.
     pub fn with_chunk_bytes(mut self, chunk_bytes: u64) -> Result<Self> {
-        let block = self.config.block_bytes();
-        if !chunk_bytes.is_power_of_two() || chunk_bytes < block {
-            return Err(Error::InvalidArgument(format!(
-                "histogram chunk of {chunk_bytes} bytes: a power of two of at least one block ({block} bytes) expected"
-            )));
-        }
+        self.config
+            .check_chunk_bytes(chunk_bytes, self.limits().max_binding)?;
         self.chunk_bytes = Some(chunk_bytes);
         Ok(self)
     }

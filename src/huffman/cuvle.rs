@@ -117,6 +117,20 @@ impl CuvleConfig {
         Ok(())
     }
 
+    /// Whether `chunk_bytes` may be an encoder's histogram granularity (its
+    /// `with_chunk_bytes`, on wgpu and CUDA): a power of two from one block to half the
+    /// device's largest binding.
+    pub(crate) fn check_chunk_bytes(&self, chunk_bytes: u64, max_binding: u64) -> Result<()> {
+        let block = self.block_bytes();
+        let max = max_binding / 2;
+        if !chunk_bytes.is_power_of_two() || chunk_bytes < block || chunk_bytes > max {
+            return Err(Error::InvalidArgument(format!(
+                "histogram chunk of {chunk_bytes} bytes: a power of two from one block ({block} bytes) to {max} expected"
+            )));
+        }
+        Ok(())
+    }
+
     /// Histogram granularity on a device: a power of two of at least one block, within
     /// one binding and the segment cap.
     pub(crate) fn chunk_bytes(&self, max_binding: u64) -> u64 {
@@ -182,13 +196,8 @@ impl<'g> VleEncoder<'g> {
     /// one binding) instead of the default granularity: frames of [`Self::plan_framed`]
     /// start on chunk boundaries, so set it to the frame granularity.
     pub fn with_chunk_bytes(mut self, chunk_bytes: u64) -> Result<Self> {
-        let block = self.config.block_bytes();
-        let max = self.gpu.max_binding() / 2;
-        if !chunk_bytes.is_power_of_two() || chunk_bytes < block || chunk_bytes > max {
-            return Err(Error::InvalidArgument(format!(
-                "histogram chunk of {chunk_bytes} bytes: a power of two from one block ({block} bytes) to {max} expected"
-            )));
-        }
+        self.config
+            .check_chunk_bytes(chunk_bytes, self.gpu.max_binding())?;
         self.chunk_bytes = Some(chunk_bytes);
         Ok(self)
     }
