@@ -252,18 +252,21 @@ impl<'c> CudaVleEncoder<'c> {
         }
     }
 
-    /// Copy `data` to the device.
+    /// Copy `data` to the device, through pinned pieces ([`CudaGpu::upload_staged`]).
     pub fn upload(&self, data: &[u8]) -> Result<CudaInput> {
         let stream = &self.stream;
         let padded = (data.len() as u64).next_multiple_of(16).max(16) as usize;
-        let mut buffer = stream
-            .alloc_zeros::<u8>(padded)
-            .map_err(driver_error("allocating the input"))?;
+        // SAFETY: every byte is written below before a kernel reads it: the data, then
+        // the padding (128-bit loads read it) zeroed.
+        let mut buffer =
+            unsafe { stream.alloc::<u8>(padded) }.map_err(driver_error("allocating the input"))?;
         if !data.is_empty() {
-            stream
-                .memcpy_htod(data, &mut buffer.slice_mut(..data.len()))
-                .map_err(driver_error("copying the input"))?;
+            self.cuda
+                .upload_staged(stream, data, &mut buffer.slice_mut(..data.len()))?;
         }
+        stream
+            .memset_zeros(&mut buffer.slice_mut(data.len()..))
+            .map_err(driver_error("zeroing the input's padding"))?;
         Ok(CudaInput {
             buffer,
             n_bytes: data.len() as u64,
@@ -563,14 +566,8 @@ impl<'c> CudaVleEncoder<'c> {
         let plan = &pending.plan;
         let words = (plan.output_bytes() / 4) as usize;
         let log_words = plan.log_words() as usize;
-        // (A copy of nothing is skipped: the driver refuses zero-byte copies.)
-        let out: Vec<u32> = if words == 0 {
-            Vec::new()
-        } else {
-            stream
-                .clone_dtoh(&pending.output.slice(..words))
-                .map_err(driver_error("reading the output back"))?
-        };
+        // The log first (small): the output's staged copy then waits for both. (A copy
+        // of nothing is skipped: the driver refuses zero-byte copies.)
         let log: Vec<u32> = if log_words == 0 {
             Vec::new()
         } else {
@@ -578,6 +575,11 @@ impl<'c> CudaVleEncoder<'c> {
                 .clone_dtoh(&pending.log.slice(..log_words))
                 .map_err(driver_error("reading the scan log back"))?
         };
+        let mut bytes = vec![0u8; plan.total_bits.div_ceil(8) as usize];
+        if words > 0 {
+            self.cuda
+                .download_staged(stream, &pending.output.slice(..words), &mut bytes)?;
+        }
         // Errors of the kernels surface here at the latest.
         stream
             .synchronize()
@@ -591,7 +593,10 @@ impl<'c> CudaVleEncoder<'c> {
             timings.span = s;
         }
         Ok(Encoded {
-            stream: BitBuf::from_words(&out, plan.total_bits),
+            stream: BitBuf {
+                bytes,
+                bits: plan.total_bits,
+            },
             block_offsets,
             frame_offsets,
             block_bytes: plan.block_bytes,

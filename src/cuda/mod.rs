@@ -13,6 +13,7 @@
 
 mod cuvle;
 mod pool;
+mod staged;
 mod vld;
 
 pub use cuvle::{

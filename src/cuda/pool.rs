@@ -1,6 +1,7 @@
 //! Buffers the CUDA decoders reuse across batches: device memory and page-locked (pinned)
 //! host memory in the size classes of the wgpu pool ([`crate::gpu::size_class`]), and the
-//! host vectors that readbacks are copied into. A fresh device buffer, and far more a
+//! host vectors that readbacks are copied into. The encoder's staged copies take their
+//! pinned pieces from here too (`super::staged`). A fresh device buffer, and far more a
 //! pinned one, per 32 MiB batch cost more than the batch's copies.
 //!
 //! Every device buffer is used on [`CudaGpu::stream`] only: one in-order stream, so a
@@ -18,8 +19,11 @@ use super::{driver_error, CudaGpu};
 use crate::gpu::size_class;
 use crate::{Error, Result};
 
-/// Idle buffers kept per kind at most (two decoder threads hold a few each).
+/// Idle device buffers kept at most (two decoder threads hold a few each).
 const MAX_IDLE: usize = 8;
+/// Idle pinned buffers kept at most: the stream coders' staged copies hold up to three
+/// pieces each (`super::staged`), and a pinned buffer made afresh costs more than its copy.
+const MAX_IDLE_PINNED_BUFFERS: usize = 32;
 /// Idle pinned bytes kept at most: page-locked memory is taken from the whole machine.
 const MAX_IDLE_PINNED: usize = 512 << 20;
 /// A buffer's size in bytes, for the free lists.
@@ -30,13 +34,15 @@ pub(crate) trait Bytes {
 /// Idle buffers, oldest first.
 pub(crate) struct FreeList<T> {
     idle: Vec<T>,
+    max_idle: usize,
     max_bytes: usize,
 }
 
 impl<T: Bytes> FreeList<T> {
-    pub(crate) fn new(max_bytes: usize) -> Self {
+    pub(crate) fn new(max_idle: usize, max_bytes: usize) -> Self {
         FreeList {
             idle: Vec::new(),
+            max_idle,
             max_bytes,
         }
     }
@@ -55,13 +61,13 @@ impl<T: Bytes> FreeList<T> {
         Some(self.idle.remove(i))
     }
 
-    /// Keep `buffer`; returns the oldest ones beyond [`MAX_IDLE`] or the byte bound (never
+    /// Keep `buffer`; returns the oldest ones beyond the count or the byte bound (never
     /// the newest), for the caller to drop outside its lock.
     pub(crate) fn put(&mut self, buffer: T) -> Vec<T> {
         self.idle.push(buffer);
         let mut evicted = Vec::new();
         while self.idle.len() > 1
-            && (self.idle.len() > MAX_IDLE
+            && (self.idle.len() > self.max_idle
                 || self.idle.iter().map(Bytes::bytes).sum::<usize>() > self.max_bytes)
         {
             evicted.push(self.idle.remove(0));
@@ -108,8 +114,8 @@ pub(crate) struct CudaPool {
 impl CudaPool {
     pub(crate) fn new(total_memory: u64) -> Arc<CudaPool> {
         Arc::new(CudaPool {
-            device: Mutex::new(FreeList::new((total_memory / 8) as usize)),
-            pinned: Mutex::new(FreeList::new(MAX_IDLE_PINNED)),
+            device: Mutex::new(FreeList::new(MAX_IDLE, (total_memory / 8) as usize)),
+            pinned: Mutex::new(FreeList::new(MAX_IDLE_PINNED_BUFFERS, MAX_IDLE_PINNED)),
             host: Default::default(),
         })
     }
@@ -290,7 +296,7 @@ mod tests {
     }
 
     fn list(sizes: &[usize]) -> FreeList<Vec<u8>> {
-        let mut f = FreeList::new(usize::MAX);
+        let mut f = FreeList::new(MAX_IDLE, usize::MAX);
         for &s in sizes {
             assert!(f.put(vec![0; s]).is_empty());
         }
@@ -321,7 +327,7 @@ mod tests {
 
     #[test]
     fn put_keeps_a_bounded_number_and_bytes_newest_first() {
-        let mut f = FreeList::new(10 << 20);
+        let mut f = FreeList::new(MAX_IDLE, 10 << 20);
         for i in 0..MAX_IDLE {
             assert!(f.put(vec![i as u8; 1 << 10]).is_empty());
         }

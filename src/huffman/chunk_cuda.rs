@@ -1,15 +1,17 @@
-//! A chunk of a framed stream coded on a CUDA device: the chunk's cell histograms and its
-//! frames planned on this coder's core (the CPU engine's plan: [`ChunkLayout::plan`]),
-//! every frame coded with its own table in one framed pass of the CUDA kernel
+//! A chunk of a framed stream coded on a CUDA device: the chunk copied up through pinned
+//! pieces, its cell histograms on the device (shaders/cuda/vle_histogram.cu), its frames
+//! planned on this coder's core (the CPU engine's plan: [`ChunkLayout::plan`]), every
+//! frame coded with its own table in one framed pass of the CUDA kernel
 //! (shaders/cuda/vle_cuvle.cu, `FLAG_FRAMED`) at the bit its container layout gives it,
-//! then the headers, trailers and checksums filled in on the cores
-//! ([`super::chunk::chunk_from_encoded`]). The bytes equal the CPU's and the wgpu coder's.
+//! read back through pinned pieces, then the headers, trailers and checksums filled in
+//! on the cores ([`super::chunk::chunk_from_encoded`]). The bytes equal the CPU's and the
+//! wgpu coder's.
 
 use super::chunk::{chunk_from_encoded, encode_chunk_cpu, ChunkLayout, CodedChunk};
 use super::compress::Format;
-use super::histogram::histogram_cpu;
 use super::pipeline::StreamConfig;
 use crate::cuda::{CudaConfig, CudaGpu, CudaVleEncoder};
+use crate::gpu::clock;
 use crate::Result;
 
 /// Code `data` as one chunk of a framed stream on `cuda`, its kernel tuned as `tuning`.
@@ -27,18 +29,40 @@ pub(crate) fn encode_chunk_cuda(
         return encode_chunk_cpu(data, format, frames, block);
     }
     let len = data.len() as u64;
-    let cells = histogram_cpu(data, frames.cell_bytes as usize);
-    let layout = ChunkLayout::plan(&cells, len, format, frames, block)?;
-    let coded = layout.gpu_frames(block)?;
+    let t0 = clock();
     // A stream of the chunk's own: the coders' copies and kernels side by side, each
     // coder waiting for its own chunk only.
     let encoder = CudaVleEncoder::with_tuning(cuda, *cuvle, *tuning)?
         .with_chunk_bytes(frames.cell_bytes)?
         .with_stream(cuda.new_stream()?);
     let input = encoder.upload(data)?;
+    let t_up = clock();
+    let (cells, _) = encoder.histograms(&input)?;
+    let t1 = clock();
+    let layout = ChunkLayout::plan(&cells, len, format, frames, block)?;
+    let coded = layout.gpu_frames(block)?;
     let plan = encoder.plan_framed(&input, &cells, &coded.framing(format))?;
     let tables = encoder.upload_frames(&coded.tables, &plan)?;
+    let t2 = clock();
     let pending = encoder.encode_framed(&input, &tables, &plan, false)?;
     let mut encoded = encoder.finish(pending)?;
-    chunk_from_encoded(data, &layout, format, block, &mut encoded, None)
+    let t3 = clock();
+    let chunk = chunk_from_encoded(data, &layout, format, block, &mut encoded, None)?;
+    if let (Some(t0), Some(t_up), Some(t1), Some(t2), Some(t3), Some(t4)) =
+        (t0, t_up, t1, t2, t3, clock())
+    {
+        let ms = |a: std::time::Instant, b: std::time::Instant| (b - a).as_secs_f64() * 1e3;
+        log::debug!(
+            "chunk of {} bytes, {} frames on CUDA: upload {:.1} ms, histograms {:.1} ms, \
+             plan and tables {:.1} ms, encode and readback {:.1} ms, headers+crc {:.1} ms",
+            data.len(),
+            layout.frames.len(),
+            ms(t0, t_up),
+            ms(t_up, t1),
+            ms(t1, t2),
+            ms(t2, t3),
+            ms(t3, t4),
+        );
+    }
+    Ok(chunk)
 }
