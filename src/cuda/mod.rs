@@ -12,6 +12,7 @@
 //! toolkit folders, so that the name resolves to the loaded library.
 
 mod cuvle;
+mod module_cache;
 mod pool;
 mod staged;
 mod vld;
@@ -47,6 +48,10 @@ pub struct CudaGpu {
     /// not know the device, `compute_XY` (PTX the driver compiles).
     target: String,
     modules: Mutex<HashMap<String, Arc<CudaModule>>>,
+    /// Compiled modules kept across processes ([`module_cache`]).
+    module_cache: module_cache::ModuleCache,
+    /// NVRTC and its version, part of every cached module's key.
+    compiler: String,
     /// Device, pinned and host buffers for the decoders' batches ([`pool`]).
     pool: Arc<pool::CudaPool>,
 }
@@ -140,6 +145,7 @@ impl CudaGpu {
                 .map_err(driver_error("threads per multiprocessor"))? as u32;
         let total_memory = ctx.total_mem().map_err(driver_error("memory size"))? as u64;
         let target = nvrtc_target(compute_capability)?;
+        let compiler = nvrtc_version()?;
         log::info!(
             "CUDA: {name}, compute capability {}.{}, {sm_count} multiprocessors, NVRTC target {target}",
             compute_capability.0,
@@ -155,6 +161,8 @@ impl CudaGpu {
             total_memory,
             target,
             modules: Mutex::new(HashMap::new()),
+            module_cache: module_cache::ModuleCache::new(crate::gpu::default_cache_dir()),
+            compiler,
             pool: pool::CudaPool::new(total_memory),
         })
     }
@@ -220,7 +228,8 @@ impl CudaGpu {
         Ok((make()?, make()?))
     }
 
-    /// The module compiled from `source` with these `-D` defines, compiled on first use.
+    /// The module compiled from `source` with these `-D` defines: loaded once per
+    /// process, from the module cache on disk where it holds it, else compiled (and kept).
     pub(crate) fn module(
         &self,
         stage: &'static str,
@@ -235,11 +244,38 @@ impl CudaGpu {
         if let Some(m) = modules.get(&key) {
             return Ok(m.clone());
         }
-        let image = compile(stage, source, &self.target, defines)?;
-        let module = self
-            .ctx
-            .load_module(cudarc::nvrtc::Ptx::from_binary(image))
-            .map_err(driver_error(&format!("loading {stage}")))?;
+        let load = |image: Vec<u8>| {
+            self.ctx
+                .load_module(cudarc::nvrtc::Ptx::from_binary(image))
+                .map_err(driver_error(&format!("loading {stage}")))
+        };
+        let options = compile_options(&self.target, defines);
+        let kept = module_cache::ModuleKey::new(stage, source, &self.compiler, &options);
+        let t = std::time::Instant::now();
+        // A kept image the driver refuses is compiled again and replaced.
+        let cached = self.module_cache.lookup(&kept).and_then(|image| {
+            load(image)
+                .inspect_err(|e| log::warn!("a cached {stage} module: {e}; compiling"))
+                .ok()
+        });
+        let module = match cached {
+            Some(module) => {
+                log::debug!(
+                    "{stage} {defines:?}: from the module cache in {:.1} ms",
+                    t.elapsed().as_secs_f64() * 1e3
+                );
+                module
+            }
+            None => {
+                let image = compile(stage, source, &self.target, defines)?;
+                log::debug!(
+                    "{stage} {defines:?}: compiled by NVRTC in {:.0} ms",
+                    t.elapsed().as_secs_f64() * 1e3
+                );
+                self.module_cache.keep(&kept, &image);
+                load(image)?
+            }
+        };
         modules.insert(key, module.clone());
         Ok(module)
     }
@@ -281,6 +317,28 @@ fn nvrtc_ok(r: nvrtcResult, what: &str) -> Result<()> {
     }
 }
 
+/// NVRTC's options for `target` with `defines`.
+fn compile_options(target: &str, defines: &[(&str, u32)]) -> Vec<String> {
+    let mut options = vec![
+        format!("--gpu-architecture={target}"),
+        "--std=c++17".to_string(),
+        "-lineinfo".to_string(),
+    ];
+    options.extend(defines.iter().map(|(k, v)| format!("-D{k}={v}")));
+    options
+}
+
+/// "NVRTC 13.0": the compiler of every module, part of a kept module's key.
+fn nvrtc_version() -> Result<String> {
+    let (mut major, mut minor) = (0, 0);
+    // SAFETY: a plain NVRTC query into two integers.
+    nvrtc_ok(
+        unsafe { nvrtc::nvrtcVersion(&mut major, &mut minor) },
+        "nvrtcVersion",
+    )?;
+    Ok(format!("NVRTC {major}.{minor}"))
+}
+
 /// Compile `source` with NVRTC: a cubin for an `sm_` target, PTX (NUL-terminated) for a
 /// `compute_` one; both load with cuModuleLoadData.
 pub(crate) fn compile(
@@ -292,13 +350,7 @@ pub(crate) fn compile(
     let bad = |what: &str| Error::Cuda(format!("{stage}: {what} contains a NUL byte"));
     let src = CString::new(source).map_err(|_| bad("the source"))?;
     let name = CString::new(format!("{stage}.cu")).map_err(|_| bad("the name"))?;
-    let mut options = vec![
-        format!("--gpu-architecture={target}"),
-        "--std=c++17".to_string(),
-        "-lineinfo".to_string(),
-    ];
-    options.extend(defines.iter().map(|(k, v)| format!("-D{k}={v}")));
-    let options: Vec<CString> = options
+    let options: Vec<CString> = compile_options(target, defines)
         .into_iter()
         .map(|o| CString::new(o).map_err(|_| bad("an option")))
         .collect::<Result<_>>()?;
@@ -474,6 +526,8 @@ mod tests {
         }
         let target = nvrtc_target((9, 0)).unwrap();
         assert_eq!(target, "sm_90", "NVRTC 13 knows the H200");
+        let compiler = nvrtc_version().unwrap();
+        assert!(compiler.starts_with("NVRTC 13."), "{compiler}");
         for (wg, net, warp, blocks) in [
             (256u32, 16u32, 1u32, 1u32),
             (256, 16, 0, 1),

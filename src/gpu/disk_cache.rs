@@ -6,7 +6,8 @@
 //! `wgpu::PipelineCache::get_data` returned. wgpu checks its own header (magic, version,
 //! adapter, sizes) but not the contents; the CRC makes a damaged file a fallback to an
 //! empty cache, never data handed to the driver. Saved atomically (a temporary file
-//! renamed into place), so concurrent processes never read a half-written file.
+//! renamed into place), so concurrent processes never read a half-written file. The CUDA
+//! path's compiled kernels are kept the same way (`crate::cuda`'s module cache).
 
 use std::path::{Path, PathBuf};
 
@@ -49,8 +50,12 @@ pub fn default_dir() -> Option<PathBuf> {
         .or_else(|| env("HOME").map(|d| d.join(".cache").join("parvlc")))
 }
 
-/// The file's payload, or why it is not usable.
-fn read(path: &Path) -> std::io::Result<Result<Vec<u8>, String>> {
+/// The payload of a file sealed by [`write_sealed`] with `magic` (the magic, then the
+/// CRC-32 of the payload, then the payload), or why it is not usable.
+pub(crate) fn read_sealed(
+    path: &Path,
+    magic: &[u8; 8],
+) -> std::io::Result<Result<Vec<u8>, String>> {
     let meta = std::fs::metadata(path)?;
     if meta.len() > MAX_BYTES {
         return Ok(Err(format!(
@@ -59,8 +64,8 @@ fn read(path: &Path) -> std::io::Result<Result<Vec<u8>, String>> {
         )));
     }
     let bytes = std::fs::read(path)?;
-    if bytes.len() < 12 || &bytes[..8] != MAGIC {
-        return Ok(Err("not a parvlc pipeline cache".into()));
+    if bytes.len() < 12 || &bytes[..8] != magic {
+        return Ok(Err("not a parvlc cache file of this kind".into()));
     }
     let stored = u32::from_le_bytes([bytes[8], bytes[9], bytes[10], bytes[11]]);
     let payload = bytes[12..].to_vec();
@@ -68,6 +73,26 @@ fn read(path: &Path) -> std::io::Result<Result<Vec<u8>, String>> {
         return Ok(Err("checksum mismatch (damaged)".into()));
     }
     Ok(Ok(payload))
+}
+
+/// Write `payload` to `path` behind `magic` and its CRC-32, atomically: a temporary file
+/// beside it renamed into place, so that concurrent processes never read half a file.
+pub(crate) fn write_sealed(path: &Path, magic: &[u8; 8], payload: &[u8]) -> std::io::Result<()> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir)?;
+    let mut bytes = Vec::with_capacity(12 + payload.len());
+    bytes.extend_from_slice(magic);
+    bytes.extend_from_slice(&crc32fast::hash(payload).to_le_bytes());
+    bytes.extend_from_slice(payload);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.subsec_nanos())
+        .unwrap_or(0);
+    let tmp = dir.join(format!(".tmp-{}-{nanos}", std::process::id()));
+    std::fs::write(&tmp, &bytes)?;
+    std::fs::rename(&tmp, path).inspect_err(|_| {
+        let _ = std::fs::remove_file(&tmp);
+    })
 }
 
 impl DiskCache {
@@ -80,7 +105,7 @@ impl DiskCache {
     ) -> Option<Self> {
         let key = wgpu::util::pipeline_cache_key(info)?;
         let path = dir.join(key);
-        let (data, state) = match read(&path) {
+        let (data, state) = match read_sealed(&path, MAGIC) {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => (None, CacheState::Empty),
             Err(e) => (None, CacheState::Rejected(e.to_string())),
             Ok(Err(why)) => (None, CacheState::Rejected(why)),
@@ -117,31 +142,12 @@ impl DiskCache {
         let Some(data) = self.cache.get_data() else {
             return;
         };
-        let crc = crc32fast::hash(&data);
-        if self.loaded_crc == Some(crc) {
+        if self.loaded_crc == Some(crc32fast::hash(&data)) {
             return;
         }
-        if let Err(e) = self.write(&data, crc) {
+        if let Err(e) = write_sealed(&self.path, MAGIC, &data) {
             log::warn!("pipeline cache {}: not saved: {e}", self.path.display());
         }
-    }
-
-    fn write(&self, data: &[u8], crc: u32) -> std::io::Result<()> {
-        let dir = self.path.parent().unwrap_or(Path::new("."));
-        std::fs::create_dir_all(dir)?;
-        let mut bytes = Vec::with_capacity(12 + data.len());
-        bytes.extend_from_slice(MAGIC);
-        bytes.extend_from_slice(&crc.to_le_bytes());
-        bytes.extend_from_slice(data);
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.subsec_nanos())
-            .unwrap_or(0);
-        let tmp = dir.join(format!(".tmp-{}-{nanos}", std::process::id()));
-        std::fs::write(&tmp, &bytes)?;
-        std::fs::rename(&tmp, &self.path).inspect_err(|_| {
-            let _ = std::fs::remove_file(&tmp);
-        })
     }
 }
 
@@ -149,16 +155,26 @@ impl DiskCache {
 mod tests {
     use super::*;
 
+    fn read(path: &Path) -> std::io::Result<Result<Vec<u8>, String>> {
+        read_sealed(path, MAGIC)
+    }
+
     #[test]
     fn damaged_foreign_and_oversized_files_are_refused() {
         let dir = std::env::temp_dir().join(format!("parvlc-disk-cache-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let p = dir.join("f");
-        let mut good = MAGIC.to_vec();
-        good.extend_from_slice(&crc32fast::hash(b"payload").to_le_bytes());
-        good.extend_from_slice(b"payload");
-        std::fs::write(&p, &good).unwrap();
+        write_sealed(&p, MAGIC, b"payload").unwrap();
+        let good = std::fs::read(&p).unwrap();
+        assert_eq!(&good[..8], MAGIC);
         assert_eq!(read(&p).unwrap().unwrap(), b"payload");
+        assert!(
+            read_sealed(&p, b"PVLCXX1\0")
+                .unwrap()
+                .unwrap_err()
+                .contains("not a parvlc"),
+            "another kind's magic"
+        );
         let mut bad = good.clone();
         *bad.last_mut().unwrap() ^= 1;
         std::fs::write(&p, &bad).unwrap();

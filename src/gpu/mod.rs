@@ -5,7 +5,7 @@
 pub mod compose;
 mod context;
 #[cfg(not(target_arch = "wasm32"))]
-mod disk_cache;
+pub(crate) mod disk_cache;
 pub mod gather;
 mod pipelines;
 mod pool;
