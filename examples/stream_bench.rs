@@ -13,7 +13,8 @@
 //! `WARM_MS` a time to keep compressing, untimed, before each shape's timed runs (a GPU
 //! kept busy runs in a faster performance state: `docs/results.md`, "Seventh pass").
 //! Each run's time is printed after the shape's line.
-//! Opens the GPU as the CLI does (wgpu; the CPU where there is none).
+//! Opens the GPU as the CLI does (wgpu; the CPU where there is none), or `BACKEND`
+//! (wgpu, cuda or cpu; cuda needs the `cuda` feature).
 
 use std::time::Instant;
 
@@ -86,12 +87,16 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         _ => Format::Native,
     };
     let runs = list("RUNS", "3").first().copied().unwrap_or(3).max(1);
-    let engine = match pollster::block_on(Engine::open(Backend::Wgpu)) {
-        Ok(e) => e,
-        Err(e) => {
-            eprintln!("no GPU ({e}): the CPU engine");
-            Engine::Cpu
-        }
+    let engine = match std::env::var("BACKEND") {
+        // A backend asked for by name: no fallback, its error is the run's.
+        Ok(name) => pollster::block_on(Engine::open(name.parse::<Backend>()?))?,
+        Err(_) => match pollster::block_on(Engine::open(Backend::Wgpu)) {
+            Ok(e) => e,
+            Err(e) => {
+                eprintln!("no GPU ({e}): the CPU engine");
+                Engine::Cpu
+            }
+        },
     };
     println!("{} bytes, {format:?}, on {}", data.len(), engine.name());
     // Pages of the output touched once, before any run, as a caller that keeps its buffer.

@@ -34,12 +34,13 @@ cargo test --release "$@"
 
 # The `cuda` feature's kernels (shaders/cuda/*.cu, compiled at run time by NVRTC) compile
 # for the H200's architecture in every shape the code uses: NVRTC 13 from its wheel,
-# unpacked into a temporary folder.
+# unpacked into a temporary folder. With them, the feature's other unit tests (its pools,
+# staged copies and module cache), none of which needs a GPU.
 nvrtc_dir="$(mktemp -d)"
 python3 -m pip download --quiet --no-deps --dest "$nvrtc_dir" "nvidia-cuda-nvrtc>=13,<14"
 python3 -m zipfile -e "$nvrtc_dir"/nvidia_cuda_nvrtc-*.whl "$nvrtc_dir/wheel"
 PARVLC_NVRTC="$(find "$nvrtc_dir/wheel" -name libnvrtc.so.13 | head -1)" PARVLC_REQUIRE_CUDA=1 \
-  cargo test --release --features cuda --lib cuda::tests
+  cargo test --release --features cuda --lib cuda::
 
 # The H.264 rate-distortion report (issue 15) on small clips: bytes and PSNR per QP for
 # parvlc and x264 (ffmpeg's libx264), every stream of ours decoded by FFmpeg to our
