@@ -239,9 +239,17 @@ fn fibonacci_bytes(runs: usize) -> Vec<u8> {
 /// cell cut short, every cell a frame (`fixed`), one-symbol frames, counts that tie, and
 /// frames whose plain code is too deep (the host builds those: a GPU length past 15 bits
 /// would differ from the twin's).
-#[test]
-fn frame_plan_equals_its_twin() {
-    let _s = serial();
+/// The frame plan's cases: inputs with the merged and the fixed configuration, and one
+/// input whose single frame is too deep, with its configuration.
+struct FramePlanCases {
+    inputs: Vec<(String, Vec<u8>)>,
+    config: FrameConfig,
+    fixed: FrameConfig,
+    deep: Vec<u8>,
+    big: FrameConfig,
+}
+
+fn frame_plan_cases() -> FramePlanCases {
     let cell = 4096u64;
     let config = FrameConfig {
         cell_bytes: cell,
@@ -284,17 +292,35 @@ fn frame_plan_equals_its_twin() {
         fixed: false,
     };
     assert!(deep.len() < 1 << 15);
+    FramePlanCases {
+        inputs,
+        config,
+        fixed,
+        deep,
+        big,
+    }
+}
+
+/// The frame plan (cells merged into frames, each frame's code lengths) in both flavours
+/// of its reductions: seeded data of mixed entropies in regions of several cells, a last
+/// cell cut short, every cell a frame (`fixed`), one-symbol frames, counts that tie, and
+/// frames whose plain code is too deep (the host builds those: a GPU length past 15 bits
+/// would differ from the twin's).
+#[test]
+fn frame_plan_equals_its_twin() {
+    let _s = serial();
+    let cases = frame_plan_cases();
     for (gpu, flavour) in [
         (gpu(), "subgroup"),
         (common::gpu_workgroup_flavour(), "workgroup"),
     ] {
         let encoder = VleEncoder::new(gpu, small_windows())
             .unwrap()
-            .with_chunk_bytes(cell)
+            .with_chunk_bytes(cases.config.cell_bytes)
             .unwrap();
-        for (name, data) in &inputs {
+        for (name, data) in &cases.inputs {
             for format in [Format::Native, Format::Gzip] {
-                for (how, frames) in [("merged", config), ("fixed", fixed)] {
+                for (how, frames) in [("merged", cases.config), ("fixed", cases.fixed)] {
                     check(
                         &format!("frame plan of {name}, {format:?}, {how}, {flavour}"),
                         &FramePlanStage(&encoder, format, frames),
@@ -305,14 +331,49 @@ fn frame_plan_equals_its_twin() {
         }
         let encoder = VleEncoder::new(gpu, small_windows())
             .unwrap()
-            .with_chunk_bytes(big.cell_bytes)
+            .with_chunk_bytes(cases.big.cell_bytes)
             .unwrap();
         for format in [Format::Native, Format::Gzip] {
             check(
                 &format!("frame plan of a too-deep code, {format:?}, {flavour}"),
-                &FramePlanStage(&encoder, format, big),
-                &deep[..],
+                &FramePlanStage(&encoder, format, cases.big),
+                &cases.deep[..],
             );
+        }
+    }
+}
+
+/// The CUDA twin (shaders/cuda/frame_plan.cu) on the same cases, as the CUDA stream coder
+/// reads its plan. Runs where a CUDA driver and NVRTC are (PARVLC_REQUIRE_CUDA=1 makes
+/// their absence a failure).
+#[cfg(feature = "cuda")]
+#[test]
+fn frame_plan_cuda_equals_its_twin() {
+    use parvlc::cuda::CudaVleEncoder;
+    use parvlc::huffman::frame_plan::plan_summaries_cpu;
+    let _s = serial();
+    let Some(cuda) = common::cuda() else {
+        return;
+    };
+    let cases = frame_plan_cases();
+    let mut runs: Vec<(String, &[u8], FrameConfig)> = Vec::new();
+    for (name, data) in &cases.inputs {
+        runs.push((format!("{name}, merged"), data, cases.config));
+        runs.push((format!("{name}, fixed"), data, cases.fixed));
+    }
+    runs.push(("a too-deep code".into(), &cases.deep, cases.big));
+    for (what, data, frames) in runs {
+        let encoder = CudaVleEncoder::new(cuda, small_windows())
+            .unwrap()
+            .with_chunk_bytes(frames.cell_bytes)
+            .unwrap();
+        let input = encoder.upload(data).unwrap();
+        for format in [Format::Native, Format::Gzip] {
+            let got = encoder
+                .frame_plan_summaries(&input, format, &frames)
+                .unwrap_or_else(|e| panic!("{what}, {format:?}: {e}"));
+            let want = plan_summaries_cpu(data, format, &frames).unwrap();
+            assert!(got == want, "{what}, {format:?}: CUDA and CPU twin differ");
         }
     }
 }

@@ -6,7 +6,8 @@
 //! warp-cooperative output writes.
 //!
 //! This file holds the encoder, its launch and read back; the per-chunk histogram
-//! (`histograms`) and the framed encode's tables and plan (`framed`) are apart.
+//! (`histograms`), the framed encode's tables and plan (`framed`) and a chunk's frames
+//! planned on the device (`frame_plan`) are apart.
 
 use std::sync::Arc;
 
@@ -26,9 +27,12 @@ use crate::huffman::{BitBuf, BitOrder, CodeTable};
 use crate::scan::{ScanStrategy, STATE_HEADER};
 use crate::{Error, Result};
 
+mod frame_plan;
 mod framed;
 mod histograms;
 
+#[cfg(test)]
+pub(crate) use frame_plan::FRAME_PLAN_SOURCE;
 pub use framed::CudaFramedTables;
 #[cfg(test)]
 pub(crate) use histograms::HISTOGRAM_SOURCE;

@@ -1,6 +1,7 @@
 //! A chunk of a framed stream coded on a CUDA device: the chunk copied up through pinned
-//! pieces, its cell histograms on the device (shaders/cuda/vle_histogram.cu), its frames
-//! planned on this coder's core (the CPU engine's plan: [`ChunkLayout::plan`]), every
+//! pieces, its cell histograms, frames and their code lengths planned on the device
+//! (shaders/cuda/vle_histogram.cu, frame_plan.cu: the wgpu plan's twin, read by its
+//! reader), each frame's codes (and gzip header) made on this coder's core, every
 //! frame coded with its own table in one framed pass of the CUDA kernel
 //! (shaders/cuda/vle_cuvle.cu, `FLAG_FRAMED`) at the bit its container layout gives it,
 //! read back through pinned pieces, then the headers, trailers and checksums filled in
@@ -9,6 +10,7 @@
 
 use super::chunk::{chunk_from_encoded, encode_chunk_cpu, ChunkLayout, CodedChunk};
 use super::compress::Format;
+use super::frame_plan::frames_from_plan;
 use super::pipeline::StreamConfig;
 use crate::cuda::{CudaConfig, CudaGpu, CudaVleEncoder};
 use crate::gpu::clock;
@@ -37,9 +39,11 @@ pub(crate) fn encode_chunk_cuda(
         .with_stream(cuda.new_stream()?);
     let input = encoder.upload(data)?;
     let t_up = clock();
-    let (cells, _) = encoder.histograms(&input)?;
+    let planned = encoder.frame_plan(&input, format, frames)?;
+    let cells = planned.cells;
     let t1 = clock();
-    let layout = ChunkLayout::plan(&cells, len, format, frames, block)?;
+    let (plans, heads) = frames_from_plan(&planned.words, &[], &cells, len, format, frames)?;
+    let layout = ChunkLayout::from_frames(plans, heads, format, block)?;
     let coded = layout.gpu_frames(block)?;
     let plan = encoder.plan_framed(&input, &cells, &coded.framing(format))?;
     let tables = encoder.upload_frames(&coded.tables, &plan)?;
@@ -53,8 +57,8 @@ pub(crate) fn encode_chunk_cuda(
     {
         let ms = |a: std::time::Instant, b: std::time::Instant| (b - a).as_secs_f64() * 1e3;
         log::debug!(
-            "chunk of {} bytes, {} frames on CUDA: upload {:.1} ms, histograms {:.1} ms, \
-             plan and tables {:.1} ms, encode and readback {:.1} ms, headers+crc {:.1} ms",
+            "chunk of {} bytes, {} frames on CUDA: upload {:.1} ms, histograms and plan {:.1} ms, \
+             codes and tables {:.1} ms, encode and readback {:.1} ms, headers+crc {:.1} ms",
             data.len(),
             layout.frames.len(),
             ms(t0, t_up),

@@ -57,13 +57,13 @@ impl PlanWords {
     pub(crate) fn read_back(&self) -> usize {
         (3 + LENGTH_WORDS) * self.n_cells
     }
-    fn all(&self) -> usize {
+    pub(crate) fn all(&self) -> usize {
         (3 + LENGTH_WORDS + 256) * self.n_cells
     }
 }
 
 /// Symbols of `format`'s frame codes: the bytes, and gzip's end-of-block.
-fn alphabet(format: Format) -> usize {
+pub(crate) fn frame_alphabet(format: Format) -> usize {
     match format {
         Format::Native => 256,
         Format::Gzip => LITERAL_SYMBOLS,
@@ -108,7 +108,7 @@ pub(crate) fn record_frame_plan(
         cells_per_region: (config.max_frame_bytes / config.cell_bytes) as u32,
         cell_bytes: config.cell_bytes as u32,
         last_cell_bytes: (len - (n_cells as u64 - 1) * config.cell_bytes) as u32,
-        alphabet: alphabet(format) as u32,
+        alphabet: frame_alphabet(format) as u32,
         fixed: config.fixed as u32,
         threshold_lo: threshold as u32,
         threshold_hi: (threshold >> 32) as u32,
@@ -196,7 +196,7 @@ pub(crate) fn frames_from_plan(
         )));
     }
     let per_region = (config.max_frame_bytes / config.cell_bytes) as usize;
-    let alphabet = alphabet(format);
+    let alphabet = frame_alphabet(format);
     let cell = config.cell_bytes;
     let (mut frames, mut frame_heads) = (Vec::new(), Vec::new());
     let (mut c, mut deep) = (0, 0);
@@ -256,7 +256,7 @@ pub struct PlannedSummary {
 
 /// `frames` summed up, a gzip frame's header from `heads` (by frame) where there is one,
 /// else built here.
-fn summaries(
+pub(crate) fn summaries(
     frames: &[FramePlan],
     heads: Vec<Option<BitBuf>>,
     format: Format,
@@ -387,8 +387,18 @@ impl GpuStage for FramePlanStage<'_, '_> {
     }
 
     fn cpu(&self, input: &[u8]) -> Result<Vec<PlannedSummary>> {
-        let cells = histogram_cpu(input, self.2.cell_bytes as usize);
-        let frames = plan_frames(&cells, input.len() as u64, self.1, &self.2)?;
-        summaries(&frames, Vec::new(), self.1)
+        plan_summaries_cpu(input, self.1, &self.2)
     }
+}
+
+/// The CPU twin's plan of `input`, summed up: what every GPU frame plan (this stage, and
+/// the CUDA one) must equal.
+pub fn plan_summaries_cpu(
+    input: &[u8],
+    format: Format,
+    config: &FrameConfig,
+) -> Result<Vec<PlannedSummary>> {
+    let cells = histogram_cpu(input, config.cell_bytes as usize);
+    let frames = plan_frames(&cells, input.len() as u64, format, config)?;
+    summaries(&frames, Vec::new(), format)
 }

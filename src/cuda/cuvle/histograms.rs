@@ -1,7 +1,7 @@
 //! The per-chunk byte histogram on CUDA (shaders/cuda/vle_histogram.cu), the twin of the
 //! wgpu histogram stage.
 
-use cudarc::driver::{DevicePtr, DeviceRepr, LaunchConfig, PushKernelArg};
+use cudarc::driver::{CudaSlice, DevicePtr, DeviceRepr, LaunchConfig, PushKernelArg};
 
 use super::{CudaInput, CudaVleEncoder};
 use crate::cuda::driver_error;
@@ -23,10 +23,47 @@ unsafe impl DeviceRepr for HistogramArgs {}
 impl CudaVleEncoder<'_> {
     /// Byte histogram of every chunk of the input, and its kernel time by CUDA events.
     pub fn histograms(&self, input: &CudaInput) -> Result<(Vec<[u64; 256]>, f64)> {
-        let n_chunks = input.n_chunks();
-        if n_chunks == 0 {
+        if input.n_chunks() == 0 {
             return Ok((Vec::new(), 0.0));
         }
+        let stream = &self.stream;
+        let (start, end) = self.cuda.timing_events()?;
+        start
+            .record(stream)
+            .map_err(driver_error("recording an event"))?;
+        let hist = self.histograms_on_device(input)?;
+        end.record(stream)
+            .map_err(driver_error("recording an event"))?;
+        let cells = self.read_histograms(&hist)?;
+        let seconds = start
+            .elapsed_ms(&end)
+            .map_err(driver_error("reading CUDA events"))? as f64
+            / 1e3;
+        Ok((cells, seconds))
+    }
+
+    /// Counts read back from [`Self::histograms_on_device`], a histogram a chunk.
+    pub(crate) fn read_histograms(&self, hist: &CudaSlice<u32>) -> Result<Vec<[u64; 256]>> {
+        let counts = self
+            .stream
+            .clone_dtoh(hist)
+            .map_err(driver_error("reading the histogram back"))?;
+        Ok(counts
+            .chunks_exact(256)
+            .map(|c| {
+                let mut h = [0u64; 256];
+                for (d, &s) in h.iter_mut().zip(c) {
+                    *d = s as u64;
+                }
+                h
+            })
+            .collect())
+    }
+
+    /// Launch the byte histogram of every chunk of a non-empty input on the encoder's
+    /// stream (nothing waits): 256 counts a chunk, on the device.
+    pub(crate) fn histograms_on_device(&self, input: &CudaInput) -> Result<CudaSlice<u32>> {
+        let n_chunks = input.n_chunks();
         let stream = &self.stream;
         let wg = self.config.scan.workgroup_size;
         let func = self.cuda.function(
@@ -55,46 +92,20 @@ impl CudaVleEncoder<'_> {
             words_per_tile,
             words_per_chunk,
         };
-        let (start, end) = self.cuda.timing_events()?;
-        start
-            .record(stream)
-            .map_err(driver_error("recording an event"))?;
-        {
-            let (input_ptr, _in) = input.buffer.device_ptr(stream);
-            let mut launch = stream.launch_builder(&func);
-            launch.arg(&args).arg(&input_ptr).arg(&mut hist);
-            // SAFETY: the kernel reads `tiles * words_per_tile` words at most, within the
-            // padded input, and adds into `n_chunks * 256` counts.
-            unsafe {
-                launch.launch(LaunchConfig {
-                    grid_dim: (tiles as u32, 1, 1),
-                    block_dim: (wg, 1, 1),
-                    shared_mem_bytes: 0,
-                })
-            }
-            .map_err(driver_error("launching vle_histogram"))?;
+        let (input_ptr, _in) = input.buffer.device_ptr(stream);
+        let mut launch = stream.launch_builder(&func);
+        launch.arg(&args).arg(&input_ptr).arg(&mut hist);
+        // SAFETY: the kernel reads `tiles * words_per_tile` words at most, within the
+        // padded input, and adds into `n_chunks * 256` counts.
+        unsafe {
+            launch.launch(LaunchConfig {
+                grid_dim: (tiles as u32, 1, 1),
+                block_dim: (wg, 1, 1),
+                shared_mem_bytes: 0,
+            })
         }
-        end.record(stream)
-            .map_err(driver_error("recording an event"))?;
-        let counts = stream
-            .clone_dtoh(&hist)
-            .map_err(driver_error("reading the histogram back"))?;
-        let seconds = start
-            .elapsed_ms(&end)
-            .map_err(driver_error("reading CUDA events"))? as f64
-            / 1e3;
-        Ok((
-            counts
-                .chunks_exact(256)
-                .map(|c| {
-                    let mut h = [0u64; 256];
-                    for (d, &s) in h.iter_mut().zip(c) {
-                        *d = s as u64;
-                    }
-                    h
-                })
-                .collect(),
-            seconds,
-        ))
+        .map_err(driver_error("launching vle_histogram"))?;
+        drop(launch);
+        Ok(hist)
     }
 }

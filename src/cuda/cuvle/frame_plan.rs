@@ -1,0 +1,138 @@
+//! A chunk's frames planned on CUDA (shaders/cuda/frame_plan.cu): the cells' histograms,
+//! the cells merged into frames and every frame's code lengths on the device, the twin
+//! of the wgpu frame plan (src/huffman/frame_plan.rs), in its plan words, so that the
+//! host reads them with the same reader and only turns lengths into codes and headers.
+
+use cudarc::driver::{DeviceRepr, LaunchConfig, PushKernelArg};
+
+use super::{CudaInput, CudaVleEncoder};
+use crate::cuda::driver_error;
+use crate::huffman::compress::Format;
+use crate::huffman::frame_plan::{
+    frame_alphabet, frames_from_plan, summaries, PlanWords, PlannedSummary,
+};
+use crate::huffman::frames::{log2_segments, merge_threshold, FrameConfig};
+use crate::{Error, Result};
+
+pub(crate) const FRAME_PLAN_SOURCE: &str = include_str!("../../../shaders/cuda/frame_plan.cu");
+
+/// Threads of a block: a thread a byte value (the kernels' `WG_SIZE`).
+const BLOCK_THREADS: u32 = 256;
+
+/// keep in sync with shaders/cuda/frame_plan.cu `FramePlanArgs`
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+struct FramePlanArgs {
+    n_cells: u32,
+    cells_per_region: u32,
+    cell_bytes: u32,
+    last_cell_bytes: u32,
+    alphabet: u32,
+    fixed: u32,
+    threshold: u64,
+    log2_segments: [u32; 257],
+}
+// SAFETY: plain #[repr(C)] integer fields, the layout of the kernel's struct.
+unsafe impl DeviceRepr for FramePlanArgs {}
+
+/// A chunk's plan, read back: its cell histograms and the plan's words
+/// ([`PlanWords::read_back`] of them), for [`crate::huffman::frame_plan::frames_from_plan`].
+pub(crate) struct CudaFramePlan {
+    pub(crate) cells: Vec<[u64; 256]>,
+    pub(crate) words: Vec<u32>,
+}
+
+impl CudaVleEncoder<'_> {
+    /// The cell histograms of a non-empty `input` (its chunks the frames' cells:
+    /// [`Self::with_chunk_bytes`] of `config.cell_bytes`) and its frame plan, on the
+    /// device, read back.
+    pub(crate) fn frame_plan(
+        &self,
+        input: &CudaInput,
+        format: Format,
+        config: &FrameConfig,
+    ) -> Result<CudaFramePlan> {
+        let n_cells = input.n_chunks();
+        if n_cells == 0
+            || input.chunk_bytes != config.cell_bytes
+            || n_cells >= u32::MAX as usize / 324
+        {
+            return Err(Error::InvalidArgument(format!(
+                "a frame plan of {n_cells} cells of {} bytes for cells of {}",
+                input.chunk_bytes, config.cell_bytes
+            )));
+        }
+        let stream = &self.stream;
+        let hist = self.histograms_on_device(input)?;
+        let words = PlanWords { n_cells };
+        let args = FramePlanArgs {
+            n_cells: n_cells as u32,
+            cells_per_region: (config.max_frame_bytes / config.cell_bytes) as u32,
+            cell_bytes: config.cell_bytes as u32,
+            last_cell_bytes: (input.n_bytes - (n_cells as u64 - 1) * config.cell_bytes) as u32,
+            alphabet: frame_alphabet(format) as u32,
+            fixed: config.fixed as u32,
+            threshold: merge_threshold(format),
+            log2_segments: *log2_segments(),
+        };
+        // Only frames' first cells are written: the others must read "no frame".
+        let mut plan = stream
+            .alloc_zeros::<u32>(words.all())
+            .map_err(driver_error("allocating the frame plan"))?;
+        let merge = self
+            .cuda
+            .function("frame_plan", FRAME_PLAN_SOURCE, &[], "frame_plan_merge")?;
+        let lengths = self.cuda.function(
+            "frame_plan",
+            FRAME_PLAN_SOURCE,
+            &[],
+            "frame_plan_code_lengths",
+        )?;
+        let n_regions = n_cells.div_ceil(args.cells_per_region.max(1) as usize) as u32;
+        let blocks = |n: u32| LaunchConfig {
+            grid_dim: (n.min(1 << 16), 1, 1),
+            block_dim: (BLOCK_THREADS, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        {
+            let mut launch = stream.launch_builder(&merge);
+            launch.arg(&args).arg(&hist).arg(&mut plan);
+            // SAFETY: the kernel reads `n_cells * 256` counts and writes within the plan's
+            // `words.all()` words (its regions, grid-strided).
+            unsafe { launch.launch(blocks(n_regions)) }
+                .map_err(driver_error("launching frame_plan_merge"))?;
+        }
+        {
+            let mut launch = stream.launch_builder(&lengths);
+            launch.arg(&args).arg(&mut plan);
+            // SAFETY: the kernel reads and writes within the plan's `words.all()` words
+            // (its frames, grid-strided over cells).
+            unsafe { launch.launch(blocks(n_cells as u32)) }
+                .map_err(driver_error("launching frame_plan_code_lengths"))?;
+        }
+        let words = stream
+            .clone_dtoh(&plan.slice(..words.read_back()))
+            .map_err(driver_error("reading the frame plan back"))?;
+        let cells = self.read_histograms(&hist)?;
+        Ok(CudaFramePlan { cells, words })
+    }
+
+    /// The frames of `input` as the CUDA stream coder plans them (cells, frames and code
+    /// lengths on the device; codes and gzip headers on the host), summed up to compare
+    /// with the CPU twin's ([`crate::huffman::frame_plan::plan_summaries_cpu`]). The
+    /// encoder's chunks must be the frames' cells ([`Self::with_chunk_bytes`]).
+    pub fn frame_plan_summaries(
+        &self,
+        input: &CudaInput,
+        format: Format,
+        config: &FrameConfig,
+    ) -> Result<Vec<PlannedSummary>> {
+        if input.is_empty() {
+            return Ok(Vec::new());
+        }
+        let plan = self.frame_plan(input, format, config)?;
+        let (frames, heads) =
+            frames_from_plan(&plan.words, &[], &plan.cells, input.len(), format, config)?;
+        summaries(&frames, heads, format)
+    }
+}
