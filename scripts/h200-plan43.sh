@@ -3,13 +3,14 @@
 # the twin of the wgpu frame plan) against the build before (the frames planned on the
 # coder's core), in one call:
 # 0. The CUDA frame plan against its CPU twin (tests/stages.rs
-#    frame_plan_cuda_equals_its_twin) and the stream coders against the CPU's bytes
-#    (tests/framed.rs), PARVLC_REQUIRE_CUDA=1.
+#    frame_plan_cuda_equals_its_twin) and the stream coders against the CPU's bytes, both
+#    planners (tests/framed.rs), PARVLC_REQUIRE_CUDA=1.
 # 1. Bytes: for each input and format, the new CUDA output equals the CPU backend's byte
 #    for byte and decodes (gzip -dc, parvlc decompress); 4 GiB from standard input too.
 # 2. The CLI, 4 GiB of system files from standard input, GNU time, arms alternating.
 # 3. The library host to host (examples/stream_bench, a GiB of the same files; it decodes
-#    its output before timing), CUDA new and before alternating, wgpu beside them.
+#    its output before timing), CUDA new and before alternating, new with its frames
+#    planned on the host (PLANNER=host), wgpu beside them.
 # 4. Each chunk's phases, debug-logged (the library's GiB, gzip).
 # Carried in .device: parvlc, parvlc-before, stream_bench, stream_bench-before, stages,
 # framed (gzipped). There, from the project root: bash scripts/h200-plan43.sh
@@ -23,7 +24,9 @@ P=.device/parvlc
 D=/dev/shm/parvlc-plan43
 echo "== 0. the CUDA frame plan and stream coders against the CPU"
 PARVLC_REQUIRE_CUDA=1 PARVLC_TEST_BACKENDS=cuda .device/stages frame_plan_cuda 2>&1 | grep -E "^test |test result|panicked|differ" | head -20
-PARVLC_REQUIRE_CUDA=1 PARVLC_TEST_BACKENDS=cuda .device/framed every_engine 2>&1 | grep -E "^test |test result|panicked|differ" | head -20
+for t in every_engine the_cuda_coder; do
+  PARVLC_REQUIRE_CUDA=1 PARVLC_TEST_BACKENDS=cuda .device/framed $t 2>&1 | grep -E "^test |test result|panicked|differ" | head -20
+done
 sys_files "$D"
 : > "$D/empty"
 printf 'a' > "$D/one"
@@ -60,6 +63,9 @@ for r in 1 2; do
     for fmt in native gzip; do
       echo "$b cuda $fmt round $r: $(BACKEND=cuda FORMAT=$fmt RUNS=5 .device/$b "$D/sys1g" | sed -n 2p)"
     done
+  done
+  for fmt in native gzip; do
+    echo "stream_bench cuda, planned on the host, $fmt round $r: $(BACKEND=cuda PLANNER=host FORMAT=$fmt RUNS=5 .device/stream_bench "$D/sys1g" | sed -n 2p)"
   done
   for fmt in native gzip; do
     echo "stream_bench wgpu $fmt round $r: $(BACKEND=wgpu FORMAT=$fmt RUNS=5 .device/stream_bench "$D/sys1g" | sed -n 2p)"

@@ -14,7 +14,7 @@ cp -r .device/gl "$D/gl"
 sed "s|\.device/|$D/|g" .device/env.sh > "$D/env.sh"
 cargo build --release --features cuda --bin parvlc
 cp target/release/parvlc "$D/bin/parvlc"
-for t in cuvle formats cli bench; do
+for t in cuvle formats cli bench stages framed; do
   exe=$(cargo test --release --features cuda --no-run --test "$t" 2>&1 |
         sed -n "s|.*Executable tests/$t.rs (\(.*\))|\1|p" | tail -1)
   cp "$exe" "$D/bin/$t"

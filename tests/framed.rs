@@ -288,6 +288,49 @@ fn every_engine_streams_the_cpu_bytes() {
     }
 }
 
+/// The CUDA coder's two planners (its frame_plan kernels, the coder's core) give the
+/// CPU's bytes, in regions of a few cells and of 64 (the default's 1 MiB frames). Runs
+/// where a CUDA driver and NVRTC are (PARVLC_REQUIRE_CUDA=1 makes their absence a
+/// failure).
+#[cfg(feature = "cuda")]
+#[test]
+fn the_cuda_coder_writes_the_cpus_bytes_with_either_planner() {
+    let _serial = common::serial();
+    let Some(engine) = common::cuda_engine() else {
+        return;
+    };
+    let big = StreamConfig {
+        chunk_bytes: 3 << 20,
+        ..StreamConfig::default()
+    };
+    for (config, lens) in [
+        (tiny(), &[1usize, 513, 4096, 9000, 20_001][..]),
+        (big, &[(5 << 20) + 4321][..]),
+    ] {
+        for &len in lens {
+            let data = mixed(len, 200 + len as u64);
+            for format in [Format::Native, Format::Gzip] {
+                let want = streamed(&data, format, &config);
+                for planner in [FramePlanner::Gpu, FramePlanner::Host] {
+                    let what = format!("{format:?}, {len} bytes, planned by {planner:?}");
+                    let config = StreamConfig { planner, ..config };
+                    let mut out = Vec::new();
+                    compress_stream(
+                        engine,
+                        format,
+                        &config,
+                        StreamInput::Reader(&mut &data[..]),
+                        &mut out,
+                        &mut |_| {},
+                    )
+                    .unwrap_or_else(|e| panic!("{what}: {e}"));
+                    assert!(out == want, "{what}: CUDA differs from the CPU");
+                }
+            }
+        }
+    }
+}
+
 /// Chunks of several MiB: `compress_to_vec` copies each into the vector on all cores,
 /// in parts that do not divide the chunk evenly.
 #[test]

@@ -10,7 +10,7 @@ use std::ops::Range;
 use std::sync::Arc;
 
 use bytemuck::Pod;
-use cudarc::driver::{CudaStream, CudaView, CudaViewMut, DeviceRepr};
+use cudarc::driver::{CudaSlice, CudaStream, CudaView, CudaViewMut, DeviceRepr, ValidAsZeroBits};
 
 use super::pool::PinnedBuffer;
 use super::{driver_error, CudaGpu};
@@ -59,6 +59,25 @@ impl CudaGpu {
             staging.queued(stream)?;
         }
         Ok(())
+    }
+
+    /// A new device buffer holding `src` (at least one element), through pinned pieces
+    /// ([`Self::upload_staged`]).
+    pub(crate) fn clone_staged<T: Pod + DeviceRepr + ValidAsZeroBits>(
+        &self,
+        stream: &Arc<CudaStream>,
+        src: &[T],
+    ) -> Result<CudaSlice<T>> {
+        if src.is_empty() {
+            return stream
+                .alloc_zeros::<T>(1)
+                .map_err(driver_error("allocating a device buffer"));
+        }
+        // SAFETY: every element is written by the copy below before a kernel reads it.
+        let mut buffer = unsafe { stream.alloc::<T>(src.len()) }
+            .map_err(driver_error("allocating a device buffer"))?;
+        self.upload_staged(stream, src, &mut buffer.slice_mut(..))?;
+        Ok(buffer)
     }
 
     /// Copy `src` into `dst` (at most as long, counted in bytes: a tail of `src` past

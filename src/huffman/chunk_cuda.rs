@@ -1,8 +1,9 @@
 //! A chunk of a framed stream coded on a CUDA device: the chunk copied up through pinned
-//! pieces, its cell histograms, frames and their code lengths planned on the device
+//! pieces, its cell histograms and, where the config's planner says (as for the wgpu
+//! coder), its frames and their code lengths planned on the device
 //! (shaders/cuda/vle_histogram.cu, frame_plan.cu: the wgpu plan's twin, read by its
-//! reader), each frame's codes (and gzip header) made on this coder's core, every
-//! frame coded with its own table in one framed pass of the CUDA kernel
+//! reader), else on this coder's core (the CPU engine's plan: [`ChunkLayout::plan`]);
+//! each frame's codes (and gzip header) made on this core, every frame coded with its own table in one framed pass of the CUDA kernel
 //! (shaders/cuda/vle_cuvle.cu, `FLAG_FRAMED`) at the bit its container layout gives it,
 //! read back through pinned pieces, then the headers, trailers and checksums filled in
 //! on the cores ([`super::chunk::chunk_from_encoded`]). The bytes equal the CPU's and the
@@ -39,11 +40,22 @@ pub(crate) fn encode_chunk_cuda(
         .with_stream(cuda.new_stream()?);
     let input = encoder.upload(data)?;
     let t_up = clock();
-    let planned = encoder.frame_plan(&input, format, frames)?;
-    let cells = planned.cells;
-    let t1 = clock();
-    let (plans, heads) = frames_from_plan(&planned.words, &[], &cells, len, format, frames)?;
-    let layout = ChunkLayout::from_frames(plans, heads, format, block)?;
+    // The cells' histograms, then the frames planned on the device (read back as
+    // lengths) or on this core, as the config's planner says.
+    let on_device = config.planner.on_gpu(frames);
+    let (cells, t1, layout) = if on_device {
+        let planned = encoder.frame_plan(&input, format, frames)?;
+        let t1 = clock();
+        let (plans, heads) =
+            frames_from_plan(&planned.words, &[], &planned.cells, len, format, frames)?;
+        let layout = ChunkLayout::from_frames(plans, heads, format, block)?;
+        (planned.cells, t1, layout)
+    } else {
+        let (cells, _) = encoder.histograms(&input)?;
+        let t1 = clock();
+        let layout = ChunkLayout::plan(&cells, len, format, frames, block)?;
+        (cells, t1, layout)
+    };
     let coded = layout.gpu_frames(block)?;
     let plan = encoder.plan_framed(&input, &cells, &coded.framing(format))?;
     let tables = encoder.upload_frames(&coded.tables, &plan)?;
@@ -56,9 +68,13 @@ pub(crate) fn encode_chunk_cuda(
         (t0, t_up, t1, t2, t3, clock())
     {
         let ms = |a: std::time::Instant, b: std::time::Instant| (b - a).as_secs_f64() * 1e3;
+        let (device, host) = match on_device {
+            true => ("histograms and plan", "codes and tables"),
+            false => ("histograms", "plan and tables"),
+        };
         log::debug!(
-            "chunk of {} bytes, {} frames on CUDA: upload {:.1} ms, histograms and plan {:.1} ms, \
-             codes and tables {:.1} ms, encode and readback {:.1} ms, headers+crc {:.1} ms",
+            "chunk of {} bytes, {} frames on CUDA: upload {:.1} ms, {device} {:.1} ms, \
+             {host} {:.1} ms, encode and readback {:.1} ms, headers+crc {:.1} ms",
             data.len(),
             layout.frames.len(),
             ms(t0, t_up),

@@ -4,7 +4,6 @@
 use cudarc::driver::CudaSlice;
 
 use super::{CudaInput, CudaPending, CudaVleEncoder};
-use crate::cuda::driver_error;
 use crate::huffman::cuvle::Plan;
 use crate::huffman::framed::{frame_keys, framed_words, plan_frames, Framing};
 use crate::huffman::CodeTable;
@@ -39,18 +38,15 @@ impl CudaVleEncoder<'_> {
         )
     }
 
-    /// Upload `tables` (those the plan was made with) and the block map of `plan`.
+    /// Upload `tables` (those the plan was made with) and the block map of `plan`, through
+    /// pinned pieces (a stream coder's chunk has hundreds of tables).
     pub fn upload_frames(&self, tables: &[CodeTable], plan: &Plan) -> Result<CudaFramedTables> {
         let (words, map) = framed_words(tables, plan)?;
         let stream = &self.stream;
         let map: Vec<u32> = map.into_iter().flatten().collect();
         Ok(CudaFramedTables {
-            tables: stream
-                .clone_htod(&words[..])
-                .map_err(driver_error("copying the code tables"))?,
-            block_frames: stream
-                .clone_htod(&map[..])
-                .map_err(driver_error("copying the block map"))?,
+            tables: self.cuda.clone_staged(stream, &words)?,
+            block_frames: self.cuda.clone_staged(stream, &map)?,
             frames: frame_keys(plan),
         })
     }
