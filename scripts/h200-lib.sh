@@ -697,3 +697,86 @@ warm_j2k_ab() {
     done
   done
 }
+
+# cuda_stream_inputs DIR: sys_files' 4 GiB (and its first GiB, DIR/sys1g) and the small
+# inputs the CUDA stream coder's byte checks take: empty, one byte, 5,000 random bytes,
+# 64 MiB of random bytes and of zeros, the first 100,000,007 bytes of the system files.
+cuda_stream_inputs() {
+  sys_files "$1"
+  : > "$1/empty"
+  printf 'a' > "$1/one"
+  head -c 5000 /dev/urandom > "$1/r5000"
+  head -c 67108864 /dev/urandom > "$1/random64m"
+  head -c 67108864 /dev/zero > "$1/zero64m"
+  head -c 100000007 "$1/sys.tar" > "$1/sys100m"
+}
+
+# cuda_stream_bytes DIR BIN FILE...: for each DIR/FILE and format, BIN's CUDA output
+# against its CPU backend's, byte for byte, and decoded (gzip -dc, BIN decompress); then
+# standard input to standard output: 100 MB against the CPU's bytes, and the 4 GiB
+# decoded back in both formats.
+cuda_stream_bytes() {
+  local D=$1 P=$2 f fmt same back
+  shift 2
+  for f in "$@"; do
+    for fmt in gzip native; do
+      "$P" compress --backend cuda -f $fmt "$D/$f" -o "$D/c.cuda" --force 2>&1 | tail -1
+      "$P" compress --backend cpu -f $fmt "$D/$f" -o "$D/c.cpu" --force 2>/dev/null
+      if cmp -s "$D/c.cuda" "$D/c.cpu"; then same="the CPU's bytes"; else same="DIFFERENT FROM THE CPU'S"; fi
+      if [ $fmt = gzip ]; then back=$(gzip -dc "$D/c.cuda" | cmp - "$D/$f" && echo "gzip -dc ok"); else back=$("$P" decompress "$D/c.cuda" -o - 2>/dev/null | cmp - "$D/$f" && echo "decompress ok"); fi
+      echo "$f $fmt: $(stat -c %s "$D/c.cuda") bytes, $same, $back"
+    done
+  done
+  "$P" compress --backend cuda -f gzip - -o - < "$D/sys100m" 2>/dev/null > "$D/c.cuda"
+  "$P" compress --backend cpu -f gzip - -o - < "$D/sys100m" 2>/dev/null > "$D/c.cpu"
+  cmp "$D/c.cuda" "$D/c.cpu" && echo "stdin to stdout, gzip: the CPU's bytes"
+  "$P" compress --backend cuda -f gzip - -o - < "$D/sys.tar" 2>/dev/null > "$D/c.cuda"
+  gzip -dc "$D/c.cuda" | cmp - "$D/sys.tar" && echo "4 GiB stdin to stdout, gzip: gzip -dc gives the input, $(stat -c %s "$D/c.cuda") bytes"
+  "$P" compress --backend cuda -f native - -o - < "$D/sys.tar" 2>/dev/null > "$D/c.cuda"
+  "$P" decompress "$D/c.cuda" -o - 2>/dev/null | cmp - "$D/sys.tar" && echo "4 GiB stdin to stdout, native: decompress gives the input, $(stat -c %s "$D/c.cuda") bytes"
+  rm -f "$D/c.cuda" "$D/c.cpu"
+}
+
+# cuda_chunk_phases LABEL: the CUDA stream coder's debug log on stdin (src/huffman/
+# chunk_cuda.rs), each phase of a chunk as count, median and 90th percentile after LABEL.
+cuda_chunk_phases() {
+  python3 -c '
+import re, sys, statistics as st
+ph = {}
+for line in sys.stdin:
+    if "on CUDA" not in line:
+        continue
+    for k, v in re.findall(r"(upload|histograms and plan|histograms|codes and tables|plan and tables|encode and readback|headers\+crc) ([0-9.]+) ms", line):
+        ph.setdefault(k, []).append(float(v))
+for k, v in ph.items():
+    print(f"  {sys.argv[1]} {k}: {len(v)} chunks, median {st.median(v):.2f} ms, p90 {sorted(v)[int(len(v)*0.9)]:.2f} ms")
+' "$1"
+}
+
+# library_round R FILE BACKEND BUILD...: examples/stream_bench's line (best and median of
+# five timed runs, after a checked one) for each .device/BUILD on BACKEND, native then
+# gzip, FILE host to host, labelled round R.
+library_round() {
+  local r=$1 f=$2 backend=$3 b fmt
+  shift 3
+  for b in "$@"; do
+    for fmt in native gzip; do
+      echo "$b $backend $fmt round $r: $(BACKEND=$backend FORMAT=$fmt RUNS=5 ".device/$b" "$f" | sed -n 2p)"
+    done
+  done
+}
+
+# cuda_phase_runs FILE BUILD...: for each .device/BUILD (examples/stream_bench), two
+# debug-logged gzip runs on the CUDA engine over FILE: its line, each chunk's phases
+# (cuda_chunk_phases) and the first chunk's log line.
+cuda_phase_runs() {
+  local f=$1 b log
+  shift
+  log=$(mktemp)
+  for b in "$@"; do
+    BACKEND=cuda FORMAT=gzip RUNS=2 RUST_LOG=parvlc=debug ".device/$b" "$f" 2> "$log" | sed -n 2p
+    cuda_chunk_phases "$b" < "$log"
+    grep -m1 "on CUDA" "$log" | cut -c1-300
+  done
+  rm -f "$log"
+}

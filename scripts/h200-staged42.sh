@@ -23,27 +23,9 @@ unpack_device
 P=.device/parvlc
 D=/dev/shm/parvlc-staged42
 if [ "${PART:-}" = 4 ]; then sys_1g "$D"; else
-sys_files "$D"
-: > "$D/empty"
-printf 'a' > "$D/one"
-head -c 5000 /dev/urandom > "$D/r5000"
-head -c 67108864 /dev/urandom > "$D/random64m"
-head -c 100000007 "$D/sys.tar" > "$D/sys100m"
+cuda_stream_inputs "$D"
 echo "== 1. the CUDA stream's bytes against the CPU backend's"
-for f in empty one r5000 random64m sys100m sys1g; do
-  for fmt in gzip native; do
-    "$P" compress --backend cuda -f $fmt "$D/$f" -o "$D/c.cuda" --force 2>&1 | tail -1
-    "$P" compress --backend cpu -f $fmt "$D/$f" -o "$D/c.cpu" --force 2>/dev/null
-    if cmp -s "$D/c.cuda" "$D/c.cpu"; then same="the CPU's bytes"; else same="DIFFERENT FROM THE CPU'S"; fi
-    if [ $fmt = gzip ]; then back=$(gzip -dc "$D/c.cuda" | cmp - "$D/$f" && echo "gzip -dc ok"); else back=$("$P" decompress "$D/c.cuda" -o - 2>/dev/null | cmp - "$D/$f" && echo "decompress ok"); fi
-    echo "$f $fmt: $(stat -c %s "$D/c.cuda") bytes, $same, $back"
-  done
-done
-"$P" compress --backend cuda -f gzip - -o - < "$D/sys.tar" 2>/dev/null > "$D/c.cuda"
-gzip -dc "$D/c.cuda" | cmp - "$D/sys.tar" && echo "4 GiB stdin to stdout, gzip: gzip -dc gives the input, $(stat -c %s "$D/c.cuda") bytes"
-"$P" compress --backend cuda -f native - -o - < "$D/sys.tar" 2>/dev/null > "$D/c.cuda"
-"$P" decompress "$D/c.cuda" -o - 2>/dev/null | cmp - "$D/sys.tar" && echo "4 GiB stdin to stdout, native: decompress gives the input, $(stat -c %s "$D/c.cuda") bytes"
-rm -f "$D/c.cuda" "$D/c.cpu"
+cuda_stream_bytes "$D" "$P" empty one r5000 random64m sys100m sys1g
 echo "== 2. the CLI, 4 GiB of system files from standard input"
 for r in 1 2 3; do
   for b in parvlc parvlc-before parvlc-hosthist; do
@@ -62,32 +44,12 @@ for k in cold warm; do
 done
 echo "== 3. the library, a GiB, host to host (medians of five runs)"
 for r in 1 2; do
-  for b in stream_bench stream_bench-before stream_bench-hosthist; do
-    for fmt in native gzip; do
-      echo "$b cuda $fmt round $r: $(BACKEND=cuda FORMAT=$fmt RUNS=5 .device/$b "$D/sys1g" | sed -n 2p)"
-    done
-  done
-  for fmt in native gzip; do
-    echo "stream_bench wgpu $fmt round $r: $(FORMAT=$fmt RUNS=5 .device/stream_bench "$D/sys1g" | sed -n 2p)"
-  done
+  library_round $r "$D/sys1g" cuda stream_bench stream_bench-before stream_bench-hosthist
+  library_round $r "$D/sys1g" wgpu stream_bench
 done
 fi
 echo "== 4. each chunk's phases (the library's GiB, gzip, two runs, debug-logged)"
-for b in stream_bench stream_bench-hosthist; do
-  BACKEND=cuda FORMAT=gzip RUNS=2 RUST_LOG=parvlc=debug ".device/$b" "$D/sys1g" 2> "$D/p.log" | sed -n 2p
-  python3 -c '
-import re, sys, statistics as st
-ph = {}
-for line in sys.stdin:
-    if "on CUDA" not in line:
-        continue
-    for k, v in re.findall(r"(upload|histograms|plan and tables|encode and readback|headers\+crc) ([0-9.]+) ms", line):
-        ph.setdefault(k, []).append(float(v))
-for k, v in ph.items():
-    print(f"  {sys.argv[1]} {k}: {len(v)} chunks, median {st.median(v):.2f} ms, p90 {sorted(v)[int(len(v)*0.9)]:.2f} ms")
-' "$b" < "$D/p.log"
-  grep -m1 "on CUDA" "$D/p.log" | cut -c1-300
-done
+cuda_phase_runs "$D/sys1g" stream_bench stream_bench-hosthist
 rm -rf "$D"
 date -u
 

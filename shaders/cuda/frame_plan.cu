@@ -20,15 +20,22 @@ typedef unsigned long long u64;
 #define LENGTH_WORDS 65u // keep in sync with src/huffman/frame_plan.rs `LENGTH_WORDS`
 #define SYMBOLS 260u     // 257 rounded up to whole words of four lengths
 
-// keep in sync with src/cuda/cuvle/frame_plan.rs `FramePlanArgs`
-struct FramePlanArgs {
+// keep in sync with src/huffman/frame_plan.rs `FramePlanParams` (and
+// shaders/huffman/frame_plan.wgsl's)
+struct FramePlanParams {
     u32 n_cells;
     u32 cells_per_region; // frames never cross a region
     u32 cell_bytes;
     u32 last_cell_bytes;
     u32 alphabet; // 256, or 257: the end-of-block symbol, counted once
     u32 fixed;    // 1: every cell a frame
-    u64 threshold; // what a second header costs, in the estimate's fixed point
+    u32 threshold_lo; // what a second header costs, in the estimate's fixed point
+    u32 threshold_hi;
+};
+
+// keep in sync with src/cuda/cuvle/frame_plan.rs `FramePlanArgs`
+struct FramePlanArgs {
+    FramePlanParams p;
     // round(log2(1 + i / 256) * 2^16) for i in 0..=256 (src/huffman/frames.rs
     // `log2_segments`), by value: no buffer to keep.
     u32 log2_segments[257];
@@ -93,7 +100,7 @@ __device__ __forceinline__ void block_sum2(u64 (*partial)[WARPS][2], u32& parity
 }
 
 __device__ __forceinline__ u32 cell_len(const FramePlanArgs& a, u32 c) {
-    return c + 1u == a.n_cells ? a.last_cell_bytes : a.cell_bytes;
+    return c + 1u == a.p.n_cells ? a.p.last_cell_bytes : a.p.cell_bytes;
 }
 
 // One region at a time (its cells a serial chain of decisions), a thread a byte value.
@@ -106,11 +113,12 @@ extern "C" __global__ void __launch_bounds__(WG_SIZE)
     }
     __syncthreads();
     const u32 s = threadIdx.x;
+    const u64 threshold = ((u64)a.p.threshold_hi << 32u) | a.p.threshold_lo;
     u32 parity = 0u;
-    const u32 n_regions = (a.n_cells + a.cells_per_region - 1u) / a.cells_per_region;
+    const u32 n_regions = (a.p.n_cells + a.p.cells_per_region - 1u) / a.p.cells_per_region;
     for (u32 r = blockIdx.x; r < n_regions; r += gridDim.x) {
-        const u32 begin = r * a.cells_per_region;
-        const u32 end = min(begin + a.cells_per_region, a.n_cells);
+        const u32 begin = r * a.p.cells_per_region;
+        const u32 end = min(begin + a.p.cells_per_region, a.p.n_cells);
         u32 acc = cells[(u64)begin * 256u + s];
         u32 acc_n = cell_len(a, begin);
         u64 sum_acc = term(segments, acc), unused = 0u;
@@ -122,13 +130,13 @@ extern "C" __global__ void __launch_bounds__(WG_SIZE)
             const u32 h_n = cell_len(a, c);
             bool take = false;
             u64 cost_h = 0u;
-            if (a.fixed == 0u) {
+            if (a.p.fixed == 0u) {
                 // The cell's estimate and the merged one, from one reduction.
                 u64 sum_h = term(segments, h), sum_m = term(segments, acc + h);
                 block_sum2(partial, parity, sum_h, sum_m);
                 cost_h = entropy_bits(segments, h_n, sum_h);
                 const u64 cost_merged = entropy_bits(segments, acc_n + h_n, sum_m);
-                take = cost_merged <= cost_acc + cost_h + a.threshold;
+                take = cost_merged <= cost_acc + cost_h + threshold;
                 if (take) {
                     cost_acc = cost_merged;
                 }
@@ -138,7 +146,7 @@ extern "C" __global__ void __launch_bounds__(WG_SIZE)
                 acc_n += h_n;
                 n += 1u;
             } else {
-                plan[plan_hist(a.n_cells, first) + s] = acc;
+                plan[plan_hist(a.p.n_cells, first) + s] = acc;
                 if (s == 0u) {
                     plan[first] = n;
                 }
@@ -149,7 +157,7 @@ extern "C" __global__ void __launch_bounds__(WG_SIZE)
                 n = 1u;
             }
         }
-        plan[plan_hist(a.n_cells, first) + s] = acc;
+        plan[plan_hist(a.p.n_cells, first) + s] = acc;
         if (s == 0u) {
             plan[first] = n;
         }
@@ -169,7 +177,7 @@ extern "C" __global__ void __launch_bounds__(WG_SIZE)
     __shared__ unsigned short leaf_parent[SYMBOLS];
     __shared__ unsigned short node_parent[SYMBOLS];
     __shared__ u32 frame_cells, used;
-    const u32 n = a.n_cells;
+    const u32 n = a.p.n_cells;
     for (u32 c = blockIdx.x; c < n; c += gridDim.x) {
         __syncthreads(); // the last frame's reads are done
         if (threadIdx.x == 0u) {
@@ -182,7 +190,7 @@ extern "C" __global__ void __launch_bounds__(WG_SIZE)
         }
         for (u32 s = threadIdx.x; s < SYMBOLS; s += WG_SIZE) {
             u32 f = 0u;
-            if (s < a.alphabet) {
+            if (s < a.p.alphabet) {
                 f = s < 256u ? plan[plan_hist(n, c) + s] : 1u;
             }
             counts[s] = f;
@@ -190,13 +198,13 @@ extern "C" __global__ void __launch_bounds__(WG_SIZE)
         }
         __syncthreads();
         // Each used symbol's place among the used ones in (count, symbol) order.
-        for (u32 s = threadIdx.x; s < a.alphabet; s += WG_SIZE) {
+        for (u32 s = threadIdx.x; s < a.p.alphabet; s += WG_SIZE) {
             const u32 f = counts[s];
             if (f == 0u) {
                 continue;
             }
             u32 rank = 0u;
-            for (u32 t = 0u; t < a.alphabet; t++) {
+            for (u32 t = 0u; t < a.p.alphabet; t++) {
                 const u32 g = counts[t];
                 rank += (g != 0u && (g < f || (g == f && t < s))) ? 1u : 0u;
             }

@@ -24,17 +24,36 @@ use crate::gpu::{Gpu, GpuStage, PooledBuffer, Profiler};
 use crate::{Error, Result};
 
 #[repr(C)]
-#[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
-/// keep in sync with shaders/huffman/frame_plan.wgsl `FramePlanParams`
-struct FramePlanParams {
+#[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
+/// keep in sync with shaders/huffman/frame_plan.wgsl `FramePlanParams` and
+/// shaders/cuda/frame_plan.cu `FramePlanParams`
+pub(crate) struct FramePlanParams {
     n_cells: u32,
-    cells_per_region: u32,
+    pub(crate) cells_per_region: u32,
     cell_bytes: u32,
     last_cell_bytes: u32,
     alphabet: u32,
     fixed: u32,
     threshold_lo: u32,
     threshold_hi: u32,
+}
+
+impl FramePlanParams {
+    /// The plan of `n_cells` cells of `config.cell_bytes` (the last one short) holding
+    /// `len` bytes, its frames coded in `format`.
+    pub(crate) fn new(n_cells: usize, len: u64, format: Format, config: &FrameConfig) -> Self {
+        let threshold = merge_threshold(format);
+        FramePlanParams {
+            n_cells: n_cells as u32,
+            cells_per_region: (config.max_frame_bytes / config.cell_bytes) as u32,
+            cell_bytes: config.cell_bytes as u32,
+            last_cell_bytes: (len - (n_cells as u64 - 1) * config.cell_bytes) as u32,
+            alphabet: frame_alphabet(format) as u32,
+            fixed: config.fixed as u32,
+            threshold_lo: threshold as u32,
+            threshold_hi: (threshold >> 32) as u32,
+        }
+    }
 }
 
 /// Where each part of a plan lies, in words (keep in sync with
@@ -102,17 +121,7 @@ pub(crate) fn record_frame_plan(
         )));
     }
     let words = PlanWords { n_cells };
-    let threshold = merge_threshold(format);
-    let params = FramePlanParams {
-        n_cells: n_cells as u32,
-        cells_per_region: (config.max_frame_bytes / config.cell_bytes) as u32,
-        cell_bytes: config.cell_bytes as u32,
-        last_cell_bytes: (len - (n_cells as u64 - 1) * config.cell_bytes) as u32,
-        alphabet: frame_alphabet(format) as u32,
-        fixed: config.fixed as u32,
-        threshold_lo: threshold as u32,
-        threshold_hi: (threshold >> 32) as u32,
-    };
+    let params = FramePlanParams::new(n_cells, len, format, config);
     let params_buffer = gpu
         .device
         .create_buffer_init(&wgpu::util::BufferInitDescriptor {

@@ -9,9 +9,9 @@ use super::{CudaInput, CudaVleEncoder};
 use crate::cuda::driver_error;
 use crate::huffman::compress::Format;
 use crate::huffman::frame_plan::{
-    frame_alphabet, frames_from_plan, summaries, PlanWords, PlannedSummary,
+    frames_from_plan, summaries, FramePlanParams, PlanWords, PlannedSummary,
 };
-use crate::huffman::frames::{log2_segments, merge_threshold, FrameConfig};
+use crate::huffman::frames::{log2_segments, FrameConfig};
 use crate::{Error, Result};
 
 pub(crate) const FRAME_PLAN_SOURCE: &str = include_str!("../../../shaders/cuda/frame_plan.cu");
@@ -23,15 +23,11 @@ const BLOCK_THREADS: u32 = 256;
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 struct FramePlanArgs {
-    n_cells: u32,
-    cells_per_region: u32,
-    cell_bytes: u32,
-    last_cell_bytes: u32,
-    alphabet: u32,
-    fixed: u32,
-    threshold: u64,
+    /// The wgpu plan's parameters, as they are.
+    params: FramePlanParams,
     log2_segments: [u32; 257],
 }
+const _: () = assert!(std::mem::size_of::<FramePlanArgs>() == 4 * (8 + 257));
 // SAFETY: plain #[repr(C)] integer fields, the layout of the kernel's struct.
 unsafe impl DeviceRepr for FramePlanArgs {}
 
@@ -66,13 +62,7 @@ impl CudaVleEncoder<'_> {
         let hist = self.histograms_on_device(input)?;
         let words = PlanWords { n_cells };
         let args = FramePlanArgs {
-            n_cells: n_cells as u32,
-            cells_per_region: (config.max_frame_bytes / config.cell_bytes) as u32,
-            cell_bytes: config.cell_bytes as u32,
-            last_cell_bytes: (input.n_bytes - (n_cells as u64 - 1) * config.cell_bytes) as u32,
-            alphabet: frame_alphabet(format) as u32,
-            fixed: config.fixed as u32,
-            threshold: merge_threshold(format),
+            params: FramePlanParams::new(n_cells, input.n_bytes, format, config),
             log2_segments: *log2_segments(),
         };
         // Only frames' first cells are written: the others must read "no frame".
@@ -88,7 +78,7 @@ impl CudaVleEncoder<'_> {
             &[],
             "frame_plan_code_lengths",
         )?;
-        let n_regions = n_cells.div_ceil(args.cells_per_region.max(1) as usize) as u32;
+        let n_regions = n_cells.div_ceil(args.params.cells_per_region.max(1) as usize) as u32;
         let blocks = |n: u32| LaunchConfig {
             grid_dim: (n.min(1 << 16), 1, 1),
             block_dim: (BLOCK_THREADS, 1, 1),
