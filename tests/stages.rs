@@ -446,17 +446,11 @@ fn code_length_code_with_a_tie() -> Vec<u8> {
     )
 }
 
-/// DEFLATE block headers from code lengths as the frame plan lays them out: codes of
-/// seeded data of every entropy, of one byte value (long runs of unused symbols), of all
-/// 256 values alike (one long repeat), of counts in powers of two, of Fibonacci counts
-/// (15-bit codes), code-length codes past 7 bits (package-merge, one with a tie between a
-/// leaf and a package) and a code past 15 bits (no GPU header: the host builds it).
-#[test]
-fn deflate_head_equals_its_twin() {
-    use parvlc::huffman::deflate_head::DeflateHeadStage;
+/// The header stages' cases (below): literal/length code lengths, the last one past 15
+/// bits.
+fn deflate_head_sets() -> Vec<Vec<u8>> {
     use parvlc::huffman::gzip::literal_frequencies;
     use parvlc::huffman::Codebook;
-    let _s = serial();
     let code_of = |data: &[u8]| {
         let mut hist = [0u64; 256];
         for &b in data {
@@ -485,6 +479,19 @@ fn deflate_head_equals_its_twin() {
         1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 17,
     ]);
     sets.push(too_deep);
+    sets
+}
+
+/// DEFLATE block headers from code lengths as the frame plan lays them out: codes of
+/// seeded data of every entropy, of one byte value (long runs of unused symbols), of all
+/// 256 values alike (one long repeat), of counts in powers of two, of Fibonacci counts
+/// (15-bit codes), code-length codes past 7 bits (package-merge, one with a tie between a
+/// leaf and a package) and a code past 15 bits (no GPU header: the host builds it).
+#[test]
+fn deflate_head_equals_its_twin() {
+    use parvlc::huffman::deflate_head::DeflateHeadStage;
+    let _s = serial();
+    let sets = deflate_head_sets();
     for (gpu, flavour) in [
         (gpu(), "subgroup"),
         (common::gpu_workgroup_flavour(), "workgroup"),
@@ -504,6 +511,33 @@ fn deflate_head_equals_its_twin() {
                 std::slice::from_ref(set),
             );
         }
+    }
+}
+
+/// The CUDA twin (shaders/cuda/deflate_head.cu) on the same cases, all at once and each
+/// alone: the CPU twin's headers bit for bit, none for the code past 15 bits. Runs where
+/// a CUDA driver and NVRTC are (PARVLC_REQUIRE_CUDA=1 makes their absence a failure).
+#[cfg(feature = "cuda")]
+#[test]
+fn deflate_head_cuda_equals_its_twin() {
+    use parvlc::cuda::CudaVleEncoder;
+    use parvlc::huffman::deflate_head::deflate_heads_cpu;
+    let _s = serial();
+    let Some(cuda) = common::cuda() else {
+        return;
+    };
+    let encoder = CudaVleEncoder::new(cuda, small_windows()).unwrap();
+    let sets = deflate_head_sets();
+    let want = deflate_heads_cpu(&sets).unwrap();
+    assert!(want[..sets.len() - 1].iter().all(Option::is_some));
+    assert!(want[sets.len() - 1].is_none());
+    assert!(
+        encoder.deflate_heads(&sets).unwrap() == want,
+        "all sets at once"
+    );
+    for (k, set) in sets.iter().enumerate() {
+        let got = encoder.deflate_heads(std::slice::from_ref(set)).unwrap();
+        assert!(got[..] == want[k..k + 1], "set {k} alone");
     }
 }
 

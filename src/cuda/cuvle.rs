@@ -6,8 +6,8 @@
 //! warp-cooperative output writes.
 //!
 //! This file holds the encoder, its launch and read back; the per-chunk histogram
-//! (`histograms`), the framed encode's tables and plan (`framed`) and a chunk's frames
-//! planned on the device (`frame_plan`) are apart.
+//! (`histograms`), the framed encode's tables and plan (`framed`), a chunk's frames
+//! planned on the device (`frame_plan`) and their gzip headers (`deflate_head`) are apart.
 
 use std::sync::Arc;
 
@@ -27,10 +27,13 @@ use crate::huffman::{BitBuf, BitOrder, CodeTable};
 use crate::scan::{ScanStrategy, STATE_HEADER};
 use crate::{Error, Result};
 
+mod deflate_head;
 mod frame_plan;
 mod framed;
 mod histograms;
 
+#[cfg(test)]
+pub(crate) use deflate_head::DEFLATE_HEAD_SOURCE;
 #[cfg(test)]
 pub(crate) use frame_plan::FRAME_PLAN_SOURCE;
 pub use framed::CudaFramedTables;

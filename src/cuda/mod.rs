@@ -559,9 +559,14 @@ mod tests {
                 .unwrap_or_else(|e| panic!("vld, WG_SIZE {wg}: {e}"));
             assert!(cubin.starts_with(b"\x7fELF"), "a cubin is an ELF file");
         }
-        let cubin = compile("frame_plan", cuvle::FRAME_PLAN_SOURCE, &target, &[])
-            .unwrap_or_else(|e| panic!("frame_plan: {e}"));
-        assert!(cubin.starts_with(b"\x7fELF"), "a cubin is an ELF file");
+        for (stage, source) in [
+            ("frame_plan", cuvle::FRAME_PLAN_SOURCE),
+            ("deflate_head", cuvle::DEFLATE_HEAD_SOURCE),
+        ] {
+            let cubin =
+                compile(stage, source, &target, &[]).unwrap_or_else(|e| panic!("{stage}: {e}"));
+            assert!(cubin.starts_with(b"\x7fELF"), "a cubin is an ELF file");
+        }
         // PTX for an architecture this NVRTC may not know as machine code.
         let ptx = compile("vle_histogram", cuvle::HISTOGRAM_SOURCE, "compute_90", &[]).unwrap();
         assert!(String::from_utf8_lossy(&ptx).contains(".entry vle_histogram"));

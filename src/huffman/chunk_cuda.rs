@@ -1,9 +1,9 @@
 //! A chunk of a framed stream coded on a CUDA device: the chunk copied up through pinned
 //! pieces, its cell histograms and, where the config's planner says (as for the wgpu
-//! coder), its frames and their code lengths planned on the device
-//! (shaders/cuda/vle_histogram.cu, frame_plan.cu: the wgpu plan's twin, read by its
-//! reader), else on this coder's core (the CPU engine's plan: [`ChunkLayout::plan`]);
-//! each frame's codes (and gzip header) made on this core, every frame coded with its own table in one framed pass of the CUDA kernel
+//! coder), its frames, their code lengths and gzip headers planned on the device
+//! (shaders/cuda/vle_histogram.cu, frame_plan.cu, deflate_head.cu: the wgpu stages'
+//! twins, read by their readers), else on this coder's core (the CPU engine's plan:
+//! [`ChunkLayout::plan`]); each frame's codes made on this core, every frame coded with its own table in one framed pass of the CUDA kernel
 //! (shaders/cuda/vle_cuvle.cu, `FLAG_FRAMED`) at the bit its container layout gives it,
 //! read back through pinned pieces, then the headers, trailers and checksums filled in
 //! on the cores ([`super::chunk::chunk_from_encoded`]). The bytes equal the CPU's and the
@@ -46,8 +46,14 @@ pub(crate) fn encode_chunk_cuda(
     let (cells, t1, layout) = if on_device {
         let planned = encoder.frame_plan(&input, format, frames)?;
         let t1 = clock();
-        let (plans, heads) =
-            frames_from_plan(&planned.words, &[], &planned.cells, len, format, frames)?;
+        let (plans, heads) = frames_from_plan(
+            &planned.words,
+            &planned.heads,
+            &planned.cells,
+            len,
+            format,
+            frames,
+        )?;
         let layout = ChunkLayout::from_frames(plans, heads, format, block)?;
         (planned.cells, t1, layout)
     } else {

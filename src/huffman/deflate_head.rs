@@ -7,7 +7,7 @@
 
 use wgpu::util::DeviceExt;
 
-use super::frame_plan::PlanWords;
+use super::frame_plan::{PlanWords, LENGTH_WORDS};
 use super::gzip::{deflate_block_header_with, HEADER_MAX_BYTES, LITERAL_SYMBOLS};
 use super::Codebook;
 use crate::bits::BitBuf;
@@ -100,6 +100,46 @@ pub(crate) fn head_of(heads: &[u32], c: usize) -> Result<Option<BitBuf>> {
     Ok(Some(BitBuf { bytes, bits }))
 }
 
+/// A plan of one-cell frames with these literal/length code lengths (257 each), laid out
+/// as [`PlanWords`] (each cell starts a frame, its deepest length beside its lengths, as
+/// the frame plan writes them): the header stages' input in tests and benches.
+pub(crate) fn plan_of_frames(input: &[Vec<u8>]) -> Result<Vec<u32>> {
+    let layout = PlanWords {
+        n_cells: input.len().max(1),
+    };
+    let mut words = vec![0u32; layout.read_back()];
+    for (c, lengths) in input.iter().enumerate() {
+        if lengths.len() != LITERAL_SYMBOLS {
+            return Err(Error::InvalidArgument(format!(
+                "frame {c} has {} code lengths, DEFLATE's literal code {LITERAL_SYMBOLS}",
+                lengths.len()
+            )));
+        }
+        words[c] = 1;
+        words[layout.info(c) + 1] = lengths.iter().copied().max().unwrap_or(0) as u32;
+        let mut packed = [0u8; 4 * LENGTH_WORDS];
+        packed[..LITERAL_SYMBOLS].copy_from_slice(lengths);
+        let at = layout.lengths(c);
+        words[at..at + LENGTH_WORDS].copy_from_slice(bytemuck::cast_slice(&packed));
+    }
+    Ok(words)
+}
+
+/// The CPU twin of a header stage on `input` (as [`plan_of_frames`] takes it): each
+/// frame's header, none for a code deeper than DEFLATE allows.
+pub fn deflate_heads_cpu(input: &[Vec<u8>]) -> Result<Vec<Option<BitBuf>>> {
+    input
+        .iter()
+        .map(|lengths| {
+            if lengths.iter().any(|&l| l > super::gzip::MAX_LITERAL_LEN) {
+                return Ok(None);
+            }
+            let book = Codebook::from_lengths(lengths)?;
+            deflate_block_header_with(&book, false).map(Some)
+        })
+        .collect()
+}
+
 /// The header stage on its own, for tests and benches: literal/length code lengths in
 /// (257 each, one frame a set, as the frame plan lays them out), each frame's header out.
 pub struct DeflateHeadStage<'g>(pub &'g Gpu);
@@ -120,26 +160,7 @@ impl GpuStage for DeflateHeadStage<'_> {
     }
 
     async fn upload(&self, input: &Self::Input<'_>) -> Result<(wgpu::Buffer, usize)> {
-        // A plan of one-cell frames: each cell starts one, its deepest length beside its
-        // lengths, as the frame plan writes them.
-        let n = input.len().max(1);
-        let layout = PlanWords { n_cells: n };
-        let mut words = vec![0u32; layout.read_back()];
-        for (c, lengths) in input.iter().enumerate() {
-            if lengths.len() != LITERAL_SYMBOLS {
-                return Err(Error::InvalidArgument(format!(
-                    "frame {c} has {} code lengths, DEFLATE's literal code {LITERAL_SYMBOLS}",
-                    lengths.len()
-                )));
-            }
-            words[c] = 1;
-            words[layout.info(c) + 1] = lengths.iter().copied().max().unwrap_or(0) as u32;
-            let mut packed = [0u8; 4 * super::frame_plan::LENGTH_WORDS];
-            packed[..LITERAL_SYMBOLS].copy_from_slice(lengths);
-            let at = layout.lengths(c);
-            words[at..at + super::frame_plan::LENGTH_WORDS]
-                .copy_from_slice(bytemuck::cast_slice(&packed));
-        }
+        let words = plan_of_frames(input)?;
         let buffer = self
             .0
             .device
@@ -178,15 +199,6 @@ impl GpuStage for DeflateHeadStage<'_> {
     }
 
     fn cpu(&self, input: &Self::Input<'_>) -> Result<Vec<Option<BitBuf>>> {
-        input
-            .iter()
-            .map(|lengths| {
-                if lengths.iter().any(|&l| l > super::gzip::MAX_LITERAL_LEN) {
-                    return Ok(None);
-                }
-                let book = Codebook::from_lengths(lengths)?;
-                deflate_block_header_with(&book, false).map(Some)
-            })
-            .collect()
+        deflate_heads_cpu(input)
     }
 }

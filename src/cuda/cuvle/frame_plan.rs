@@ -1,7 +1,8 @@
 //! A chunk's frames planned on CUDA (shaders/cuda/frame_plan.cu): the cells' histograms,
-//! the cells merged into frames and every frame's code lengths on the device, the twin
-//! of the wgpu frame plan (src/huffman/frame_plan.rs), in its plan words, so that the
-//! host reads them with the same reader and only turns lengths into codes and headers.
+//! the cells merged into frames, every frame's code lengths and (gzip) its DEFLATE header
+//! (shaders/cuda/deflate_head.cu) on the device, the twins of the wgpu frame plan and
+//! header stages (src/huffman/frame_plan.rs, deflate_head.rs), in their words, so that
+//! the host reads them with the same reader and only turns lengths into codes.
 
 use cudarc::driver::{DeviceRepr, LaunchConfig, PushKernelArg};
 
@@ -36,6 +37,9 @@ unsafe impl DeviceRepr for FramePlanArgs {}
 pub(crate) struct CudaFramePlan {
     pub(crate) cells: Vec<[u64; 256]>,
     pub(crate) words: Vec<u32>,
+    /// gzip: every cell's header words (`crate::huffman::deflate_head::HEAD_WORDS` a
+    /// cell); none for native.
+    pub(crate) heads: Vec<u32>,
 }
 
 impl CudaVleEncoder<'_> {
@@ -100,11 +104,26 @@ impl CudaVleEncoder<'_> {
             unsafe { launch.launch(blocks(n_cells as u32)) }
                 .map_err(driver_error("launching frame_plan_code_lengths"))?;
         }
+        // gzip: every frame's DEFLATE header from its lengths, before the read back.
+        let heads = match format {
+            Format::Gzip => Some(self.launch_deflate_heads(&plan, n_cells)?),
+            Format::Native => None,
+        };
         let words = stream
             .clone_dtoh(&plan.slice(..words.read_back()))
             .map_err(driver_error("reading the frame plan back"))?;
+        let heads = match heads {
+            Some(heads) => stream
+                .clone_dtoh(&heads)
+                .map_err(driver_error("reading the DEFLATE headers back"))?,
+            None => Vec::new(),
+        };
         let cells = self.read_histograms(&hist)?;
-        Ok(CudaFramePlan { cells, words })
+        Ok(CudaFramePlan {
+            cells,
+            words,
+            heads,
+        })
     }
 
     /// The frames of `input` as the CUDA stream coder plans them (cells, frames and code
@@ -121,8 +140,14 @@ impl CudaVleEncoder<'_> {
             return Ok(Vec::new());
         }
         let plan = self.frame_plan(input, format, config)?;
-        let (frames, heads) =
-            frames_from_plan(&plan.words, &[], &plan.cells, input.len(), format, config)?;
+        let (frames, heads) = frames_from_plan(
+            &plan.words,
+            &plan.heads,
+            &plan.cells,
+            input.len(),
+            format,
+            config,
+        )?;
         summaries(&frames, heads, format)
     }
 }
