@@ -259,7 +259,7 @@ impl<'c> CudaVleEncoder<'c> {
         }
     }
 
-    /// Copy `data` to the device, through pinned pieces ([`CudaGpu::upload_staged`]).
+    /// Copy `data` to the device, through pinned pieces from the `CudaGpu`'s pool.
     pub fn upload(&self, data: &[u8]) -> Result<CudaInput> {
         let stream = &self.stream;
         let padded = (data.len() as u64).next_multiple_of(16).max(16) as usize;

@@ -125,8 +125,9 @@ pub(crate) fn plan_of_frames(input: &[Vec<u8>]) -> Result<Vec<u32>> {
     Ok(words)
 }
 
-/// The CPU twin of a header stage on `input` (as [`plan_of_frames`] takes it): each
-/// frame's header, none for a code deeper than DEFLATE allows.
+/// The CPU twin of the header stages (wgpu's [`DeflateHeadStage`], and CUDA's) on `input`,
+/// literal/length code lengths (257 a frame): each frame's header, none for a code deeper
+/// than DEFLATE allows.
 pub fn deflate_heads_cpu(input: &[Vec<u8>]) -> Result<Vec<Option<BitBuf>>> {
     input
         .iter()
