@@ -24,8 +24,12 @@ const MAX_IDLE: usize = 8;
 /// Idle pinned buffers kept at most: the stream coders' staged copies hold up to three
 /// pieces each (`super::staged`), and a pinned buffer made afresh costs more than its copy.
 const MAX_IDLE_PINNED_BUFFERS: usize = 32;
-/// Idle pinned bytes kept at most: page-locked memory is taken from the whole machine.
-const MAX_IDLE_PINNED: usize = 512 << 20;
+/// Idle pinned bytes kept at most: page-locked memory is taken from the whole machine,
+/// and counts in the process's 512 MiB (issue 13). The stream coders' 32 pieces of 4 MiB
+/// fit; `decompress --backend cuda` of 4 GiB of native files peaked at 481-496 MiB on the
+/// H200 with this bound against 517-574 MiB with 512 MiB, as fast, and compress as fast
+/// (docs/results.md, "Forty-third pass").
+const MAX_IDLE_PINNED: usize = 128 << 20;
 /// A buffer's size in bytes, for the free lists.
 pub(crate) trait Bytes {
     fn bytes(&self) -> usize;
