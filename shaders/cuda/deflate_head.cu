@@ -173,6 +173,12 @@ extern "C" __global__ void __launch_bounds__(WG_SIZE)
             // and 18, repeats of a length by 16 after the length itself.
             u32 freq[CL_SYMBOLS] = {};
             u32 n = 0u;
+            // One entry: a code-length symbol and its extra bits' value.
+            auto put = [&](u32 symbol, u32 extra) {
+                entry_symbol[n] = (unsigned char)symbol;
+                entry_extra[n++] = (unsigned char)extra;
+                freq[symbol]++;
+            };
             for (u32 i = 0u; i < LENGTHS;) {
                 const u32 v = lens[i];
                 u32 run = 1u;
@@ -183,34 +189,24 @@ extern "C" __global__ void __launch_bounds__(WG_SIZE)
                 if (v == 0u) {
                     while (run >= 11u) {
                         const u32 r = min(run, 138u);
-                        entry_symbol[n] = 18u;
-                        entry_extra[n++] = (unsigned char)(r - 11u);
-                        freq[18]++;
+                        put(18u, r - 11u);
                         run -= r;
                     }
                     if (run >= 3u) {
-                        entry_symbol[n] = 17u;
-                        entry_extra[n++] = (unsigned char)(run - 3u);
-                        freq[17]++;
+                        put(17u, run - 3u);
                         run = 0u;
                     }
                 } else {
-                    entry_symbol[n] = (unsigned char)v;
-                    entry_extra[n++] = 0u;
-                    freq[v]++;
+                    put(v, 0u);
                     run -= 1u;
                     while (run >= 3u) {
                         const u32 r = min(run, 6u);
-                        entry_symbol[n] = 16u;
-                        entry_extra[n++] = (unsigned char)(r - 3u);
-                        freq[16]++;
+                        put(16u, r - 3u);
                         run -= r;
                     }
                 }
                 for (; run > 0u; run--) {
-                    entry_symbol[n] = (unsigned char)v;
-                    entry_extra[n++] = 0u;
-                    freq[v]++;
+                    put(v, 0u);
                 }
             }
             // The code-length code: the used symbols by (count, symbol), insertion sort.
