@@ -103,6 +103,16 @@ __device__ __forceinline__ u32 cell_len(const FramePlanArgs& a, u32 c) {
     return c + 1u == a.p.n_cells ? a.p.last_cell_bytes : a.p.cell_bytes;
 }
 
+// A frame of `n` cells from cell `first` (of `n_cells`), whose count of this thread's
+// byte value `s` is `count`.
+__device__ __forceinline__ void emit(u32* plan, u32 n_cells, u32 s, u32 first, u32 n,
+                                     u32 count) {
+    plan[plan_hist(n_cells, first) + s] = count;
+    if (s == 0u) {
+        plan[first] = n;
+    }
+}
+
 // One region at a time (its cells a serial chain of decisions), a thread a byte value.
 extern "C" __global__ void __launch_bounds__(WG_SIZE)
     frame_plan_merge(const FramePlanArgs a, const u32* __restrict__ cells, u32* plan) {
@@ -146,10 +156,7 @@ extern "C" __global__ void __launch_bounds__(WG_SIZE)
                 acc_n += h_n;
                 n += 1u;
             } else {
-                plan[plan_hist(a.p.n_cells, first) + s] = acc;
-                if (s == 0u) {
-                    plan[first] = n;
-                }
+                emit(plan, a.p.n_cells, s, first, n, acc);
                 acc = h;
                 acc_n = h_n;
                 cost_acc = cost_h;
@@ -157,10 +164,7 @@ extern "C" __global__ void __launch_bounds__(WG_SIZE)
                 n = 1u;
             }
         }
-        plan[plan_hist(a.p.n_cells, first) + s] = acc;
-        if (s == 0u) {
-            plan[first] = n;
-        }
+        emit(plan, a.p.n_cells, s, first, n, acc);
     }
 }
 

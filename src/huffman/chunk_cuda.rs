@@ -3,11 +3,11 @@
 //! coder), its frames, their code lengths and gzip headers planned on the device
 //! (shaders/cuda/vle_histogram.cu, frame_plan.cu, deflate_head.cu: the wgpu stages'
 //! twins, read by their readers), else on this coder's core (the CPU engine's plan:
-//! [`ChunkLayout::plan`]); each frame's codes made on this core, every frame coded with its own table in one framed pass of the CUDA kernel
-//! (shaders/cuda/vle_cuvle.cu, `FLAG_FRAMED`) at the bit its container layout gives it,
-//! read back through pinned pieces, then the headers, trailers and checksums filled in
-//! on the cores ([`super::chunk::chunk_from_encoded`]). The bytes equal the CPU's and the
-//! wgpu coder's.
+//! [`ChunkLayout::plan`]); each frame's codes made on this core, every frame coded with
+//! its own table in one framed pass of the CUDA kernel (shaders/cuda/vle_cuvle.cu,
+//! `FLAG_FRAMED`) at the bit its container layout gives it, read back through pinned
+//! pieces, then the headers, trailers and checksums filled in on the cores
+//! ([`super::chunk::chunk_from_encoded`]). The bytes equal the CPU's and the wgpu coder's.
 
 use super::chunk::{chunk_from_encoded, encode_chunk_cpu, ChunkLayout, CodedChunk};
 use super::compress::Format;

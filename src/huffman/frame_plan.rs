@@ -29,7 +29,7 @@ use crate::{Error, Result};
 /// shaders/cuda/frame_plan.cu `FramePlanParams`
 pub(crate) struct FramePlanParams {
     n_cells: u32,
-    pub(crate) cells_per_region: u32,
+    cells_per_region: u32,
     cell_bytes: u32,
     last_cell_bytes: u32,
     alphabet: u32,
@@ -54,6 +54,11 @@ impl FramePlanParams {
             threshold_hi: (threshold >> 32) as u32,
         }
     }
+
+    /// Regions of the plan: the merge's workgroups (blocks on CUDA).
+    pub(crate) fn n_regions(&self) -> u32 {
+        self.n_cells.div_ceil(self.cells_per_region.max(1))
+    }
 }
 
 /// Where each part of a plan lies, in words (keep in sync with
@@ -77,8 +82,14 @@ impl PlanWords {
         (3 + LENGTH_WORDS) * self.n_cells
     }
     pub(crate) fn all(&self) -> usize {
-        (3 + LENGTH_WORDS + 256) * self.n_cells
+        Self::PER_CELL * self.n_cells
     }
+    /// Whether every word lies below 2^32 (the kernels' indices are 32-bit).
+    pub(crate) fn addressable(&self) -> bool {
+        self.n_cells < u32::MAX as usize / Self::PER_CELL
+    }
+    /// Words a cell adds: its frame's cells, info, lengths and histogram.
+    const PER_CELL: usize = 3 + LENGTH_WORDS + 256;
 }
 
 /// Symbols of `format`'s frame codes: the bytes, and gzip's end-of-block.
@@ -114,13 +125,13 @@ pub(crate) fn record_frame_plan(
         return Ok(None);
     };
     let n_cells = cells.n_chunks;
-    if n_cells as u64 != len.div_ceil(config.cell_bytes) || n_cells >= u32::MAX as usize / 324 {
+    let words = PlanWords { n_cells };
+    if n_cells as u64 != len.div_ceil(config.cell_bytes) || !words.addressable() {
         return Err(Error::InvalidArgument(format!(
             "a frame plan of {n_cells} cells for {len} bytes in cells of {}",
             config.cell_bytes
         )));
     }
-    let words = PlanWords { n_cells };
     let params = FramePlanParams::new(n_cells, len, format, config);
     let params_buffer = gpu
         .device
@@ -149,7 +160,7 @@ pub(crate) fn record_frame_plan(
         (3, plan.as_entire_buffer_binding()),
     ];
     let max_groups = gpu.limits.max_compute_workgroups_per_dimension;
-    let n_regions = n_cells.div_ceil(params.cells_per_region as usize) as u32;
+    let n_regions = params.n_regions();
     // A pass each, so that a profiler times them apart.
     for (built, label, groups) in [
         (&merge, "frame_plan.merge", n_regions),

@@ -53,10 +53,8 @@ impl CudaVleEncoder<'_> {
         config: &FrameConfig,
     ) -> Result<CudaFramePlan> {
         let n_cells = input.n_chunks();
-        if n_cells == 0
-            || input.chunk_bytes != config.cell_bytes
-            || n_cells >= u32::MAX as usize / 324
-        {
+        let words = PlanWords { n_cells };
+        if n_cells == 0 || input.chunk_bytes != config.cell_bytes || !words.addressable() {
             return Err(Error::InvalidArgument(format!(
                 "a frame plan of {n_cells} cells of {} bytes for cells of {}",
                 input.chunk_bytes, config.cell_bytes
@@ -64,7 +62,6 @@ impl CudaVleEncoder<'_> {
         }
         let stream = &self.stream;
         let hist = self.histograms_on_device(input)?;
-        let words = PlanWords { n_cells };
         let args = FramePlanArgs {
             params: FramePlanParams::new(n_cells, input.n_bytes, format, config),
             log2_segments: *log2_segments(),
@@ -82,7 +79,7 @@ impl CudaVleEncoder<'_> {
             &[],
             "frame_plan_code_lengths",
         )?;
-        let n_regions = n_cells.div_ceil(args.params.cells_per_region.max(1) as usize) as u32;
+        let n_regions = args.params.n_regions();
         let blocks = |n: u32| LaunchConfig {
             grid_dim: (n.min(1 << 16), 1, 1),
             block_dim: (BLOCK_THREADS, 1, 1),
