@@ -331,6 +331,81 @@ fn the_cuda_coder_writes_the_cpus_bytes_with_either_planner() {
     }
 }
 
+/// A chunk one of whose frames has a plain Huffman code deeper than 15 bits (Fibonacci
+/// counts from the second 1 on, which gzip's end-of-block completes, filling a 32 KiB
+/// cell) among frames of mixed data: the GPU planners leave that
+/// frame's code, and its table, to the host, which writes the table into the slot the
+/// device's tables leave for it. Every GPU coder (wgpu, and CUDA where present) writes
+/// the CPU's bytes with either planner.
+#[test]
+fn a_frame_too_deep_for_the_gpu_is_coded_with_the_hosts_table() {
+    use parvlc::huffman::frame_plan::plan_summaries_cpu;
+    use parvlc::huffman::gzip::literal_frequencies;
+    use parvlc::huffman::Codebook;
+    let _serial = common::serial();
+    let cell = 32usize << 10;
+    let config = StreamConfig {
+        chunk_bytes: 256 << 10,
+        frames: FrameConfig {
+            cell_bytes: cell as u64,
+            max_frame_bytes: 2 * cell as u64,
+            fixed: false,
+        },
+        ..StreamConfig::default()
+    };
+    let mut deep = Vec::with_capacity(cell);
+    let (mut a, mut b) = (1usize, 2usize);
+    for v in 1..21u8 {
+        deep.extend(std::iter::repeat_n(v * 7, a));
+        (a, b) = (b, a + b);
+    }
+    // The rest of the cell in the most frequent value: the code stays as deep.
+    deep.resize(cell, 20 * 7);
+    let mut data = mixed(3 * cell, 71);
+    data.extend(&deep);
+    data.extend(mixed(2 * cell + 999, 72));
+    let mut engines = vec![("wgpu", common::wgpu_engine())];
+    engines.extend(common::cuda_engine().map(|e| ("CUDA", e)));
+    for format in [Format::Native, Format::Gzip] {
+        // The case holds: some frame of the plan is deeper than 15 bits as plain Huffman.
+        let frames = plan_summaries_cpu(&data[..], format, &config.frames).unwrap();
+        let plain_depth = |start: u64, len: u64| {
+            let mut hist = [0u64; 256];
+            for &x in &data[start as usize..(start + len) as usize] {
+                hist[x as usize] += 1;
+            }
+            let book = match format {
+                Format::Native => Codebook::from_frequencies(&hist, 32),
+                Format::Gzip => Codebook::from_frequencies(&literal_frequencies(&hist), 32),
+            };
+            book.unwrap().max_len()
+        };
+        assert!(
+            frames.iter().any(|f| plain_depth(f.start, f.len) > 15),
+            "{format:?}: no frame is too deep for the GPU"
+        );
+        let want = streamed(&data, format, &config);
+        for (name, engine) in &engines {
+            for planner in [FramePlanner::Gpu, FramePlanner::Host] {
+                let what = format!("{name}, {format:?}, planned by {planner:?}");
+                let config = StreamConfig { planner, ..config };
+                let mut out = Vec::new();
+                compress_stream(
+                    engine,
+                    format,
+                    &config,
+                    StreamInput::Reader(&mut &data[..]),
+                    &mut out,
+                    &mut |_| {},
+                )
+                .unwrap_or_else(|e| panic!("{what}: {e}"));
+                assert!(out == want, "{what}: differs from the CPU");
+            }
+        }
+        check_round_trip(&data, format, &want, &format!("{format:?}"));
+    }
+}
+
 /// Chunks of several MiB: `compress_to_vec` copies each into the vector on all cores,
 /// in parts that do not divide the chunk evenly.
 #[test]

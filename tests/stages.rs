@@ -503,15 +503,69 @@ fn deflate_head_equals_its_twin() {
             "{flavour}"
         );
         assert!(heads[sets.len() - 1].is_none(), "{flavour}");
-        check(&format!("DEFLATE headers, {flavour}"), &stage, &sets[..]);
-        for (k, set) in sets.iter().enumerate() {
-            check(
-                &format!("DEFLATE header of set {k} alone, {flavour}"),
-                &stage,
-                std::slice::from_ref(set),
-            );
-        }
+        check_sets(&format!("DEFLATE headers, {flavour}"), &stage, &sets);
     }
+}
+
+/// A stage of code-length sets against its twin on all of `sets` at once, then on each
+/// alone.
+fn check_sets<S>(what: &str, stage: &S, sets: &[Vec<u8>])
+where
+    S: for<'a> GpuStage<Input<'a> = [Vec<u8>]>,
+    S::Output: PartialEq + Debug,
+{
+    check(what, stage, sets);
+    for (k, set) in sets.iter().enumerate() {
+        check(
+            &format!("{what}: set {k} alone"),
+            stage,
+            std::slice::from_ref(set),
+        );
+    }
+}
+
+/// The frames' code tables from code lengths as the frame plan lays them out (the
+/// header stages' cases: codes of every entropy, incomplete one-symbol codes, 15-bit
+/// codes by the hundred), word for word the CPU's canonical codes; none for the code past
+/// 15 bits (the host builds its table).
+#[test]
+fn frame_tables_equal_their_twin() {
+    use parvlc::huffman::frame_tables::FrameTablesStage;
+    let _s = serial();
+    let sets = deflate_head_sets();
+    for (gpu, flavour) in [
+        (gpu(), "subgroup"),
+        (common::gpu_workgroup_flavour(), "workgroup"),
+    ] {
+        let stage = FrameTablesStage(gpu);
+        let tables = pollster::block_on(stage.encode(&sets[..])).unwrap();
+        assert!(
+            tables[..sets.len() - 1].iter().all(Option::is_some),
+            "{flavour}"
+        );
+        assert!(tables[sets.len() - 1].is_none(), "{flavour}");
+        check_sets(&format!("frame tables, {flavour}"), &stage, &sets);
+    }
+}
+
+/// The CUDA twin (shaders/cuda/frame_tables.cu) on the same cases, all at once and each
+/// alone. Runs where a CUDA driver and NVRTC are (PARVLC_REQUIRE_CUDA=1 makes their
+/// absence a failure).
+#[cfg(feature = "cuda")]
+#[test]
+fn frame_tables_cuda_equal_their_twin() {
+    use parvlc::cuda::CudaVleEncoder;
+    use parvlc::huffman::frame_tables::frame_tables_cpu;
+    let _s = serial();
+    let Some(cuda) = common::cuda() else {
+        return;
+    };
+    let encoder = CudaVleEncoder::new(cuda, small_windows()).unwrap();
+    let sets = deflate_head_sets();
+    let want = frame_tables_cpu(&sets).unwrap();
+    assert!(want[..sets.len() - 1].iter().all(Option::is_some));
+    assert!(want[sets.len() - 1].is_none());
+    check_cuda_sets(&sets, &want, |s| encoder.frame_tables(s));
 }
 
 /// The CUDA twin (shaders/cuda/deflate_head.cu) on the same cases, all at once and each
@@ -531,12 +585,20 @@ fn deflate_head_cuda_equals_its_twin() {
     let want = deflate_heads_cpu(&sets).unwrap();
     assert!(want[..sets.len() - 1].iter().all(Option::is_some));
     assert!(want[sets.len() - 1].is_none());
-    assert!(
-        encoder.deflate_heads(&sets).unwrap() == want,
-        "all sets at once"
-    );
+    check_cuda_sets(&sets, &want, |s| encoder.deflate_heads(s));
+}
+
+/// A CUDA stage of code-length sets (`run`) against its twin's results (`want`) on all
+/// of `sets` at once, then on each alone.
+#[cfg(feature = "cuda")]
+fn check_cuda_sets<T: PartialEq>(
+    sets: &[Vec<u8>],
+    want: &[T],
+    run: impl Fn(&[Vec<u8>]) -> parvlc::Result<Vec<T>>,
+) {
+    assert!(run(sets).unwrap() == want, "all sets at once");
     for (k, set) in sets.iter().enumerate() {
-        let got = encoder.deflate_heads(std::slice::from_ref(set)).unwrap();
+        let got = run(std::slice::from_ref(set)).unwrap();
         assert!(got[..] == want[k..k + 1], "set {k} alone");
     }
 }

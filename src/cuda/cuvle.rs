@@ -29,6 +29,7 @@ use crate::{Error, Result};
 
 mod deflate_head;
 mod frame_plan;
+mod frame_tables;
 mod framed;
 mod histograms;
 
@@ -36,6 +37,8 @@ mod histograms;
 pub(crate) use deflate_head::DEFLATE_HEAD_SOURCE;
 #[cfg(test)]
 pub(crate) use frame_plan::FRAME_PLAN_SOURCE;
+#[cfg(test)]
+pub(crate) use frame_tables::FRAME_TABLES_SOURCE;
 pub use framed::CudaFramedTables;
 #[cfg(test)]
 pub(crate) use histograms::HISTOGRAM_SOURCE;

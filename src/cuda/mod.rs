@@ -562,6 +562,7 @@ mod tests {
         for (stage, source) in [
             ("frame_plan", cuvle::FRAME_PLAN_SOURCE),
             ("deflate_head", cuvle::DEFLATE_HEAD_SOURCE),
+            ("frame_tables", cuvle::FRAME_TABLES_SOURCE),
         ] {
             let cubin =
                 compile(stage, source, &target, &[]).unwrap_or_else(|e| panic!("{stage}: {e}"));

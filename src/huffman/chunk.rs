@@ -119,11 +119,27 @@ impl ChunkLayout {
     /// What a GPU coder codes this chunk with: every frame's table, and each frame's
     /// first block and the gap before it ([`Self::gaps`]), in blocks of `block` bytes.
     pub(crate) fn gpu_frames(&self, block: u64) -> Result<GpuFrames> {
+        let (specs, tail_bits) = self.frame_specs(block, |k, _| k as u64)?;
+        let tables = self.frames.iter().map(|f| f.table.clone()).collect();
+        Ok(GpuFrames {
+            tables,
+            specs,
+            tail_bits,
+        })
+    }
+
+    /// Each frame's spec for a GPU coder's framed encode, its table `table_of` it (by its
+    /// index), and the zero bits after the last frame's code ([`Self::gaps`]), in blocks
+    /// of `block` bytes.
+    pub(crate) fn frame_specs(
+        &self,
+        block: u64,
+        table_of: impl Fn(usize, &FramePlan) -> u64,
+    ) -> Result<(Vec<FrameSpec>, u32)> {
         let (gaps, tail_bits) = self.gaps();
         let to_u32 = |v: u64, what: &str| {
             u32::try_from(v).map_err(|_| Error::TooLarge(format!("{what} of {v}")))
         };
-        let tables = self.frames.iter().map(|f| f.table.clone()).collect();
         let specs = self
             .frames
             .iter()
@@ -132,16 +148,12 @@ impl ChunkLayout {
             .map(|(k, (f, &gap))| {
                 Ok(FrameSpec {
                     first_block: to_u32(f.start / block, "first block")?,
-                    table: k as u32,
+                    table: to_u32(table_of(k, f), "table")?,
                     gap_bits: to_u32(gap, "frame gap")?,
                 })
             })
             .collect::<Result<Vec<_>>>()?;
-        Ok(GpuFrames {
-            tables,
-            specs,
-            tail_bits: to_u32(tail_bits, "tail")?,
-        })
+        Ok((specs, to_u32(tail_bits, "tail")?))
     }
 }
 

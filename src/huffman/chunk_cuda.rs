@@ -3,15 +3,19 @@
 //! coder), its frames, their code lengths and gzip headers planned on the device
 //! (shaders/cuda/vle_histogram.cu, frame_plan.cu, deflate_head.cu: the wgpu stages'
 //! twins, read by their readers), else on this coder's core (the CPU engine's plan:
-//! [`ChunkLayout::plan`]); each frame's codes made on this core, every frame coded with
+//! [`ChunkLayout::plan`]); each frame's table built beside its plan (on this core where it
+//! was planned here, or its code is too deep), every frame coded with
 //! its own table in one framed pass of the CUDA kernel (shaders/cuda/vle_cuvle.cu,
 //! `FLAG_FRAMED`) at the bit its container layout gives it, read back through pinned
 //! pieces, then the headers, trailers and checksums filled in on the cores
 //! ([`super::chunk::chunk_from_encoded`]). The bytes equal the CPU's and the wgpu coder's.
 
-use super::chunk::{chunk_from_encoded, encode_chunk_cpu, ChunkLayout, CodedChunk};
+use super::chunk::{bit_order, chunk_from_encoded, encode_chunk_cpu, ChunkLayout, CodedChunk};
+use super::chunk_gpu::host_built_tables;
 use super::compress::Format;
 use super::frame_plan::frames_from_plan;
+use super::frame_tables::TABLE_WORDS;
+use super::framed::{CodedFraming, FrameCodes};
 use super::pipeline::StreamConfig;
 use crate::cuda::{CudaConfig, CudaGpu, CudaVleEncoder};
 use crate::gpu::clock;
@@ -43,10 +47,10 @@ pub(crate) fn encode_chunk_cuda(
     // The cells' histograms, then the frames planned on the device (read back as
     // lengths) or on this core, as the config's planner says.
     let on_device = config.planner.on_gpu(frames);
-    let (cells, t1, layout) = if on_device {
+    let (cells, t1, layout, built) = if on_device {
         let planned = encoder.frame_plan(&input, format, frames)?;
         let t1 = clock();
-        let (plans, heads) = frames_from_plan(
+        let read = frames_from_plan(
             &planned.words,
             &planned.heads,
             &planned.cells,
@@ -54,17 +58,48 @@ pub(crate) fn encode_chunk_cuda(
             format,
             frames,
         )?;
-        let layout = ChunkLayout::from_frames(plans, heads, format, block)?;
-        (planned.cells, t1, layout)
+        let layout = ChunkLayout::from_frames(read.frames, read.heads, format, block)?;
+        (
+            planned.cells,
+            t1,
+            layout,
+            Some((planned.tables, read.slots)),
+        )
     } else {
         let (cells, _) = encoder.histograms(&input)?;
         let t1 = clock();
         let layout = ChunkLayout::plan(&cells, len, format, frames, block)?;
-        (cells, t1, layout)
+        (cells, t1, layout, None)
     };
-    let coded = layout.gpu_frames(block)?;
-    let plan = encoder.plan_framed(&input, &cells, &coded.framing(format))?;
-    let tables = encoder.upload_frames(&coded.tables, &plan)?;
+    let (plan, tables) = match built {
+        // The frames' tables built where they were planned: only the block map goes up,
+        // and the tables of the frames coded here.
+        Some((tables, slots)) => {
+            let (specs, tail_bits) =
+                layout.frame_specs(block, |_, f| f.start / frames.cell_bytes)?;
+            let lengths: Vec<&[u8; 256]> = layout.frames.iter().map(|f| &f.table.lengths).collect();
+            let host_tables = host_built_tables(&layout, &slots, frames.cell_bytes);
+            let framing = CodedFraming {
+                frames: &specs,
+                codes: FrameCodes::Slots {
+                    n_slots: (tables.len() / TABLE_WORDS) as u32,
+                    lengths: &lengths,
+                },
+                order: bit_order(format),
+                start_bit: 0,
+                tail_bits,
+            };
+            let plan = encoder.plan_coded(&input, &cells, &framing)?;
+            let tables = encoder.upload_slotted_frames(tables, &host_tables, &plan)?;
+            (plan, tables)
+        }
+        None => {
+            let coded = layout.gpu_frames(block)?;
+            let plan = encoder.plan_framed(&input, &cells, &coded.framing(format))?;
+            let tables = encoder.upload_frames(&coded.tables, &plan)?;
+            (plan, tables)
+        }
+    };
     let t2 = clock();
     let pending = encoder.encode_framed(&input, &tables, &plan, false)?;
     let mut encoded = encoder.finish(pending)?;

@@ -1,7 +1,8 @@
 //! A chunk of a framed stream coded on the GPU: cell histograms (the histogram stage),
 //! block CRC32s (the block_crc stage) and, where the config's planner says, the frames
-//! with their code lengths (the frame_plan stage) in one submission; codes and headers
-//! made on the host; every frame coded with its own table in one framed CUVLE pass at
+//! with their code lengths, (gzip) DEFLATE headers and code tables (the frame_plan,
+//! deflate_head and frame_tables stages) in one submission, the tables left on the GPU;
+//! the layout made on the host; every frame coded with its own table in one framed CUVLE pass at
 //! the bit its container layout gives it; then the headers and trailers filled in place
 //! on all cores (`super::chunk::finish_chunk`). The bytes equal the CPU's
 //! ([`super::chunk::encode_chunk_cpu`]). Coded into a vector, a chunk whose encode is
@@ -9,13 +10,15 @@
 //! headers filled there (`super::pipeline::Places`).
 
 use super::chunk::{
-    chunk_from_encoded, expected_spans, finished, frame_block_offsets, frame_checks,
+    bit_order, chunk_from_encoded, expected_spans, finished, frame_block_offsets, frame_checks,
     layout_mismatch, write_frames, ChunkLayout, CodedChunk, Finished,
 };
 use super::compress::Format;
 use super::cuvle::{Encoded, MappedStream, VleEncoder};
 use super::frame_plan::frames_from_plan;
+use super::framed::{CodedFraming, FrameCodes};
 use super::pipeline::{chunk_pieces, DirectPlace, Piece, Places, StreamConfig};
+use super::CodeTable;
 use crate::gpu::{clock, Gpu};
 use crate::{Error, Result};
 
@@ -44,28 +47,58 @@ pub(crate) async fn encode_chunk_gpu(
     let plan_with = plan_on_gpu.then_some((format, frames));
     // Trace level: the GPU's passes timed, on its clock, for a timeline of the chunks
     // (scripts/gpu_timeline.py). The scan's passes: the histogram (one a window; a
-    // chunk is one), block_crc, the frame plan's merge and code lengths, and (gzip) its
-    // frames' headers.
+    // chunk is one), block_crc, the frame plan's merge and code lengths, (gzip) its
+    // frames' headers, and their tables.
     let timeline = log::log_enabled!(log::Level::Trace) && gpu.has_timestamps();
-    let mut scan_profiler = timeline.then(|| crate::gpu::Profiler::new(gpu, 5));
+    let mut scan_profiler = timeline.then(|| crate::gpu::Profiler::new(gpu, 6));
     let scan = encoder
         .histograms_with_crcs(&input, block, plan_with, scan_profiler.as_mut())
         .await?;
     let (cells, block_crcs, plan, heads) = (scan.histograms, scan.crcs, scan.plan, scan.heads);
     let t1 = clock();
     let mut t_frames = None;
-    let layout = if plan_on_gpu {
-        let (planned, heads) = frames_from_plan(&plan, &heads, &cells, len, format, frames)?;
+    let (layout, slots) = if plan_on_gpu {
+        let read = frames_from_plan(&plan, &heads, &cells, len, format, frames)?;
         t_frames = clock();
-        ChunkLayout::from_frames(planned, heads, format, block)?
+        let layout = ChunkLayout::from_frames(read.frames, read.heads, format, block)?;
+        (layout, read.slots)
     } else {
-        ChunkLayout::plan(&cells, len, format, frames, block)?
+        (
+            ChunkLayout::plan(&cells, len, format, frames, block)?,
+            Vec::new(),
+        )
     };
     let t2 = clock();
-    let frames_of = layout.gpu_frames(block)?;
-    let (tables, framing) = (&frames_of.tables, frames_of.framing(format));
-    let plan = encoder.plan_framed(&input, &cells, &framing)?;
-    let uploaded = encoder.upload_frames(tables, &plan)?;
+    let (plan, uploaded) = match scan.tables {
+        // The frames' tables built where the GPU planned them: only the block map goes
+        // up, and the tables of the frames coded here.
+        Some((tables, n_slots)) if plan_on_gpu => {
+            let (specs, tail_bits) =
+                layout.frame_specs(block, |_, f| f.start / frames.cell_bytes)?;
+            let lengths: Vec<&[u8; 256]> = layout.frames.iter().map(|f| &f.table.lengths).collect();
+            let host_tables = host_built_tables(&layout, &slots, frames.cell_bytes);
+            let framing = CodedFraming {
+                frames: &specs,
+                codes: FrameCodes::Slots {
+                    n_slots: n_slots as u32,
+                    lengths: &lengths,
+                },
+                order: bit_order(format),
+                start_bit: 0,
+                tail_bits,
+            };
+            let plan = encoder.plan_coded(&input, &cells, &framing)?;
+            let uploaded = encoder.upload_slotted_frames(tables, n_slots, &host_tables, &plan)?;
+            (plan, uploaded)
+        }
+        _ => {
+            let frames_of = layout.gpu_frames(block)?;
+            let (tables, framing) = (&frames_of.tables, frames_of.framing(format));
+            let plan = encoder.plan_framed(&input, &cells, &framing)?;
+            let uploaded = encoder.upload_frames(tables, &plan)?;
+            (plan, uploaded)
+        }
+    };
     let t_tables = clock();
     let mut command = gpu
         .device
@@ -160,6 +193,22 @@ pub(crate) async fn encode_chunk_gpu(
         );
     }
     Ok(chunk)
+}
+
+/// The frames of `layout` whose tables the GPU did not build (no slot in `slots`, by
+/// frame): each with its slot (its first cell of `cell_bytes`) and the table built here.
+pub(crate) fn host_built_tables<'a>(
+    layout: &'a ChunkLayout,
+    slots: &[Option<u32>],
+    cell_bytes: u64,
+) -> Vec<(u32, &'a CodeTable)> {
+    layout
+        .frames
+        .iter()
+        .zip(slots)
+        .filter(|(_, slot)| slot.is_none())
+        .map(|(f, _)| ((f.start / cell_bytes) as u32, &f.table))
+        .collect()
 }
 
 /// How long a coder whose bytes are ready waits for its place to be known (the chunks

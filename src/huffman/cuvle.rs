@@ -20,7 +20,7 @@ pub(crate) use cpu::{code_blocks, gpu_table_words};
 #[cfg(feature = "cuda")]
 pub(crate) use plan::plan_segments;
 pub use plan::Plan;
-pub(crate) use plan::{check_output, segment_caps, DeviceLimits, PlannedFrame};
+pub(crate) use plan::{check_output, segment_caps, DeviceLimits, FramedCodes, PlannedFrame};
 pub(crate) use readback::MappedStream;
 pub use readback::{Encoded, Pending};
 

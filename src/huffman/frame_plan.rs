@@ -9,8 +9,9 @@
 use wgpu::util::DeviceExt;
 
 use super::compress::Format;
-use super::cuvle::{GpuInput, VleEncoder};
+use super::cuvle::{gpu_table_words, GpuInput, VleEncoder};
 use super::deflate_head::{head_of, record_deflate_heads, HEAD_WORDS};
+use super::frame_tables::{record_frame_tables, table_at, TABLE_WORDS};
 use super::frames::{
     frame_code, log2_segments, merge_threshold, plan_frames, FrameConfig, FramePlan,
     FRAME_MAX_CODE_LEN,
@@ -107,6 +108,10 @@ pub(crate) struct PlanPending {
     pub(crate) read_words: usize,
     pub(crate) heads: Option<PooledBuffer>,
     pub(crate) head_words: usize,
+    /// Every frame's code table in the slot of its first cell ([`super::frame_tables`]),
+    /// `table_words` words.
+    pub(crate) tables: PooledBuffer,
+    pub(crate) table_words: usize,
 }
 
 /// Record the frame plan of an input of `len` bytes whose cell histograms (of
@@ -178,23 +183,48 @@ pub(crate) fn record_frame_plan(
     // gzip: every frame's DEFLATE header from its lengths, in the same submission.
     let heads = match format {
         Format::Gzip => Some(record_deflate_heads(
-            gpu, encoder, &plan, n_cells, profiler,
+            gpu,
+            encoder,
+            &plan,
+            n_cells,
+            profiler.as_deref_mut(),
         )?),
         Format::Native => None,
     };
+    // Every frame's code table from its lengths, for the encode to read where it lies.
+    let tables = record_frame_tables(
+        gpu,
+        encoder,
+        &plan,
+        n_cells,
+        frame_alphabet(format),
+        profiler,
+    )?;
     Ok(Some(PlanPending {
         buffer: plan,
         read_words: words.read_back(),
         head_words: heads.as_ref().map_or(0, |_| n_cells * HEAD_WORDS),
         heads,
+        tables,
+        table_words: n_cells * TABLE_WORDS,
     }))
+}
+
+/// A plan as the host reads it ([`frames_from_plan`]): its frames, each frame's gzip
+/// header where the GPU built one, and the slot of its code table where the GPU built
+/// that (its first cell; None for a frame coded on the host).
+pub(crate) struct PlanRead {
+    pub(crate) frames: Vec<FramePlan>,
+    pub(crate) heads: Vec<Option<BitBuf>>,
+    pub(crate) slots: Vec<Option<u32>>,
 }
 
 /// The frames of a plan read back (`words`, [`PlanPending::read_words`] of them), with
 /// their codes: a frame the GPU flagged (its plain code too long) coded from `cells` on
 /// the host. Checks what it reads: frames that tile the input, within regions, with
 /// codes that code their bytes. Beside each frame, its gzip header from `heads` (the
-/// plan's [`PlanPending::head_words`], empty for none) where the GPU built one.
+/// plan's [`PlanPending::head_words`], empty for none) where the GPU built one, and the
+/// slot of its table where the GPU built that ([`super::frame_tables`]).
 pub(crate) fn frames_from_plan(
     words: &[u32],
     heads: &[u32],
@@ -202,7 +232,7 @@ pub(crate) fn frames_from_plan(
     len: u64,
     format: Format,
     config: &FrameConfig,
-) -> Result<(Vec<FramePlan>, Vec<Option<BitBuf>>)> {
+) -> Result<PlanRead> {
     let n_cells = cells.len();
     let layout = PlanWords { n_cells };
     let bad = |what: String| Error::Gpu {
@@ -218,7 +248,7 @@ pub(crate) fn frames_from_plan(
     let per_region = (config.max_frame_bytes / config.cell_bytes) as usize;
     let alphabet = frame_alphabet(format);
     let cell = config.cell_bytes;
-    let (mut frames, mut frame_heads) = (Vec::new(), Vec::new());
+    let (mut frames, mut frame_heads, mut slots) = (Vec::new(), Vec::new(), Vec::new());
     let (mut c, mut deep) = (0, 0);
     while c < n_cells {
         let n = words[c] as usize;
@@ -232,12 +262,14 @@ pub(crate) fn frames_from_plan(
         let frame = if deepest > FRAME_MAX_CODE_LEN as u32 {
             deep += 1;
             frame_heads.push(None);
+            slots.push(None);
             frame_code(start, frame_len, &total_histogram(&cells[c..c + n]), format)?
         } else {
             frame_heads.push(match heads.is_empty() {
                 true => None,
                 false => head_of(heads, c)?,
             });
+            slots.push(Some(c as u32));
             let at = layout.lengths(c);
             let lengths: Vec<u8> =
                 bytemuck::cast_slice::<u32, u8>(&words[at..at + LENGTH_WORDS])[..alphabet].to_vec();
@@ -260,7 +292,11 @@ pub(crate) fn frames_from_plan(
             frames.len()
         );
     }
-    Ok((frames, frame_heads))
+    Ok(PlanRead {
+        frames,
+        heads: frame_heads,
+        slots,
+    })
 }
 
 /// What a plan says of a frame, to compare the GPU's with the twin's: where it lies, its
@@ -272,19 +308,29 @@ pub struct PlannedSummary {
     pub lengths: Vec<u8>,
     pub symbol_bits: u64,
     pub gzip_head: Option<BitBuf>,
+    /// The framed encode's table of its code ([`super::frame_tables::TABLE_WORDS`] words).
+    pub table: Vec<u32>,
 }
 
 /// `frames` summed up, a gzip frame's header from `heads` (by frame) where there is one,
-/// else built here.
+/// else built here; its table from the GPU's `tables` (read back) where `slots` gives it
+/// one, else built here.
 pub(crate) fn summaries(
     frames: &[FramePlan],
     heads: Vec<Option<BitBuf>>,
+    slots: &[Option<u32>],
+    tables: &[u32],
     format: Format,
 ) -> Result<Vec<PlannedSummary>> {
     let mut heads = heads.into_iter();
     frames
         .iter()
-        .map(|f| {
+        .enumerate()
+        .map(|(k, f)| {
+            let table = match slots.get(k).copied().flatten() {
+                Some(slot) => table_at(tables, slot as usize)?,
+                None => gpu_table_words(&f.table).to_vec(),
+            };
             let gzip_head = match (format, heads.next().flatten()) {
                 (Format::Native, _) => None,
                 (Format::Gzip, Some(head)) => Some(head),
@@ -296,6 +342,7 @@ pub(crate) fn summaries(
                 lengths: f.book.lengths().to_vec(),
                 symbol_bits: f.symbol_bits,
                 gzip_head,
+                table,
             })
         })
         .collect()
@@ -397,9 +444,12 @@ impl GpuStage for FramePlanStage<'_, '_> {
             None => Vec::new(),
         };
         let cells = self.0.read_histograms(cells).await?;
-        let (frames, heads) =
-            frames_from_plan(&words, &heads, &cells, input.len() as u64, self.1, &self.2)?;
-        summaries(&frames, heads, self.1)
+        let tables: Vec<u32> = bytemuck::pod_collect_to_vec(
+            &gpu.read_buffer(&plan.tables, 0, plan.table_words as u64 * 4)
+                .await?,
+        );
+        let read = frames_from_plan(&words, &heads, &cells, input.len() as u64, self.1, &self.2)?;
+        summaries(&read.frames, read.heads, &read.slots, &tables, self.1)
     }
 
     fn output(report: Vec<PlannedSummary>) -> Vec<PlannedSummary> {
@@ -420,5 +470,5 @@ pub fn plan_summaries_cpu(
 ) -> Result<Vec<PlannedSummary>> {
     let cells = histogram_cpu(input, config.cell_bytes as usize);
     let frames = plan_frames(&cells, input.len() as u64, format, config)?;
-    summaries(&frames, Vec::new(), format)
+    summaries(&frames, Vec::new(), &[], &[], format)
 }

@@ -19,13 +19,14 @@ use wgpu::util::DeviceExt;
 
 use super::cuvle::{
     check_output, check_table, code_blocks, gpu_table_words, segment_caps, CuvleConfig,
-    DeviceLimits, Encoded, GpuInput, Pending, Plan, PlannedFrame, VleEncoder,
+    DeviceLimits, Encoded, FramedCodes, GpuInput, Pending, Plan, PlannedFrame, VleEncoder,
 };
+use super::frame_tables::TABLE_WORDS;
 use super::histogram::{histogram_cpu, total_histogram};
 use super::segments::group_units;
 use super::{BitBuf, BitOrder, CodeTable};
 use crate::gpu::registry::huffman::CUVLE;
-use crate::gpu::{Gpu, GpuStage};
+use crate::gpu::{Gpu, GpuStage, PooledBuffer};
 use crate::{Error, Result};
 
 /// One frame: from block `first_block` to the next frame's first block (or the end),
@@ -60,9 +61,9 @@ pub struct FramedBits {
     pub frame_offsets: Vec<u64>,
 }
 
-/// Check the frames against an input of `n_blocks` blocks; returns the block range of
-/// every frame.
-fn frame_blocks(framing: &Framing<'_>, n_blocks: u64) -> Result<Vec<Range<u64>>> {
+/// Check the frames of `framing` against an input of `n_blocks` blocks; returns the
+/// block range of every frame.
+fn frame_blocks(framing: &CodedFraming<'_>, n_blocks: u64) -> Result<Vec<Range<u64>>> {
     let bad = |m: String| Err(Error::InvalidArgument(m));
     if framing.start_bit >= 32 {
         return bad(format!("start bit {} must be below 32", framing.start_bit));
@@ -71,6 +72,16 @@ fn frame_blocks(framing: &Framing<'_>, n_blocks: u64) -> Result<Vec<Range<u64>>>
     if frames.is_empty() || frames[0].first_block != 0 {
         return bad("the first frame must start at block 0".into());
     }
+    if let FrameCodes::Slots { lengths, .. } = framing.codes {
+        if lengths.len() != frames.len() {
+            return bad(format!(
+                "{} frames' code lengths for {} frames",
+                lengths.len(),
+                frames.len()
+            ));
+        }
+    }
+    let n_tables = framing.codes.n_tables();
     let mut ranges = Vec::with_capacity(frames.len());
     for (k, f) in frames.iter().enumerate() {
         let end = frames
@@ -82,16 +93,73 @@ fn frame_blocks(framing: &Framing<'_>, n_blocks: u64) -> Result<Vec<Range<u64>>>
                 f.first_block
             ));
         }
-        if f.table as usize >= framing.tables.len() {
-            return bad(format!(
-                "frame {k} uses table {} of {}",
-                f.table,
-                framing.tables.len()
-            ));
+        if f.table as usize >= n_tables {
+            return bad(format!("frame {k} uses table {} of {n_tables}", f.table));
         }
         ranges.push(f.first_block as u64..end);
     }
     Ok(ranges)
+}
+
+/// What a framed encode's frames are coded with: the host's tables, which a frame's spec
+/// names, or tables a frame plan built on the device
+/// ([`crate::huffman::frame_tables`]), a table a slot, which a frame's spec names, each
+/// frame's code lengths here, in frame order.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum FrameCodes<'a> {
+    Tables(&'a [CodeTable]),
+    Slots {
+        n_slots: u32,
+        lengths: &'a [&'a [u8; 256]],
+    },
+}
+
+impl FrameCodes<'_> {
+    fn n_tables(&self) -> usize {
+        match self {
+            FrameCodes::Tables(t) => t.len(),
+            FrameCodes::Slots { n_slots, .. } => *n_slots as usize,
+        }
+    }
+}
+
+/// A [`Framing`] whose tables may be on the device: what a framed encode is planned with.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct CodedFraming<'a> {
+    pub frames: &'a [FrameSpec],
+    pub codes: FrameCodes<'a>,
+    pub order: BitOrder,
+    pub start_bit: u32,
+    pub tail_bits: u32,
+}
+
+impl<'a> From<&Framing<'a>> for CodedFraming<'a> {
+    fn from(f: &Framing<'a>) -> Self {
+        CodedFraming {
+            frames: f.frames,
+            codes: FrameCodes::Tables(f.tables),
+            order: f.order,
+            start_bit: f.start_bit,
+            tail_bits: f.tail_bits,
+        }
+    }
+}
+
+/// Frame `k`'s code lengths against its byte counts, where the device built its table
+/// from them: every byte present needs a code; the error names the frame.
+fn check_frame_lengths(k: usize, lengths: &[u8; 256], histogram: &[u64; 256]) -> Result<()> {
+    let bad = (lengths.iter().zip(histogram))
+        .fold(false, |bad, (&l, &n)| bad | ((n > 0) & (l == 0)) | (l > 32));
+    if !bad {
+        return Ok(());
+    }
+    let s = (0..256)
+        .find(|&s| (histogram[s] > 0 && lengths[s] == 0) || lengths[s] > 32)
+        .unwrap_or(0);
+    Err(Error::InvalidCodeTable(format!(
+        "frame {k}: byte {s} occurs {} times and has a code of {} bits",
+        histogram[s], lengths[s]
+    )))
 }
 
 /// Frame `k`'s table against its byte counts, the error naming the frame.
@@ -112,7 +180,7 @@ pub fn encode_cuvle_cpu_framed(
     config.validate()?;
     let block = config.block_bytes();
     let n_bytes = input.len() as u64;
-    let ranges = frame_blocks(framing, n_bytes.div_ceil(block))?;
+    let ranges = frame_blocks(&framing.into(), n_bytes.div_ceil(block))?;
     let bytes_of = |r: &Range<u64>| {
         &input[(r.start * block).min(n_bytes) as usize..(r.end * block).min(n_bytes) as usize]
     };
@@ -158,7 +226,7 @@ pub(crate) fn plan_frames(
     windows: &[(u64, u64)],
     chunk: u64,
     chunk_histograms: &[[u64; 256]],
-    framing: &Framing<'_>,
+    framing: &CodedFraming<'_>,
     config: &CuvleConfig,
     limits: DeviceLimits,
 ) -> Result<Plan> {
@@ -188,15 +256,25 @@ pub(crate) fn plan_frames(
                 r.start * block
             )));
         }
-        let table = &framing.tables[f.table as usize];
         let chunks = (r.start * block / chunk) as usize..(r.end * block).div_ceil(chunk) as usize;
         let chunks = chunks.start..chunks.end.min(n_chunks);
-        check_frame_table(
-            k,
-            table,
-            &total_histogram(&chunk_histograms[chunks.clone()]),
-        )?;
-        max_len = max_len.max(table.max_len());
+        let lengths = match framing.codes {
+            FrameCodes::Tables(tables) => {
+                let table = &tables[f.table as usize];
+                let histogram = total_histogram(&chunk_histograms[chunks.clone()]);
+                check_frame_table(k, table, &histogram)?;
+                &table.lengths
+            }
+            // The device's table is the canonical code of these lengths: only they are
+            // checked against the bytes, a cell at a time.
+            FrameCodes::Slots { lengths, .. } => {
+                for h in &chunk_histograms[chunks.clone()] {
+                    check_frame_lengths(k, lengths[k], h)?;
+                }
+                lengths[k]
+            }
+        };
+        max_len = max_len.max(lengths.iter().copied().max().unwrap_or(0) as u32);
         at += f.gap_bits as u64;
         frames.push(PlannedFrame {
             first_block: r.start,
@@ -209,7 +287,7 @@ pub(crate) fn plan_frames(
             starts[chunks.start] = true;
         }
         for c in chunks {
-            let bits = table.encoded_bits(&chunk_histograms[c]);
+            let bits = encoded_bits(lengths, &chunk_histograms[c]);
             chunk_bits[c] += bits;
             at += bits;
         }
@@ -231,16 +309,46 @@ pub(crate) fn plan_frames(
         total_bits,
         block_bytes: block,
         frames,
-        framed: Some(framing.tables.iter().map(|t| t.lengths).collect()),
+        framed: Some(match framing.codes {
+            FrameCodes::Tables(tables) => {
+                FramedCodes::Tables(tables.iter().map(|t| t.lengths).collect())
+            }
+            FrameCodes::Slots { n_slots, .. } => FramedCodes::Slots(n_slots),
+        }),
     })
+}
+
+/// Code bits of bytes counted in `histogram` with these code lengths.
+fn encoded_bits(lengths: &[u8; 256], histogram: &[u64; 256]) -> u64 {
+    histogram
+        .iter()
+        .zip(lengths)
+        .map(|(&n, &l)| n * l as u64)
+        .sum()
 }
 
 /// The tables of a framed encode on the GPU, and each block's table and gap.
 pub struct FramedTables {
-    tables: wgpu::Buffer,
+    tables: TableBuffer,
     block_frames: wgpu::Buffer,
     /// The frames they were uploaded for: (first block, table, gap bits).
     frames: Vec<(u64, u32, u32)>,
+}
+
+/// Where a framed encode's tables lie: uploaded by the host, or built by a frame plan.
+enum TableBuffer {
+    Uploaded(wgpu::Buffer),
+    Built(PooledBuffer),
+}
+
+impl std::ops::Deref for TableBuffer {
+    type Target = wgpu::Buffer;
+    fn deref(&self) -> &wgpu::Buffer {
+        match self {
+            TableBuffer::Uploaded(b) => b,
+            TableBuffer::Built(b) => b,
+        }
+    }
 }
 
 pub(crate) fn frame_keys(plan: &Plan) -> Vec<(u64, u32, u32)> {
@@ -251,14 +359,16 @@ pub(crate) fn frame_keys(plan: &Plan) -> Vec<(u64, u32, u32)> {
 }
 
 /// What a framed encode's kernel reads beside the input, for `tables` (those `plan` was
-/// made with: checked): every table in the kernel's layout, one after the other, and per
-/// block its table and the zero bits left before its code (its frame's gap on the frame's
-/// first block, 0 elsewhere). The wgpu and CUDA kernels read the same.
+/// made with: checked): every table in the kernel's layout, one after the other, and the
+/// plan's [`block_map`]. The wgpu and CUDA kernels read the same.
 pub(crate) fn framed_words(tables: &[CodeTable], plan: &Plan) -> Result<(Vec<u32>, Vec<[u32; 2]>)> {
-    let Some(planned) = &plan.framed else {
-        return Err(Error::InvalidArgument(
-            "a framed encode takes a plan from plan_framed".into(),
-        ));
+    let planned = match &plan.framed {
+        Some(FramedCodes::Tables(planned)) => planned,
+        _ => {
+            return Err(Error::InvalidArgument(
+                "a framed encode with the host's tables takes a plan from plan_framed".into(),
+            ))
+        }
     };
     if tables.len() != planned.len() {
         return Err(Error::InvalidArgument(format!(
@@ -276,6 +386,12 @@ pub(crate) fn framed_words(tables: &[CodeTable], plan: &Plan) -> Result<(Vec<u32
     for t in tables {
         words.extend_from_slice(&gpu_table_words(t));
     }
+    Ok((words, block_map(plan)))
+}
+
+/// Per block of a framed `plan`, its table and the zero bits left before its code (its
+/// frame's gap on the frame's first block, 0 elsewhere).
+pub(crate) fn block_map(plan: &Plan) -> Vec<[u32; 2]> {
     let n_blocks = plan.n_blocks();
     let mut map = vec![[0u32; 2]; n_blocks.max(1) as usize];
     for (k, f) in plan.frames.iter().enumerate() {
@@ -290,7 +406,39 @@ pub(crate) fn framed_words(tables: &[CodeTable], plan: &Plan) -> Result<(Vec<u32
             first[1] = f.gap_bits;
         }
     }
-    Ok((words, map))
+    map
+}
+
+/// A host-built table's words and the byte of the device's table buffer they go to.
+pub(crate) type SlotWrite = (usize, [u32; 512]);
+
+/// The block map of a `plan` made with tables a frame plan built on the device in
+/// `n_slots` slots, checked to be such a plan; and each of `host_tables` (a slot and the
+/// table the host built for it, for a frame whose code the device did not build) as the
+/// words to write into its slot.
+pub(crate) fn slotted_words(
+    plan: &Plan,
+    n_slots: usize,
+    host_tables: &[(u32, &CodeTable)],
+) -> Result<(Vec<[u32; 2]>, Vec<SlotWrite>)> {
+    match plan.framed {
+        Some(FramedCodes::Slots(n)) if n as usize == n_slots => {}
+        _ => {
+            return Err(Error::InvalidArgument(format!(
+            "a framed encode with {n_slots} tables built on the device takes a plan made with them"
+        )))
+        }
+    }
+    let mut writes = Vec::with_capacity(host_tables.len());
+    for &(slot, table) in host_tables {
+        if slot as usize >= n_slots {
+            return Err(Error::InvalidArgument(format!(
+                "a table for slot {slot} of {n_slots}"
+            )));
+        }
+        writes.push((slot as usize * TABLE_WORDS * 4, gpu_table_words(table)));
+    }
+    Ok((block_map(plan), writes))
 }
 
 impl VleEncoder<'_> {
@@ -302,6 +450,16 @@ impl VleEncoder<'_> {
         input: &GpuInput,
         chunk_histograms: &[[u64; 256]],
         framing: &Framing<'_>,
+    ) -> Result<Plan> {
+        self.plan_coded(input, chunk_histograms, &framing.into())
+    }
+
+    /// [`Self::plan_framed`] with tables on the host or on the device.
+    pub(crate) fn plan_coded(
+        &self,
+        input: &GpuInput,
+        chunk_histograms: &[[u64; 256]],
+        framing: &CodedFraming<'_>,
     ) -> Result<Plan> {
         plan_frames(
             &input.window_spans(),
@@ -316,23 +474,60 @@ impl VleEncoder<'_> {
     /// Upload `tables` (those the plan was made with) and the block map of `plan`.
     pub fn upload_frames(&self, tables: &[CodeTable], plan: &Plan) -> Result<FramedTables> {
         let (words, map) = framed_words(tables, plan)?;
-        let gpu = self.gpu;
-        let buffer = |label, contents: &[u8]| {
-            gpu.device
-                .create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                    label: Some(label),
-                    contents,
-                    usage: wgpu::BufferUsages::STORAGE,
-                })
-        };
+        let tables = self.storage("parvlc.huffman.cuvle.tables", bytemuck::cast_slice(&words));
         Ok(FramedTables {
-            tables: buffer("parvlc.huffman.cuvle.tables", bytemuck::cast_slice(&words)),
-            block_frames: buffer(
-                "parvlc.huffman.cuvle.block_frames",
-                bytemuck::cast_slice(&map),
-            ),
+            tables: TableBuffer::Uploaded(tables),
+            block_frames: self.block_map_buffer(&map),
             frames: frame_keys(plan),
         })
+    }
+
+    /// The tables a frame plan built on the device (`tables`, its
+    /// [`crate::huffman::frame_plan::PlanPending::tables`] of `n_slots` slots) beside the
+    /// block map of `plan` (made with them: [`FrameCodes::Slots`]), uploaded, with
+    /// `host_tables` (a slot and its table, for frames whose code the host built) written
+    /// into their slots.
+    pub(crate) fn upload_slotted_frames(
+        &self,
+        tables: PooledBuffer,
+        n_slots: usize,
+        host_tables: &[(u32, &CodeTable)],
+        plan: &Plan,
+    ) -> Result<FramedTables> {
+        if tables.size() < (n_slots * TABLE_WORDS * 4) as u64 {
+            return Err(Error::InvalidArgument(format!(
+                "a table buffer of {} bytes for {n_slots} slots",
+                tables.size()
+            )));
+        }
+        let (map, writes) = slotted_words(plan, n_slots, host_tables)?;
+        for (at, words) in &writes {
+            self.gpu
+                .queue
+                .write_buffer(&tables, *at as u64, bytemuck::cast_slice(words));
+        }
+        Ok(FramedTables {
+            tables: TableBuffer::Built(tables),
+            block_frames: self.block_map_buffer(&map),
+            frames: frame_keys(plan),
+        })
+    }
+
+    fn storage(&self, label: &str, contents: &[u8]) -> wgpu::Buffer {
+        self.gpu
+            .device
+            .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some(label),
+                contents,
+                usage: wgpu::BufferUsages::STORAGE,
+            })
+    }
+
+    fn block_map_buffer(&self, map: &[[u32; 2]]) -> wgpu::Buffer {
+        self.storage(
+            "parvlc.huffman.cuvle.block_frames",
+            bytemuck::cast_slice(map),
+        )
     }
 
     /// Record a framed encode into `encoder` (nothing is submitted); read it back with

@@ -20,6 +20,7 @@ pub mod cuvle;
 pub(crate) mod decode_table;
 pub mod deflate_head;
 pub mod frame_plan;
+pub mod frame_tables;
 pub mod framed;
 pub(crate) mod framed_decode;
 pub mod frames;

@@ -4,13 +4,13 @@
 //! header stages (src/huffman/frame_plan.rs, deflate_head.rs), in their words, so that
 //! the host reads them with the same reader and only turns lengths into codes.
 
-use cudarc::driver::{DeviceRepr, LaunchConfig, PushKernelArg};
+use cudarc::driver::{CudaSlice, DeviceRepr, LaunchConfig, PushKernelArg};
 
 use super::{CudaInput, CudaVleEncoder};
 use crate::cuda::driver_error;
 use crate::huffman::compress::Format;
 use crate::huffman::frame_plan::{
-    frames_from_plan, summaries, FramePlanParams, PlanWords, PlannedSummary,
+    frame_alphabet, frames_from_plan, summaries, FramePlanParams, PlanWords, PlannedSummary,
 };
 use crate::huffman::frames::{log2_segments, FrameConfig};
 use crate::{Error, Result};
@@ -40,6 +40,9 @@ pub(crate) struct CudaFramePlan {
     /// gzip: every cell's header words (`crate::huffman::deflate_head::HEAD_WORDS` a
     /// cell); none for native.
     pub(crate) heads: Vec<u32>,
+    /// Every frame's code table, left on the device, in the slot of its first cell
+    /// (`crate::huffman::frame_tables::TABLE_WORDS` words a cell).
+    pub(crate) tables: CudaSlice<u32>,
 }
 
 impl CudaVleEncoder<'_> {
@@ -106,6 +109,8 @@ impl CudaVleEncoder<'_> {
             Format::Gzip => Some(self.launch_deflate_heads(&plan, n_cells)?),
             Format::Native => None,
         };
+        // Every frame's code table from its lengths, for the encode to read where it lies.
+        let tables = self.launch_frame_tables(&plan, n_cells, frame_alphabet(format))?;
         let words = stream
             .clone_dtoh(&plan.slice(..words.read_back()))
             .map_err(driver_error("reading the frame plan back"))?;
@@ -120,6 +125,7 @@ impl CudaVleEncoder<'_> {
             cells,
             words,
             heads,
+            tables,
         })
     }
 
@@ -137,7 +143,7 @@ impl CudaVleEncoder<'_> {
             return Ok(Vec::new());
         }
         let plan = self.frame_plan(input, format, config)?;
-        let (frames, heads) = frames_from_plan(
+        let read = frames_from_plan(
             &plan.words,
             &plan.heads,
             &plan.cells,
@@ -145,6 +151,10 @@ impl CudaVleEncoder<'_> {
             format,
             config,
         )?;
-        summaries(&frames, heads, format)
+        let tables = self
+            .stream
+            .clone_dtoh(&plan.tables)
+            .map_err(driver_error("reading the frames' tables back"))?;
+        summaries(&read.frames, read.heads, &read.slots, &tables, format)
     }
 }

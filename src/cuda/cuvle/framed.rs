@@ -4,8 +4,12 @@
 use cudarc::driver::CudaSlice;
 
 use super::{CudaInput, CudaPending, CudaVleEncoder};
+use crate::cuda::driver_error;
 use crate::huffman::cuvle::Plan;
-use crate::huffman::framed::{frame_keys, framed_words, plan_frames, Framing};
+use crate::huffman::frame_tables::TABLE_WORDS;
+use crate::huffman::framed::{
+    frame_keys, framed_words, plan_frames, slotted_words, CodedFraming, Framing,
+};
 use crate::huffman::CodeTable;
 use crate::{Error, Result};
 
@@ -28,6 +32,16 @@ impl CudaVleEncoder<'_> {
         chunk_histograms: &[[u64; 256]],
         framing: &Framing<'_>,
     ) -> Result<Plan> {
+        self.plan_coded(input, chunk_histograms, &framing.into())
+    }
+
+    /// [`Self::plan_framed`] with tables on the host or on the device.
+    pub(crate) fn plan_coded(
+        &self,
+        input: &CudaInput,
+        chunk_histograms: &[[u64; 256]],
+        framing: &CodedFraming<'_>,
+    ) -> Result<Plan> {
         plan_frames(
             &input.window_spans(),
             input.chunk_bytes,
@@ -46,6 +60,34 @@ impl CudaVleEncoder<'_> {
         let map: Vec<u32> = map.into_iter().flatten().collect();
         Ok(CudaFramedTables {
             tables: self.cuda.clone_staged(stream, &words)?,
+            block_frames: self.cuda.clone_staged(stream, &map)?,
+            frames: frame_keys(plan),
+        })
+    }
+
+    /// The tables a frame plan built on the device (`tables`, [`TABLE_WORDS`] words a
+    /// slot) beside the block map of `plan` (made with them), uploaded, with `host_tables`
+    /// (a slot and its table, for frames whose code the host built) copied into their
+    /// slots.
+    pub(crate) fn upload_slotted_frames(
+        &self,
+        mut tables: CudaSlice<u32>,
+        host_tables: &[(u32, &CodeTable)],
+        plan: &Plan,
+    ) -> Result<CudaFramedTables> {
+        let n_slots = tables.len() / TABLE_WORDS;
+        let (map, writes) = slotted_words(plan, n_slots, host_tables)?;
+        let stream = &self.stream;
+        for (at, words) in &writes {
+            let at = at / 4;
+            let mut slot = tables.slice_mut(at..at + TABLE_WORDS);
+            stream
+                .memcpy_htod(&words[..], &mut slot)
+                .map_err(driver_error("copying a host-built table"))?;
+        }
+        let map: Vec<u32> = map.into_iter().flatten().collect();
+        Ok(CudaFramedTables {
+            tables,
             block_frames: self.cuda.clone_staged(stream, &map)?,
             frames: frame_keys(plan),
         })

@@ -1,9 +1,10 @@
 //! The per-chunk histograms (CRCs and frame plan beside them): a pass of its own before the plan.
 
-use crate::gpu::{Profiler, Timings};
+use crate::gpu::{PooledBuffer, Profiler, Timings};
 use crate::huffman::block_crc::{crcs_from_bytes, record_block_crcs};
 use crate::huffman::compress::Format;
 use crate::huffman::frame_plan::record_frame_plan;
+use crate::huffman::frame_tables::TABLE_WORDS;
 use crate::huffman::frames::FrameConfig;
 use crate::huffman::histogram::{encode_histogram, HistogramPending};
 use crate::Result;
@@ -21,6 +22,9 @@ pub(crate) struct ChunkScan {
     pub crcs: Vec<u32>,
     pub plan: Vec<u32>,
     pub heads: Vec<u32>,
+    /// The plan's frames' code tables, left on the GPU
+    /// ([`crate::huffman::frame_plan::PlanPending::tables`]), and their slots.
+    pub tables: Option<(PooledBuffer, usize)>,
     pub timings: Timings,
 }
 
@@ -147,15 +151,16 @@ impl VleEncoder<'_> {
             Some(_) => crcs_from_bytes(&parts.next().unwrap_or_default()),
             None => Vec::new(),
         };
-        let (plan, heads) = match plan {
+        let (plan, heads, tables) = match plan {
             Some(p) => (
                 bytemuck::pod_collect_to_vec(&parts.next().unwrap_or_default()),
                 match p.heads {
                     Some(_) => bytemuck::pod_collect_to_vec(&parts.next().unwrap_or_default()),
                     None => Vec::new(),
                 },
+                Some((p.tables, p.table_words / TABLE_WORDS)),
             ),
-            None => (Vec::new(), Vec::new()),
+            None => (Vec::new(), Vec::new(), None),
         };
         let timings = match profiler {
             Some(p) if p.resolved_range().is_some() => {
@@ -168,6 +173,7 @@ impl VleEncoder<'_> {
             crcs,
             plan,
             heads,
+            tables,
             timings,
         })
     }

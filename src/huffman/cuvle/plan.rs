@@ -29,9 +29,18 @@ pub struct Plan {
     pub(crate) block_bytes: u64,
     /// The frames, in order: one, table 0 and no gap, for a single-table plan.
     pub(crate) frames: Vec<PlannedFrame>,
-    /// Framed (`VleEncoder::plan_framed`, coded by the FRAMED kernel): the code lengths of
-    /// every table it was planned with, to check the tables uploaded against.
-    pub(crate) framed: Option<std::sync::Arc<[[u8; 256]]>>,
+    /// Framed (`VleEncoder::plan_framed`, coded by the FRAMED kernel): the codes it was
+    /// planned with, to check the tables uploaded against.
+    pub(crate) framed: Option<FramedCodes>,
+}
+
+/// The codes a framed plan was made with.
+#[derive(Clone, Debug)]
+pub(crate) enum FramedCodes {
+    /// Tables the host uploads: each table's code lengths.
+    Tables(std::sync::Arc<[[u8; 256]]>),
+    /// Tables a frame plan built on the device, one a slot (a cell), this many slots.
+    Slots(u32),
 }
 
 /// A frame as planned: where it starts in the input and in the stream.
