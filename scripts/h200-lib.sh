@@ -711,30 +711,35 @@ cuda_stream_inputs() {
   head -c 100000007 "$1/sys.tar" > "$1/sys100m"
 }
 
-# cuda_stream_bytes DIR BIN FILE...: for each DIR/FILE and format, BIN's CUDA output
-# against its CPU backend's, byte for byte, and decoded (gzip -dc, BIN decompress); then
-# standard input to standard output: 100 MB against the CPU's bytes, and the 4 GiB
-# decoded back in both formats.
-cuda_stream_bytes() {
-  local D=$1 P=$2 f fmt same back
-  shift 2
+# stream_bytes BACKEND DIR BIN FILE...: for each DIR/FILE and format, BIN's output on
+# BACKEND against its CPU backend's, byte for byte, and decoded (gzip -dc, BIN
+# decompress); then standard input to standard output: 100 MB against the CPU's bytes,
+# and the 4 GiB decoded back in both formats.
+stream_bytes() {
+  local B=$1 D=$2 P=$3 f fmt same back
+  shift 3
   for f in "$@"; do
     for fmt in gzip native; do
-      "$P" compress --backend cuda -f $fmt "$D/$f" -o "$D/c.cuda" --force 2>&1 | tail -1
+      "$P" compress --backend "$B" -f $fmt "$D/$f" -o "$D/c.gpu" --force 2>&1 | tail -1
       "$P" compress --backend cpu -f $fmt "$D/$f" -o "$D/c.cpu" --force 2>/dev/null
-      if cmp -s "$D/c.cuda" "$D/c.cpu"; then same="the CPU's bytes"; else same="DIFFERENT FROM THE CPU'S"; fi
-      if [ $fmt = gzip ]; then back=$(gzip -dc "$D/c.cuda" | cmp - "$D/$f" && echo "gzip -dc ok"); else back=$("$P" decompress "$D/c.cuda" -o - 2>/dev/null | cmp - "$D/$f" && echo "decompress ok"); fi
-      echo "$f $fmt: $(stat -c %s "$D/c.cuda") bytes, $same, $back"
+      if cmp -s "$D/c.gpu" "$D/c.cpu"; then same="the CPU's bytes"; else same="DIFFERENT FROM THE CPU'S"; fi
+      if [ $fmt = gzip ]; then back=$(gzip -dc "$D/c.gpu" | cmp - "$D/$f" && echo "gzip -dc ok"); else back=$("$P" decompress "$D/c.gpu" -o - 2>/dev/null | cmp - "$D/$f" && echo "decompress ok"); fi
+      echo "$B $f $fmt: $(stat -c %s "$D/c.gpu") bytes, $same, $back"
     done
   done
-  "$P" compress --backend cuda -f gzip - -o - < "$D/sys100m" 2>/dev/null > "$D/c.cuda"
+  "$P" compress --backend "$B" -f gzip - -o - < "$D/sys100m" 2>/dev/null > "$D/c.gpu"
   "$P" compress --backend cpu -f gzip - -o - < "$D/sys100m" 2>/dev/null > "$D/c.cpu"
-  cmp "$D/c.cuda" "$D/c.cpu" && echo "stdin to stdout, gzip: the CPU's bytes"
-  "$P" compress --backend cuda -f gzip - -o - < "$D/sys.tar" 2>/dev/null > "$D/c.cuda"
-  gzip -dc "$D/c.cuda" | cmp - "$D/sys.tar" && echo "4 GiB stdin to stdout, gzip: gzip -dc gives the input, $(stat -c %s "$D/c.cuda") bytes"
-  "$P" compress --backend cuda -f native - -o - < "$D/sys.tar" 2>/dev/null > "$D/c.cuda"
-  "$P" decompress "$D/c.cuda" -o - 2>/dev/null | cmp - "$D/sys.tar" && echo "4 GiB stdin to stdout, native: decompress gives the input, $(stat -c %s "$D/c.cuda") bytes"
-  rm -f "$D/c.cuda" "$D/c.cpu"
+  cmp "$D/c.gpu" "$D/c.cpu" && echo "$B stdin to stdout, gzip: the CPU's bytes"
+  "$P" compress --backend "$B" -f gzip - -o - < "$D/sys.tar" 2>/dev/null > "$D/c.gpu"
+  gzip -dc "$D/c.gpu" | cmp - "$D/sys.tar" && echo "$B 4 GiB stdin to stdout, gzip: gzip -dc gives the input, $(stat -c %s "$D/c.gpu") bytes"
+  "$P" compress --backend "$B" -f native - -o - < "$D/sys.tar" 2>/dev/null > "$D/c.gpu"
+  "$P" decompress "$D/c.gpu" -o - 2>/dev/null | cmp - "$D/sys.tar" && echo "$B 4 GiB stdin to stdout, native: decompress gives the input, $(stat -c %s "$D/c.gpu") bytes"
+  rm -f "$D/c.gpu" "$D/c.cpu"
+}
+
+# cuda_stream_bytes DIR BIN FILE...: stream_bytes on the CUDA backend.
+cuda_stream_bytes() {
+  stream_bytes cuda "$@"
 }
 
 # cuda_chunk_phases LABEL: the CUDA stream coder's debug log on stdin (src/huffman/
