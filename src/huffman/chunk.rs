@@ -8,7 +8,7 @@ use rayon::prelude::*;
 use super::compress::Format;
 use super::cpu::encode_serial;
 use super::cuvle::Encoded;
-use super::framed::{FrameSpec, Framing};
+use super::framed::{CodedFraming, FrameCodes, FrameSpec, Framing};
 use super::frames::{plan_regions, FrameConfig, FramePlan};
 use super::framing::{finish_frame, frame_layout, frame_layout_with, FrameFacts, FrameLayout};
 use super::gzip_index::FrameCode;
@@ -154,6 +154,65 @@ impl ChunkLayout {
             })
             .collect::<Result<Vec<_>>>()?;
         Ok((specs, to_u32(tail_bits, "tail")?))
+    }
+}
+
+impl ChunkLayout {
+    /// What a GPU coder codes this chunk with when its frame plan built the frames' tables
+    /// on the device in `n_slots` slots (a frame's at its first cell of `cell_bytes`):
+    /// each frame's spec naming its slot, its code lengths, and the tables built here for
+    /// the frames that `slots` (by frame, from the plan's read) gives none.
+    pub(crate) fn slotted_frames(
+        &self,
+        block: u64,
+        cell_bytes: u64,
+        slots: &[Option<u32>],
+        n_slots: usize,
+    ) -> Result<SlottedFrames<'_>> {
+        let (specs, tail_bits) = self.frame_specs(block, |_, f| f.start / cell_bytes)?;
+        let host_tables = self
+            .frames
+            .iter()
+            .zip(&specs)
+            .zip(slots)
+            .filter(|(_, slot)| slot.is_none())
+            .map(|((f, spec), _)| (spec.table, &f.table))
+            .collect();
+        Ok(SlottedFrames {
+            specs,
+            lengths: self.frames.iter().map(|f| &f.table.lengths).collect(),
+            host_tables,
+            tail_bits,
+            n_slots: u32::try_from(n_slots)
+                .map_err(|_| Error::TooLarge(format!("{n_slots} table slots")))?,
+        })
+    }
+}
+
+/// A chunk's frames as a GPU coder's framed encode takes them with the tables its frame
+/// plan left on the device ([`ChunkLayout::slotted_frames`]).
+pub(crate) struct SlottedFrames<'a> {
+    pub specs: Vec<FrameSpec>,
+    lengths: Vec<&'a [u8; 256]>,
+    /// A slot and its table, for each frame whose table the device did not build.
+    pub host_tables: Vec<(u32, &'a CodeTable)>,
+    tail_bits: u32,
+    n_slots: u32,
+}
+
+impl SlottedFrames<'_> {
+    /// The framing of a chunk coded in `format`'s bit order from bit 0.
+    pub(crate) fn framing(&self, format: Format) -> CodedFraming<'_> {
+        CodedFraming {
+            frames: &self.specs,
+            codes: FrameCodes::Slots {
+                n_slots: self.n_slots,
+                lengths: &self.lengths,
+            },
+            order: bit_order(format),
+            start_bit: 0,
+            tail_bits: self.tail_bits,
+        }
     }
 }
 

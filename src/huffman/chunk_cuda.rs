@@ -10,12 +10,10 @@
 //! pieces, then the headers, trailers and checksums filled in on the cores
 //! ([`super::chunk::chunk_from_encoded`]). The bytes equal the CPU's and the wgpu coder's.
 
-use super::chunk::{bit_order, chunk_from_encoded, encode_chunk_cpu, ChunkLayout, CodedChunk};
-use super::chunk_gpu::host_built_tables;
+use super::chunk::{chunk_from_encoded, encode_chunk_cpu, ChunkLayout, CodedChunk};
 use super::compress::Format;
 use super::frame_plan::frames_from_plan;
 use super::frame_tables::TABLE_WORDS;
-use super::framed::{CodedFraming, FrameCodes};
 use super::pipeline::StreamConfig;
 use crate::cuda::{CudaConfig, CudaGpu, CudaVleEncoder};
 use crate::gpu::clock;
@@ -75,22 +73,10 @@ pub(crate) fn encode_chunk_cuda(
         // The frames' tables built where they were planned: only the block map goes up,
         // and the tables of the frames coded here.
         Some((tables, slots)) => {
-            let (specs, tail_bits) =
-                layout.frame_specs(block, |_, f| f.start / frames.cell_bytes)?;
-            let lengths: Vec<&[u8; 256]> = layout.frames.iter().map(|f| &f.table.lengths).collect();
-            let host_tables = host_built_tables(&layout, &slots, frames.cell_bytes);
-            let framing = CodedFraming {
-                frames: &specs,
-                codes: FrameCodes::Slots {
-                    n_slots: (tables.len() / TABLE_WORDS) as u32,
-                    lengths: &lengths,
-                },
-                order: bit_order(format),
-                start_bit: 0,
-                tail_bits,
-            };
-            let plan = encoder.plan_coded(&input, &cells, &framing)?;
-            let tables = encoder.upload_slotted_frames(tables, &host_tables, &plan)?;
+            let n_slots = tables.len() / TABLE_WORDS;
+            let slotted = layout.slotted_frames(block, frames.cell_bytes, &slots, n_slots)?;
+            let plan = encoder.plan_coded(&input, &cells, &slotted.framing(format))?;
+            let tables = encoder.upload_slotted_frames(tables, &slotted.host_tables, &plan)?;
             (plan, tables)
         }
         None => {

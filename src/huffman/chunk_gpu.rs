@@ -10,15 +10,13 @@
 //! headers filled there (`super::pipeline::Places`).
 
 use super::chunk::{
-    bit_order, chunk_from_encoded, expected_spans, finished, frame_block_offsets, frame_checks,
+    chunk_from_encoded, expected_spans, finished, frame_block_offsets, frame_checks,
     layout_mismatch, write_frames, ChunkLayout, CodedChunk, Finished,
 };
 use super::compress::Format;
 use super::cuvle::{Encoded, MappedStream, VleEncoder};
 use super::frame_plan::frames_from_plan;
-use super::framed::{CodedFraming, FrameCodes};
 use super::pipeline::{chunk_pieces, DirectPlace, Piece, Places, StreamConfig};
-use super::CodeTable;
 use crate::gpu::{clock, Gpu};
 use crate::{Error, Result};
 
@@ -73,22 +71,10 @@ pub(crate) async fn encode_chunk_gpu(
         // The frames' tables built where the GPU planned them: only the block map goes
         // up, and the tables of the frames coded here.
         Some((tables, n_slots)) if plan_on_gpu => {
-            let (specs, tail_bits) =
-                layout.frame_specs(block, |_, f| f.start / frames.cell_bytes)?;
-            let lengths: Vec<&[u8; 256]> = layout.frames.iter().map(|f| &f.table.lengths).collect();
-            let host_tables = host_built_tables(&layout, &slots, frames.cell_bytes);
-            let framing = CodedFraming {
-                frames: &specs,
-                codes: FrameCodes::Slots {
-                    n_slots: n_slots as u32,
-                    lengths: &lengths,
-                },
-                order: bit_order(format),
-                start_bit: 0,
-                tail_bits,
-            };
-            let plan = encoder.plan_coded(&input, &cells, &framing)?;
-            let uploaded = encoder.upload_slotted_frames(tables, n_slots, &host_tables, &plan)?;
+            let slotted = layout.slotted_frames(block, frames.cell_bytes, &slots, n_slots)?;
+            let plan = encoder.plan_coded(&input, &cells, &slotted.framing(format))?;
+            let uploaded =
+                encoder.upload_slotted_frames(tables, n_slots, &slotted.host_tables, &plan)?;
             (plan, uploaded)
         }
         _ => {
@@ -193,22 +179,6 @@ pub(crate) async fn encode_chunk_gpu(
         );
     }
     Ok(chunk)
-}
-
-/// The frames of `layout` whose tables the GPU did not build (no slot in `slots`, by
-/// frame): each with its slot (its first cell of `cell_bytes`) and the table built here.
-pub(crate) fn host_built_tables<'a>(
-    layout: &'a ChunkLayout,
-    slots: &[Option<u32>],
-    cell_bytes: u64,
-) -> Vec<(u32, &'a CodeTable)> {
-    layout
-        .frames
-        .iter()
-        .zip(slots)
-        .filter(|(_, slot)| slot.is_none())
-        .map(|(f, _)| ((f.start / cell_bytes) as u32, &f.table))
-        .collect()
 }
 
 /// How long a coder whose bytes are ready waits for its place to be known (the chunks

@@ -125,6 +125,38 @@ pub(crate) fn plan_of_frames(input: &[Vec<u8>]) -> Result<Vec<u32>> {
     Ok(words)
 }
 
+/// The plan of one-cell frames with the code lengths `input` holds ([`plan_of_frames`])
+/// in a buffer labelled `label`, for a stage that reads a plan's lengths; and the
+/// frames' count.
+pub(crate) fn upload_plan_of_frames(
+    gpu: &Gpu,
+    label: &str,
+    input: &[Vec<u8>],
+) -> Result<(wgpu::Buffer, usize)> {
+    let words = plan_of_frames(input)?;
+    let buffer = gpu
+        .device
+        .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some(label),
+            contents: bytemuck::cast_slice(&words),
+            usage: wgpu::BufferUsages::STORAGE,
+        });
+    Ok((buffer, input.len()))
+}
+
+/// The words a stage wrote for `n_cells` cells (at least one) of `per_cell` words each.
+pub(crate) async fn read_cells(
+    gpu: &Gpu,
+    buffer: &wgpu::Buffer,
+    n_cells: usize,
+    per_cell: usize,
+) -> Result<Vec<u32>> {
+    let bytes = gpu
+        .read_buffer(buffer, 0, (n_cells.max(1) * per_cell * 4) as u64)
+        .await?;
+    Ok(bytemuck::pod_collect_to_vec(&bytes))
+}
+
 /// The CPU twin of the header stages (wgpu's [`DeflateHeadStage`], and CUDA's) on `input`,
 /// literal/length code lengths (257 a frame): each frame's header, none for a code deeper
 /// than DEFLATE allows.
@@ -161,16 +193,7 @@ impl GpuStage for DeflateHeadStage<'_> {
     }
 
     async fn upload(&self, input: &Self::Input<'_>) -> Result<(wgpu::Buffer, usize)> {
-        let words = plan_of_frames(input)?;
-        let buffer = self
-            .0
-            .device
-            .create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                label: Some("parvlc.huffman.deflate_head.plan"),
-                contents: bytemuck::cast_slice(&words),
-                usage: wgpu::BufferUsages::STORAGE,
-            });
-        Ok((buffer, input.len()))
+        upload_plan_of_frames(self.0, "parvlc.huffman.deflate_head.plan", input)
     }
 
     fn encode_into(
@@ -187,11 +210,7 @@ impl GpuStage for DeflateHeadStage<'_> {
         _uploaded: &(wgpu::Buffer, usize),
         heads: PooledBuffer,
     ) -> Result<Vec<Option<BitBuf>>> {
-        let bytes = self
-            .0
-            .read_buffer(&heads, 0, (input.len().max(1) * HEAD_WORDS * 4) as u64)
-            .await?;
-        let words: Vec<u32> = bytemuck::pod_collect_to_vec(&bytes);
+        let words = read_cells(self.0, &heads, input.len(), HEAD_WORDS).await?;
         (0..input.len()).map(|c| head_of(&words, c)).collect()
     }
 

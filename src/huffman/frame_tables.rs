@@ -9,7 +9,7 @@
 use wgpu::util::DeviceExt;
 
 use super::cuvle::gpu_table_words;
-use super::deflate_head::plan_of_frames;
+use super::deflate_head::{read_cells, upload_plan_of_frames};
 use super::frames::FRAME_MAX_CODE_LEN;
 use super::Codebook;
 use crate::gpu::registry::huffman::FRAME_TABLES;
@@ -159,16 +159,7 @@ impl GpuStage for FrameTablesStage<'_> {
     }
 
     async fn upload(&self, input: &Self::Input<'_>) -> Result<(wgpu::Buffer, usize)> {
-        let words = plan_of_frames(input)?;
-        let buffer = self
-            .0
-            .device
-            .create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                label: Some("parvlc.huffman.frame_tables.plan"),
-                contents: bytemuck::cast_slice(&words),
-                usage: wgpu::BufferUsages::STORAGE,
-            });
-        Ok((buffer, input.len()))
+        upload_plan_of_frames(self.0, "parvlc.huffman.frame_tables.plan", input)
     }
 
     fn encode_into(
@@ -186,11 +177,8 @@ impl GpuStage for FrameTablesStage<'_> {
         _uploaded: &(wgpu::Buffer, usize),
         tables: PooledBuffer,
     ) -> Result<Vec<Option<Vec<u32>>>> {
-        let bytes = self
-            .0
-            .read_buffer(&tables, 0, (input.len().max(1) * TABLE_WORDS * 4) as u64)
-            .await?;
-        tables_of_frames(input, &bytemuck::pod_collect_to_vec(&bytes))
+        let words = read_cells(self.0, &tables, input.len(), TABLE_WORDS).await?;
+        tables_of_frames(input, &words)
     }
 
     fn output(report: Vec<Option<Vec<u32>>>) -> Vec<Option<Vec<u32>>> {
