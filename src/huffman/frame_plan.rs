@@ -308,7 +308,7 @@ pub struct PlannedSummary {
     pub lengths: Vec<u8>,
     pub symbol_bits: u64,
     pub gzip_head: Option<BitBuf>,
-    /// The framed encode's table of its code ([`super::frame_tables::TABLE_WORDS`] words).
+    /// The framed encode's table of its code (its codes, then its lengths: 512 words).
     pub table: Vec<u32>,
 }
 
