@@ -751,7 +751,7 @@ ph = {}
 for line in sys.stdin:
     if "on CUDA" not in line:
         continue
-    for k, v in re.findall(r"(upload|histograms and plan|histograms|codes and tables|plan and tables|encode and readback|headers\+crc) ([0-9.]+) ms", line):
+    for k, v in re.findall(r"(upload|histograms and plan|histograms|codes and tables|plan and tables|encode and readback|encode|readback and headers|headers\+crc) ([0-9.]+) ms", line):
         ph.setdefault(k, []).append(float(v))
 for k, v in ph.items():
     print(f"  {sys.argv[1]} {k}: {len(v)} chunks, median {st.median(v):.2f} ms, p90 {sorted(v)[int(len(v)*0.9)]:.2f} ms")

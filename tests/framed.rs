@@ -487,8 +487,9 @@ fn a_sink_that_takes_little_at_a_time_gets_every_byte() {
 /// all of the output, for none of it, or for part of it: GPU coders write their chunks
 /// into their places themselves where those are known in time and within the room, the
 /// writer copies the rest there and grows the vector (again and again while chunks are
-/// being copied into it); on the CPU and the GPU, with one coder and with six, the
-/// vector holds exactly the stream's bytes after its own.
+/// being copied into it); on the CPU and the GPUs (wgpu, and CUDA where the feature and
+/// a driver are), with one coder and with six, the vector holds exactly the stream's
+/// bytes after its own.
 #[test]
 fn compress_to_vec_places_chunks_in_its_room_and_grows_past_it() {
     let mut config = StreamConfig {
@@ -502,7 +503,11 @@ fn compress_to_vec_places_chunks_in_its_room_and_grows_past_it() {
     let chunks = data.len().div_ceil(config.chunk_bytes) as u64;
     for depth in [1, 6] {
         let config = StreamConfig { depth, ..config };
-        for (name, engine) in [("cpu", &Engine::Cpu), ("wgpu", common::wgpu_engine())] {
+        #[allow(unused_mut)]
+        let mut engines = vec![("cpu", &Engine::Cpu), ("wgpu", common::wgpu_engine())];
+        #[cfg(feature = "cuda")]
+        engines.extend(common::cuda_engine().map(|e| ("cuda", e)));
+        for &(name, engine) in &engines {
             for format in [Format::Native, Format::Gzip] {
                 let want = streamed(&data, format, &config);
                 for room in [None, Some(0), Some(want.len() / 2)] {

@@ -638,6 +638,44 @@ fn block_crc_equals_its_twin() {
     );
 }
 
+/// The CUDA twin (shaders/cuda/block_crc.cu) on the wgpu stage's cases, and on blocks of
+/// 4 KiB (the stream coder's: whole 16-byte runs a lane) with inputs that end at every
+/// alignment around a block and a 16-byte load. Runs where a CUDA driver and NVRTC are
+/// (PARVLC_REQUIRE_CUDA=1 makes their absence a failure).
+#[cfg(feature = "cuda")]
+#[test]
+fn block_crc_cuda_equals_its_twin() {
+    use parvlc::cuda::CudaVleEncoder;
+    use parvlc::huffman::block_crc::block_crcs_cpu;
+    let _s = serial();
+    let Some(cuda) = common::cuda() else {
+        return;
+    };
+    let encoder = CudaVleEncoder::new(cuda, CuvleConfig::default()).unwrap();
+    let run = |data: &[u8], block: u64| {
+        let input = encoder.upload(data).unwrap();
+        let got = encoder.block_crcs(&input, block).unwrap();
+        assert!(
+            got == block_crcs_cpu(data, block as usize),
+            "{} bytes in blocks of {block}",
+            data.len()
+        );
+    };
+    for seed in 0..3 {
+        let data = cuvle_data(seed);
+        for block in [4u64, 12, 512, 1028, 4096] {
+            run(&data, block);
+        }
+    }
+    run(&[1, 2, 3], 4096);
+    run(&[], 4096);
+    let data = testdata::generate(3 * 4096 + 64, 5.0, 11);
+    for len in (4096 - 20..4096 + 20).chain(3 * 4096 - 17..3 * 4096 + 64) {
+        run(&data[..len], 4096);
+    }
+    run(&vec![0u8; 5 << 20], 4096);
+}
+
 /// A frame for the VLD stage: data of seeded length and entropy, coded with its own code
 /// of at most 15 bits in blocks of a seeded size (multiples of 4 if `owned`: every block
 /// then owns its output words, and of 16 but for 20, whose blocks share the CUDA twin's

@@ -6,7 +6,7 @@
 //! warp-cooperative output writes.
 //!
 //! This file holds the encoder, its launch and read back; the per-chunk histogram
-//! (`histograms`), the framed encode's tables and plan (`framed`), a chunk's frames
+//! (`histograms`), the block CRC32s (`block_crc`), the framed encode's tables and plan (`framed`), a chunk's frames
 //! planned on the device (`frame_plan`) and their gzip headers (`deflate_head`) are apart.
 
 use std::sync::Arc;
@@ -27,12 +27,15 @@ use crate::huffman::{BitBuf, BitOrder, CodeTable};
 use crate::scan::{ScanStrategy, STATE_HEADER};
 use crate::{Error, Result};
 
+mod block_crc;
 mod deflate_head;
 mod frame_plan;
 mod frame_tables;
 mod framed;
 mod histograms;
 
+#[cfg(test)]
+pub(crate) use block_crc::BLOCK_CRC_SOURCE;
 #[cfg(test)]
 pub(crate) use deflate_head::DEFLATE_HEAD_SOURCE;
 #[cfg(test)]
@@ -572,12 +575,30 @@ impl<'c> CudaVleEncoder<'c> {
 
     /// Wait for an encode and read it back, checking every segment's scan.
     pub fn finish(&self, pending: CudaPending) -> Result<Encoded> {
+        let mut encoded = self.finish_scan(&pending)?;
+        encoded.stream.bytes = self.download_vec(&pending)?;
+        Ok(encoded)
+    }
+
+    /// An encode's stream ([`Self::download`]) in a vector of its own, from the pool's
+    /// host vectors (a stream's writer hands it back once written).
+    pub(crate) fn download_vec(&self, pending: &CudaPending) -> Result<Vec<u8>> {
+        let mut bytes = self
+            .cuda
+            .host_vec(pending.plan.total_bits.div_ceil(8) as usize);
+        // SAFETY: the download writes bytes of the device's stream only.
+        self.download(pending, unsafe { super::staged::as_uninit(&mut bytes) })?;
+        Ok(bytes)
+    }
+
+    /// Wait for an encode's kernels and read its scan back, checked: everything
+    /// [`Self::finish`] returns but the stream's bytes (none yet; [`Self::download`]
+    /// copies them where the caller wants them).
+    pub(crate) fn finish_scan(&self, pending: &CudaPending) -> Result<Encoded> {
         let stream = &self.stream;
         let plan = &pending.plan;
-        let words = (plan.output_bytes() / 4) as usize;
         let log_words = plan.log_words() as usize;
-        // The log first (small): the output's staged copy then waits for both. (A copy
-        // of nothing is skipped: the driver refuses zero-byte copies.)
+        // A copy of nothing is skipped: the driver refuses zero-byte copies.
         let log: Vec<u32> = if log_words == 0 {
             Vec::new()
         } else {
@@ -585,11 +606,6 @@ impl<'c> CudaVleEncoder<'c> {
                 .clone_dtoh(&pending.log.slice(..log_words))
                 .map_err(driver_error("reading the scan log back"))?
         };
-        let mut bytes = vec![0u8; plan.total_bits.div_ceil(8) as usize];
-        if words > 0 {
-            self.cuda
-                .download_staged(stream, &pending.output.slice(..words), &mut bytes)?;
-        }
         // Errors of the kernels surface here at the latest.
         stream
             .synchronize()
@@ -604,7 +620,7 @@ impl<'c> CudaVleEncoder<'c> {
         }
         Ok(Encoded {
             stream: BitBuf {
-                bytes,
+                bytes: Vec::new(),
                 bits: plan.total_bits,
             },
             block_offsets,
@@ -615,6 +631,29 @@ impl<'c> CudaVleEncoder<'c> {
             timings,
             written_in_place: false,
         })
+    }
+
+    /// Copy an encode's stream, its `total_bits` rounded up to bytes, into `dest` (as
+    /// long), through pinned pieces; waits for it.
+    pub(crate) fn download(
+        &self,
+        pending: &CudaPending,
+        dest: &mut [std::mem::MaybeUninit<u8>],
+    ) -> Result<()> {
+        let plan = &pending.plan;
+        if dest.len() as u64 != plan.total_bits.div_ceil(8) {
+            return Err(Error::InvalidArgument(format!(
+                "an encode of {} bits read into {} bytes",
+                plan.total_bits,
+                dest.len()
+            )));
+        }
+        let words = (plan.output_bytes() / 4) as usize;
+        if words > 0 {
+            self.cuda
+                .download_staged(&self.stream, &pending.output.slice(..words), dest)?;
+        }
+        Ok(())
     }
 
     /// Everything in one call: upload, histogram, plan, encode, read back.

@@ -97,6 +97,29 @@ fn keep_freed_memory(ctx: &CudaContext) -> Result<()> {
     }
 }
 
+/// How a host thread waits for the device (`PARVLC_CUDA_WAIT`: `auto`, the driver's
+/// default, which spins while the process has fewer CUDA contexts than cores; `spin`;
+/// `yield`; `blocking`, asleep until an interrupt). The stream coders wait on their
+/// chunks from a dozen threads at once: on the H200 `auto` and `yield` coded the library's
+/// GiB as fast, `blocking` 10-20% slower (docs/results.md, "Forty-fifth pass"), so the
+/// default stays the driver's; the variable serves a process that shares its cores.
+fn wait_as_configured(ctx: &CudaContext) -> Result<()> {
+    use cudarc::driver::sys::CUctx_flags;
+    let flags = match std::env::var("PARVLC_CUDA_WAIT").as_deref() {
+        Err(_) | Ok("auto") => return Ok(()),
+        Ok("spin") => CUctx_flags::CU_CTX_SCHED_SPIN,
+        Ok("yield") => CUctx_flags::CU_CTX_SCHED_YIELD,
+        Ok("blocking") => CUctx_flags::CU_CTX_SCHED_BLOCKING_SYNC,
+        Ok(other) => {
+            return Err(Error::InvalidArgument(format!(
+                "PARVLC_CUDA_WAIT={other}: auto, spin, yield or blocking"
+            )))
+        }
+    };
+    ctx.set_flags(flags)
+        .map_err(driver_error("setting how the host waits for the device"))
+}
+
 impl CudaGpu {
     /// Open the first CUDA device.
     pub fn new() -> Result<CudaGpu> {
@@ -132,6 +155,7 @@ impl CudaGpu {
         // SAFETY: every buffer of this context is used on this context's one stream.
         unsafe { ctx.disable_event_tracking() };
         keep_freed_memory(&ctx)?;
+        wait_as_configured(&ctx)?;
         let stream = ctx.default_stream();
         let name = ctx.name().map_err(driver_error("device name"))?;
         let compute_capability = ctx
@@ -563,6 +587,7 @@ mod tests {
             ("frame_plan", cuvle::FRAME_PLAN_SOURCE),
             ("deflate_head", cuvle::DEFLATE_HEAD_SOURCE),
             ("frame_tables", cuvle::FRAME_TABLES_SOURCE),
+            ("block_crc", cuvle::BLOCK_CRC_SOURCE),
         ] {
             let cubin =
                 compile(stage, source, &target, &[]).unwrap_or_else(|e| panic!("{stage}: {e}"));

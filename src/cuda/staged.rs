@@ -6,6 +6,7 @@
 //! moves the piece before or after it.
 
 use std::collections::VecDeque;
+use std::mem::MaybeUninit;
 use std::ops::Range;
 use std::sync::Arc;
 
@@ -82,12 +83,14 @@ impl CudaGpu {
 
     /// Copy `src` into `dst` (at most as long, counted in bytes: a tail of `src` past
     /// `dst` is not read back) on `stream`, waiting for it: pieces read back into pinned
-    /// memory, [`PIECES_IN_FLIGHT`] queued ahead of the one copied out here.
+    /// memory, [`PIECES_IN_FLIGHT`] queued ahead of the one copied out here. Every byte
+    /// of `dst` is written (it may be memory not yet written, a stream's place in its
+    /// output vector).
     pub(crate) fn download_staged<T: Pod + DeviceRepr>(
         &self,
         stream: &Arc<CudaStream>,
         src: &CudaView<'_, T>,
-        dst: &mut [u8],
+        dst: &mut [MaybeUninit<u8>],
     ) -> Result<()> {
         let size = std::mem::size_of::<T>();
         if dst.len() > src.len() * size {
@@ -98,10 +101,16 @@ impl CudaGpu {
             )));
         }
         let mut queued: VecDeque<(PinnedBuffer, Range<usize>)> = VecDeque::new();
-        let copy_out = |(mut host, range): (PinnedBuffer, Range<usize>), dst: &mut [u8]| {
+        let copy_out = |(mut host, range): (PinnedBuffer, Range<usize>),
+                        dst: &mut [MaybeUninit<u8>]| {
             let bytes = range.start * size..(range.end * size).min(dst.len());
             let n = bytes.len();
-            dst[bytes].copy_from_slice(&host.bytes()?[..n]);
+            let from = &host.bytes()?[..n];
+            // SAFETY: `from` is n initialised bytes of pinned memory, `dst[bytes]` n bytes
+            // of the caller's, which cannot overlap it.
+            unsafe {
+                std::ptr::copy_nonoverlapping(from.as_ptr(), dst[bytes].as_mut_ptr().cast(), n)
+            };
             Ok::<(), Error>(())
         };
         for range in pieces(dst.len().div_ceil(size), size) {
@@ -124,6 +133,16 @@ impl CudaGpu {
         }
         Ok(())
     }
+}
+
+/// Initialised bytes as a destination for [`CudaGpu::download_staged`].
+///
+/// # Safety
+///
+/// Only initialised bytes may be written through the result (as that copy writes).
+pub(crate) unsafe fn as_uninit(bytes: &mut [u8]) -> &mut [MaybeUninit<u8>] {
+    // SAFETY: the same layout and length.
+    unsafe { std::slice::from_raw_parts_mut(bytes.as_mut_ptr().cast(), bytes.len()) }
 }
 
 #[cfg(test)]

@@ -7,25 +7,34 @@
 //! was planned here, or its code is too deep), every frame coded with
 //! its own table in one framed pass of the CUDA kernel (shaders/cuda/vle_cuvle.cu,
 //! `FLAG_FRAMED`) at the bit its container layout gives it, read back through pinned
-//! pieces, then the headers, trailers and checksums filled in on the cores
-//! ([`super::chunk::chunk_from_encoded`]). The bytes equal the CPU's and the wgpu coder's.
+//! pieces, then the headers and trailers filled in on the cores, each frame's CRC32
+//! folded from its blocks' (shaders/cuda/block_crc.cu, the wgpu `block_crc` stage's twin;
+//! [`super::chunk::chunk_from_encoded`]). Coded into a vector, a chunk is read back
+//! straight into its place there where that is known in time (`super::chunk_placed`). The bytes equal the CPU's and the wgpu coder's.
 
-use super::chunk::{chunk_from_encoded, encode_chunk_cpu, ChunkLayout, CodedChunk};
+use super::chunk::{
+    chunk_from_encoded, encode_chunk_cpu, finished, frame_block_offsets, frame_checks,
+    layout_mismatch, write_frames, ChunkLayout, CodedChunk,
+};
+use super::chunk_placed::{publish_length, Placed, PLACE_WAIT};
 use super::compress::Format;
 use super::frame_plan::frames_from_plan;
 use super::frame_tables::TABLE_WORDS;
-use super::pipeline::StreamConfig;
+use super::pipeline::{Places, StreamConfig};
 use crate::cuda::{CudaConfig, CudaGpu, CudaVleEncoder};
 use crate::gpu::clock;
 use crate::Result;
 
-/// Code `data` as one chunk of a framed stream on `cuda`, its kernel tuned as `tuning`.
+/// Code `data` as one chunk of a framed stream on `cuda`, its kernel tuned as `tuning`;
+/// with `at` (a vector's places and the chunk's number), read back into its place there
+/// where it can be ([`CodedChunk::written_at`]).
 pub(crate) fn encode_chunk_cuda(
     cuda: &CudaGpu,
     tuning: &CudaConfig,
     data: &[u8],
     format: Format,
     config: &StreamConfig,
+    at: Option<(&Places, u64)>,
 ) -> Result<CodedChunk> {
     let (frames, cuvle) = (&config.frames, &config.cuvle);
     let block = cuvle.block_bytes();
@@ -41,6 +50,9 @@ pub(crate) fn encode_chunk_cuda(
         .with_chunk_bytes(frames.cell_bytes)?
         .with_stream(cuda.new_stream()?);
     let input = encoder.upload(data)?;
+    // Every block's CRC32, read back with the plan: a frame's checksum is its blocks'
+    // folded together, no core's pass over the chunk.
+    let crcs = encoder.launch_block_crcs(&input, block)?;
     let t_up = clock();
     // The cells' histograms, then the frames planned on the device (read back as
     // lengths) or on this core, as the config's planner says.
@@ -86,11 +98,74 @@ pub(crate) fn encode_chunk_cuda(
             (plan, tables)
         }
     };
+    let block_crcs = match &crcs {
+        Some(crcs) => encoder.read_block_crcs(crcs)?,
+        None => Vec::new(),
+    };
     let t2 = clock();
     let pending = encoder.encode_framed(&input, &tables, &plan, false)?;
-    let mut encoded = encoder.finish(pending)?;
-    let t3 = clock();
-    let chunk = chunk_from_encoded(data, &layout, format, block, &mut encoded, None)?;
+    // Into a vector: the chunk's length published while the device codes it (the
+    // layout's), so that its place may be known when its bytes are.
+    let placing = match at {
+        Some((places, seq)) => {
+            publish_length(places, seq, &layout, format, block)?.map(|p| (places, seq, p))
+        }
+        None => None,
+    };
+    // Where the readback's copy falls: with the encode, or after it, into the place.
+    let (encode_part, finish_part) = match placing {
+        Some(_) => ("encode", "readback and headers"),
+        None => ("encode and readback", "headers+crc"),
+    };
+    let (chunk, t3) = match placing {
+        Some((places, seq, pieces)) => {
+            let encoded = encoder.finish_scan(&pending)?;
+            let t3 = clock();
+            let n = encoded.stream.bits.div_ceil(8) as usize;
+            if n as u64 != layout.output_bytes() {
+                return Err(layout_mismatch(n, &layout));
+            }
+            let offsets = frame_block_offsets(&layout, block, &encoded);
+            let checks = frame_checks(data, &layout, block, Some(&offsets), Some(&block_crcs))?;
+            let chunk = match places.direct(seq, PLACE_WAIT) {
+                // Read back straight into its place.
+                Some(direct) => {
+                    let placed = Placed {
+                        expected: &pieces,
+                        format,
+                        layout: &layout,
+                        len,
+                        block,
+                    };
+                    placed.write(direct, checks, |direct, at| {
+                        encoder.download(&pending, direct.unwritten(at, n)?)?;
+                        // SAFETY: the download wrote every byte of the range.
+                        unsafe { direct.assume_written(at, n) }
+                    })?
+                }
+                // Its place not known yet, or past the vector's room: for the writer.
+                None => {
+                    let mut out = encoder.download_vec(&pending)?;
+                    write_frames(&layout, format, block, &checks, &mut out)?;
+                    CodedChunk::new(out, &layout, finished(format, checks), len, block)
+                }
+            };
+            (chunk, t3)
+        }
+        None => {
+            let mut encoded = encoder.finish(pending)?;
+            let t3 = clock();
+            let chunk = chunk_from_encoded(
+                data,
+                &layout,
+                format,
+                block,
+                &mut encoded,
+                Some(&block_crcs),
+            )?;
+            (chunk, t3)
+        }
+    };
     if let (Some(t0), Some(t_up), Some(t1), Some(t2), Some(t3), Some(t4)) =
         (t0, t_up, t1, t2, t3, clock())
     {
@@ -101,7 +176,7 @@ pub(crate) fn encode_chunk_cuda(
         };
         log::debug!(
             "chunk of {} bytes, {} frames on CUDA: upload {:.1} ms, {device} {:.1} ms, \
-             {host} {:.1} ms, encode and readback {:.1} ms, headers+crc {:.1} ms",
+             {host} {:.1} ms, {encode_part} {:.1} ms, {finish_part} {:.1} ms",
             data.len(),
             layout.frames.len(),
             ms(t0, t_up),

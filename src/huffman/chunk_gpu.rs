@@ -10,15 +10,16 @@
 //! headers filled there (`super::pipeline::Places`).
 
 use super::chunk::{
-    chunk_from_encoded, expected_spans, finished, frame_block_offsets, frame_checks,
-    layout_mismatch, write_frames, ChunkLayout, CodedChunk, Finished,
+    chunk_from_encoded, finished, frame_block_offsets, frame_checks, layout_mismatch, write_frames,
+    ChunkLayout, CodedChunk,
 };
+use super::chunk_placed::{publish_length, Placed, PLACE_WAIT};
 use super::compress::Format;
 use super::cuvle::{Encoded, MappedStream, VleEncoder};
 use super::frame_plan::frames_from_plan;
-use super::pipeline::{chunk_pieces, DirectPlace, Piece, Places, StreamConfig};
+use super::pipeline::{Places, StreamConfig};
 use crate::gpu::{clock, Gpu};
-use crate::{Error, Result};
+use crate::Result;
 
 /// Code `data` as one chunk of a framed stream on `gpu`, its frames planned on the GPU or
 /// on this thread as `config.planner` says; with `at` (a vector's places and the chunk's
@@ -119,7 +120,18 @@ pub(crate) async fn encode_chunk_gpu(
                 let checks = frame_checks(data, &layout, block, Some(&offsets), Some(&block_crcs))?;
                 let chunk = match places.direct(seq, PLACE_WAIT) {
                     Some(direct) => {
-                        write_placed(direct, &pieces, format, &layout, checks, stream, len, block)?
+                        let placed = Placed {
+                            expected: &pieces,
+                            format,
+                            layout: &layout,
+                            len,
+                            block,
+                        };
+                        placed.write(direct, checks, |direct, at| {
+                            let coded = direct.fill(at, stream.as_written()?)?;
+                            stream.place_ends(coded)?;
+                            Ok(coded)
+                        })?
                     }
                     // Its place not known yet, or past the vector's room: for the writer.
                     None => {
@@ -177,84 +189,6 @@ pub(crate) async fn encode_chunk_gpu(
             t_frames.map_or(0.0, |t| ms(t, t2)),
             t_tables.map_or(0.0, |t| ms(t2, t)),
         );
-    }
-    Ok(chunk)
-}
-
-/// How long a coder whose bytes are ready waits for its place to be known (the chunks
-/// before it publish their lengths once their encodes are submitted) before it leaves
-/// the chunk to the writer's copy. On the H200, never waiting left up to a fifth more CPU
-/// time to copies and coded native chunks slower; waiting as long as it took (places
-/// taken in order) let one late chunk hold every coder after it; 3 ms was as fast as
-/// either or faster (docs/results.md, "Twenty-ninth pass").
-const PLACE_WAIT: std::time::Duration = std::time::Duration::from_millis(3);
-
-/// Publish chunk `seq`'s length among `places`, for a chunk laid out as `layout`, where
-/// its frames' bytes are one run of its container (a gzip chunk of one member; several
-/// members' headers would fall between them): its container's pieces as the layout
-/// measures them. None otherwise, and nothing published (its coder publishes it once the
-/// chunk is coded).
-fn publish_length(
-    places: &Places,
-    seq: u64,
-    layout: &ChunkLayout,
-    format: Format,
-    block: u64,
-) -> Result<Option<Vec<Piece>>> {
-    let spans = expected_spans(layout, format, block);
-    let mut pieces = Vec::with_capacity(3);
-    chunk_pieces(format, &spans, layout.output_bytes() as usize, &mut pieces)?;
-    if pieces
-        .iter()
-        .filter(|p| matches!(p, Piece::Coded(_)))
-        .count()
-        != 1
-    {
-        return Ok(None);
-    }
-    places.publish(seq, pieces.iter().map(Piece::len).sum())?;
-    Ok(Some(pieces))
-}
-
-/// The chunk written into its place from the mapped `stream`: the frames' bytes, their
-/// headers and trailers, and the container's pieces around them (which must measure
-/// what the layout's `expected` did when its length was published).
-#[allow(clippy::too_many_arguments)]
-fn write_placed(
-    mut direct: DirectPlace,
-    expected: &[Piece],
-    format: Format,
-    layout: &ChunkLayout,
-    checks: Vec<Finished>,
-    stream: &MappedStream<'_>,
-    len: u64,
-    block: u64,
-) -> Result<CodedChunk> {
-    let coded_at: usize = expected
-        .iter()
-        .take_while(|p| !matches!(p, Piece::Coded(_)))
-        .map(Piece::len)
-        .sum();
-    let coded = direct.fill(coded_at, stream.as_written()?)?;
-    stream.place_ends(coded)?;
-    write_frames(layout, format, block, &checks, coded)?;
-    let mut chunk = CodedChunk::new(Vec::new(), layout, finished(format, checks), len, block);
-    chunk.written_at = Some(direct.place);
-    let mut pieces = Vec::with_capacity(expected.len());
-    chunk_pieces(format, &chunk.spans, chunk.coded_len(), &mut pieces)?;
-    let same_shape = pieces.len() == expected.len()
-        && pieces.iter().zip(expected).all(|(a, b)| a.len() == b.len());
-    if !same_shape {
-        return Err(Error::InvalidArgument(
-            "a chunk's container measured otherwise than its layout said".into(),
-        ));
-    }
-    let mut at = 0;
-    for piece in &pieces {
-        if let Piece::Made(bytes) = piece {
-            direct.fill(at, bytes)?;
-        }
-        at += piece.len();
     }
     Ok(chunk)
 }

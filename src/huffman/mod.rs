@@ -12,6 +12,7 @@ pub mod chunk;
 #[cfg(feature = "cuda")]
 mod chunk_cuda;
 pub mod chunk_gpu;
+mod chunk_placed;
 pub(crate) mod code_lengths;
 pub mod codebook;
 pub mod compress;

@@ -180,7 +180,7 @@ async fn encode_chunk_at(
         }
         #[cfg(feature = "cuda")]
         Engine::Cuda(cuda, tuning) => {
-            super::chunk_cuda::encode_chunk_cuda(cuda, tuning, data, format, config)
+            super::chunk_cuda::encode_chunk_cuda(cuda, tuning, data, format, config, at)
         }
     }
 }
@@ -454,10 +454,11 @@ fn run_stream<'i>(
         drop(spares_tx);
         drop(to_writer);
         // Written chunks' bytes go back to the readbacks that fill the next ones.
-        let recycle = |bytes: Vec<u8>| {
-            if let Engine::Wgpu(gpu) = engine {
-                gpu.recycle_host_vec(bytes);
-            }
+        let recycle = |bytes: Vec<u8>| match engine {
+            Engine::Wgpu(gpu) => gpu.recycle_host_vec(bytes),
+            #[cfg(feature = "cuda")]
+            Engine::Cuda(cuda, _) => cuda.recycle_host_vec(bytes),
+            Engine::Cpu => {}
         };
         let result = match output {
             StreamOutput::Writer(out) => write_in_order(

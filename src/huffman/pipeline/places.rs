@@ -52,19 +52,52 @@ pub(crate) struct DirectPlace {
 }
 
 impl DirectPlace {
-    /// Write `bytes` into the place from `at`; the bytes so written come back, to go on
-    /// working on in place.
-    pub(crate) fn fill(&mut self, at: usize, bytes: &[u8]) -> Result<&mut [u8]> {
-        if at
-            .checked_add(bytes.len())
-            .is_none_or(|end| end > self.place.len)
-        {
+    /// The `len` bytes of the place from `at`, not yet written, for a copy to fill
+    /// (`assume_written` of them once it has).
+    pub(crate) fn unwritten(
+        &mut self,
+        at: usize,
+        len: usize,
+    ) -> Result<&mut [std::mem::MaybeUninit<u8>]> {
+        self.check_range(at, len)?;
+        // SAFETY: the range lies within the place (just above), which lies within the
+        // vector's buffer and no other place overlaps (`Places::direct`), the buffer
+        // valid while this lives (`Places::new`'s contract); as `MaybeUninit` its bytes
+        // need not be written yet.
+        unsafe {
+            Ok(std::slice::from_raw_parts_mut(
+                self.dest.0.add(at).cast(),
+                len,
+            ))
+        }
+    }
+
+    /// The `len` bytes of the place from `at`, once written (by [`Self::unwritten`]'s
+    /// copy), to go on working on in place.
+    ///
+    /// # Safety
+    ///
+    /// Every byte of the range has been written.
+    pub(crate) unsafe fn assume_written(&mut self, at: usize, len: usize) -> Result<&mut [u8]> {
+        self.check_range(at, len)?;
+        // SAFETY: within the place, as `unwritten`'s; written, as the caller promises.
+        unsafe { Ok(std::slice::from_raw_parts_mut(self.dest.0.add(at), len)) }
+    }
+
+    fn check_range(&self, at: usize, len: usize) -> Result<()> {
+        if at.checked_add(len).is_none_or(|end| end > self.place.len) {
             return Err(Error::InvalidArgument(format!(
-                "{} bytes at {at} of a place of {}",
-                bytes.len(),
+                "{len} bytes at {at} of a place of {}",
                 self.place.len
             )));
         }
+        Ok(())
+    }
+
+    /// Write `bytes` into the place from `at`; the bytes so written come back, to go on
+    /// working on in place.
+    pub(crate) fn fill(&mut self, at: usize, bytes: &[u8]) -> Result<&mut [u8]> {
+        self.check_range(at, bytes.len())?;
         // SAFETY: the range lies within the place (just above), which lies within the
         // vector's buffer and no other place overlaps (`Places::direct`), the buffer
         // valid while this lives (`Places::new`'s contract); `bytes` cannot overlap it
