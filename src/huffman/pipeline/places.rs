@@ -53,7 +53,8 @@ pub(crate) struct DirectPlace {
 
 impl DirectPlace {
     /// The `len` bytes of the place from `at`, not yet written, for a copy to fill
-    /// (`assume_written` of them once it has).
+    /// (`assume_written` of them once it has): the CUDA coder's readback.
+    #[cfg(feature = "cuda")]
     pub(crate) fn unwritten(
         &mut self,
         at: usize,
@@ -78,6 +79,7 @@ impl DirectPlace {
     /// # Safety
     ///
     /// Every byte of the range has been written.
+    #[cfg(feature = "cuda")]
     pub(crate) unsafe fn assume_written(&mut self, at: usize, len: usize) -> Result<&mut [u8]> {
         self.check_range(at, len)?;
         // SAFETY: within the place, as `unwritten`'s; written, as the caller promises.
