@@ -454,11 +454,10 @@ fn run_stream<'i>(
         drop(spares_tx);
         drop(to_writer);
         // Written chunks' bytes go back to the readbacks that fill the next ones.
-        let recycle = |bytes: Vec<u8>| match engine {
-            Engine::Wgpu(gpu) => gpu.recycle_host_vec(bytes),
-            #[cfg(feature = "cuda")]
-            Engine::Cuda(cuda, _) => cuda.recycle_host_vec(bytes),
-            Engine::Cpu => {}
+        let recycle = |bytes: Vec<u8>| {
+            if let Engine::Wgpu(gpu) = engine {
+                gpu.recycle_host_vec(bytes);
+            }
         };
         let result = match output {
             StreamOutput::Writer(out) => write_in_order(
