@@ -3,7 +3,8 @@
 # the device, the readback into place, the readback's vectors allocated as before), in
 # one call:
 # 0. The CUDA twins and the stream coders against the CPU (as h200-place45.sh).
-# 1. Bytes: the CUDA output against the CPU backend's, and decoded.
+# 1. Bytes: the CUDA output against the CPU backend's, and decoded; a GiB decoded on
+#    CUDA (the decoder's block CRC32s, whose code block_crc.cu now shares).
 # 2. The library host to host (a GiB of system files), CUDA and wgpu, three rounds.
 # 3. The CLI's CUDA pipeline shape, 4 GiB of system files from standard input, GNU time
 #    (wall and peak): the default (8 chunks of 4 MiB in flight), --depth 12,
@@ -26,6 +27,14 @@ done
 cuda_stream_inputs "$D"
 echo "== 1. the stream's bytes against the CPU backend's"
 stream_bytes cuda "$D" "$P" one r5000 random64m sys100m sys1g
+# The decoder's block CRC32s (shaders/cuda/vld.cu, now on shaders/cuda/crc32.cuh shared
+# with block_crc.cu) check every frame of a CUDA decode.
+for fmt in native gzip; do
+  "$P" compress --backend cuda -f $fmt "$D/sys1g" -o "$D/c.$fmt" --force 2>/dev/null
+  "$P" decompress --backend cuda "$D/c.$fmt" -o - 2>&1 >"$D/d.out" | tail -1
+  cmp "$D/d.out" "$D/sys1g" && echo "decompress --backend cuda, $fmt: the input"
+  rm -f "$D/c.$fmt" "$D/d.out"
+done
 echo "== 2. the library, a GiB, host to host (best and median of five runs)"
 for r in 1 2 3; do
   for be in cuda wgpu; do

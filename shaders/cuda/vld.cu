@@ -194,7 +194,8 @@ vld_main(VldArgs args, const unsigned* __restrict__ payload,
 
 // The same CRC32s as vld.wgsl `block_crcs`, after vld_main: each thread the CRC32 (IEEE,
 // reflected) of one block's output bytes, by bytes up to a word boundary, then by words
-// (slicing by 4, the tables built by the thread block in shared memory). (The WGSL one
+// (slicing by 4, the tables built by the thread block in shared memory: crc32.cuh,
+// prepended to this source). (The WGSL one
 // splits a block over a workgroup and shifts the parts together.)
 __device__ __forceinline__ unsigned output_byte(const unsigned* output, unsigned i) {
     return (output[i >> 2u] >> (8u * (i & 3u))) & 0xffu;
@@ -204,21 +205,7 @@ extern "C" __global__ void __launch_bounds__(WG_SIZE)
 vld_block_crcs(unsigned n_blocks, const uint4* __restrict__ blocks,
                const unsigned* __restrict__ output, unsigned* __restrict__ crcs) {
     __shared__ unsigned t[1024];
-    for (unsigned i = threadIdx.x; i < 256u; i += WG_SIZE) {
-        unsigned c = i;
-        for (unsigned k = 0u; k < 8u; k++) {
-            c = (c >> 1u) ^ ((c & 1u) ? 0xedb88320u : 0u);
-        }
-        t[i] = c;
-    }
-    for (unsigned k = 1u; k < 4u; k++) {
-        __syncthreads();
-        for (unsigned i = threadIdx.x; i < 256u; i += WG_SIZE) {
-            unsigned prev = t[(k - 1u) * 256u + i];
-            t[k * 256u + i] = (prev >> 8u) ^ t[prev & 0xffu];
-        }
-    }
-    __syncthreads();
+    build_crc_tables(t);
     for (unsigned b = blockIdx.x * WG_SIZE + threadIdx.x; b < n_blocks;
          b += gridDim.x * WG_SIZE) {
         uint4 task = blocks[b];
@@ -226,17 +213,15 @@ vld_block_crcs(unsigned n_blocks, const uint4* __restrict__ blocks,
         unsigned end = task.z + (task.w & ~LAST_BLOCK);
         unsigned c = 0xffffffffu;
         while (at < end && (at & 3u) != 0u) {
-            c = (c >> 8u) ^ t[(c ^ output_byte(output, at)) & 0xffu];
+            c = crc_byte(t, c, output_byte(output, at));
             at++;
         }
         while (at + 4u <= end) {
-            unsigned x = c ^ output[at >> 2u];
-            c = t[768u + (x & 0xffu)] ^ t[512u + ((x >> 8u) & 0xffu)] ^
-                t[256u + ((x >> 16u) & 0xffu)] ^ t[x >> 24u];
+            c = crc_word(t, c, output[at >> 2u]);
             at += 4u;
         }
         while (at < end) {
-            c = (c >> 8u) ^ t[(c ^ output_byte(output, at)) & 0xffu];
+            c = crc_byte(t, c, output_byte(output, at));
             at++;
         }
         crcs[b] = ~c;

@@ -22,7 +22,10 @@ use crate::huffman::vld::{
 };
 use crate::{Error, Result};
 
-pub(crate) const VLD_SOURCE: &str = include_str!("../../shaders/cuda/vld.cu");
+pub(crate) const VLD_SOURCE: &str = concat!(
+    include_str!("../../shaders/cuda/crc32.cuh"),
+    include_str!("../../shaders/cuda/vld.cu")
+);
 
 /// Threads per block: blocks of one frame decoded together (the wgpu decoder's default).
 const WG_SIZE: u32 = 64;

@@ -10,7 +10,10 @@ use crate::cuda::driver_error;
 use crate::huffman::block_crc::BlockCrcParams;
 use crate::{Error, Result};
 
-pub(crate) const BLOCK_CRC_SOURCE: &str = include_str!("../../../shaders/cuda/block_crc.cu");
+pub(crate) const BLOCK_CRC_SOURCE: &str = concat!(
+    include_str!("../../../shaders/cuda/crc32.cuh"),
+    include_str!("../../../shaders/cuda/block_crc.cu")
+);
 
 /// Threads of a block (the kernel's `WG_SIZE`): a warp an input block.
 const BLOCK_THREADS: u32 = 256;
