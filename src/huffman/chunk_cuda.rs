@@ -12,11 +12,8 @@
 //! [`super::chunk::chunk_from_encoded`]). Coded into a vector, a chunk is read back
 //! straight into its place there where that is known in time (`super::chunk_placed`). The bytes equal the CPU's and the wgpu coder's.
 
-use super::chunk::{
-    chunk_from_encoded, encode_chunk_cpu, finished, frame_block_offsets, frame_checks,
-    layout_mismatch, write_frames, ChunkLayout, CodedChunk,
-};
-use super::chunk_placed::{publish_length, Placed, PLACE_WAIT};
+use super::chunk::{chunk_from_encoded, encode_chunk_cpu, ChunkLayout, CodedChunk};
+use super::chunk_placed::Placing;
 use super::compress::Format;
 use super::frame_plan::frames_from_plan;
 use super::frame_tables::TABLE_WORDS;
@@ -107,9 +104,7 @@ pub(crate) fn encode_chunk_cuda(
     // Into a vector: the chunk's length published while the device codes it (the
     // layout's), so that its place may be known when its bytes are.
     let placing = match at {
-        Some((places, seq)) => {
-            publish_length(places, seq, &layout, format, block)?.map(|p| (places, seq, p))
-        }
+        Some((places, seq)) => Placing::publish(places, seq, data, &layout, format, block)?,
         None => None,
     };
     // Where the readback's copy falls: with the encode, or after it, into the place.
@@ -118,38 +113,22 @@ pub(crate) fn encode_chunk_cuda(
         None => ("encode and readback", "headers+crc"),
     };
     let (chunk, t3) = match placing {
-        Some((places, seq, pieces)) => {
+        Some(placing) => {
             let encoded = encoder.finish_scan(&pending)?;
             let t3 = clock();
             let n = encoded.stream.bits.div_ceil(8) as usize;
-            if n as u64 != layout.output_bytes() {
-                return Err(layout_mismatch(n, &layout));
-            }
-            let offsets = frame_block_offsets(&layout, block, &encoded);
-            let checks = frame_checks(data, &layout, block, Some(&offsets), Some(&block_crcs))?;
-            let chunk = match places.direct(seq, PLACE_WAIT) {
+            let chunk = placing.finish(
+                &encoded,
+                n,
+                &block_crcs,
                 // Read back straight into its place.
-                Some(direct) => {
-                    let placed = Placed {
-                        expected: &pieces,
-                        format,
-                        layout: &layout,
-                        len,
-                        block,
-                    };
-                    placed.write(direct, checks, |direct, at| {
-                        encoder.download(&pending, direct.unwritten(at, n)?)?;
-                        // SAFETY: the download wrote every byte of the range.
-                        unsafe { direct.assume_written(at, n) }
-                    })?
-                }
-                // Its place not known yet, or past the vector's room: for the writer.
-                None => {
-                    let mut out = encoder.download_vec(&pending)?;
-                    write_frames(&layout, format, block, &checks, &mut out)?;
-                    CodedChunk::new(out, &layout, finished(format, checks), len, block)
-                }
-            };
+                |direct, at| {
+                    encoder.download(&pending, direct.unwritten(at, n)?)?;
+                    // SAFETY: the download wrote every byte of the range.
+                    unsafe { direct.assume_written(at, n) }
+                },
+                || encoder.download_vec(&pending),
+            )?;
             (chunk, t3)
         }
         None => {

@@ -9,11 +9,8 @@
 //! written in place is copied from the mapped output straight into its place there, its
 //! headers filled there (`super::pipeline::Places`).
 
-use super::chunk::{
-    chunk_from_encoded, finished, frame_block_offsets, frame_checks, layout_mismatch, write_frames,
-    ChunkLayout, CodedChunk,
-};
-use super::chunk_placed::{publish_length, Placed, PLACE_WAIT};
+use super::chunk::{chunk_from_encoded, ChunkLayout, CodedChunk};
+use super::chunk_placed::Placing;
 use super::compress::Format;
 use super::cuvle::{Encoded, MappedStream, VleEncoder};
 use super::frame_plan::frames_from_plan;
@@ -104,42 +101,25 @@ pub(crate) async fn encode_chunk_gpu(
     // bytes are.
     let placing = match at {
         Some((places, seq)) if pending.written_in_place() => {
-            publish_length(places, seq, &layout, format, block)?.map(|p| (places, seq, p))
+            Placing::publish(places, seq, data, &layout, format, block)?
         }
         _ => None,
     };
-    let len = data.len() as u64;
     let (chunk, timings, t3) = match placing {
-        Some((places, seq, pieces)) => {
+        Some(placing) => {
             let placed = |encoded: Encoded, stream: &MappedStream<'_>| {
                 let t3 = clock();
-                if stream.len() as u64 != layout.output_bytes() {
-                    return Err(layout_mismatch(stream.len(), &layout));
-                }
-                let offsets = frame_block_offsets(&layout, block, &encoded);
-                let checks = frame_checks(data, &layout, block, Some(&offsets), Some(&block_crcs))?;
-                let chunk = match places.direct(seq, PLACE_WAIT) {
-                    Some(direct) => {
-                        let placed = Placed {
-                            expected: &pieces,
-                            format,
-                            layout: &layout,
-                            len,
-                            block,
-                        };
-                        placed.write(direct, checks, |direct, at| {
-                            let coded = direct.fill(at, stream.as_written()?)?;
-                            stream.place_ends(coded)?;
-                            Ok(coded)
-                        })?
-                    }
-                    // Its place not known yet, or past the vector's room: for the writer.
-                    None => {
-                        let mut out = stream.to_vec(gpu)?;
-                        write_frames(&layout, format, block, &checks, &mut out)?;
-                        CodedChunk::new(out, &layout, finished(format, checks), len, block)
-                    }
-                };
+                let chunk = placing.finish(
+                    &encoded,
+                    stream.len(),
+                    &block_crcs,
+                    |direct, at| {
+                        let coded = direct.fill(at, stream.as_written()?)?;
+                        stream.place_ends(coded)?;
+                        Ok(coded)
+                    },
+                    || stream.to_vec(gpu),
+                )?;
                 Ok((chunk, encoded.timings.clone(), t3))
             };
             encoder.finish_placed(pending, placed).await?

@@ -1,11 +1,15 @@
 //! A GPU coder's chunk written straight into its place in a stream's output vector
 //! (`super::pipeline::Places`), for both GPU coders: its length published while the GPU
-//! codes it, then its coded bytes copied from the readback into the place, its frames'
-//! headers and trailers and the container's pieces around them written there. Saves the
-//! writer's copy of the chunk.
+//! codes it ([`Placing::publish`]), then ([`Placing::finish`]) its coded bytes copied
+//! from the readback into the place, its frames' headers and trailers and the
+//! container's pieces around them written there. Saves the writer's copy of the chunk.
 
-use super::chunk::{expected_spans, finished, write_frames, ChunkLayout, CodedChunk, Finished};
+use super::chunk::{
+    expected_spans, finished, frame_block_offsets, frame_checks, layout_mismatch, write_frames,
+    ChunkLayout, CodedChunk, Finished,
+};
 use super::compress::Format;
+use super::cuvle::Encoded;
 use super::pipeline::{chunk_pieces, DirectPlace, Piece, Places};
 use crate::{Error, Result};
 
@@ -17,50 +21,101 @@ use crate::{Error, Result};
 /// either or faster (docs/results.md, "Twenty-ninth pass").
 pub(super) const PLACE_WAIT: std::time::Duration = std::time::Duration::from_millis(3);
 
-/// Publish chunk `seq`'s length among `places`, for a chunk laid out as `layout`, where
-/// its frames' bytes are one run of its container (a gzip chunk of one member; several
-/// members' headers would fall between them): its container's pieces as the layout
-/// measures them. None otherwise, and nothing published (its coder publishes it once the
-/// chunk is coded).
-pub(super) fn publish_length(
-    places: &Places,
+/// A chunk whose length is published among a vector's places, to write into its place
+/// once coded.
+pub(super) struct Placing<'a> {
+    places: &'a Places,
     seq: u64,
-    layout: &ChunkLayout,
+    /// Its container's pieces as the layout measured them when the length was published.
+    expected: Vec<Piece>,
+    data: &'a [u8],
+    layout: &'a ChunkLayout,
     format: Format,
     block: u64,
-) -> Result<Option<Vec<Piece>>> {
-    let spans = expected_spans(layout, format, block);
-    let mut pieces = Vec::with_capacity(3);
-    chunk_pieces(format, &spans, layout.output_bytes() as usize, &mut pieces)?;
-    if pieces
-        .iter()
-        .filter(|p| matches!(p, Piece::Coded(_)))
-        .count()
-        != 1
-    {
-        return Ok(None);
+}
+
+impl<'a> Placing<'a> {
+    /// Publish chunk `seq` (`data`, laid out as `layout`) among `places`, where its
+    /// frames' bytes are one run of its container (a gzip chunk of one member; several
+    /// members' headers would fall between them): its container's length as the layout
+    /// measures it. None otherwise, and nothing published (its coder publishes it once
+    /// the chunk is coded).
+    pub(super) fn publish(
+        places: &'a Places,
+        seq: u64,
+        data: &'a [u8],
+        layout: &'a ChunkLayout,
+        format: Format,
+        block: u64,
+    ) -> Result<Option<Placing<'a>>> {
+        let spans = expected_spans(layout, format, block);
+        let mut expected = Vec::with_capacity(3);
+        chunk_pieces(
+            format,
+            &spans,
+            layout.output_bytes() as usize,
+            &mut expected,
+        )?;
+        let coded_runs = expected
+            .iter()
+            .filter(|p| matches!(p, Piece::Coded(_)))
+            .count();
+        if coded_runs != 1 {
+            return Ok(None);
+        }
+        places.publish(seq, expected.iter().map(Piece::len).sum())?;
+        Ok(Some(Placing {
+            places,
+            seq,
+            expected,
+            data,
+            layout,
+            format,
+            block,
+        }))
     }
-    places.publish(seq, pieces.iter().map(Piece::len).sum())?;
-    Ok(Some(pieces))
-}
 
-/// A chunk whose length [`publish_length`] published as `expected`, to write into its
-/// place.
-pub(super) struct Placed<'a> {
-    pub expected: &'a [Piece],
-    pub format: Format,
-    pub layout: &'a ChunkLayout,
-    /// Input bytes of the chunk.
-    pub len: u64,
-    pub block: u64,
-}
+    /// The chunk once its encode (`encoded`, its stream `coded_len` bytes, the blocks'
+    /// CRC32s `block_crcs`) is done: written into its place where that is known within
+    /// [`PLACE_WAIT`] and lies within the vector's room, its coded bytes by `write_coded`
+    /// (given the place and where they start in it, it returns them as written there);
+    /// else in a vector of its own from `to_vec`, for the writer's copy.
+    pub(super) fn finish(
+        &self,
+        encoded: &Encoded,
+        coded_len: usize,
+        block_crcs: &[u32],
+        write_coded: impl for<'d> FnOnce(&'d mut DirectPlace, usize) -> Result<&'d mut [u8]>,
+        to_vec: impl FnOnce() -> Result<Vec<u8>>,
+    ) -> Result<CodedChunk> {
+        let (layout, format, block) = (self.layout, self.format, self.block);
+        if coded_len as u64 != layout.output_bytes() {
+            return Err(layout_mismatch(coded_len, layout));
+        }
+        let offsets = frame_block_offsets(layout, block, encoded);
+        let checks = frame_checks(self.data, layout, block, Some(&offsets), Some(block_crcs))?;
+        let len = self.data.len() as u64;
+        match self.places.direct(self.seq, PLACE_WAIT) {
+            Some(direct) => self.write(direct, checks, write_coded),
+            // Its place not known yet, or past the vector's room: for the writer.
+            None => {
+                let mut out = to_vec()?;
+                write_frames(layout, format, block, &checks, &mut out)?;
+                Ok(CodedChunk::new(
+                    out,
+                    layout,
+                    finished(format, checks),
+                    len,
+                    block,
+                ))
+            }
+        }
+    }
 
-impl Placed<'_> {
-    /// The chunk written into `direct`: its coded bytes by `write_coded` (given the place
-    /// and where they start in it, it returns them as written there), then its frames'
-    /// headers and trailers, and the container's pieces around them (which must measure
-    /// what the layout's `expected` did when its length was published).
-    pub(super) fn write(
+    /// The chunk written into `direct`: its coded bytes, then its frames' headers and
+    /// trailers, and the container's pieces around them (which must measure what the
+    /// layout's did when its length was published).
+    fn write(
         &self,
         mut direct: DirectPlace,
         checks: Vec<Finished>,
@@ -75,20 +130,15 @@ impl Placed<'_> {
             .sum();
         let coded = write_coded(&mut direct, coded_at)?;
         write_frames(layout, format, block, &checks, coded)?;
-        let mut chunk = CodedChunk::new(
-            Vec::new(),
-            layout,
-            finished(format, checks),
-            self.len,
-            block,
-        );
+        let len = self.data.len() as u64;
+        let mut chunk = CodedChunk::new(Vec::new(), layout, finished(format, checks), len, block);
         chunk.written_at = Some(direct.place);
         let mut pieces = Vec::with_capacity(self.expected.len());
         chunk_pieces(format, &chunk.spans, chunk.coded_len(), &mut pieces)?;
         let same_shape = pieces.len() == self.expected.len()
             && pieces
                 .iter()
-                .zip(self.expected)
+                .zip(&self.expected)
                 .all(|(a, b)| a.len() == b.len());
         if !same_shape {
             return Err(Error::InvalidArgument(
