@@ -101,7 +101,7 @@ fn keep_freed_memory(ctx: &CudaContext) -> Result<()> {
 /// default, which spins while the process has fewer CUDA contexts than cores; `spin`;
 /// `yield`; `blocking`, asleep until an interrupt). The stream coders wait on their
 /// chunks from a dozen threads at once: on the H200 `auto` and `yield` coded the library's
-/// GiB as fast, `blocking` 10-20% slower (docs/results.md, "Forty-fifth pass"), so the
+/// GiB as fast, `blocking` 8-17% slower (docs/results.md, "Forty-fifth pass"), so the
 /// default stays the driver's; the variable serves a process that shares its cores.
 fn wait_as_configured(ctx: &CudaContext) -> Result<()> {
     use cudarc::driver::sys::CUctx_flags;
