@@ -12,7 +12,7 @@
 typedef unsigned int u32;
 
 #define WG_SIZE 256u
-// keep in sync with src/huffman/frame_tables.rs `TABLE_WORDS`
+// keep in sync with src/huffman/cuvle/cpu.rs `TABLE_WORDS`
 #define TABLE_WORDS 512u
 #define LENGTH_WORDS 65u // keep in sync with src/huffman/frame_plan.rs `LENGTH_WORDS`
 #define MAX_LEN 15u

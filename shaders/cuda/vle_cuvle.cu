@@ -69,7 +69,7 @@ typedef unsigned long long u64;
 #define FLAG_PACKED 2u
 #define FLAG_PAIRS 4u
 #define FLAG_FRAMED 8u
-#define TABLE_WORDS 512u
+#define TABLE_WORDS 512u // keep in sync with src/huffman/cuvle/cpu.rs `TABLE_WORDS`
 
 #define PACKED_LEN_SHIFT 27u
 #define PACKED_CODE_MASK ((1u << PACKED_LEN_SHIFT) - 1u)

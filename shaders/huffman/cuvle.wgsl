@@ -28,7 +28,7 @@ struct CuvleParams {
 // Code a run of frames, each with its own table and a gap before it. Off, the kernel is
 // the single-table one: every FRAMED branch is constant.
 override FRAMED: bool = false;
-const TABLE_WORDS: u32 = 512u;
+const TABLE_WORDS: u32 = 512u; // keep in sync with src/huffman/cuvle/cpu.rs `TABLE_WORDS`
 // The `table` argument meaning the table cached in workgroup memory.
 const CACHED: u32 = 0xffffffffu;
 // No table cached yet.

@@ -26,7 +26,7 @@ struct FrameTablesParams {
 // (the framed CUVLE kernel's table, src/huffman/cuvle/cpu.rs `gpu_table_words`).
 @group(0) @binding(2) var<storage, read_write> tables: array<u32>;
 
-// keep in sync with src/huffman/frame_tables.rs
+// keep in sync with src/huffman/cuvle/cpu.rs `TABLE_WORDS`
 const TABLE_WORDS: u32 = 512u;
 const MAX_LEN: u32 = 15u;
 

@@ -16,7 +16,7 @@ mod plan;
 mod readback;
 
 pub use cpu::{check_table, encode_cuvle_cpu};
-pub(crate) use cpu::{code_blocks, gpu_table_words};
+pub(crate) use cpu::{code_blocks, gpu_table_words, TABLE_WORDS};
 #[cfg(feature = "cuda")]
 pub(crate) use plan::plan_segments;
 pub use plan::Plan;

@@ -41,10 +41,14 @@ impl FrameTablesParams {
     }
 }
 
-/// Words of a table: the byte values' codes, then their lengths (the framed CUVLE
-/// kernel's table, [`gpu_table_words`]).
-/// keep in sync with shaders/huffman/frame_tables.wgsl `TABLE_WORDS`
-pub(crate) const TABLE_WORDS: usize = 512;
+/// Words of a frame's table: the framed CUVLE kernel's ([`gpu_table_words`]).
+pub(crate) use super::cuvle::TABLE_WORDS;
+
+/// Whether a frame's code is deeper than the device builds its table for (the host
+/// builds it).
+fn too_deep_for_the_device(lengths: &[u8]) -> bool {
+    lengths.iter().any(|&l| l > FRAME_MAX_CODE_LEN)
+}
 
 /// Record the tables of the frames of a plan of `n_cells` cells (`plan`, laid out as
 /// [`super::frame_plan::PlanWords`]) whose codes have `alphabet` symbols into `encoder`: [`TABLE_WORDS`]
@@ -114,12 +118,10 @@ pub fn frame_table_cpu(lengths: &[u8]) -> Result<Vec<u32>> {
 pub fn frame_tables_cpu(input: &[Vec<u8>]) -> Result<Vec<Option<Vec<u32>>>> {
     input
         .iter()
-        .map(
-            |lengths| match lengths.iter().any(|&l| l > FRAME_MAX_CODE_LEN) {
-                true => Ok(None),
-                false => frame_table_cpu(lengths).map(Some),
-            },
-        )
+        .map(|lengths| match too_deep_for_the_device(lengths) {
+            true => Ok(None),
+            false => frame_table_cpu(lengths).map(Some),
+        })
         .collect()
 }
 
@@ -129,12 +131,10 @@ pub(crate) fn tables_of_frames(input: &[Vec<u8>], words: &[u32]) -> Result<Vec<O
     input
         .iter()
         .enumerate()
-        .map(
-            |(c, lengths)| match lengths.iter().any(|&l| l > FRAME_MAX_CODE_LEN) {
-                true => Ok(None),
-                false => table_at(words, c).map(Some),
-            },
-        )
+        .map(|(c, lengths)| match too_deep_for_the_device(lengths) {
+            true => Ok(None),
+            false => table_at(words, c).map(Some),
+        })
         .collect()
 }
 

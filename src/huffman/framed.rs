@@ -382,7 +382,7 @@ pub(crate) fn framed_words(tables: &[CodeTable], plan: &Plan) -> Result<(Vec<u32
             "table {i} has other code lengths than the plan was made with"
         )));
     }
-    let mut words = Vec::with_capacity(tables.len() * 512);
+    let mut words = Vec::with_capacity(tables.len() * TABLE_WORDS);
     for t in tables {
         words.extend_from_slice(&gpu_table_words(t));
     }
@@ -410,7 +410,7 @@ pub(crate) fn block_map(plan: &Plan) -> Vec<[u32; 2]> {
 }
 
 /// A host-built table's words and the byte of the device's table buffer they go to.
-pub(crate) type SlotWrite = (usize, [u32; 512]);
+pub(crate) type SlotWrite = (usize, [u32; TABLE_WORDS]);
 
 /// The block map of a `plan` made with tables a frame plan built on the device in
 /// `n_slots` slots, checked to be such a plan; and each of `host_tables` (a slot and the

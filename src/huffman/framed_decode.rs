@@ -25,7 +25,10 @@ mod records;
 mod runs;
 
 pub(crate) use records::Frame;
-use records::{expect_record, frame_error, read_past, End, Record, Walk};
+// A stream's first record read on its own: only by the benchmark's reader and the tests.
+#[cfg(any(test, all(feature = "bench", not(target_arch = "wasm32"))))]
+use records::expect_record;
+use records::{frame_error, read_past, End, Record, Walk};
 
 /// The GPU a native v2 stream decodes on: wgpu's VLD kernel or its CUDA twin, the same
 /// plan, output and per-block faults ([`super::vld`]).

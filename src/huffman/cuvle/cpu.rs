@@ -5,9 +5,15 @@ use crate::huffman::histogram::{histogram_cpu, total_histogram};
 use crate::huffman::{BitBuf, BitOrder, CodeTable};
 use crate::{Error, Result};
 
+/// Words of a code table as the GPU reads it ([`gpu_table_words`]): the byte values'
+/// codes, then their lengths.
+/// keep in sync with `TABLE_WORDS` in shaders/huffman/cuvle.wgsl, frame_tables.wgsl,
+/// shaders/cuda/vle_cuvle.cu and frame_tables.cu
+pub(crate) const TABLE_WORDS: usize = 512;
+
 /// The GPU's view of a code table: codes bit-reversed (first bit in bit 0), then lengths.
-pub(crate) fn gpu_table_words(table: &CodeTable) -> [u32; 512] {
-    let mut words = [0u32; 512];
+pub(crate) fn gpu_table_words(table: &CodeTable) -> [u32; TABLE_WORDS] {
+    let mut words = [0u32; TABLE_WORDS];
     for s in 0..256 {
         let len = table.lengths[s] as u32;
         words[s] = reversed_code(table.codes[s], len);
@@ -91,7 +97,7 @@ pub fn encode_cuvle_cpu(
 pub(crate) fn code_blocks(
     out: &mut [u32],
     input: &[u8],
-    words_table: &[u32; 512],
+    words_table: &[u32; TABLE_WORDS],
     order: BitOrder,
     first_bit: u64,
     config: &CuvleConfig,
