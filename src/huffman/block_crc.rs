@@ -20,6 +20,30 @@ pub(crate) struct BlockCrcParams {
     pub crc_base: u32,
 }
 
+impl BlockCrcParams {
+    /// The parameters of `n_bytes` bytes (a window, or a CUDA chunk) in blocks of
+    /// `block_bytes`, a multiple of 4 (the kernels read words), the first block's CRC32
+    /// going to word `crc_base`: every count within the kernels' 32 bits.
+    pub(crate) fn new(n_bytes: u64, block_bytes: u64, crc_base: u64) -> Result<Self> {
+        let word = |v: u64| u32::try_from(v).ok();
+        let fits = (word(n_bytes), word(block_bytes), word(crc_base));
+        match fits {
+            (Some(n), Some(block), Some(base)) if block > 0 && block.is_multiple_of(4) => {
+                Ok(BlockCrcParams {
+                    n_bytes: n,
+                    block_words: block / 4,
+                    n_blocks: n.div_ceil(block),
+                    crc_base: base,
+                })
+            }
+            _ => Err(Error::InvalidArgument(format!(
+                "block CRC32s of {n_bytes} bytes in {block_bytes}-byte blocks from block \
+                 {crc_base}: blocks a multiple of 4 bytes, every count below 2^32"
+            ))),
+        }
+    }
+}
+
 /// The CRC32 of each `block_bytes` block of `input` (the last one maybe shorter): the
 /// CPU twin of huffman/block_crc.
 pub fn block_crcs_cpu(input: &[u8], block_bytes: usize) -> Vec<u32> {
@@ -59,17 +83,21 @@ pub(crate) fn record_block_crcs(
     if n_blocks == 0 {
         return Ok(None);
     }
-    if !block_bytes.is_multiple_of(4)
-        || block_bytes > u32::MAX as u64
-        || input
-            .window_spans()
-            .iter()
-            .any(|&(offset, _)| !offset.is_multiple_of(block_bytes))
+    // Each window's blocks start at its start (the parameters check the rest).
+    if input
+        .window_spans()
+        .iter()
+        .any(|&(offset, _)| !offset.is_multiple_of(block_bytes))
     {
         return Err(Error::InvalidArgument(format!(
-            "block CRC32s of {block_bytes}-byte blocks: a multiple of 4 that divides every window's start"
+            "block CRC32s of {block_bytes}-byte blocks: blocks that divide every window's start"
         )));
     }
+    let params: Vec<BlockCrcParams> = input
+        .window_spans()
+        .iter()
+        .map(|&(offset, n_bytes)| BlockCrcParams::new(n_bytes, block_bytes, offset / block_bytes))
+        .collect::<Result<_>>()?;
     let crcs = gpu.pooled_buffer(
         n_blocks as u64 * 4,
         wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
@@ -80,13 +108,8 @@ pub(crate) fn record_block_crcs(
         || bytemuck::cast_slice(&run_shifts(block_bytes, workgroup_size)).to_vec(),
     );
     let mut binds = Vec::new();
-    for (window, (offset, n_bytes)) in input.windows().iter().zip(input.window_spans()) {
-        let params = BlockCrcParams {
-            n_bytes: n_bytes as u32,
-            block_words: (block_bytes / 4) as u32,
-            n_blocks: n_bytes.div_ceil(block_bytes) as u32,
-            crc_base: (offset / block_bytes) as u32,
-        };
+    for (window, params) in input.windows().iter().zip(params) {
+        let n_bytes = params.n_bytes as u64;
         let params_buffer = gpu
             .device
             .create_buffer_init(&wgpu::util::BufferInitDescriptor {
@@ -189,5 +212,33 @@ impl GpuStage for BlockCrcStage<'_, '_> {
 
     fn cpu(&self, input: &[u8]) -> Result<Vec<u32>> {
         Ok(block_crcs_cpu(input, self.1 as usize))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::BlockCrcParams;
+
+    #[test]
+    fn params_count_blocks_and_refuse_what_the_kernels_cannot_take() {
+        let p = BlockCrcParams::new(10_000, 4096, 7).unwrap();
+        assert_eq!(
+            (p.n_bytes, p.block_words, p.n_blocks, p.crc_base),
+            (10_000, 1024, 3, 7)
+        );
+        let p = BlockCrcParams::new(0, 4, 0).unwrap();
+        assert_eq!(p.n_blocks, 0);
+        for (n, block, base) in [
+            (100, 0, 0),
+            (100, 6, 0),
+            (1 << 32, 4096, 0),
+            (100, 1 << 32, 0),
+            (100, 4096, 1 << 32),
+        ] {
+            assert!(
+                BlockCrcParams::new(n, block, base).is_err(),
+                "{n} {block} {base}"
+            );
+        }
     }
 }

@@ -8,7 +8,7 @@ use cudarc::driver::{CudaSlice, DevicePtr, LaunchConfig, PushKernelArg};
 use super::{CudaInput, CudaVleEncoder};
 use crate::cuda::driver_error;
 use crate::huffman::block_crc::BlockCrcParams;
-use crate::{Error, Result};
+use crate::Result;
 
 pub(crate) const BLOCK_CRC_SOURCE: &str = concat!(
     include_str!("../../../shaders/cuda/crc32.cuh"),
@@ -33,23 +33,7 @@ impl CudaVleEncoder<'_> {
         if n_blocks == 0 {
             return Ok(None);
         }
-        if !block_bytes.is_multiple_of(4) || block_bytes > u32::MAX as u64 {
-            return Err(Error::InvalidArgument(format!(
-                "block CRC32s of {block_bytes}-byte blocks: a multiple of 4 bytes below 4 GiB"
-            )));
-        }
-        if input.n_bytes > u32::MAX as u64 {
-            return Err(Error::InvalidArgument(format!(
-                "block CRC32s of {} bytes at once: at most 4 GiB",
-                input.n_bytes
-            )));
-        }
-        let params = BlockCrcParams {
-            n_bytes: input.n_bytes as u32,
-            block_words: (block_bytes / 4) as u32,
-            n_blocks: n_blocks as u32,
-            crc_base: 0,
-        };
+        let params = BlockCrcParams::new(input.n_bytes, block_bytes, 0)?;
         let stream = &self.stream;
         let func = self
             .cuda
