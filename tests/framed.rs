@@ -7,7 +7,7 @@ mod common;
 
 use std::io::{Read, Write};
 
-use common::gzip_members::{members, with_index_v1, without_index, ENTRY_FIELDS};
+use common::gzip_members::{members, with_index_v1, with_index_v2, without_index, ENTRY_FIELDS};
 use common::judges::{flate2_decode, gzip_tool_decode, gzip_tool_encode, gzip_tool_test};
 use common::rng::Rng;
 use parvlc::huffman::compress::{compress_cpu, decompress, Format};
@@ -919,8 +919,9 @@ fn gzip_members_one_per_chunk_split_at_the_index_limit() {
         3,
         "two members for the first chunk, one for the second"
     );
-    // Version 2: each frame's entry of 20 bytes (one block: no offsets), as many as fit.
-    assert!(ms.iter().all(|m| m.has_blocks()));
+    // Version 3: each frame's entry of 20 bytes (one block: no block entries), as many as
+    // fit.
+    assert!(ms.iter().all(|m| m.version == 3 && m.has_blocks()));
     assert!(ms.iter().all(|m| m.index_bytes() <= MAX_INDEX_BYTES));
     assert_eq!(ms[0].index.len(), (MAX_INDEX_BYTES - 8) / 20);
     assert!(
@@ -937,10 +938,16 @@ fn gzip_members_one_per_chunk_split_at_the_index_limit() {
         &bytes,
         "members split at the index limit",
     );
-    // The same members with a version-1 index (parvlc's files before version 2).
+    // The same members with a version-1 index (parvlc's files before version 2), and
+    // with version 2's (before version 3).
     let v1 = with_index_v1(&bytes);
     assert!(members(&v1).iter().all(|m| !m.has_blocks()));
     check_round_trip(&data, Format::Gzip, &v1, "version-1 indexes");
+    let v2 = with_index_v2(&bytes);
+    assert!(members(&v2)
+        .iter()
+        .all(|m| m.version == 2 && m.has_blocks()));
+    check_round_trip(&data, Format::Gzip, &v2, "version-2 indexes");
     // Into a vector on the GPU: the first chunk's two members put a header between its
     // frames' bytes, so the writer places it; the second's coder writes its own (one
     // coder: the first chunk's length is known by then).
@@ -963,13 +970,14 @@ fn gzip_members_one_per_chunk_split_at_the_index_limit() {
     assert_eq!((summary.chunks, summary.chunks_in_place), (2, 1));
 }
 
-/// A frame whose block offsets need more than one index holds is written with a
-/// version-1 index (no blocks: it decodes on the CPU).
+/// A frame whose blocks need more than one index holds is written with a version-1 index
+/// (no blocks: it decodes on the CPU).
 #[test]
 fn a_frame_of_too_many_blocks_for_an_index_gets_version_1() {
-    // 20,000 blocks of 512 bytes in one frame: 80,000 bytes of offsets.
+    // 35,000 blocks of 512 bytes in one frame: 70,000 bytes of block entries (2 bytes
+    // each in version 3), past the 65,531 an index holds.
     let mut r = Rng(5);
-    let long: Vec<u8> = (0..20_000 * 512).map(|_| (r.next() % 3) as u8).collect();
+    let long: Vec<u8> = (0..35_000 * 512).map(|_| (r.next() % 3) as u8).collect();
     let config = StreamConfig {
         chunk_bytes: long.len(),
         frames: FrameConfig {
@@ -985,7 +993,7 @@ fn a_frame_of_too_many_blocks_for_an_index_gets_version_1() {
     assert_eq!((ms.len(), ms[0].index.len()), (1, 1));
     assert!(!ms[0].has_blocks(), "version 1");
     assert!(ms[0].index.len() <= MAX_MEMBER_FRAMES);
-    check_round_trip(&long, Format::Gzip, &bytes, "a frame of 20,000 blocks");
+    check_round_trip(&long, Format::Gzip, &bytes, "a frame of 35,000 blocks");
 }
 
 #[test]

@@ -7,7 +7,9 @@
 mod common;
 
 use common::cli::{parvlc, scratch, stderr};
-use common::gzip_members::{members, ours_among_foreign, with_index_v1, Member, ENTRY_FIELDS};
+use common::gzip_members::{
+    members, ours_among_foreign, with_index_v1, with_index_v2, Member, ENTRY_FIELDS,
+};
 use common::judges::gzip_tool_decode;
 use parvlc::huffman::compress::Format;
 use parvlc::huffman::cuvle::CuvleConfig;
@@ -87,7 +89,7 @@ fn gpu_gzip_equals_input_across_entropies_sizes_and_blocks() {
                 let seed = (tried + k * 7 + len) as u64;
                 let data = testdata::generate(len, entropy, seed);
                 let gz = gzip_of(&data, &config);
-                assert!(members(&gz).iter().all(|m| m.has_blocks()), "version 2");
+                assert!(members(&gz).iter().all(|m| m.has_blocks()), "version 3");
                 let what = format!(
                     "{entropy} bits, {len} bytes, blocks of {threads} threads, frames of {frame}"
                 );
@@ -138,16 +140,43 @@ fn gpu_gzip_of_one_symbol_and_longest_codes() {
 }
 
 /// Members the GPU does not take (a version-1 index, none, gzip's own) decode on the
-/// CPU, in order among members it does.
+/// CPU, in order among members it does; those of version 2 (block offsets as `u32`,
+/// written before version 3) decode on the GPU as version 3's do.
 #[test]
 fn gpu_gzip_of_old_and_foreign_members() {
     let _s = common::serial();
     let data = testdata::generate(50_000, 5.0, 9);
     let gz = gzip_of(&data, &config(32, 8192, 16384));
+    assert!(members(&gz).iter().all(|m| m.version == 3));
+    let v2 = with_index_v2(&gz);
+    assert!(members(&v2)
+        .iter()
+        .all(|m| m.version == 2 && m.has_blocks()));
+    assert!(v2.len() > gz.len(), "version 3 is the smaller");
     let (mut all, mut want) = ours_among_foreign(&gz, &data);
     all.extend(with_index_v1(&gz));
+    all.extend(&v2);
     want.extend(&data);
-    check("ours, no index, gzip's, ours, version 1", &want, &all);
+    want.extend(&data);
+    check(
+        "ours, no index, gzip's, ours, version 1, version 2",
+        &want,
+        &all,
+    );
+    // Version 2's offsets are read by the GPU: one moved is an error there.
+    let m = members(&v2).swap_remove(0);
+    let i = m
+        .index
+        .iter()
+        .position(|e| e.code.as_ref().unwrap().block_offsets.len() >= 3)
+        .expect("a frame of four blocks or more");
+    let e = decode_gpu(&m.with_block_2_moved(&v2, i, 1), 1 << 20)
+        .expect_err("a moved version-2 offset")
+        .to_string();
+    assert!(
+        e.contains(&format!("member 1 frame {i}")) && e.contains("block 1"),
+        "{e}"
+    );
 }
 
 /// From a regular file (members walked by one thread, frames read at their offsets by
@@ -238,12 +267,7 @@ fn decodes_while_the_gpu_opens(seed: u64, when: OpenGpu) -> (Vec<u8>, Vec<u8>, V
 
 /// `gz` with member `m`'s frame 0's block 2 one bit later (an offset only the GPU reads).
 fn moved_offset(gz: &[u8], m: &Member) -> Vec<u8> {
-    assert!(m.index[0].code.as_ref().unwrap().block_offsets.len() >= 3);
-    let mut bad = gz.to_vec();
-    let at = m.entry_at(0) + 24;
-    let v = u32::from_le_bytes(bad[at..at + 4].try_into().unwrap()) + 1;
-    bad[at..at + 4].copy_from_slice(&v.to_le_bytes());
-    bad
+    m.with_block_2_moved(gz, 0, 1)
 }
 
 /// [`gzip_from_a_file_while_the_gpu_opens`]'s checks through `decode`.
@@ -291,10 +315,7 @@ fn gzip_async_decodes_on_the_gpu() {
     assert!(decode(&all).unwrap() == want);
     let (data, gz, m, i) = with_a_four_block_frame();
     assert!(decode(&gz).unwrap() == data);
-    let mut bad = gz.clone();
-    let at = m.entry_at(i) + 24;
-    let v = u32::from_le_bytes(bad[at..at + 4].try_into().unwrap()) + 1;
-    bad[at..at + 4].copy_from_slice(&v.to_le_bytes());
+    let bad = m.with_block_2_moved(&gz, i, 1);
     let e = decode(&bad).unwrap_err().to_string();
     assert!(
         e.contains(&format!("member 2 frame {i}")) && e.contains("block 1"),
@@ -359,9 +380,9 @@ fn gpu_gzip_of_corrupt_members_is_an_error() {
     for delta in [1u32, 0xffff_ffff] {
         expect_error(&bump(m.at + 20, delta), &format!("block size + {delta:#x}"));
     }
-    // Block 2's offset one bit off: blocks 1 and 2 disagree on where 1 ends.
+    // Block 2's start one bit off: blocks 1 and 2 disagree on where 1 ends.
     for delta in [1u32, 0xffff_ffff] {
-        let bad = bump(m.entry_at(i) + 20 + 4, delta);
+        let bad = m.with_block_2_moved(&gz, i, delta);
         let e = expect_error(&bad, &format!("block offset + {delta:#x}"));
         assert!(e.contains(&said) && e.contains("block 1"), "{e}");
         assert!(
@@ -437,10 +458,7 @@ fn cuda_gzip_equals_input_and_names_a_damaged_block() {
         }
     }
     let (_, gz, m, i) = with_a_four_block_frame();
-    let mut bad = gz.clone();
-    let at = m.entry_at(i) + 24;
-    let v = u32::from_le_bytes(bad[at..at + 4].try_into().unwrap()) + 1;
-    bad[at..at + 4].copy_from_slice(&v.to_le_bytes());
+    let bad = m.with_block_2_moved(&gz, i, 1);
     let e = decode_on(cuda, &bad, 1 << 20).unwrap_err().to_string();
     assert!(
         e.contains(&format!("member 2 frame {i}")) && e.contains("block 1"),

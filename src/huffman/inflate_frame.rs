@@ -369,7 +369,7 @@ fn decode_frame(data: &[u8], out: &mut [u8]) -> Result<LiteralSpan> {
 }
 
 /// Where a frame's literals lie in its bits, as its decoder found them: what its index
-/// entry (version 2) must say.
+/// entry (version 2 or 3) must say.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct LiteralSpan {
     pub start: u64,
@@ -377,7 +377,7 @@ pub struct LiteralSpan {
 }
 
 impl LiteralSpan {
-    /// Checks the span against a version-2 index entry's (where a GPU would start and end
+    /// Checks the span against a version-2 or -3 index entry's (where a GPU would start and end
     /// the frame's literals); an entry without one says nothing to check.
     pub(crate) fn check(self, code: Option<&super::gzip_index::FrameCode>) -> Result<()> {
         let Some(c) = code else {

@@ -1,6 +1,6 @@
 //! Our gzip frames on a GPU, wgpu's or CUDA's ([`super::vld`]): each frame's code read on
 //! the CPU cores, its literals decoded by the VLD kernel a block per invocation, from the
-//! offsets its index entry (version 2, [`super::gzip_index`]) lists, then what follows
+//! offsets its index entry (version 2 or 3, [`super::gzip_index`]) lists, then what follows
 //! its literals (the end-of-block code, the empty stored block) checked on the CPU cores,
 //! and its CRC32 (folded from its blocks', taken on the GPU). The kernel takes DEFLATE's codes as they are: the payload's bytes go up
 //! bit-reversed, and the end-of-block code keeps its place in the canonical order as a
@@ -44,7 +44,7 @@ impl Prepared<'_> {
 }
 
 /// Whether every frame of `entries` has what a GPU decode needs: its blocks (index
-/// version 2).
+/// version 2 or 3).
 pub(crate) fn takes(entries: &[IndexEntry]) -> bool {
     entries.iter().all(|e| e.code.is_some())
 }

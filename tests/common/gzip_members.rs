@@ -2,9 +2,11 @@
 //! (src/huffman/gzip_index.rs): where each member and its index entries lie, to corrupt
 //! them or to rewrite the index in another version.
 
-use parvlc::huffman::gzip_index::{member_header, read_member_header, IndexEntry};
+use parvlc::huffman::gzip_index::{
+    member_header, member_header_of, read_member_header, IndexEntry, INDEX_V2,
+};
 
-/// The fields of a version-2 index entry before its block offsets: offset, name.
+/// The fields of a version-2 or -3 index entry before its blocks: offset, name.
 pub const ENTRY_FIELDS: [(usize, &str); 5] = [
     (0, "length"),
     (4, "compressed bytes"),
@@ -28,6 +30,8 @@ pub fn ours_among_foreign(gz: &[u8], data: &[u8]) -> (Vec<u8>, Vec<u8>) {
 pub struct Member {
     pub at: usize,
     pub header: usize,
+    /// Its index's version.
+    pub version: u8,
     pub index: Vec<IndexEntry>,
 }
 
@@ -47,18 +51,48 @@ impl Member {
         self.header - 16
     }
 
-    /// Whether its index lists blocks (version 2).
+    /// Whether its index lists blocks (version 2 or 3).
     pub fn has_blocks(&self) -> bool {
         self.index.iter().all(|e| e.code.is_some())
     }
 
-    /// File offset of entry `i` of a version-2 index (after its 8-byte head).
+    /// Bytes of each block after a frame's first in its index: an offset (version 2) or
+    /// a block's bits (version 3).
+    fn block_bytes(&self) -> usize {
+        if self.version == INDEX_V2 {
+            4
+        } else {
+            2
+        }
+    }
+
+    /// File offset of entry `i` of an index with blocks (after its 8-byte head).
     pub fn entry_at(&self, i: usize) -> usize {
         let before: usize = self.index[..i]
             .iter()
-            .map(|e| 20 + 4 * e.code.as_ref().unwrap().block_offsets.len())
+            .map(|e| 20 + self.block_bytes() * e.code.as_ref().unwrap().block_offsets.len())
             .sum();
         self.at + 24 + before
+    }
+
+    /// `gz` (whose member this is) with frame `i`'s block 2 starting `delta` bits later
+    /// (wrapping), the other blocks where they were: an offset only a GPU decoder reads.
+    pub fn with_block_2_moved(&self, gz: &[u8], i: usize, delta: u32) -> Vec<u8> {
+        assert!(self.index[i].code.as_ref().unwrap().block_offsets.len() >= 3);
+        let mut bad = gz.to_vec();
+        let at = self.entry_at(i) + 20;
+        if self.version == INDEX_V2 {
+            // Block 2's offset.
+            let o = u32::from_le_bytes(bad[at + 4..at + 8].try_into().unwrap());
+            bad[at + 4..at + 8].copy_from_slice(&o.wrapping_add(delta).to_le_bytes());
+        } else {
+            // Block 1 longer, block 2 as much shorter.
+            let bits = |b: &[u8], k: usize| u16::from_le_bytes([b[at + 2 * k], b[at + 2 * k + 1]]);
+            let (one, two) = (bits(&bad, 1), bits(&bad, 2));
+            bad[at + 2..at + 4].copy_from_slice(&one.wrapping_add(delta as u16).to_le_bytes());
+            bad[at + 4..at + 6].copy_from_slice(&two.wrapping_sub(delta as u16).to_le_bytes());
+        }
+        bad
     }
 }
 
@@ -72,6 +106,8 @@ pub fn members(gz: &[u8]) -> Vec<Member> {
         let m = Member {
             at,
             header: h.raw.len(),
+            // After the header's 10 bytes, XLEN, the subfield's ID and length.
+            version: h.raw[16],
             index: h.index.expect("our members carry the frame index"),
         };
         at = m.end();
@@ -105,6 +141,12 @@ pub fn with_index_v1(gz: &[u8]) -> Vec<u8> {
             .collect();
         member_header(&entries).unwrap()
     })
+}
+
+/// `gz` with every member's index written as version 2 (block offsets as `u32`): the
+/// files parvlc wrote before version 3.
+pub fn with_index_v2(gz: &[u8]) -> Vec<u8> {
+    rewrite_headers(gz, |m| member_header_of(&m.index, INDEX_V2).unwrap())
 }
 
 fn rewrite_headers(gz: &[u8], header: impl Fn(&Member) -> Vec<u8>) -> Vec<u8> {
