@@ -51,6 +51,8 @@ pub mod cuda;
 pub mod error;
 pub mod gpu;
 pub mod h264;
+#[doc(hidden)]
+pub mod host_copy;
 pub mod huffman;
 pub mod j2k;
 #[cfg(not(target_arch = "wasm32"))]

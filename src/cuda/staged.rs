@@ -53,7 +53,10 @@ impl CudaGpu {
             let mut staging = self.pinned_buffer(range.len() * size)?;
             let host: &mut [T] =
                 bytemuck::cast_slice_mut(&mut staging.bytes()?[..range.len() * size]);
-            host.copy_from_slice(&src[range.clone()]);
+            crate::host_copy::copy_streaming(
+                bytemuck::cast_slice_mut(host),
+                bytemuck::cast_slice(&src[range.clone()]),
+            );
             stream
                 .memcpy_htod(&*host, &mut dst.slice_mut(range))
                 .map_err(driver_error("copying to the device"))?;
@@ -109,7 +112,11 @@ impl CudaGpu {
             // SAFETY: `from` is n initialised bytes of pinned memory, `dst[bytes]` n bytes
             // of the caller's, which cannot overlap it.
             unsafe {
-                std::ptr::copy_nonoverlapping(from.as_ptr(), dst[bytes].as_mut_ptr().cast(), n)
+                crate::host_copy::copy_streaming_raw(
+                    dst[bytes].as_mut_ptr().cast(),
+                    from.as_ptr(),
+                    n,
+                )
             };
             Ok::<(), Error>(())
         };

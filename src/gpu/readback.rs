@@ -274,7 +274,7 @@ impl Gpu {
             let mut out = self.host_vec(mapped.len());
             out.par_chunks_mut(1 << 20)
                 .zip(mapped.par_chunks(1 << 20))
-                .for_each(|(d, s)| d.copy_from_slice(s));
+                .for_each(|(d, s)| crate::host_copy::copy_streaming(d, s));
             return out;
         }
         mapped.to_vec()

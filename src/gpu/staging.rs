@@ -36,6 +36,22 @@ const KEPT_BYTES_MAX: u64 = 512 << 20;
 /// A piece of a mapping written on a core of its own.
 struct MappedPiece<'a>(wgpu::WriteOnly<'a, [u8]>);
 
+/// Write `src` into mapped memory `dst` (as long; another length panics, as
+/// `copy_from_slice` does) by the streaming copy ([`crate::host_copy`]): what is written
+/// there is read next by the GPU, not the cores.
+pub(crate) fn write_mapped(dst: &mut wgpu::WriteOnly<'_, [u8]>, src: &[u8]) {
+    assert_eq!(dst.len(), src.len(), "a mapped write of another length");
+    // SAFETY: a `WriteOnly`'s pointer may be written for its length (and is only written
+    // here); `src` is other memory, borrowed.
+    unsafe {
+        crate::host_copy::copy_streaming_raw(
+            dst.as_raw_element_ptr().as_ptr(),
+            src.as_ptr(),
+            src.len(),
+        )
+    }
+}
+
 // SAFETY: a `WriteOnly` of bytes is a pointer to memory only it may write (wgpu leaves
 // `WriteOnly<[u8]>` without `Send` only because its `Send` impl is for sized types); the
 // pieces of one mapping are disjoint, and each is written by one thread while the view
@@ -380,10 +396,10 @@ impl StagedUpload {
             use rayon::prelude::*;
             pieces
                 .into_par_iter()
-                .for_each(|(MappedPiece(mut dst), src)| dst.copy_from_slice(src));
+                .for_each(|(MappedPiece(mut dst), src)| write_mapped(&mut dst, src));
         } else {
             for (MappedPiece(mut dst), src) in pieces {
-                dst.copy_from_slice(src);
+                write_mapped(&mut dst, src);
             }
         }
         rest.fill(0);

@@ -1,4 +1,5 @@
 use super::{Gpu, PooledBuffer};
+use crate::{Error, Result};
 
 /// Part of an input resident on the GPU: at most one storage binding, padded with zeros
 /// to 16 bytes (the kernels read 128 bits at a time; the padding is never encoded).
@@ -10,8 +11,9 @@ pub(crate) struct Window {
 }
 
 impl Gpu {
-    /// Copy `data` into windows of `window_bytes` (the last one shorter).
-    pub(crate) fn upload_windows(&self, data: &[u8], window_bytes: u64) -> Vec<Window> {
+    /// Copy `data` into windows of `window_bytes` (the last one shorter): into the queue's
+    /// staging by the streaming copy (only the GPU reads it), then the padding's zeros.
+    pub(crate) fn upload_windows(&self, data: &[u8], window_bytes: u64) -> Result<Vec<Window>> {
         let usage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST;
         let mut windows = Vec::new();
         let mut offset = 0u64;
@@ -20,17 +22,17 @@ impl Gpu {
             let padded = n.next_multiple_of(16);
             let buffer = self.pooled_buffer(padded, usage);
             let body = &data[offset as usize..(offset + n) as usize];
-            let whole = body.len() & !3;
-            if whole > 0 {
-                self.queue.write_buffer(&buffer, 0, &body[..whole]);
-            }
-            // The last partial word, then zeros up to the padding.
-            let padding = (padded - whole as u64) as usize;
-            if padding > 0 {
-                let mut tail = [0u8; 16];
-                tail[..body.len() - whole].copy_from_slice(&body[whole..]);
-                self.queue
-                    .write_buffer(&buffer, whole as u64, &tail[..padding]);
+            let mut view = wgpu::BufferSize::new(padded)
+                .and_then(|size| self.queue.write_buffer_with(&buffer, 0, size))
+                .ok_or_else(|| Error::Gpu {
+                    stage: "upload",
+                    message: format!("wgpu refused a write of {padded} bytes of input"),
+                })?;
+            let mut body_part = view.slice(..);
+            let padding = body_part.split_off(body.len()..);
+            super::staging::write_mapped(&mut body_part, body);
+            if let Some(mut padding) = padding {
+                padding.fill(0);
             }
             windows.push(Window {
                 buffer,
@@ -39,6 +41,6 @@ impl Gpu {
             });
             offset += n;
         }
-        windows
+        Ok(windows)
     }
 }

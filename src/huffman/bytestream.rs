@@ -398,7 +398,7 @@ impl<'g> BytestreamEncoder<'g> {
     pub fn upload(&self, data: &[u8]) -> Result<BytestreamInput> {
         let chunk = self.limits.chunk_bytes();
         let window_bytes = ((self.gpu.max_binding() - 256) / chunk).max(1) * chunk;
-        let windows = self.gpu.upload_windows(data, window_bytes);
+        let windows = self.gpu.upload_windows(data, window_bytes)?;
         Ok(BytestreamInput {
             windows,
             n_bytes: data.len() as u64,

@@ -331,7 +331,7 @@ impl<'g> VleEncoder<'g> {
             .unwrap_or(u64::MAX)
             .min(self.gpu.max_binding() - 256);
         let window_bytes = (cap / chunk).max(1) * chunk;
-        let windows = self.gpu.upload_windows(data, window_bytes);
+        let windows = self.gpu.upload_windows(data, window_bytes)?;
         Ok(GpuInput {
             windows,
             n_bytes: data.len() as u64,

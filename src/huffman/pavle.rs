@@ -442,7 +442,7 @@ impl<'g> PavleEncoder<'g> {
             .min(self.gpu.max_binding() - 256)
             .min(SEGMENT_BYTES_MAX);
         let window_bytes = (cap / chunk).max(1) * chunk;
-        let windows = self.gpu.upload_windows(data, window_bytes);
+        let windows = self.gpu.upload_windows(data, window_bytes)?;
         Ok(PavleInput {
             windows,
             n_bytes: data.len() as u64,

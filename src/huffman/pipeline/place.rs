@@ -112,7 +112,11 @@ pub(super) fn place_in_order(
                     // writer sized it so, within the vector's capacity), which no other
                     // copy touches, and `bytes` cannot overlap the vector.
                     unsafe {
-                        std::ptr::copy_nonoverlapping(bytes.as_ptr(), dest.0.add(at), bytes.len())
+                        crate::host_copy::copy_streaming_raw(
+                            dest.0.add(at),
+                            bytes.as_ptr(),
+                            bytes.len(),
+                        )
                     };
                     at += bytes.len();
                 }

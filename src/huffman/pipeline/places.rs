@@ -107,7 +107,7 @@ impl DirectPlace {
         // initialised, so the slice over it is.
         unsafe {
             let dest = self.dest.0.add(at);
-            std::ptr::copy_nonoverlapping(bytes.as_ptr(), dest, bytes.len());
+            crate::host_copy::copy_streaming_raw(dest, bytes.as_ptr(), bytes.len());
             Ok(std::slice::from_raw_parts_mut(dest, bytes.len()))
         }
     }
