@@ -4,10 +4,10 @@
 //! library's host-to-host compress (docs/results.md, "Thirteenth pass"). Stored through
 //! the caches, each destination line is first read from memory, then written back later:
 //! half the traffic again. Non-temporal stores skip the read. glibc's memcpy switches to
-//! them only above a threshold it derives from the cache's size (well above a chunk's
-//! copies on the H200's host, whose L3 holds 300 MiB); there, twelve threads copied 44 GB/s
-//! with it and 64 GB/s with the threshold at 1 MiB, and the library's GiB ran 4-15% faster
-//! on both engines (docs/results.md, "Forty-sixth pass").
+//! them only above a threshold it derives from the cache's size (above a chunk's copies
+//! on the H200's host, whose L3 holds 300 MiB). There, twelve threads copied 46 GB/s by
+//! glibc's copy, 57 with its threshold at 1 MiB and 60 by this one, and the library's GiB
+//! ran 4-8% faster on wgpu than with glibc's copies (docs/results.md, "Forty-sixth pass").
 
 /// Copies shorter than this go through the ordinary copy: a short destination may be read
 /// again soon, from the cache. (wgpu's staging writes come in pieces of 256 KiB.)
