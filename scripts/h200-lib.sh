@@ -785,3 +785,23 @@ cuda_phase_runs() {
   done
   rm -f "$log"
 }
+
+# real_kinds DIR SUFFIX: five kinds of real file of at most 256 MiB from the machine's own
+# (DIR/text, source, binaries, logs, each with SUFFIX) and a columnar table of 40 MiB
+# (DIR/columns SUFFIX): the ratio inputs of h200-stream.sh and h200-ratio46.sh.
+real_kinds() {
+  local dir=$1 suffix=$2
+  kind() { head -c $((256 << 20)) > "$dir/$1$suffix"; }
+  find /usr -type f \( -name '*.txt' -o -name '*.md' -o -name '*.html' -o -name '*.rst' -o -name '*.xml' \) -print0 2>/dev/null | xargs -0 cat 2>/dev/null | kind text
+  find /usr -type f \( -name '*.h' -o -name '*.c' -o -name '*.cc' -o -name '*.cpp' -o -name '*.py' -o -name '*.cu' \) -print0 2>/dev/null | xargs -0 cat 2>/dev/null | kind source
+  find /usr/bin /usr/lib -type f -name '*.so*' -print0 2>/dev/null | xargs -0 cat 2>/dev/null | kind binaries
+  find /var/log /tmp -maxdepth 3 -type f \( -name '*.log' -o -name 'syslog*' -o -name '*.journal' \) -print0 2>/dev/null | xargs -0 cat 2>/dev/null | kind logs
+  python3 - "$dir/columns$suffix" <<'PY'
+import struct, random, sys
+r = random.Random(7); out = bytearray(); price = 10000; t = 1700000000
+for i in range(4 << 20):
+    t += r.randint(0, 3); price += r.randint(-20, 20)
+    out += struct.pack('<IiH', t, price, r.randint(1, 500))
+open(sys.argv[1], 'wb').write(out)
+PY
+}

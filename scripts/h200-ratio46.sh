@@ -16,19 +16,7 @@ P=.device/parvlc
 D=/dev/shm/parvlc-ratio46
 sys_1g "$D"
 echo "== 4. ratio on the same bytes: ours, zlib Z_HUFFMAN_ONLY, nvCOMP"
-kind() { head -c $((256 << 20)) > "$D/$1"; }
-find /usr -type f \( -name '*.txt' -o -name '*.md' -o -name '*.html' -o -name '*.rst' -o -name '*.xml' \) -print0 2>/dev/null | xargs -0 cat 2>/dev/null | kind text
-find /usr -type f \( -name '*.h' -o -name '*.c' -o -name '*.cc' -o -name '*.cpp' -o -name '*.py' -o -name '*.cu' \) -print0 2>/dev/null | xargs -0 cat 2>/dev/null | kind source
-find /usr/bin /usr/lib -type f -name '*.so*' -print0 2>/dev/null | xargs -0 cat 2>/dev/null | kind binaries
-find /var/log /tmp -maxdepth 3 -type f \( -name '*.log' -o -name 'syslog*' -o -name '*.journal' \) -print0 2>/dev/null | xargs -0 cat 2>/dev/null | kind logs
-python3 - "$D/columns" <<'PY'
-import struct, random, sys
-r = random.Random(7); out = bytearray(); price = 10000; t = 1700000000
-for i in range(4 << 20):
-    t += r.randint(0, 3); price += r.randint(-20, 20)
-    out += struct.pack('<IiH', t, price, r.randint(1, 500))
-open(sys.argv[1], 'wb').write(out)
-PY
+real_kinds "$D" ""
 files=()
 for f in sys1g text source binaries logs columns; do
   [ -s "$D/$f" ] || { echo "$f: no bytes here"; continue; }

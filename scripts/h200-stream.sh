@@ -17,6 +17,8 @@ mkdir -p "$OUT"
 exec > >(tee -a "$OUT/run.log") 2>&1
 # shellcheck disable=SC1091
 source .device/env.sh
+# shellcheck source=scripts/h200-lib.sh
+source scripts/h200-lib.sh
 P=${PARVLC:-.device/parvlc}
 D=${DATA:-/tmp/parvlc-stream}
 SIZE=${SIZE:-4294967296}
@@ -30,19 +32,7 @@ git log -1 --format='commit %H %s' 2>/dev/null || true
 echo "== inputs"
 # The machine's own system files, repeated if they come short of SIZE.
 for _ in 1 2 3 4 5 6 7 8; do tar cf - /usr /opt /etc 2>/dev/null; done | head -c "$SIZE" > "$D/sys.tar"
-kind() { head -c $((256 << 20)) > "$D/$1.bin"; }
-find /usr -type f \( -name '*.txt' -o -name '*.md' -o -name '*.html' -o -name '*.rst' -o -name '*.xml' \) -print0 2>/dev/null | xargs -0 cat 2>/dev/null | kind text
-find /usr -type f \( -name '*.h' -o -name '*.c' -o -name '*.cc' -o -name '*.cpp' -o -name '*.py' -o -name '*.cu' \) -print0 2>/dev/null | xargs -0 cat 2>/dev/null | kind source
-find /usr/bin /usr/lib -type f -name '*.so*' -print0 2>/dev/null | xargs -0 cat 2>/dev/null | kind binaries
-find /var/log /tmp -maxdepth 3 -type f \( -name '*.log' -o -name 'syslog*' -o -name '*.journal' \) -print0 2>/dev/null | xargs -0 cat 2>/dev/null | kind logs
-python3 - "$D/columns.bin" <<'PY'
-import struct, random, sys
-r = random.Random(7); out = bytearray(); price = 10000; t = 1700000000
-for i in range(4 << 20):
-    t += r.randint(0, 3); price += r.randint(-20, 20)
-    out += struct.pack('<IiH', t, price, r.randint(1, 500))
-open(sys.argv[1], 'wb').write(out)
-PY
+real_kinds "$D" .bin
 ls -l "$D" | tee "$OUT/sizes.tsv"
 
 times() { # label, command...: RUNS timed runs of a checked command

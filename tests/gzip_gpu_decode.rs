@@ -165,11 +165,7 @@ fn gpu_gzip_of_old_and_foreign_members() {
     );
     // Version 2's offsets are read by the GPU: one moved is an error there.
     let m = members(&v2).swap_remove(0);
-    let i = m
-        .index
-        .iter()
-        .position(|e| e.code.as_ref().unwrap().block_offsets.len() >= 3)
-        .expect("a frame of four blocks or more");
+    let i = m.a_frame_of_four_blocks();
     let e = decode_gpu(&m.with_block_2_moved(&v2, i, 1), 1 << 20)
         .expect_err("a moved version-2 offset")
         .to_string();
@@ -333,11 +329,7 @@ fn with_a_four_block_frame() -> (Vec<u8>, Vec<u8>, Member, usize) {
     let data = testdata::generate(40_000, 4.5, 13);
     let gz = gzip_of(&data, &config(32, 8192, 20_480));
     let m = members(&gz).swap_remove(1);
-    let i = m
-        .index
-        .iter()
-        .position(|e| e.code.as_ref().unwrap().block_offsets.len() >= 3)
-        .expect("a frame of four blocks or more");
+    let i = m.a_frame_of_four_blocks();
     (data, gz, m, i)
 }
 

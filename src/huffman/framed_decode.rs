@@ -326,12 +326,16 @@ fn decode_walk<R: Read>(
         Ok(())
     };
     let stopped = || Error::corrupt("native", "the frame decoders stopped");
-    // Batches from the oldest one not yet written: one being written, one waiting for
-    // the writer, one per decoder, one waiting for a decoder.
+    // Batches from the oldest one not yet written: one being written, one per decoder,
+    // one waiting for a decoder. Into a file the writer is the slowest stage (the
+    // kernel's copy into the file's pages), so the window stays full: with one more
+    // waiting for the writer, a 4 GiB decode into a file on tmpfs peaked at 508-513 MiB
+    // on the H200, over issue 13's 512, and at 488-489 MiB without, as fast
+    // (docs/results.md, "Forty-sixth pass").
     let (written, read) = crate::ordered::work_in_order(
         decoders,
         own_threads,
-        decoders + 3,
+        decoders + 2,
         decode,
         write,
         stopped,

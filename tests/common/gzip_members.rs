@@ -75,6 +75,14 @@ impl Member {
         self.at + 24 + before
     }
 
+    /// Its first frame of four blocks or more (the block corruption cases need one).
+    pub fn a_frame_of_four_blocks(&self) -> usize {
+        self.index
+            .iter()
+            .position(|e| e.code.as_ref().unwrap().block_offsets.len() >= 3)
+            .expect("a frame of four blocks or more")
+    }
+
     /// `gz` (whose member this is) with frame `i`'s block 2 starting `delta` bits later
     /// (wrapping), the other blocks where they were: an offset only a GPU decoder reads.
     pub fn with_block_2_moved(&self, gz: &[u8], i: usize, delta: u32) -> Vec<u8> {
