@@ -7,7 +7,8 @@
 //! them only above a threshold it derives from the cache's size (above a chunk's copies
 //! on the H200's host, whose L3 holds 300 MiB). There, twelve threads copied 46 GB/s by
 //! glibc's copy, 57 with its threshold at 1 MiB and 60 by this one, and the library's GiB
-//! ran 4-8% faster on wgpu than with glibc's copies (docs/results.md, "Forty-sixth pass").
+//! ran 3-6% faster on wgpu than with glibc's copies by its best runs, 4-9% by medians
+//! (docs/results.md, "Forty-sixth pass").
 
 /// Copies shorter than this go through the ordinary copy: a short destination may be read
 /// again soon, from the cache. (wgpu's staging writes come in pieces of 256 KiB.)
