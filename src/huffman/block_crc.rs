@@ -21,13 +21,17 @@ pub(crate) struct BlockCrcParams {
 }
 
 impl BlockCrcParams {
-    /// The parameters of `n_bytes` bytes (a window, or a CUDA chunk) in blocks of
-    /// `block_bytes`, a multiple of 4 (the kernels read words), the first block's CRC32
-    /// going to word `crc_base`: every count within the kernels' 32 bits.
-    pub(crate) fn new(n_bytes: u64, block_bytes: u64, crc_base: u64) -> Result<Self> {
+    /// The parameters of `n_bytes` bytes from byte `offset` of the input (a window, or a
+    /// CUDA chunk at 0) in blocks of `block_bytes`: a multiple of 4 (the kernels read
+    /// words) that divides `offset` (a window's blocks start at its start), the first
+    /// block's CRC32 going to word `offset / block_bytes`; every count within the
+    /// kernels' 32 bits.
+    pub(crate) fn new(n_bytes: u64, block_bytes: u64, offset: u64) -> Result<Self> {
         let word = |v: u64| u32::try_from(v).ok();
-        let fits = (word(n_bytes), word(block_bytes), word(crc_base));
-        match fits {
+        let crc_base = (block_bytes > 0 && offset.is_multiple_of(block_bytes))
+            .then(|| offset / block_bytes)
+            .and_then(word);
+        match (word(n_bytes), word(block_bytes), crc_base) {
             (Some(n), Some(block), Some(base)) if block > 0 && block.is_multiple_of(4) => {
                 Ok(BlockCrcParams {
                     n_bytes: n,
@@ -37,8 +41,9 @@ impl BlockCrcParams {
                 })
             }
             _ => Err(Error::InvalidArgument(format!(
-                "block CRC32s of {n_bytes} bytes in {block_bytes}-byte blocks from block \
-                 {crc_base}: blocks a multiple of 4 bytes, every count below 2^32"
+                "block CRC32s of {n_bytes} bytes in {block_bytes}-byte blocks from byte \
+                 {offset}: blocks a multiple of 4 bytes that divides the start, every count \
+                 below 2^32"
             ))),
         }
     }
@@ -83,20 +88,10 @@ pub(crate) fn record_block_crcs(
     if n_blocks == 0 {
         return Ok(None);
     }
-    // Each window's blocks start at its start (the parameters check the rest).
-    if input
-        .window_spans()
-        .iter()
-        .any(|&(offset, _)| !offset.is_multiple_of(block_bytes))
-    {
-        return Err(Error::InvalidArgument(format!(
-            "block CRC32s of {block_bytes}-byte blocks: blocks that divide every window's start"
-        )));
-    }
     let params: Vec<BlockCrcParams> = input
         .window_spans()
         .iter()
-        .map(|&(offset, n_bytes)| BlockCrcParams::new(n_bytes, block_bytes, offset / block_bytes))
+        .map(|&(offset, n_bytes)| BlockCrcParams::new(n_bytes, block_bytes, offset))
         .collect::<Result<_>>()?;
     let crcs = gpu.pooled_buffer(
         n_blocks as u64 * 4,
@@ -221,7 +216,7 @@ mod tests {
 
     #[test]
     fn params_count_blocks_and_refuse_what_the_kernels_cannot_take() {
-        let p = BlockCrcParams::new(10_000, 4096, 7).unwrap();
+        let p = BlockCrcParams::new(10_000, 4096, 7 * 4096).unwrap();
         assert_eq!(
             (p.n_bytes, p.block_words, p.n_blocks, p.crc_base),
             (10_000, 1024, 3, 7)
@@ -233,7 +228,8 @@ mod tests {
             (100, 6, 0),
             (1 << 32, 4096, 0),
             (100, 1 << 32, 0),
-            (100, 4096, 1 << 32),
+            (100, 4096, 4096 << 32),
+            (100, 4096, 100),
         ] {
             assert!(
                 BlockCrcParams::new(n, block, base).is_err(),
