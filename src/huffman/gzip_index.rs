@@ -23,7 +23,7 @@
 //!
 //! A subfield holds at most [`MAX_INDEX_BYTES`]: the extra field's length is 16 bits.
 //! Version 3 halves the blocks' part of the index, which is most of it: for a 4 KiB block
-//! coded in about 2.5 KiB, 2 bytes against 4 (docs/huffman.md).
+//! of system files, coded in about 3.1 KiB, 2 bytes against 4 (docs/huffman.md).
 
 use std::io::Read;
 use std::ops::Range;
@@ -94,8 +94,9 @@ pub fn blocks_version(block_symbols: u32) -> u8 {
     }
 }
 
-/// Bytes of each block after a frame's first in an index of `version` (2 or 3).
-fn block_entry_bytes(version: u8) -> usize {
+/// Bytes of each block after a frame's first in an index of `version` (2 or 3): its
+/// offset (2) or its predecessor's bits (3).
+pub fn block_entry_bytes(version: u8) -> usize {
     if version == INDEX_V2 {
         4
     } else {

@@ -3,7 +3,7 @@
 //! them or to rewrite the index in another version.
 
 use parvlc::huffman::gzip_index::{
-    member_header, member_header_of, read_member_header, IndexEntry, INDEX_V2,
+    block_entry_bytes, member_header, member_header_of, read_member_header, IndexEntry, INDEX_V2,
 };
 
 /// The fields of a version-2 or -3 index entry before its blocks: offset, name.
@@ -56,21 +56,13 @@ impl Member {
         self.index.iter().all(|e| e.code.is_some())
     }
 
-    /// Bytes of each block after a frame's first in its index: an offset (version 2) or
-    /// a block's bits (version 3).
-    fn block_bytes(&self) -> usize {
-        if self.version == INDEX_V2 {
-            4
-        } else {
-            2
-        }
-    }
-
     /// File offset of entry `i` of an index with blocks (after its 8-byte head).
     pub fn entry_at(&self, i: usize) -> usize {
         let before: usize = self.index[..i]
             .iter()
-            .map(|e| 20 + self.block_bytes() * e.code.as_ref().unwrap().block_offsets.len())
+            .map(|e| {
+                20 + block_entry_bytes(self.version) * e.code.as_ref().unwrap().block_offsets.len()
+            })
             .sum();
         self.at + 24 + before
     }
