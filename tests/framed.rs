@@ -5,7 +5,7 @@
 
 mod common;
 
-use std::io::{Read, Seek, Write};
+use std::io::{Read, Write};
 
 use common::gzip_members::{members, with_index_v1, with_index_v2, without_index, ENTRY_FIELDS};
 use common::judges::{flate2_decode, gzip_tool_decode, gzip_tool_encode, gzip_tool_test};
@@ -15,8 +15,8 @@ use parvlc::huffman::cuvle::CuvleConfig;
 use parvlc::huffman::frames::FrameConfig;
 use parvlc::huffman::gzip_index::{MAX_INDEX_BYTES, MAX_MEMBER_FRAMES};
 use parvlc::huffman::pipeline::{
-    compress_framed, compress_stream, compress_to_file, compress_to_vec, compress_to_vec_in_room,
-    CompressWriter, DecompressReader, FramePlanner, StreamConfig, StreamInput,
+    compress_framed, compress_stream, compress_to_vec, compress_to_vec_in_room, CompressWriter,
+    DecompressReader, FramePlanner, StreamConfig, StreamInput,
 };
 use parvlc::huffman::stream::{decompress_to, decompress_to_batched, Decompressed};
 use parvlc::scan::ScanConfig;
@@ -291,67 +291,9 @@ fn every_engine_streams_the_cpu_bytes() {
                 compress_to_vec(engine, format, &config, part, &mut to_vec, &mut |_| {})
                     .unwrap_or_else(|e| panic!("{what}, compress_to_vec: {e}"));
                 assert!(to_vec == want, "{what}: compress_to_vec, other bytes");
-                // Into a file after what it holds: mapped (read and write), and written
-                // in order (write only).
-                for readable in [true, false] {
-                    let (file, path) = file_holding(b"kept", readable);
-                    let into = |input| {
-                        compress_to_file(engine, format, &config, input, &file, &mut |_| {})
-                    };
-                    into(StreamInput::Bytes(part))
-                        .unwrap_or_else(|e| panic!("{what}, compress_to_file: {e}"));
-                    let got = std::fs::read(&path).unwrap();
-                    assert!(
-                        got[..4] == *b"kept" && got[4..] == want[..],
-                        "{what}: compress_to_file (readable {readable}), other bytes"
-                    );
-                    let at = (&file).stream_position().unwrap();
-                    assert_eq!(at, got.len() as u64, "{what}: the file's position");
-                    // A read that fails part way: the file is cut back to where it was.
-                    if len > chunk {
-                        (&file).seek(std::io::SeekFrom::Start(4)).unwrap();
-                        let mut failing = FailingAfter(&part[..chunk + 7]);
-                        let e = into(StreamInput::Reader(&mut failing));
-                        assert!(e.is_err(), "{what}: a failed read passed");
-                        assert_eq!(std::fs::read(&path).unwrap(), b"kept", "{what}: left");
-                    }
-                    std::fs::remove_file(&path).unwrap();
-                }
                 assert!(decompress(&out).unwrap() == part, "{what}: round trip");
             }
         }
-    }
-}
-
-/// A fresh file holding `head`, opened for writing (and reading where `readable`), its
-/// position at its end.
-fn file_holding(head: &[u8], readable: bool) -> (std::fs::File, std::path::PathBuf) {
-    static NEXT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
-    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let path = std::env::temp_dir().join(format!("parvlc-framed-{}-{n}", std::process::id()));
-    let mut file = std::fs::OpenOptions::new()
-        .read(readable)
-        .write(true)
-        .create(true)
-        .truncate(true)
-        .open(&path)
-        .unwrap();
-    file.write_all(head).unwrap();
-    (file, path)
-}
-
-/// A reader of some bytes that then fails.
-struct FailingAfter<'a>(&'a [u8]);
-
-impl Read for FailingAfter<'_> {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        if self.0.is_empty() {
-            return Err(std::io::Error::other("the input went away"));
-        }
-        let n = buf.len().min(self.0.len());
-        buf[..n].copy_from_slice(&self.0[..n]);
-        self.0 = &self.0[n..];
-        Ok(n)
     }
 }
 

@@ -22,8 +22,6 @@ use super::frames::FrameConfig;
 use super::native::read_full;
 use crate::{Engine, Error, Result};
 
-#[cfg(target_os = "linux")]
-mod mapped;
 #[cfg(not(target_arch = "wasm32"))]
 mod place;
 mod places;
@@ -274,43 +272,6 @@ pub fn compress_stream<'i>(
     )
 }
 
-/// Compress `input` into `file` from its position as [`compress_stream`] does, each
-/// coder writing its chunk into the file itself (its place reserved on the disk, then
-/// mapped) where the system allows: a file's `write(2)`s take its lock, so one thread's
-/// copies bound a stream written in order (on the H200, 1.8-2.6 GB/s into a tmpfs file).
-/// Elsewhere (another system, a file system that cannot reserve space, a file not opened
-/// for reading too) it is written in order. The file ends where the stream does, its
-/// position there; on an error it is cut back to where it started. Nothing else may
-/// change the file's length meanwhile (a store to a page cut away kills the process).
-#[cfg(not(target_arch = "wasm32"))]
-pub fn compress_to_file<'i>(
-    engine: &Engine,
-    format: Format,
-    config: &StreamConfig,
-    input: StreamInput<'i>,
-    file: &std::fs::File,
-    progress: &mut dyn FnMut(u64),
-) -> Result<StreamSummary> {
-    config.validate()?;
-    #[cfg(target_os = "linux")]
-    if let Some(target) = mapped::FileTarget::new(file)? {
-        let places = Places::in_file(target);
-        let output = StreamOutput::File(&places);
-        return run_stream(engine, format, config, input, output, progress);
-    }
-    let start = {
-        use std::io::Seek;
-        (&*file).stream_position().map_err(Error::WriteOutput)?
-    };
-    let mut out = file;
-    let output = StreamOutput::Writer(&mut out);
-    let written = run_stream(engine, format, config, input, output, progress);
-    if written.is_err() {
-        let _ = file.set_len(start);
-    }
-    written
-}
-
 /// Where a stream's coded chunks go.
 #[cfg(not(target_arch = "wasm32"))]
 enum StreamOutput<'o> {
@@ -318,9 +279,6 @@ enum StreamOutput<'o> {
     Writer(&'o mut (dyn Write + Send)),
     /// Appended to a vector: placed in order, copied by threads of their own.
     Vec(&'o mut Vec<u8>),
-    /// Placed in a file, each place mapped and written by its coder or a copier.
-    #[cfg(target_os = "linux")]
-    File(&'o Places),
 }
 
 #[cfg(not(target_arch = "wasm32"))]
@@ -348,22 +306,18 @@ fn run_stream<'i>(
     // At most 2 * depth chunks from the oldest one not yet written.
     let window = crate::ordered::Window::new(0, 2 * depth);
     // Into a vector: each chunk's place there, in order, for coders to write their own.
-    let in_vec = match &mut output {
+    let places = match &mut output {
         // SAFETY: the vector's buffer moves only when the writer grows it, for a chunk
         // whose place lies past the capacity it has now, which `Places::direct` hands no
         // coder, once every chunk before it (so every place handed out) has come in; it
         // is freed only after the scope below has joined every coder. Nothing else
         // touches its spare capacity while the run lasts.
         StreamOutput::Vec(out) => Some(unsafe { Places::new(out) }),
-        _ => None,
-    };
-    let places = match &output {
-        #[cfg(target_os = "linux")]
-        StreamOutput::File(places) => Some(*places),
-        _ => in_vec.as_ref(),
+        StreamOutput::Writer(_) => None,
     };
     std::thread::scope(|s| {
         let (stop, next_seq, spares, window) = (&stop, &next_seq, &spares, &window);
+        let places = places.as_ref();
         let (to_writer, from_coders) = sync_channel::<Result<(u64, CodedChunk)>>(1);
         let spare = move || -> Vec<u8> {
             let reused = spares.lock().ok().and_then(|rx| rx.try_recv().ok());
@@ -519,7 +473,7 @@ fn run_stream<'i>(
                     window,
                     format,
                     places,
-                    place::Placed::Vec(out),
+                    out,
                     progress,
                     &recycle,
                 ),
@@ -527,16 +481,6 @@ fn run_stream<'i>(
                     "a vector's stream without places".into(),
                 )),
             },
-            #[cfg(target_os = "linux")]
-            StreamOutput::File(places) => place::place_in_order(
-                from_coders,
-                window,
-                format,
-                places,
-                place::Placed::File,
-                progress,
-                &recycle,
-            ),
         };
         // On an error the coders have stopped: stop the reader and take what it queued,
         // so that it is not left waiting to send.

@@ -8,7 +8,7 @@ use std::time::Instant;
 
 use parvlc::huffman::compress::{Compressed, Format};
 use parvlc::huffman::cuvle::CuvleConfig;
-use parvlc::huffman::pipeline::{compress_stream, compress_to_file, StreamConfig, StreamInput};
+use parvlc::huffman::pipeline::{compress_stream, StreamConfig, StreamInput};
 use parvlc::huffman::stream::{self, Description, Trailing};
 use parvlc::scan::{ScanConfig, ScanStrategy};
 use parvlc::{Backend, Engine, Error, Result};
@@ -373,18 +373,18 @@ pub fn compress(a: CompressArgs) -> Result<()> {
             size,
             "{spinner} [{bar:30}] {bytes}/{total_bytes} ({bytes_per_sec}, {eta})",
         );
-        let mut progress = |done| {
-            if let Some(b) = &bar {
-                b.set_position(done);
-            }
-        };
-        // Into a file, coders write their chunks into it themselves.
-        let summary = match &mut out {
-            Sink::File(f) => f.file().and_then(|f| {
-                compress_to_file(&engine, a.format, &config, input, f, &mut progress)
-            }),
-            Sink::Stdout(s) => compress_stream(&engine, a.format, &config, input, s, &mut progress),
-        }
+        let summary = compress_stream(
+            &engine,
+            a.format,
+            &config,
+            input,
+            out.writer(),
+            &mut |done| {
+                if let Some(b) = &bar {
+                    b.set_position(done);
+                }
+            },
+        )
         .map_err(|e| annotate(&a.input, Some(&output), e));
         if let Some(b) = bar {
             b.finish_and_clear();

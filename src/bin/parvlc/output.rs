@@ -65,17 +65,6 @@ impl OutputFile {
         })
     }
 
-    /// The file itself, for writes at its position that do not go through [`Write`]
-    /// (nothing may be waiting in the buffer then).
-    pub fn file(&mut self) -> Result<&File> {
-        let f = self
-            .file
-            .as_mut()
-            .ok_or_else(|| Error::InvalidArgument("output already committed".into()))?;
-        f.flush().map_err(|e| Error::io(&self.path, e))?;
-        Ok(f.get_ref())
-    }
-
     pub fn write_all(&mut self, data: &[u8]) -> Result<()> {
         Write::write_all(self, data).map_err(|e| Error::io(&self.path, e))
     }
@@ -256,9 +245,7 @@ fn create_temporary(dir: &Path, name: &std::ffi::OsStr) -> std::io::Result<(Path
         tmp_name.push(name);
         tmp_name.push(format!(".{:016x}.parvlc-tmp", random_u64()));
         let tmp = dir.join(tmp_name);
-        // Readable too: a stream compressed into it maps it for writing.
         match OpenOptions::new()
-            .read(true)
             .write(true)
             .create_new(true)
             .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)

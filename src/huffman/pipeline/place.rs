@@ -12,7 +12,7 @@
 use std::sync::mpsc::{sync_channel, Receiver};
 use std::sync::{Condvar, Mutex};
 
-use super::places::{DirectPlace, Places};
+use super::places::{Dest, Places};
 use super::writer::Piece;
 use super::{lost_chunk, CodedChunk, Format, StreamSummary, StreamWriter};
 
@@ -26,9 +26,9 @@ const COPIERS: usize = 4;
 /// Chunks placed but not yet copied, at most: the bound on what this writer holds.
 const MOST_IN_FLIGHT: usize = 8;
 
-/// A chunk and its pieces, to be copied into `dest` in order.
+/// A chunk and its pieces, to be copied to `dest` in order.
 struct Placement {
-    dest: DirectPlace,
+    dest: Dest,
     pieces: Vec<Piece>,
     chunk: CodedChunk,
 }
@@ -71,50 +71,34 @@ fn poisoned() -> Error {
     Error::InvalidArgument("a chunk copier stopped".into())
 }
 
-/// What the placed chunks go into.
-pub(super) enum Placed<'o> {
-    /// A vector, appended to.
-    Vec(&'o mut Vec<u8>),
-    /// The file that the places lie in.
-    #[cfg(target_os = "linux")]
-    File,
-}
-
 /// Append the stream's chunks (arriving in any order) to `out` in order, then its
-/// trailer. On an error `out` holds what it held before (a vector's capacity may have
-/// grown).
+/// trailer. On an error `out` holds what it held before (its capacity may have grown).
 pub(super) fn place_in_order(
     from_coders: Receiver<Result<(u64, CodedChunk)>>,
     window: &Window,
     format: Format,
     places: &Places,
-    mut out: Placed<'_>,
+    out: &mut Vec<u8>,
     progress: &mut dyn FnMut(u64),
     recycle: &(dyn Fn(Vec<u8>) + Sync),
 ) -> Result<StreamSummary> {
-    let start = match &out {
-        Placed::Vec(v) => v.len(),
-        #[cfg(target_os = "linux")]
-        Placed::File => 0,
-    };
+    let start = out.len();
     let mut writer = StreamWriter::new(std::io::sink(), format);
     let in_flight = InFlight::default();
     let (to_copiers, from_writer) = sync_channel::<Placement>(MOST_IN_FLIGHT);
     let from_writer = Mutex::new(from_writer);
-    // A copy that could not be made (its place too short: a bug, never silent).
-    let copy_failed = Mutex::new(None::<Error>);
     // Bytes placed so far: `out[start..end]` once their copies are done.
     let mut end = start;
     let placed = std::thread::scope(|s| {
         for _ in 0..COPIERS {
-            let (from_writer, in_flight, copy_failed) = (&from_writer, &in_flight, &copy_failed);
+            let (from_writer, in_flight) = (&from_writer, &in_flight);
             s.spawn(move || loop {
                 let next = match from_writer.lock() {
                     Ok(rx) => rx.recv(),
                     Err(_) => return,
                 };
                 let Ok(Placement {
-                    mut dest,
+                    dest,
                     pieces,
                     chunk,
                 }) = next
@@ -124,16 +108,18 @@ pub(super) fn place_in_order(
                 let mut at = 0;
                 for piece in &pieces {
                     let bytes = piece.bytes(&chunk.bytes);
-                    // `dest` has room for every piece (the writer sized it so), checked.
-                    if let Err(e) = dest.fill(at, bytes) {
-                        if let Ok(mut failed) = copy_failed.lock() {
-                            failed.get_or_insert(e);
-                        }
-                        break;
-                    }
+                    // SAFETY: `dest` has room for every piece of this chunk (the
+                    // writer sized it so, within the vector's capacity), which no other
+                    // copy touches, and `bytes` cannot overlap the vector.
+                    unsafe {
+                        crate::host_copy::copy_streaming_raw(
+                            dest.0.add(at),
+                            bytes.as_ptr(),
+                            bytes.len(),
+                        )
+                    };
                     at += bytes.len();
                 }
-                drop(dest);
                 recycle(chunk.bytes);
                 in_flight.done();
             });
@@ -163,39 +149,22 @@ pub(super) fn place_in_order(
                     }
                     writer.summary.chunks_in_place += 1;
                     end += len;
-                    placed_through(places, end);
                     progress(writer.summary.bytes_in);
                     return Ok(());
                 }
-                let dest = match &mut out {
-                    Placed::Vec(out) => {
-                        if end + len > out.capacity() {
-                            // Everything placed is copied before the buffer may move; the
-                            // length then covers it, so that growing keeps it. (No coder
-                            // writes its own place any more: this one is past the run's
-                            // capacity.)
-                            in_flight.wait_for_none()?;
-                            // SAFETY: `out[start..end]` was written by the copies, all done.
-                            unsafe { out.set_len(end) };
-                            out.reserve(len);
-                        }
-                        // SAFETY: `end + len` is within the vector's capacity (just
-                        // above), which only this writer grows, once the copies are done.
-                        unsafe { DirectPlace::at(place, out.as_mut_ptr().add(end)) }
-                    }
-                    #[cfg(target_os = "linux")]
-                    Placed::File => match places.file() {
-                        Some(file) => places.mapped(file, place)?,
-                        None => {
-                            return Err(Error::InvalidArgument(
-                                "a file's places without a file".into(),
-                            ))
-                        }
-                    },
-                };
+                if end + len > out.capacity() {
+                    // Everything placed is copied before the buffer may move; the length
+                    // then covers it, so that growing keeps it. (No coder writes its own
+                    // place any more: this one is past the run's capacity.)
+                    in_flight.wait_for_none()?;
+                    // SAFETY: `out[start..end]` was written by the copies, all done.
+                    unsafe { out.set_len(end) };
+                    out.reserve(len);
+                }
                 in_flight.add(MOST_IN_FLIGHT)?;
+                // SAFETY: `end + len` is within the vector's capacity (just above).
+                let dest = Dest(unsafe { out.as_mut_ptr().add(end) });
                 end += len;
-                placed_through(places, end);
                 let placement = Placement {
                     dest,
                     pieces,
@@ -213,54 +182,18 @@ pub(super) fn place_in_order(
         drop(to_copiers);
         placed
     });
-    let copied = match copy_failed.into_inner() {
-        Ok(None) => Ok(()),
-        Ok(Some(e)) => Err(e),
-        Err(_) => Err(poisoned()),
-    };
-    let finished = placed.and(copied).and_then(|_| {
+    let finished = placed.and_then(|_| {
+        // SAFETY: the copiers have all returned (the scope joined them), and every
+        // chunk's coder that wrote its own place did so before it handed the chunk on, so
+        // every byte of `out[start..end]` is written.
+        unsafe { out.set_len(end) };
         let tail = writer.tail()?;
-        match &mut out {
-            Placed::Vec(out) => {
-                // SAFETY: the copiers have all returned (the scope joined them), and
-                // every chunk's coder that wrote its own place did so before it handed
-                // the chunk on, so every byte of `out[start..end]` is written.
-                unsafe { out.set_len(end) };
-                out.extend_from_slice(&tail);
-            }
-            #[cfg(target_os = "linux")]
-            Placed::File => match places.file() {
-                Some(file) => file.finish(end, &tail)?,
-                None => {
-                    return Err(Error::InvalidArgument(
-                        "a file's places without a file".into(),
-                    ))
-                }
-            },
-        }
+        out.extend_from_slice(&tail);
         writer.summary.bytes_out += (end - start) as u64;
         Ok(writer.summary)
     });
     if finished.is_err() {
-        match out {
-            Placed::Vec(out) => out.truncate(start),
-            #[cfg(target_os = "linux")]
-            Placed::File => {
-                if let Some(file) = places.file() {
-                    file.undo();
-                }
-            }
-        }
+        out.truncate(start);
     }
     finished
-}
-
-/// Everything before `end` is placed: a file starts writing it back.
-fn placed_through(places: &Places, end: usize) {
-    #[cfg(target_os = "linux")]
-    if let Some(file) = places.file() {
-        file.placed_through(end);
-    }
-    #[cfg(not(target_os = "linux"))]
-    let _ = (places, end);
 }

@@ -9,36 +9,26 @@ use std::collections::BTreeMap;
 use std::sync::{Condvar, Mutex};
 use std::time::{Duration, Instant};
 
-#[cfg(target_os = "linux")]
-use super::mapped::{FileTarget, Mapping};
 use crate::huffman::chunk::ChunkPlace;
 use crate::{Error, Result};
 
-/// Where a chunk's bytes start in the vector's buffer (or a file's mapping of it).
+/// Where a chunk's bytes start in the vector's buffer.
 pub(super) struct Dest(pub(super) *mut u8);
 
 // SAFETY: each `Dest` points into the vector's buffer at a range no other placement
 // overlaps, and the buffer neither moves nor is read there until the bytes are written:
 // the writer's copies are all done before it grows the buffer (`InFlight::wait_for_none`)
 // and before it sets the length (its copier threads joined), and a coder writes its own
-// place before its chunk reaches the writer (`Places::new`'s contract). A file's mapping
-// is its own place's, owned beside it (`DirectPlace::mapping`).
+// place before its chunk reaches the writer (`Places::new`'s contract).
 unsafe impl Send for Dest {}
 
-/// Each chunk's place in the output, from the lengths its coders publish.
+/// Each chunk's place in the vector, from the lengths its coders publish.
 pub(crate) struct Places {
-    target: Target,
+    /// The vector's buffer and capacity when the run started.
+    base: Dest,
+    capacity: usize,
     known: Mutex<Known>,
     published: Condvar,
-}
-
-/// Where the places lie.
-enum Target {
-    /// A vector's buffer, and its capacity when the run started.
-    Memory { base: Dest, capacity: usize },
-    /// A file, each place reserved and mapped as it is written.
-    #[cfg(target_os = "linux")]
-    File(FileTarget),
 }
 
 // SAFETY: `base` is only offset into places that no two chunks share (see `DirectPlace`).
@@ -55,32 +45,13 @@ struct Known {
     places: BTreeMap<u64, ChunkPlace>,
 }
 
-/// A chunk's place in the output that its coder (or a copier) writes.
+/// A chunk's place in the vector that its coder writes itself.
 pub(crate) struct DirectPlace {
     pub place: ChunkPlace,
     dest: Dest,
-    /// A file's mapping of the place, which `dest` points into: unmapped when the place
-    /// is dropped.
-    #[cfg(target_os = "linux")]
-    _mapping: Option<Mapping>,
 }
 
 impl DirectPlace {
-    /// The place `place` whose bytes start at `dest`.
-    ///
-    /// # Safety
-    ///
-    /// `dest..dest + place.len` must be writable, overlapped by no other place, and stay
-    /// valid while this lives.
-    pub(super) unsafe fn at(place: ChunkPlace, dest: *mut u8) -> DirectPlace {
-        DirectPlace {
-            place,
-            dest: Dest(dest),
-            #[cfg(target_os = "linux")]
-            _mapping: None,
-        }
-    }
-
     /// The `len` bytes of the place from `at`, not yet written, for a copy to fill
     /// (`assume_written` of them once it has): the CUDA coder's readback.
     #[cfg(feature = "cuda")]
@@ -152,51 +123,15 @@ impl Places {
     /// length within the capacity it has now but through those places.
     #[cfg(not(target_arch = "wasm32"))]
     pub(crate) unsafe fn new(out: &mut Vec<u8>) -> Places {
-        Places::with_target(
-            Target::Memory {
-                base: Dest(out.as_mut_ptr()),
-                capacity: out.capacity(),
-            },
-            out.len(),
-        )
-    }
-
-    /// Places for chunks written into a file from its position, each through a mapping
-    /// of its own (places count from that position).
-    #[cfg(target_os = "linux")]
-    pub(crate) fn in_file(file: FileTarget) -> Places {
-        Places::with_target(Target::File(file), 0)
-    }
-
-    fn with_target(target: Target, end: usize) -> Places {
         Places {
-            target,
+            base: Dest(out.as_mut_ptr()),
+            capacity: out.capacity(),
             known: Mutex::new(Known {
-                end,
+                end: out.len(),
                 ..Known::default()
             }),
             published: Condvar::new(),
         }
-    }
-
-    /// The file the places lie in, if they lie in one.
-    #[cfg(target_os = "linux")]
-    pub(super) fn file(&self) -> Option<&FileTarget> {
-        match &self.target {
-            Target::File(file) => Some(file),
-            Target::Memory { .. } => None,
-        }
-    }
-
-    /// `place` in the file, reserved and mapped (the writer's copies).
-    #[cfg(target_os = "linux")]
-    pub(super) fn mapped(&self, file: &FileTarget, place: ChunkPlace) -> Result<DirectPlace> {
-        let mapping = file.map(place.offset, place.len)?;
-        Ok(DirectPlace {
-            place,
-            dest: Dest(mapping.data),
-            _mapping: Some(mapping),
-        })
     }
 
     /// Chunk `seq` is `len` bytes long in the vector. Publishing it again is an error
@@ -248,16 +183,11 @@ impl Places {
             let left = deadline.checked_duration_since(Instant::now())?;
             k = self.published.wait_timeout(k, left).ok()?.0;
         };
-        drop(k);
-        match &self.target {
-            // SAFETY: `offset + len` is within the buffer's capacity (just checked), which
-            // is valid while the places live (`Places::new`'s contract).
-            Target::Memory { base, capacity } => (place.offset + place.len <= *capacity)
-                .then(|| unsafe { DirectPlace::at(place, base.0.add(place.offset)) }),
-            // A place that cannot be mapped is left to the writer, which reports why.
-            #[cfg(target_os = "linux")]
-            Target::File(file) => self.mapped(file, place).ok(),
-        }
+        (place.offset + place.len <= self.capacity).then(|| DirectPlace {
+            place,
+            // SAFETY: `offset + len` is within the buffer's capacity (just above).
+            dest: Dest(unsafe { self.base.0.add(place.offset) }),
+        })
     }
 
     /// The writer's side, chunks in order: chunk `seq`'s place, its length published
