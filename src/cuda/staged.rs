@@ -142,6 +142,43 @@ impl CudaGpu {
     }
 }
 
+impl CudaGpu {
+    /// Small device buffers `srcs` read back together: every copy queued into one pinned
+    /// buffer, then one wait for them all. Read one by one, each copy went through the
+    /// driver's pageable staging and waited for the stream on its own (a CUDA stream
+    /// chunk's plan read back four such buffers).
+    pub(crate) fn download_together<T: Pod + DeviceRepr>(
+        &self,
+        stream: &Arc<CudaStream>,
+        srcs: &[CudaView<'_, T>],
+    ) -> Result<Vec<Vec<T>>> {
+        let size = std::mem::size_of::<T>();
+        let total: usize = srcs.iter().map(|s| s.len()).sum();
+        let mut host = self.pinned_buffer(total * size)?;
+        {
+            let all: &mut [T] = bytemuck::cast_slice_mut(&mut host.bytes()?[..total * size]);
+            let mut at = 0;
+            for src in srcs {
+                stream
+                    .memcpy_dtoh(src, &mut all[at..at + src.len()])
+                    .map_err(driver_error("reading back from the device"))?;
+                at += src.len();
+            }
+        }
+        host.queued(stream)?;
+        let all: &[T] = bytemuck::cast_slice(&host.bytes()?[..total * size]);
+        let mut at = 0;
+        Ok(srcs
+            .iter()
+            .map(|src| {
+                let part = all[at..at + src.len()].to_vec();
+                at += src.len();
+                part
+            })
+            .collect())
+    }
+}
+
 /// Initialised bytes as a destination for [`CudaGpu::download_staged`].
 ///
 /// # Safety

@@ -55,7 +55,7 @@ pub(crate) fn encode_chunk_cuda(
     // lengths) or on this core, as the config's planner says.
     let on_device = config.planner.on_gpu(frames);
     let (cells, t1, layout, built) = if on_device {
-        let planned = encoder.frame_plan(&input, format, frames)?;
+        let planned = encoder.frame_plan(&input, format, frames, crcs.as_ref())?;
         let t1 = clock();
         let read = frames_from_plan(
             &planned.words,
@@ -70,7 +70,7 @@ pub(crate) fn encode_chunk_cuda(
             planned.cells,
             t1,
             layout,
-            Some((planned.tables, read.slots)),
+            Some((planned.tables, read.slots, planned.block_crcs)),
         )
     } else {
         let (cells, _) = encoder.histograms(&input)?;
@@ -78,26 +78,26 @@ pub(crate) fn encode_chunk_cuda(
         let layout = ChunkLayout::plan(&cells, len, format, frames, block)?;
         (cells, t1, layout, None)
     };
-    let (plan, tables) = match built {
+    let (plan, tables, block_crcs) = match built {
         // The frames' tables built where they were planned: only the block map goes up,
-        // and the tables of the frames coded here.
-        Some((tables, slots)) => {
+        // and the tables of the frames coded here. The block CRC32s came with the plan.
+        Some((tables, slots, block_crcs)) => {
             let n_slots = tables.len() / TABLE_WORDS;
             let slotted = layout.slotted_frames(block, frames.cell_bytes, &slots, n_slots)?;
             let plan = encoder.plan_coded(&input, &cells, &slotted.framing(format))?;
             let tables = encoder.upload_slotted_frames(tables, &slotted.host_tables, &plan)?;
-            (plan, tables)
+            (plan, tables, block_crcs)
         }
         None => {
             let coded = layout.gpu_frames(block)?;
             let plan = encoder.plan_framed(&input, &cells, &coded.framing(format))?;
             let tables = encoder.upload_frames(&coded.tables, &plan)?;
-            (plan, tables)
+            let block_crcs = match &crcs {
+                Some(crcs) => encoder.read_block_crcs(crcs)?,
+                None => Vec::new(),
+            };
+            (plan, tables, block_crcs)
         }
-    };
-    let block_crcs = match &crcs {
-        Some(crcs) => encoder.read_block_crcs(crcs)?,
-        None => Vec::new(),
     };
     let t2 = clock();
     let pending = encoder.encode_framed(&input, &tables, &plan, false)?;

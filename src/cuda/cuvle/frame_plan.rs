@@ -6,6 +6,7 @@
 
 use cudarc::driver::{CudaSlice, DeviceRepr, LaunchConfig, PushKernelArg};
 
+use super::histograms::cell_histograms;
 use super::{CudaInput, CudaVleEncoder};
 use crate::cuda::driver_error;
 use crate::huffman::compress::Format;
@@ -43,17 +44,21 @@ pub(crate) struct CudaFramePlan {
     /// Every frame's code table, left on the device, in the slot of its first cell
     /// (`crate::huffman::frame_tables::TABLE_WORDS` words a cell).
     pub(crate) tables: CudaSlice<u32>,
+    /// The block CRC32s asked for beside the plan, read back with it.
+    pub(crate) block_crcs: Vec<u32>,
 }
 
 impl CudaVleEncoder<'_> {
     /// The cell histograms of a non-empty `input` (its chunks the frames' cells:
     /// [`Self::with_chunk_bytes`] of `config.cell_bytes`) and its frame plan, on the
-    /// device, read back.
+    /// device, read back, with the block CRC32s `block_crcs` (launched before) in the
+    /// same wait.
     pub(crate) fn frame_plan(
         &self,
         input: &CudaInput,
         format: Format,
         config: &FrameConfig,
+        block_crcs: Option<&CudaSlice<u32>>,
     ) -> Result<CudaFramePlan> {
         let n_cells = input.n_chunks();
         let words = PlanWords { n_cells };
@@ -111,21 +116,21 @@ impl CudaVleEncoder<'_> {
         };
         // Every frame's code table from its lengths, for the encode to read where it lies.
         let tables = self.launch_frame_tables(&plan, n_cells, frame_alphabet(format))?;
-        let words = stream
-            .clone_dtoh(&plan.slice(..words.read_back()))
-            .map_err(driver_error("reading the frame plan back"))?;
-        let heads = match heads {
-            Some(heads) => stream
-                .clone_dtoh(&heads)
-                .map_err(driver_error("reading the DEFLATE headers back"))?,
-            None => Vec::new(),
-        };
-        let cells = self.read_histograms(&hist)?;
+        // The plan's words, the headers, the histograms and the block CRC32s in one wait.
+        let mut views = vec![plan.slice(..words.read_back()), hist.slice(..)];
+        views.extend(heads.as_ref().map(|h| h.slice(..)));
+        views.extend(block_crcs.map(|c| c.slice(..)));
+        let mut read = self.cuda.download_together(stream, &views)?.into_iter();
+        let mut next = || read.next().unwrap_or_default();
+        let (words, counts) = (next(), next());
+        let heads = if heads.is_some() { next() } else { Vec::new() };
+        let block_crcs = next();
         Ok(CudaFramePlan {
-            cells,
+            cells: cell_histograms(&counts),
             words,
             heads,
             tables,
+            block_crcs,
         })
     }
 
@@ -142,7 +147,7 @@ impl CudaVleEncoder<'_> {
         if input.is_empty() {
             return Ok(Vec::new());
         }
-        let plan = self.frame_plan(input, format, config)?;
+        let plan = self.frame_plan(input, format, config, None)?;
         let read = frames_from_plan(
             &plan.words,
             &plan.heads,

@@ -48,16 +48,7 @@ impl CudaVleEncoder<'_> {
             .stream
             .clone_dtoh(hist)
             .map_err(driver_error("reading the histogram back"))?;
-        Ok(counts
-            .chunks_exact(256)
-            .map(|c| {
-                let mut h = [0u64; 256];
-                for (d, &s) in h.iter_mut().zip(c) {
-                    *d = s as u64;
-                }
-                h
-            })
-            .collect())
+        Ok(cell_histograms(&counts))
     }
 
     /// Launch the byte histogram of every chunk of a non-empty input on the encoder's
@@ -108,4 +99,18 @@ impl CudaVleEncoder<'_> {
         drop(launch);
         Ok(hist)
     }
+}
+
+/// The device's 256 counts a cell, widened.
+pub(super) fn cell_histograms(counts: &[u32]) -> Vec<[u64; 256]> {
+    counts
+        .chunks_exact(256)
+        .map(|c| {
+            let mut h = [0u64; 256];
+            for (d, &s) in h.iter_mut().zip(c) {
+                *d = s as u64;
+            }
+            h
+        })
+        .collect()
 }
